@@ -1,0 +1,167 @@
+/*
+ * base/base.h: the bottom layer every other layer builds on: error codes and the thread-local
+ * error message, arenas, growable byte buffers, string helpers, hashing, and the file-system
+ * vtable through which all I/O goes (so tests can inject faults). Includes nothing of tarn's.
+ */
+#ifndef TN_BASE_H
+#define TN_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* ---------------------------------------------------------------------------------------------
+ * Errors. Functions return 0 on success or a negative TN_E* code; the message (with context,
+ * e.g. "f.parquet: row group 2, column 'x': page 3: bad RLE run") is kept per thread.
+ * tn_error_set() records a new message and returns the code, so `return tn_error_set(...)`.
+ * tn_error_prefix() prepends context to the current message while propagating it up.
+ */
+#define TN_ERROR_TABLE(X)                                          \
+    X(TN_OK, 0, "ok")                                              \
+    X(TN_ENOMEM, -1, "out of memory")                              \
+    X(TN_EIO, -2, "I/O error")                                     \
+    X(TN_EINVAL, -3, "invalid argument")                           \
+    X(TN_ECORRUPT, -4, "corrupt data")                             \
+    X(TN_EUNSUPPORTED, -5, "not supported")                        \
+    X(TN_ENOTFOUND, -6, "not found")                               \
+    X(TN_EEXISTS, -7, "already exists")                            \
+    X(TN_ESYNTAX, -8, "syntax error")                              \
+    X(TN_EBIND, -9, "binder error")                                \
+    X(TN_ECONFLICT, -10, "commit conflict")                        \
+    X(TN_ELIMIT, -11, "limit exceeded")                            \
+    X(TN_ECONSTRAINT, -12, "constraint violated")                  \
+    X(TN_EINTERNAL, -13, "internal error")                         \
+    X(TN_ECHECKSUM, -14, "checksum mismatch")
+
+enum tn_error_code {
+#define TN_ERROR_ENUM(name, value, text) name = value,
+    TN_ERROR_TABLE(TN_ERROR_ENUM)
+#undef TN_ERROR_ENUM
+};
+
+int tn_error_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int tn_error_setv(int code, const char *fmt, va_list ap);
+/* Prepend "<context>: " to the current message; returns code unchanged. */
+int tn_error_prefix(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *tn_error_message(void);   /* borrowed; valid until the next error on this thread */
+int tn_error_code_last(void);
+const char *tn_error_code_name(int code);
+void tn_error_clear(void);
+/* Copy another thread's error into this thread (workers hand errors to the caller). */
+typedef struct tn_error_state {
+    int code;
+    char message[1024];
+} tn_error_state;
+void tn_error_save(tn_error_state *out);
+int tn_error_restore(const tn_error_state *state);
+
+/* Allocation that records TN_ENOMEM on failure (returns NULL). Never abort(). */
+void *tn_malloc(size_t size);
+void *tn_calloc(size_t count, size_t size);
+void *tn_realloc(void *ptr, size_t size);
+char *tn_strdup(const char *s);
+char *tn_strndup(const char *s, size_t n);
+void tn_free(void *ptr);
+
+/* ---------------------------------------------------------------------------------------------
+ * Arena: bump allocation freed in one call (per statement, per batch). With TN_ARENA_DEBUG=1
+ * in the environment each allocation goes to malloc, so ASan and valgrind see every block.
+ */
+typedef struct tn_arena tn_arena;
+tn_arena *tn_arena_create(size_t block_size);          /* 0 = default (64 KiB) */
+void tn_arena_destroy(tn_arena *arena);                 /* frees everything; NULL ok */
+void tn_arena_reset(tn_arena *arena);                   /* frees all but keeps the arena */
+void *tn_arena_alloc(tn_arena *arena, size_t size);     /* 16-byte aligned; NULL + TN_ENOMEM */
+void *tn_arena_calloc(tn_arena *arena, size_t size);
+char *tn_arena_strdup(tn_arena *arena, const char *s);
+char *tn_arena_strndup(tn_arena *arena, const char *s, size_t n);
+char *tn_arena_printf(tn_arena *arena, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+size_t tn_arena_bytes(const tn_arena *arena);           /* bytes handed out so far */
+
+/* ---------------------------------------------------------------------------------------------
+ * Growable byte buffer (heap). Owner frees with tn_buf_free.
+ */
+typedef struct tn_buf {
+    uint8_t *data;
+    size_t len;
+    size_t cap;
+} tn_buf;
+#define TN_BUF_INIT {NULL, 0, 0}
+int tn_buf_reserve(tn_buf *buf, size_t extra);          /* ensure cap >= len + extra */
+int tn_buf_append(tn_buf *buf, const void *data, size_t n);
+int tn_buf_append_byte(tn_buf *buf, uint8_t byte);
+int tn_buf_printf(tn_buf *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tn_buf_free(tn_buf *buf);
+void tn_buf_clear(tn_buf *buf);                         /* len = 0, keeps memory */
+
+/* ---------------------------------------------------------------------------------------------
+ * Strings and little-endian helpers.
+ */
+bool tn_str_iequal(const char *a, const char *b);
+bool tn_str_iequal_n(const char *a, size_t alen, const char *b);
+bool tn_str_ends_with(const char *s, const char *suffix);
+
+static inline uint32_t tn_load_u32le(const uint8_t *p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline uint64_t tn_load_u64le(const uint8_t *p) {
+    return (uint64_t)tn_load_u32le(p) | ((uint64_t)tn_load_u32le(p + 4) << 32);
+}
+static inline void tn_store_u32le(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline void tn_store_u64le(uint8_t *p, uint64_t v) {
+    tn_store_u32le(p, (uint32_t)v);
+    tn_store_u32le(p + 4, (uint32_t)(v >> 32));
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Hashing: XXH3-64 (libxxhash) for hash tables; XXH64 seed 0 (Parquet bloom filters);
+ * Murmur3 x86_32 (Spark's hash(), used by qbeast weights and Paimon-style buckets); crc32.
+ */
+uint64_t tn_hash_bytes(const void *data, size_t n, uint64_t seed);
+uint64_t tn_hash_u64(uint64_t v);
+uint64_t tn_xxh64(const void *data, size_t n, uint64_t seed);
+uint32_t tn_murmur3_32(const void *data, size_t n, uint32_t seed);
+uint32_t tn_crc32(uint32_t crc, const void *data, size_t n);
+
+/* ---------------------------------------------------------------------------------------------
+ * File system vtable. All file I/O in tarn goes through a tn_fs so tests can inject faults
+ * (short writes, failed fsync, ENOSPC, failed link). tn_fs_default() is the POSIX one.
+ * Every function returns 0 or a negative TN_E* code with a message naming the path.
+ */
+typedef struct tn_file tn_file;                         /* opaque, owned by the fs */
+typedef struct tn_fs tn_fs;
+struct tn_fs {
+    int (*open_read)(tn_fs *fs, const char *path, tn_file **out);
+    int (*open_write)(tn_fs *fs, const char *path, bool exclusive, tn_file **out); /* create/trunc */
+    int (*size)(tn_fs *fs, tn_file *file, uint64_t *out);
+    int (*pread)(tn_fs *fs, tn_file *file, void *buf, size_t n, uint64_t offset); /* all n or error */
+    int (*write)(tn_fs *fs, tn_file *file, const void *buf, size_t n);           /* all n or error */
+    int (*sync)(tn_fs *fs, tn_file *file);
+    int (*close)(tn_fs *fs, tn_file *file);
+    int (*link)(tn_fs *fs, const char *from, const char *to);   /* TN_EEXISTS if `to` exists */
+    int (*rename)(tn_fs *fs, const char *from, const char *to);
+    int (*unlink)(tn_fs *fs, const char *path);
+    int (*mkdir_p)(tn_fs *fs, const char *path);
+    int (*exists)(tn_fs *fs, const char *path, bool *out);
+    /* Calls fn for each entry name (not "." or "..") of a directory; sorted by name. */
+    int (*list_dir)(tn_fs *fs, const char *path, int (*fn)(void *ctx, const char *name, bool is_dir),
+                    void *ctx);
+    void *state;
+};
+tn_fs *tn_fs_default(void);
+/* Convenience wrappers over the vtable. */
+int tn_fs_read_all(tn_fs *fs, const char *path, tn_buf *out);
+int tn_fs_write_all(tn_fs *fs, const char *path, const void *data, size_t n, bool do_sync);
+
+/* Monotonic time in nanoseconds; wall-clock time in microseconds since the epoch. */
+uint64_t tn_time_ns(void);
+int64_t tn_time_now_us(void);
+
+/* Number of worker threads to use by default (online cores, or $TARN_THREADS). */
+int tn_default_threads(void);
+
+#endif

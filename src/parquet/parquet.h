@@ -1,0 +1,187 @@
+/*
+ * parquet/parquet.h: the Parquet file format, as the layers above see it: open a file and read
+ * its schema, metadata and statistics; scan chosen columns into chunks, skipping row groups and
+ * pages that a simple predicate rules out; write chunks into a new file with bounded memory.
+ * Flat schemas only (nested columns and encrypted files are refused by name). Depends on
+ * types/ and base/.
+ */
+#ifndef TN_PARQUET_H
+#define TN_PARQUET_H
+
+#include "types/types.h"
+
+typedef enum tn_parquet_codec {
+    TN_CODEC_UNCOMPRESSED = 0,
+    TN_CODEC_SNAPPY = 1,
+    TN_CODEC_GZIP = 2,
+    TN_CODEC_LZO = 3,
+    TN_CODEC_BROTLI = 4,
+    TN_CODEC_LZ4 = 5,      /* deprecated Hadoop-framed LZ4: read only */
+    TN_CODEC_ZSTD = 6,
+    TN_CODEC_LZ4_RAW = 7,
+} tn_parquet_codec;
+
+const char *tn_parquet_codec_name(int codec);        /* "ZSTD"; "UNKNOWN(9)" style for others */
+int tn_parquet_codec_parse(const char *name, tn_parquet_codec *out); /* case-insensitive */
+
+/* ---------------------------------------------------------------------------------------------
+ * Reading.
+ */
+typedef struct tn_parquet_file tn_parquet_file;
+
+typedef struct tn_parquet_open_options {
+    int version;                 /* TN_PARQUET_OPEN_OPTIONS_VERSION */
+    bool verify_checksums;       /* check page CRCs where present (default true) */
+    uint64_t max_page_bytes;     /* refuse pages larger than this uncompressed (default 1 GiB) */
+} tn_parquet_open_options;
+#define TN_PARQUET_OPEN_OPTIONS_VERSION 1
+#define TN_PARQUET_OPEN_OPTIONS_INIT {TN_PARQUET_OPEN_OPTIONS_VERSION, true, (uint64_t)1 << 30}
+
+/* Opens path, reads and validates the footer and schema. opts may be NULL (defaults).
+ * Errors name the file and what is wrong ("x.parquet: column 'a': nested columns are not
+ * supported"). The caller closes *out with tn_parquet_close. */
+int tn_parquet_open(tn_parquet_file **out, tn_fs *fs, const char *path,
+                    const tn_parquet_open_options *opts);
+void tn_parquet_close(tn_parquet_file *file);
+
+typedef struct tn_parquet_column_info {
+    const char *name;            /* borrowed from the file */
+    tn_type type;
+    bool nullable;
+    int32_t field_id;            /* -1 if absent */
+} tn_parquet_column_info;
+
+uint32_t tn_parquet_num_columns(const tn_parquet_file *file);
+const tn_parquet_column_info *tn_parquet_column(const tn_parquet_file *file, uint32_t column);
+int64_t tn_parquet_num_rows(const tn_parquet_file *file);
+uint32_t tn_parquet_num_row_groups(const tn_parquet_file *file);
+int64_t tn_parquet_row_group_num_rows(const tn_parquet_file *file, uint32_t row_group);
+uint64_t tn_parquet_file_size(const tn_parquet_file *file);
+const char *tn_parquet_path(const tn_parquet_file *file);
+/* Key-value metadata of the footer: value may be NULL. Returns count; index < count. */
+uint32_t tn_parquet_kv_count(const tn_parquet_file *file);
+void tn_parquet_kv(const tn_parquet_file *file, uint32_t index, const char **key, const char **value);
+
+/* Statistics of one column chunk, as logical values (strings borrowed from the file). */
+typedef struct tn_parquet_stats {
+    bool has_min_max;            /* min/max present, exact or a bound, and not NaN */
+    bool min_exact, max_exact;
+    tn_value min, max;
+    bool has_null_count;
+    int64_t null_count;
+    int64_t num_values;          /* values incl. nulls */
+    uint64_t compressed_bytes;   /* bytes of the chunk on disk */
+} tn_parquet_stats;
+int tn_parquet_column_stats(const tn_parquet_file *file, uint32_t row_group, uint32_t column,
+                            tn_parquet_stats *out);
+
+/* Human-readable dump for `tarn parquet meta` (row groups, chunks, encodings, codecs, stats,
+ * page index presence). */
+int tn_parquet_describe(const tn_parquet_file *file, tn_buf *out);
+
+/* A simple predicate `column OP constant` used to skip row groups (by statistics) and pages (by
+ * the page index). Skipping is conservative: the scan returns a superset of matching rows, and
+ * the caller still filters. */
+typedef enum tn_parquet_op { TN_PQ_EQ, TN_PQ_NE, TN_PQ_LT, TN_PQ_LE, TN_PQ_GT, TN_PQ_GE,
+                             TN_PQ_IS_NULL, TN_PQ_IS_NOT_NULL } tn_parquet_op;
+typedef struct tn_parquet_predicate {
+    uint32_t column;             /* file column index */
+    tn_parquet_op op;
+    tn_value constant;           /* same logical type as the column (ignored for IS [NOT] NULL) */
+} tn_parquet_predicate;
+
+/* True when the row group might hold a row satisfying every predicate. */
+bool tn_parquet_row_group_may_match(const tn_parquet_file *file, uint32_t row_group,
+                                    const tn_parquet_predicate *preds, uint32_t npreds);
+
+typedef struct tn_parquet_scan tn_parquet_scan;
+typedef struct tn_parquet_scan_options {
+    const uint32_t *columns;     /* file column indexes to read, in output order */
+    uint32_t ncolumns;
+    const uint32_t *row_groups;  /* row groups to read, ascending; NULL = all */
+    uint32_t nrow_groups;
+    const tn_parquet_predicate *predicates;  /* for skipping; may be NULL */
+    uint32_t npredicates;
+} tn_parquet_scan_options;
+
+typedef struct tn_parquet_scan_counters {
+    uint64_t row_groups_scanned;
+    uint64_t pages_read;
+    uint64_t pages_skipped;
+    uint64_t rows_scanned;
+    uint64_t bytes_read;         /* compressed bytes read from storage */
+} tn_parquet_scan_counters;
+
+/* A scan borrows the file (close the scan first). */
+int tn_parquet_scan_open(tn_parquet_scan **out, tn_parquet_file *file,
+                         const tn_parquet_scan_options *opts);
+/* Fills `out` (initialised with the projected columns' types, capacity >= TN_VECTOR_SIZE)
+ * with up to TN_VECTOR_SIZE rows; out->count == 0 at the end. Rows of one call are
+ * consecutive rows of the file starting at *first_row (file row index, may be NULL). */
+int tn_parquet_scan_next(tn_parquet_scan *scan, tn_chunk *out, int64_t *first_row);
+const tn_parquet_scan_counters *tn_parquet_scan_stats(const tn_parquet_scan *scan);
+void tn_parquet_scan_close(tn_parquet_scan *scan);
+
+/* ---------------------------------------------------------------------------------------------
+ * Writing.
+ */
+typedef struct tn_parquet_writer tn_parquet_writer;
+
+typedef struct tn_parquet_column_spec {
+    const char *name;
+    tn_type type;
+    bool nullable;
+    int32_t field_id;            /* -1 = do not write */
+} tn_parquet_column_spec;
+
+typedef struct tn_parquet_kv_pair { const char *key; const char *value; } tn_parquet_kv_pair;
+
+typedef struct tn_parquet_writer_options {
+    int version;                     /* TN_PARQUET_WRITER_OPTIONS_VERSION */
+    tn_parquet_codec codec;          /* default ZSTD */
+    int compression_level;           /* 0 = codec default (ZSTD 3, GZIP 6) */
+    uint64_t row_group_rows;         /* rows per row group (default 1,048,576) */
+    uint64_t row_group_bytes;        /* or when buffered bytes pass this (default 128 MiB) */
+    uint32_t page_bytes;             /* target uncompressed data page size (default 1 MiB) */
+    uint32_t page_rows;              /* max rows per page (default 20,000) */
+    bool dictionary;                 /* RLE_DICTIONARY where it pays (default true) */
+    uint32_t dictionary_max_bytes;   /* fall back to PLAIN past this (default 1 MiB) */
+    bool statistics;                 /* chunk statistics (default true) */
+    bool page_index;                 /* ColumnIndex + OffsetIndex (default true) */
+    const tn_parquet_kv_pair *kv;    /* footer key-value metadata */
+    uint32_t nkv;
+} tn_parquet_writer_options;
+#define TN_PARQUET_WRITER_OPTIONS_VERSION 1
+#define TN_PARQUET_WRITER_OPTIONS_INIT \
+    {TN_PARQUET_WRITER_OPTIONS_VERSION, TN_CODEC_ZSTD, 0, 1048576, (uint64_t)128 << 20, \
+     1 << 20, 20000, true, 1 << 20, true, true, NULL, 0}
+
+/* Per-column statistics of a finished file (for Delta's add.stats). */
+typedef struct tn_parquet_column_result {
+    bool has_min_max;
+    tn_value min, max;               /* strings owned by the result */
+    int64_t null_count;
+} tn_parquet_column_result;
+typedef struct tn_parquet_write_result {
+    int64_t num_rows;
+    uint64_t file_bytes;
+    uint32_t ncolumns;
+    tn_parquet_column_result *columns;
+    tn_arena *arena;                 /* owns columns and string bytes */
+} tn_parquet_write_result;
+void tn_parquet_write_result_free(tn_parquet_write_result *r);
+
+/* Creates path (which must not exist). opts may be NULL (defaults). */
+int tn_parquet_writer_open(tn_parquet_writer **out, tn_fs *fs, const char *path,
+                           const tn_parquet_column_spec *columns, uint32_t ncolumns,
+                           const tn_parquet_writer_options *opts);
+/* Appends the rows of chunk (its vectors' types must equal the specs'). A NULL in a column
+ * declared not nullable is an error naming the column. */
+int tn_parquet_writer_write(tn_parquet_writer *w, const tn_chunk *chunk);
+/* Flushes, writes the footer, fsyncs and closes; frees w. result may be NULL. On error the
+ * partial file is removed. */
+int tn_parquet_writer_close(tn_parquet_writer *w, tn_parquet_write_result *result);
+/* Abandons the file (removes it) and frees w. */
+void tn_parquet_writer_abort(tn_parquet_writer *w);
+
+#endif

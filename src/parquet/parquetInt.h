@@ -1,0 +1,199 @@
+/*
+ * parquet/parquetInt.h: private to parquet/: the in-memory form of the Thrift structures of the
+ * footer and page headers, the Thrift compact protocol, the value encodings and the codecs.
+ * Field numbers are those of parquet.thrift (see ../shared/docs/parquet-notes.md, section 3).
+ *
+ * File layout:
+ *   "PAR1" | row group 0: chunk 0 [dictionary page] data page+ | chunk 1 ... | row group 1 ...
+ *   | ColumnIndex x chunks | OffsetIndex x chunks | FileMetaData (compact) | u32 LE len | "PAR1"
+ */
+#ifndef TN_PARQUET_INT_H
+#define TN_PARQUET_INT_H
+
+#include "parquet/parquet.h"
+
+/* Physical types (parquet.thrift Type). */
+enum { PQ_BOOLEAN = 0, PQ_INT32 = 1, PQ_INT64 = 2, PQ_INT96 = 3, PQ_FLOAT = 4, PQ_DOUBLE = 5,
+       PQ_BYTE_ARRAY = 6, PQ_FIXED_LEN_BYTE_ARRAY = 7 };
+/* FieldRepetitionType */
+enum { PQ_REQUIRED = 0, PQ_OPTIONAL = 1, PQ_REPEATED = 2 };
+/* Encoding */
+enum { PQ_ENC_PLAIN = 0, PQ_ENC_PLAIN_DICTIONARY = 2, PQ_ENC_RLE = 3, PQ_ENC_BIT_PACKED = 4,
+       PQ_ENC_DELTA_BINARY_PACKED = 5, PQ_ENC_DELTA_LENGTH_BYTE_ARRAY = 6,
+       PQ_ENC_DELTA_BYTE_ARRAY = 7, PQ_ENC_RLE_DICTIONARY = 8, PQ_ENC_BYTE_STREAM_SPLIT = 9 };
+/* PageType */
+enum { PQ_PAGE_DATA = 0, PQ_PAGE_INDEX = 1, PQ_PAGE_DICTIONARY = 2, PQ_PAGE_DATA_V2 = 3 };
+/* ConvertedType */
+enum { PQ_CT_NONE = -1, PQ_CT_UTF8 = 0, PQ_CT_MAP = 1, PQ_CT_MAP_KEY_VALUE = 2, PQ_CT_LIST = 3,
+       PQ_CT_ENUM = 4, PQ_CT_DECIMAL = 5, PQ_CT_DATE = 6, PQ_CT_TIME_MILLIS = 7,
+       PQ_CT_TIME_MICROS = 8, PQ_CT_TIMESTAMP_MILLIS = 9, PQ_CT_TIMESTAMP_MICROS = 10,
+       PQ_CT_UINT_8 = 11, PQ_CT_UINT_16 = 12, PQ_CT_UINT_32 = 13, PQ_CT_UINT_64 = 14,
+       PQ_CT_INT_8 = 15, PQ_CT_INT_16 = 16, PQ_CT_INT_32 = 17, PQ_CT_INT_64 = 18, PQ_CT_JSON = 19,
+       PQ_CT_BSON = 20, PQ_CT_INTERVAL = 21 };
+/* LogicalType union member ids (0 = absent, PQ_LT_UNKNOWN_MEMBER = a member we do not know). */
+enum { PQ_LT_NONE = 0, PQ_LT_STRING = 1, PQ_LT_MAP = 2, PQ_LT_LIST = 3, PQ_LT_ENUM = 4,
+       PQ_LT_DECIMAL = 5, PQ_LT_DATE = 6, PQ_LT_TIME = 7, PQ_LT_TIMESTAMP = 8, PQ_LT_INTEGER = 10,
+       PQ_LT_UNKNOWN = 11, PQ_LT_JSON = 12, PQ_LT_BSON = 13, PQ_LT_UUID = 14, PQ_LT_FLOAT16 = 15,
+       PQ_LT_UNKNOWN_MEMBER = 1000 };
+enum { PQ_UNIT_MILLIS = 1, PQ_UNIT_MICROS = 2, PQ_UNIT_NANOS = 3 };
+
+typedef struct pq_logical_type {
+    int kind;                       /* PQ_LT_* */
+    int32_t scale, precision;       /* DECIMAL */
+    bool adjusted_to_utc;           /* TIME, TIMESTAMP */
+    int unit;                       /* TIME, TIMESTAMP: PQ_UNIT_* */
+    int bit_width; bool is_signed;  /* INTEGER */
+} pq_logical_type;
+
+typedef struct pq_schema_element {
+    int type;                       /* physical, -1 if absent (groups) */
+    int32_t type_length;            /* FLBA width, -1 if absent */
+    int repetition;                 /* -1 if absent */
+    char *name;
+    int32_t num_children;           /* 0 for leaves */
+    int converted_type;             /* PQ_CT_*, PQ_CT_NONE if absent */
+    int32_t scale, precision;       /* -1 if absent */
+    int32_t field_id;               /* -1 if absent */
+    pq_logical_type logical;
+} pq_schema_element;
+
+typedef struct pq_bytes { const uint8_t *ptr; uint32_t len; bool present; } pq_bytes;
+
+typedef struct pq_statistics {
+    pq_bytes max, min;              /* fields 1, 2 (deprecated, signed order) */
+    bool has_null_count; int64_t null_count;
+    bool has_distinct_count; int64_t distinct_count;
+    pq_bytes max_value, min_value;  /* fields 5, 6 */
+    bool has_is_max_exact; bool is_max_value_exact;
+    bool has_is_min_exact; bool is_min_value_exact;
+    bool has_nan_count; int64_t nan_count;
+} pq_statistics;
+
+typedef struct pq_kv { char *key; char *value; /* value NULL if absent */ } pq_kv;
+
+typedef struct pq_page_encoding_stats { int page_type; int encoding; int32_t count; } pq_page_encoding_stats;
+
+typedef struct pq_column_meta {
+    int type;
+    int *encodings; uint32_t nencodings;
+    char **path; uint32_t npath;
+    int codec;
+    int64_t num_values;
+    int64_t total_uncompressed_size;
+    int64_t total_compressed_size;
+    pq_kv *kv; uint32_t nkv;
+    int64_t data_page_offset;
+    bool has_index_page_offset; int64_t index_page_offset;
+    bool has_dictionary_page_offset; int64_t dictionary_page_offset;
+    bool has_statistics; pq_statistics statistics;
+    pq_page_encoding_stats *encoding_stats; uint32_t nencoding_stats;
+    bool has_bloom_filter_offset; int64_t bloom_filter_offset;
+    bool has_bloom_filter_length; int32_t bloom_filter_length;
+} pq_column_meta;
+
+typedef struct pq_column_chunk {
+    int64_t file_offset;
+    bool has_meta_data; pq_column_meta meta;
+    bool has_offset_index; int64_t offset_index_offset; int32_t offset_index_length;
+    bool has_column_index; int64_t column_index_offset; int32_t column_index_length;
+    bool encrypted;                 /* crypto_metadata or encrypted_column_metadata present */
+} pq_column_chunk;
+
+typedef struct pq_sorting_column { int32_t column_idx; bool descending; bool nulls_first; } pq_sorting_column;
+
+typedef struct pq_row_group {
+    pq_column_chunk *columns; uint32_t ncolumns;
+    int64_t total_byte_size;
+    int64_t num_rows;
+    pq_sorting_column *sorting_columns; uint32_t nsorting_columns;
+    bool has_file_offset; int64_t file_offset;
+    bool has_total_compressed_size; int64_t total_compressed_size;
+    bool has_ordinal; int16_t ordinal;
+} pq_row_group;
+
+typedef struct pq_file_meta {
+    int32_t version;
+    pq_schema_element *schema; uint32_t nschema;
+    int64_t num_rows;
+    pq_row_group *row_groups; uint32_t nrow_groups;
+    pq_kv *kv; uint32_t nkv;
+    char *created_by;
+    int *column_orders; uint32_t ncolumn_orders;   /* union member id per leaf (1 = TypeDefinedOrder) */
+    bool encrypted;                 /* encryption_algorithm or footer_signing_key_metadata present */
+} pq_file_meta;
+
+typedef struct pq_data_page_header {
+    int32_t num_values; int encoding; int definition_level_encoding; int repetition_level_encoding;
+    bool has_statistics; pq_statistics statistics;
+} pq_data_page_header;
+typedef struct pq_dictionary_page_header { int32_t num_values; int encoding; bool has_is_sorted; bool is_sorted; } pq_dictionary_page_header;
+typedef struct pq_data_page_header_v2 {
+    int32_t num_values, num_nulls, num_rows; int encoding;
+    int32_t definition_levels_byte_length, repetition_levels_byte_length;
+    bool is_compressed;             /* default true when absent */
+    bool has_statistics; pq_statistics statistics;
+} pq_data_page_header_v2;
+
+typedef struct pq_page_header {
+    int type;
+    int32_t uncompressed_page_size;
+    int32_t compressed_page_size;
+    bool has_crc; int32_t crc;
+    bool has_data; pq_data_page_header data;
+    bool has_dictionary; pq_dictionary_page_header dictionary;
+    bool has_data_v2; pq_data_page_header_v2 data_v2;
+} pq_page_header;
+
+typedef struct pq_page_location { int64_t offset; int32_t compressed_page_size; int64_t first_row_index; } pq_page_location;
+typedef struct pq_offset_index { pq_page_location *pages; uint32_t npages; } pq_offset_index;
+typedef struct pq_column_index {
+    bool *null_pages; uint32_t npages;
+    pq_bytes *min_values; pq_bytes *max_values;   /* npages each */
+    int boundary_order;             /* 0 UNORDERED, 1 ASCENDING, 2 DESCENDING */
+    int64_t *null_counts;           /* NULL if absent, else npages */
+} pq_column_index;
+
+/* ---------------------------------------------------------------------------------------------
+ * Thrift compact protocol: decoding (bounded, depth-capped, hostile input) into the structures
+ * above, allocating from an arena (strings and pq_bytes point into the arena or the input
+ * buffer, which must outlive them), and encoding them into a tn_buf. Decoders set *consumed to
+ * the bytes read. Errors: TN_ECORRUPT with what and where ("PageHeader: field 2: ...").
+ */
+int pq_decode_file_meta(pq_file_meta *out, tn_arena *arena, const uint8_t *buf, size_t len);
+int pq_decode_page_header(pq_page_header *out, const uint8_t *buf, size_t len, size_t *consumed);
+int pq_decode_column_index(pq_column_index *out, tn_arena *arena, const uint8_t *buf, size_t len);
+int pq_decode_offset_index(pq_offset_index *out, tn_arena *arena, const uint8_t *buf, size_t len);
+
+int pq_encode_file_meta(tn_buf *out, const pq_file_meta *meta);
+int pq_encode_page_header(tn_buf *out, const pq_page_header *header);
+int pq_encode_column_index(tn_buf *out, const pq_column_index *index);
+int pq_encode_offset_index(tn_buf *out, const pq_offset_index *index);
+
+/* ---------------------------------------------------------------------------------------------
+ * Codecs. Decompress exactly `expected` bytes (an error if the data decodes to another size);
+ * GZIP may hold several members; a zero-length input for an expected 0 is fine for every codec.
+ */
+int pq_decompress(int codec, const uint8_t *src, size_t src_len, uint8_t *dst, size_t expected);
+/* Compresses src into out (appended). level 0 = codec default. */
+int pq_compress(int codec, int level, const uint8_t *src, size_t src_len, tn_buf *out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Encodings (Encodings.md). Decoders are bounded: they never read past `len` and report an
+ * error naming the encoding when the input is short or malformed.
+ */
+
+/* RLE / bit-packing hybrid. Decodes `count` values of `bit_width` (0..32) into out. */
+int pq_rle_decode(const uint8_t *buf, size_t len, int bit_width, uint32_t *out, uint32_t count,
+                  size_t *consumed);
+int pq_rle_encode(tn_buf *out, int bit_width, const uint32_t *values, uint32_t count);
+int pq_bit_width(uint64_t max_value);          /* bits needed for max_value (0 for 0) */
+
+/* DELTA_BINARY_PACKED into int64 (INT32 callers narrow). *count_out = values in the stream. */
+int pq_delta_binary_decode(const uint8_t *buf, size_t len, int64_t *out, uint32_t max_count,
+                           uint32_t *count_out, size_t *consumed, bool is_int32);
+int pq_delta_binary_encode(tn_buf *out, const int64_t *values, uint32_t count, bool is_int32);
+
+/* BYTE_STREAM_SPLIT of `count` values of `width` bytes. */
+int pq_byte_stream_split_decode(const uint8_t *buf, size_t len, size_t width, uint32_t count, uint8_t *out);
+
+#endif

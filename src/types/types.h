@@ -1,0 +1,166 @@
+/*
+ * types/types.h: logical types, values, column vectors (with validity bitmaps) and chunks of
+ * vectors: the in-memory columnar format that the Parquet reader decodes into and the executor
+ * computes on. Also the text spelling of values (DuckDB's, so results diff cleanly).
+ * Depends on base/ only.
+ */
+#ifndef TN_TYPES_H
+#define TN_TYPES_H
+
+#include "base/base.h"
+
+/* X(id, name, physical width in bytes) — one row per logical type. */
+#define TN_TYPE_TABLE(X)                          \
+    X(TN_TYPE_NULL, "NULL", 0)                    \
+    X(TN_TYPE_BOOLEAN, "BOOLEAN", 1)              \
+    X(TN_TYPE_TINYINT, "TINYINT", 1)              \
+    X(TN_TYPE_SMALLINT, "SMALLINT", 2)            \
+    X(TN_TYPE_INTEGER, "INTEGER", 4)              \
+    X(TN_TYPE_BIGINT, "BIGINT", 8)                \
+    X(TN_TYPE_FLOAT, "FLOAT", 4)                  \
+    X(TN_TYPE_DOUBLE, "DOUBLE", 8)                \
+    X(TN_TYPE_DECIMAL, "DECIMAL", 0)              \
+    X(TN_TYPE_VARCHAR, "VARCHAR", 16)             \
+    X(TN_TYPE_VARBINARY, "VARBINARY", 16)         \
+    X(TN_TYPE_DATE, "DATE", 4)                    \
+    X(TN_TYPE_TIMESTAMP, "TIMESTAMP", 8)          \
+    X(TN_TYPE_TIMESTAMP_TZ, "TIMESTAMPTZ", 8)
+
+typedef enum tn_type_id {
+#define TN_TYPE_ENUM(id, name, width) id,
+    TN_TYPE_TABLE(TN_TYPE_ENUM)
+#undef TN_TYPE_ENUM
+    TN_TYPE_COUNT
+} tn_type_id;
+
+/*
+ * A logical type. DECIMAL carries precision (1..38) and scale (0..precision); it is stored as
+ * int64_t when precision <= 18, else as tn_int128. TIMESTAMP is microseconds since the epoch
+ * without a zone (Parquet isAdjustedToUTC=false, Delta timestamp_ntz); TIMESTAMPTZ is a UTC
+ * instant in microseconds (isAdjustedToUTC=true, Delta timestamp), spelled with "+00".
+ * DATE is days since 1970-01-01.
+ */
+typedef struct tn_type {
+    uint8_t id;          /* tn_type_id */
+    uint8_t precision;   /* DECIMAL only */
+    uint8_t scale;       /* DECIMAL only */
+} tn_type;
+
+typedef __int128 tn_int128;
+
+#define TN_DECIMAL_MAX_PRECISION 38
+#define TN_DECIMAL_INT64_MAX_PRECISION 18
+
+static inline tn_type tn_type_make(tn_type_id id) { tn_type t = {(uint8_t)id, 0, 0}; return t; }
+static inline tn_type tn_type_decimal(int precision, int scale) {
+    tn_type t = {TN_TYPE_DECIMAL, (uint8_t)precision, (uint8_t)scale};
+    return t;
+}
+bool tn_type_equal(tn_type a, tn_type b);
+size_t tn_type_width(tn_type t);                 /* bytes per value in a vector's data array */
+const char *tn_type_id_name(tn_type_id id);      /* "INTEGER" */
+/* "DECIMAL(18,3)" etc. into buf; returns buf. */
+char *tn_type_format(tn_type t, char *buf, size_t cap);
+bool tn_type_is_string(tn_type t);               /* VARCHAR or VARBINARY */
+bool tn_type_is_integer(tn_type t);              /* TINYINT..BIGINT */
+bool tn_type_is_numeric(tn_type t);              /* integers, FLOAT, DOUBLE, DECIMAL */
+bool tn_type_is_decimal128(tn_type t);
+
+/* A string or binary value: bytes not NUL-terminated, owned by the vector's heap (or borrowed). */
+typedef struct tn_str {
+    const char *ptr;
+    uint32_t len;
+} tn_str;
+
+typedef struct tn_vector tn_vector;
+
+/* A single value (constants, statistics, predicate operands). Strings are borrowed. */
+typedef struct tn_value {
+    tn_type type;
+    bool is_null;
+    union {
+        bool b;              /* BOOLEAN */
+        int64_t i;           /* integers, DATE, TIMESTAMP(TZ), DECIMAL with precision <= 18 */
+        double d;            /* FLOAT (widened), DOUBLE */
+        tn_int128 i128;      /* DECIMAL with precision > 18 */
+        tn_str s;            /* VARCHAR, VARBINARY */
+    } u;
+} tn_value;
+
+/* Read row of v into *out (strings borrowed from v). */
+void tn_vector_get_value(const tn_vector *v, uint32_t row, tn_value *out);
+/* Total order used by statistics and sorting: NULLs excluded by the caller; strings compare
+ * byte-wise unsigned; NaN sorts above every other float. Types must be equal. */
+int tn_value_compare(const tn_value *a, const tn_value *b);
+/* Append the value's text (same spelling as tn_value_format). NULL appends nothing. */
+int tn_value_to_text(tn_buf *out, const tn_value *v);
+
+/* ---------------------------------------------------------------------------------------------
+ * Vectors. `data` holds `capacity` values of tn_type_width(type) bytes (tn_str for strings;
+ * uint8_t 0/1 for BOOLEAN). `validity` is NULL when every row is valid, else bit i of word i/64
+ * is 1 when row i is valid. String bytes live in `heap` (an arena owned by the vector, reset by
+ * tn_vector_reset).
+ */
+struct tn_vector {
+    tn_type type;
+    uint32_t count;
+    uint32_t capacity;
+    void *data;
+    uint64_t *validity;
+    tn_arena *heap;
+};
+
+#define TN_VECTOR_SIZE 2048
+
+int tn_vector_init(tn_vector *v, tn_type type, uint32_t capacity);
+void tn_vector_free(tn_vector *v);
+void tn_vector_reset(tn_vector *v);                /* count = 0, all valid, heap emptied */
+int tn_vector_reserve(tn_vector *v, uint32_t capacity); /* grow, keeps contents */
+int tn_vector_ensure_validity(tn_vector *v);       /* allocate validity (all valid) if NULL */
+static inline bool tn_vector_is_valid(const tn_vector *v, uint32_t row) {
+    return v->validity == NULL || ((v->validity[row >> 6] >> (row & 63)) & 1);
+}
+int tn_vector_set_null(tn_vector *v, uint32_t row); /* allocates validity on first null */
+static inline void tn_vector_set_valid_bit(tn_vector *v, uint32_t row, bool valid) {
+    if (valid) v->validity[row >> 6] |= (uint64_t)1 << (row & 63);
+    else v->validity[row >> 6] &= ~((uint64_t)1 << (row & 63));
+}
+/* Copy bytes into the vector's heap and store them at row. */
+int tn_vector_set_str(tn_vector *v, uint32_t row, const char *ptr, size_t len);
+/* Append one row copied from src[row] (types must be equal). */
+int tn_vector_append_from(tn_vector *dst, const tn_vector *src, uint32_t row);
+uint32_t tn_vector_null_count(const tn_vector *v);
+
+/* ---------------------------------------------------------------------------------------------
+ * Chunks: a row batch of equal-length vectors (one per column).
+ */
+typedef struct tn_chunk {
+    uint32_t ncols;
+    uint32_t count;
+    tn_vector *cols;
+} tn_chunk;
+
+int tn_chunk_init(tn_chunk *c, uint32_t ncols, const tn_type *types, uint32_t capacity);
+void tn_chunk_free(tn_chunk *c);
+void tn_chunk_reset(tn_chunk *c);
+
+/* ---------------------------------------------------------------------------------------------
+ * Text spelling of values, as DuckDB's CAST(x AS VARCHAR) spells them: booleans true/false,
+ * DATE YYYY-MM-DD (years < 1 as "(BC)"), TIMESTAMP YYYY-MM-DD HH:MM:SS[.ffffff] with trailing
+ * zeros of the fraction dropped, TIMESTAMPTZ the same plus "+00", DOUBLE/FLOAT in the shortest
+ * form that round-trips (Python repr style: 1.0, 0.1, 1e+20, 1.5e-07, nan, inf, -inf),
+ * DECIMAL with exactly `scale` fraction digits, VARBINARY with printable ASCII as is and other
+ * bytes (and backslash) as \xNN. Appends to out; a NULL appends nothing and returns 1.
+ */
+int tn_value_format(tn_buf *out, const tn_vector *v, uint32_t row);
+int tn_format_double(char *buf, size_t cap, double d);
+int tn_format_float(char *buf, size_t cap, float f);
+int tn_format_date(char *buf, size_t cap, int32_t days);
+int tn_format_timestamp(char *buf, size_t cap, int64_t micros);
+int tn_format_decimal(char *buf, size_t cap, tn_int128 value, int scale);
+
+/* Civil-date helpers (proleptic Gregorian). */
+int32_t tn_days_from_civil(int64_t year, unsigned month, unsigned day);
+void tn_civil_from_days(int64_t days, int64_t *year, unsigned *month, unsigned *day);
+
+#endif

@@ -1,0 +1,77 @@
+/*
+ * tests/unit/testlib.h: the unit-test harness. A test file defines tests with TEST(name) and
+ * ends with TEST_MAIN(); the binary runs all tests (or those whose name contains argv[1]),
+ * prints "ok NAME" or "FAIL NAME: file:line: what" per test and ends with "N passed, N failed".
+ * CHECK* macros record a failure and return from the test.
+ */
+#ifndef TN_TESTLIB_H
+#define TN_TESTLIB_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef void (*tn_test_fn)(void);
+struct tn_test_entry { const char *name; tn_test_fn fn; };
+extern struct tn_test_entry tn_tests[];
+extern int tn_test_count;
+extern int tn_test_failed_flag;
+extern char tn_test_fail_msg[2048];
+
+#define TEST(name)                                                               \
+    static void test_##name(void);                                               \
+    __attribute__((constructor)) static void register_##name(void) {             \
+        tn_tests[tn_test_count].name = #name;                                    \
+        tn_tests[tn_test_count++].fn = test_##name;                              \
+    }                                                                            \
+    static void test_##name(void)
+
+#define FAILF(...)                                                                          \
+    do {                                                                                    \
+        int n_ = snprintf(tn_test_fail_msg, sizeof tn_test_fail_msg, "%s:%d: ", __FILE__, __LINE__); \
+        snprintf(tn_test_fail_msg + n_, sizeof tn_test_fail_msg - (size_t)n_, __VA_ARGS__);  \
+        tn_test_failed_flag = 1;                                                            \
+        return;                                                                             \
+    } while (0)
+
+#define CHECK(cond) do { if (!(cond)) FAILF("check failed: %s", #cond); } while (0)
+#define CHECK_MSG(cond, ...) do { if (!(cond)) FAILF(__VA_ARGS__); } while (0)
+#define CHECK_EQ_INT(a, b)                                                                  \
+    do { long long a_ = (long long)(a), b_ = (long long)(b);                                \
+         if (a_ != b_) FAILF("%s == %lld, expected %s == %lld", #a, a_, #b, b_); } while (0)
+#define CHECK_EQ_STR(a, b)                                                                  \
+    do { const char *a_ = (a), *b_ = (b);                                                   \
+         if (!a_ || !b_ || strcmp(a_, b_) != 0)                                             \
+             FAILF("%s == \"%s\", expected \"%s\"", #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); } while (0)
+/* The call must return 0; otherwise print tarn's error message. */
+#define CHECK_OK(call)                                                                      \
+    do { int rc_ = (call);                                                                  \
+         if (rc_ != 0) FAILF("%s returned %d: %s", #call, rc_, tn_error_message()); } while (0)
+
+#define TEST_MAIN()                                                                         \
+    struct tn_test_entry tn_tests[512];                                                     \
+    int tn_test_count;                                                                      \
+    int tn_test_failed_flag;                                                                \
+    char tn_test_fail_msg[2048];                                                            \
+    int main(int argc, char **argv) {                                                       \
+        int passed = 0, failed = 0;                                                         \
+        for (int i = 0; i < tn_test_count; i++) {                                           \
+            if (argc > 1 && !strstr(tn_tests[i].name, argv[1])) continue;                   \
+            tn_test_failed_flag = 0;                                                        \
+            tn_tests[i].fn();                                                               \
+            if (tn_test_failed_flag) { failed++; printf("FAIL %s: %s\n", tn_tests[i].name, tn_test_fail_msg); } \
+            else { passed++; printf("ok %s\n", tn_tests[i].name); }                         \
+            fflush(stdout);                                                                 \
+        }                                                                                   \
+        printf("%d passed, %d failed\n", passed, failed);                                   \
+        return failed ? 1 : 0;                                                              \
+    }
+
+/* Paths to shared test data: $TARN_SHARED or ../shared relative to the repository. */
+static inline const char *tn_test_shared_dir(void) {
+    const char *s = getenv("TARN_SHARED");
+    return s ? s : "../shared";
+}
+
+#endif

@@ -158,6 +158,12 @@ int tn_format_float(char *buf, size_t cap, float f);
 int tn_format_date(char *buf, size_t cap, int32_t days);
 int tn_format_timestamp(char *buf, size_t cap, int64_t micros);
 int tn_format_decimal(char *buf, size_t cap, tn_int128 value, int scale);
+/* Added: the tn_format_* functions write a NUL-terminated string and return its length like
+ * snprintf (truncated when cap is too small; 64 bytes always suffice). tn_format_decimal
+ * always writes a "0" before the point; tn_format_decimal_p follows DuckDB exactly and omits
+ * it when precision == scale (DECIMAL(3,3) 0.5 is ".500"), as tn_value_format does. */
+#define TN_FORMAT_BUF_SIZE 64
+int tn_format_decimal_p(char *buf, size_t cap, tn_int128 value, int precision, int scale);
 
 /* Civil-date helpers (proleptic Gregorian). */
 int32_t tn_days_from_civil(int64_t year, unsigned month, unsigned day);

@@ -19,13 +19,13 @@ extern int tn_test_count;
 extern int tn_test_failed_flag;
 extern char tn_test_fail_msg[2048];
 
-#define TEST(name)                                                               \
-    static void test_##name(void);                                               \
-    __attribute__((constructor)) static void register_##name(void) {             \
-        tn_tests[tn_test_count].name = #name;                                    \
-        tn_tests[tn_test_count++].fn = test_##name;                              \
+#define TEST(tname)                                                              \
+    static void test_##tname(void);                                              \
+    __attribute__((constructor)) static void register_##tname(void) {            \
+        tn_tests[tn_test_count].name = #tname;                                   \
+        tn_tests[tn_test_count++].fn = test_##tname;                             \
     }                                                                            \
-    static void test_##name(void)
+    static void test_##tname(void)
 
 #define FAILF(...)                                                                          \
     do {                                                                                    \

@@ -1,0 +1,83 @@
+/*
+ * base/error.c: the thread-local error code and message (tn_error_*), their save/restore across
+ * threads, and the code-name table. Owns nothing else.
+ */
+#include "base/base.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static _Thread_local int g_code;
+static _Thread_local char g_message[1024];
+
+int tn_error_setv(int code, const char *fmt, va_list ap) {
+    g_code = code;
+    if (fmt) vsnprintf(g_message, sizeof g_message, fmt, ap);
+    else g_message[0] = '\0';
+    return code;
+}
+
+int tn_error_set(int code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    tn_error_setv(code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int tn_error_prefix(int code, const char *fmt, ...) {
+    char prefix[sizeof g_message];
+    char old[sizeof g_message];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    memcpy(old, g_message, sizeof old);
+    /* Assemble "<prefix>: <old>" truncated to the buffer. */
+    size_t cap = sizeof g_message - 1, len = strnlen(prefix, cap);
+    memcpy(g_message, prefix, len);
+    if (old[0]) {
+        const char *sep = ": ";
+        for (int i = 0; i < 2 && len < cap; i++) g_message[len++] = sep[i];
+        size_t olen = strnlen(old, sizeof old - 1);
+        if (olen > cap - len) olen = cap - len;
+        memcpy(g_message + len, old, olen);
+        len += olen;
+    }
+    g_message[len] = '\0';
+    if (code != 0) g_code = code;
+    return code;
+}
+
+const char *tn_error_message(void) {
+    if (g_message[0] == '\0' && g_code != 0) return tn_error_code_name(g_code);
+    return g_message;
+}
+
+int tn_error_code_last(void) { return g_code; }
+
+const char *tn_error_code_name(int code) {
+    switch (code) {
+#define TN_ERROR_NAME(name, value, text) case value: return text;
+        TN_ERROR_TABLE(TN_ERROR_NAME)
+#undef TN_ERROR_NAME
+    default: return "unknown error";
+    }
+}
+
+void tn_error_clear(void) {
+    g_code = 0;
+    g_message[0] = '\0';
+}
+
+void tn_error_save(tn_error_state *out) {
+    out->code = g_code;
+    memcpy(out->message, g_message, sizeof out->message);
+}
+
+int tn_error_restore(const tn_error_state *state) {
+    g_code = state->code;
+    memcpy(g_message, state->message, sizeof g_message);
+    g_message[sizeof g_message - 1] = '\0';
+    return state->code;
+}

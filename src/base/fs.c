@@ -1,0 +1,321 @@
+/*
+ * base/fs.c: the POSIX tn_fs (tn_fs_default) and the read_all/write_all helpers over any tn_fs.
+ * Every error message names the path and the failing call ("x.parquet: open: No such file or
+ * directory"). errno maps to codes: ENOENT -> TN_ENOTFOUND, EEXIST -> TN_EEXISTS,
+ * ENOMEM -> TN_ENOMEM, anything else -> TN_EIO; reading past the end -> TN_ECORRUPT.
+ */
+#include "base/base.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct tn_file {
+    int fd;
+    char *path;
+};
+
+static int errno_code(int e) {
+    switch (e) {
+    case ENOENT: return TN_ENOTFOUND;
+    case EEXIST: return TN_EEXISTS;
+    case ENOMEM: return TN_ENOMEM;
+    default: return TN_EIO;
+    }
+}
+
+static int sys_error(const char *path, const char *op, int e) {
+    return tn_error_set(errno_code(e), "%s: %s: %s", path, op, strerror(e));
+}
+
+static int open_common(const char *path, int flags, tn_file **out) {
+    *out = NULL;
+    tn_file *f = tn_malloc(sizeof *f);
+    if (!f) return TN_ENOMEM;
+    f->path = tn_strdup(path);
+    if (!f->path) {
+        free(f);
+        return TN_ENOMEM;
+    }
+    int fd;
+    do fd = open(path, flags | O_CLOEXEC, 0644);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        int e = errno;
+        free(f->path);
+        free(f);
+        return sys_error(path, "open", e);
+    }
+    f->fd = fd;
+    *out = f;
+    return 0;
+}
+
+static int posix_open_read(tn_fs *fs, const char *path, tn_file **out) {
+    return open_common(path, O_RDONLY, out);
+}
+
+static int posix_open_write(tn_fs *fs, const char *path, bool exclusive, tn_file **out) {
+    return open_common(path, O_WRONLY | O_CREAT | (exclusive ? O_EXCL : O_TRUNC), out);
+}
+
+static int posix_size(tn_fs *fs, tn_file *file, uint64_t *out) {
+    struct stat st;
+    if (fstat(file->fd, &st) != 0) return sys_error(file->path, "stat", errno);
+    *out = (uint64_t)st.st_size;
+    return 0;
+}
+
+static int posix_pread(tn_fs *fs, tn_file *file, void *buf, size_t n, uint64_t offset) {
+    uint8_t *p = buf;
+    size_t done = 0;
+    if (offset > (uint64_t)INT64_MAX || n > (uint64_t)INT64_MAX - offset)
+        return tn_error_set(TN_EINVAL, "%s: read of %zu bytes at offset %llu out of range",
+                            file->path, n, (unsigned long long)offset);
+    while (done < n) {
+        ssize_t r = pread(file->fd, p + done, n - done, (off_t)(offset + done));
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return sys_error(file->path, "read", errno);
+        }
+        if (r == 0)
+            return tn_error_set(TN_ECORRUPT,
+                                "%s: read of %zu bytes at offset %llu: unexpected end of file",
+                                file->path, n, (unsigned long long)offset);
+        done += (size_t)r;
+    }
+    return 0;
+}
+
+static int posix_write(tn_fs *fs, tn_file *file, const void *buf, size_t n) {
+    const uint8_t *p = buf;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r = write(file->fd, p + done, n - done);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return sys_error(file->path, "write", errno);
+        }
+        if (r == 0) return tn_error_set(TN_EIO, "%s: write: no progress", file->path);
+        done += (size_t)r;
+    }
+    return 0;
+}
+
+static int posix_sync(tn_fs *fs, tn_file *file) {
+    int r;
+    do r = fsync(file->fd);
+    while (r != 0 && errno == EINTR);
+    if (r != 0) return sys_error(file->path, "fsync", errno);
+    return 0;
+}
+
+static int posix_close(tn_fs *fs, tn_file *file) {
+    if (!file) return 0;
+    int rc = 0;
+    if (close(file->fd) != 0 && errno != EINTR) rc = sys_error(file->path, "close", errno);
+    free(file->path);
+    free(file);
+    return rc;
+}
+
+static int posix_link(tn_fs *fs, const char *from, const char *to) {
+    if (link(from, to) != 0) {
+        int e = errno;
+        return tn_error_set(errno_code(e), "%s: link from %s: %s", to, from, strerror(e));
+    }
+    return 0;
+}
+
+static int posix_rename(tn_fs *fs, const char *from, const char *to) {
+    if (rename(from, to) != 0) {
+        int e = errno;
+        return tn_error_set(errno_code(e), "%s: rename to %s: %s", from, to, strerror(e));
+    }
+    return 0;
+}
+
+static int posix_unlink(tn_fs *fs, const char *path) {
+    if (unlink(path) != 0) return sys_error(path, "unlink", errno);
+    return 0;
+}
+
+static int mkdir_one(const char *path) {
+    if (mkdir(path, 0755) == 0) return 0;
+    int e = errno;
+    struct stat st;
+    if (e == EEXIST && stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return 0;
+        return tn_error_set(TN_EEXISTS, "%s: mkdir: exists and is not a directory", path);
+    }
+    return sys_error(path, "mkdir", e);
+}
+
+static int posix_mkdir_p(tn_fs *fs, const char *path) {
+    int rc = 0;
+    char *p = tn_strdup(path);
+    if (!p) return TN_ENOMEM;
+    size_t n = strlen(p);
+    while (n > 1 && p[n - 1] == '/') p[--n] = '\0';
+    for (size_t i = 1; i < n; i++) {
+        if (p[i] != '/' || p[i - 1] == '/') continue;
+        p[i] = '\0';
+        rc = mkdir_one(p);
+        p[i] = '/';
+        if (rc) goto cleanup;
+    }
+    if (n > 0) rc = mkdir_one(p);
+cleanup:
+    free(p);
+    return rc;
+}
+
+static int posix_exists(tn_fs *fs, const char *path, bool *out) {
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        *out = true;
+        return 0;
+    }
+    *out = false;
+    if (errno == ENOENT || errno == ENOTDIR) return 0;
+    return sys_error(path, "stat", errno);
+}
+
+typedef struct dir_entry {
+    char *name;
+    bool is_dir;
+} dir_entry;
+
+static int cmp_entry(const void *a, const void *b) {
+    return strcmp(((const dir_entry *)a)->name, ((const dir_entry *)b)->name);
+}
+
+static int posix_list_dir(tn_fs *fs, const char *path,
+                          int (*fn)(void *ctx, const char *name, bool is_dir), void *ctx) {
+    int rc = 0;
+    dir_entry *ents = NULL;
+    size_t n = 0, cap = 0;
+    DIR *d = opendir(path);
+    if (!d) return sys_error(path, "opendir", errno);
+    for (;;) {
+        errno = 0;
+        struct dirent *de = readdir(d);
+        if (!de) {
+            if (errno) rc = sys_error(path, "readdir", errno);
+            break;
+        }
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+        bool is_dir;
+        if (de->d_type == DT_DIR) is_dir = true;
+        else if (de->d_type != DT_UNKNOWN && de->d_type != DT_LNK) is_dir = false;
+        else {
+            struct stat st;
+            is_dir = fstatat(dirfd(d), de->d_name, &st, 0) == 0 && S_ISDIR(st.st_mode);
+        }
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 32;
+            dir_entry *ne = tn_realloc(ents, ncap * sizeof *ents);
+            if (!ne) {
+                rc = TN_ENOMEM;
+                break;
+            }
+            ents = ne;
+            cap = ncap;
+        }
+        ents[n].name = tn_strdup(de->d_name);
+        if (!ents[n].name) {
+            rc = TN_ENOMEM;
+            break;
+        }
+        ents[n++].is_dir = is_dir;
+    }
+    closedir(d);
+    if (rc) goto cleanup;
+    if (n > 1) qsort(ents, n, sizeof *ents, cmp_entry);
+    for (size_t i = 0; i < n; i++) {
+        rc = fn(ctx, ents[i].name, ents[i].is_dir);
+        if (rc) goto cleanup;
+    }
+cleanup:
+    for (size_t i = 0; i < n; i++) free(ents[i].name);
+    free(ents);
+    return rc;
+}
+
+static tn_fs g_posix_fs = {
+    .open_read = posix_open_read,
+    .open_write = posix_open_write,
+    .size = posix_size,
+    .pread = posix_pread,
+    .write = posix_write,
+    .sync = posix_sync,
+    .close = posix_close,
+    .link = posix_link,
+    .rename = posix_rename,
+    .unlink = posix_unlink,
+    .mkdir_p = posix_mkdir_p,
+    .exists = posix_exists,
+    .list_dir = posix_list_dir,
+    .state = NULL,
+};
+
+tn_fs *tn_fs_default(void) { return &g_posix_fs; }
+
+int tn_fs_read_all(tn_fs *fs, const char *path, tn_buf *out) {
+    tn_file *f = NULL;
+    uint64_t size = 0;
+    int rc = fs->open_read(fs, path, &f);
+    if (rc) goto cleanup;
+    rc = fs->size(fs, f, &size);
+    if (rc) goto cleanup;
+    if (size > SIZE_MAX / 2) {
+        rc = tn_error_set(TN_ELIMIT, "%s: file too large (%llu bytes)", path,
+                          (unsigned long long)size);
+        goto cleanup;
+    }
+    /* +1 so callers may NUL-terminate text without another reallocation. */
+    rc = tn_buf_reserve(out, (size_t)size + 1);
+    if (rc) goto cleanup;
+    rc = fs->pread(fs, f, out->data + out->len, (size_t)size, 0);
+    if (rc) goto cleanup;
+    out->len += (size_t)size;
+    out->data[out->len] = '\0';
+cleanup:
+    if (f) {
+        if (rc) {
+            tn_error_state saved;
+            tn_error_save(&saved);
+            fs->close(fs, f);
+            tn_error_restore(&saved);
+        } else {
+            rc = fs->close(fs, f);
+        }
+    }
+    return rc;
+}
+
+int tn_fs_write_all(tn_fs *fs, const char *path, const void *data, size_t n, bool do_sync) {
+    tn_file *f = NULL;
+    int rc = fs->open_write(fs, path, false, &f);
+    if (rc) goto cleanup;
+    rc = fs->write(fs, f, data, n);
+    if (rc) goto cleanup;
+    if (do_sync) rc = fs->sync(fs, f);
+cleanup:
+    if (f) {
+        if (rc) {
+            tn_error_state saved;
+            tn_error_save(&saved);
+            fs->close(fs, f);
+            tn_error_restore(&saved);
+        } else {
+            rc = fs->close(fs, f);
+        }
+    }
+    return rc;
+}

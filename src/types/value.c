@@ -1,0 +1,69 @@
+/*
+ * types/value.c: reading one row of a vector into a tn_value, and the total order on values
+ * (statistics, sorting). Text spelling lives in format.c.
+ */
+#include "types/types.h"
+
+#include <math.h>
+#include <string.h>
+
+void tn_vector_get_value(const tn_vector *v, uint32_t row, tn_value *out) {
+    memset(out, 0, sizeof *out);
+    out->type = v->type;
+    if (!tn_vector_is_valid(v, row)) {
+        out->is_null = true;
+        return;
+    }
+    const void *data = v->data;
+    switch (v->type.id) {
+    case TN_TYPE_NULL: out->is_null = true; break;
+    case TN_TYPE_BOOLEAN: out->u.b = ((const uint8_t *)data)[row] != 0; break;
+    case TN_TYPE_TINYINT: out->u.i = ((const int8_t *)data)[row]; break;
+    case TN_TYPE_SMALLINT: out->u.i = ((const int16_t *)data)[row]; break;
+    case TN_TYPE_INTEGER:
+    case TN_TYPE_DATE: out->u.i = ((const int32_t *)data)[row]; break;
+    case TN_TYPE_BIGINT:
+    case TN_TYPE_TIMESTAMP:
+    case TN_TYPE_TIMESTAMP_TZ: out->u.i = ((const int64_t *)data)[row]; break;
+    case TN_TYPE_FLOAT: out->u.d = ((const float *)data)[row]; break;
+    case TN_TYPE_DOUBLE: out->u.d = ((const double *)data)[row]; break;
+    case TN_TYPE_DECIMAL:
+        if (tn_type_is_decimal128(v->type)) memcpy(&out->u.i128, (const tn_int128 *)data + row, sizeof(tn_int128));
+        else out->u.i = ((const int64_t *)data)[row];
+        break;
+    case TN_TYPE_VARCHAR:
+    case TN_TYPE_VARBINARY: out->u.s = ((const tn_str *)data)[row]; break;
+    default: out->is_null = true; break;
+    }
+}
+
+#define CMP(a, b) ((a) < (b) ? -1 : (a) > (b) ? 1 : 0)
+
+static int cmp_double(double a, double b) {
+    bool an = isnan(a), bn = isnan(b);
+    if (an || bn) return an && bn ? 0 : an ? 1 : -1;
+    return CMP(a, b);
+}
+
+int tn_value_compare(const tn_value *a, const tn_value *b) {
+    switch (a->type.id) {
+    case TN_TYPE_BOOLEAN: return CMP((int)a->u.b, (int)b->u.b);
+    case TN_TYPE_FLOAT:
+    case TN_TYPE_DOUBLE: return cmp_double(a->u.d, b->u.d);
+    case TN_TYPE_DECIMAL: {
+        /* Equal scale by contract; widen each side by its own precision to be safe. */
+        tn_int128 x = tn_type_is_decimal128(a->type) ? a->u.i128 : (tn_int128)a->u.i;
+        tn_int128 y = tn_type_is_decimal128(b->type) ? b->u.i128 : (tn_int128)b->u.i;
+        return CMP(x, y);
+    }
+    case TN_TYPE_VARCHAR:
+    case TN_TYPE_VARBINARY: {
+        uint32_t n = a->u.s.len < b->u.s.len ? a->u.s.len : b->u.s.len;
+        int c = n ? memcmp(a->u.s.ptr, b->u.s.ptr, n) : 0;
+        if (c) return c < 0 ? -1 : 1;
+        return CMP(a->u.s.len, b->u.s.len);
+    }
+    case TN_TYPE_NULL: return 0;
+    default: return CMP(a->u.i, b->u.i);
+    }
+}

@@ -1,0 +1,167 @@
+/*
+ * types/vector.c: column vectors (data array, lazily allocated validity bitmap, string heap
+ * arena created on first string) and chunks of vectors. Does not interpret values beyond
+ * copying them; see value.c for reading and comparing, format.c for text.
+ */
+#include "types/types.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static size_t validity_words(uint32_t capacity) { return ((size_t)capacity + 63) / 64; }
+
+int tn_vector_init(tn_vector *v, tn_type type, uint32_t capacity) {
+    memset(v, 0, sizeof *v);
+    v->type = type;
+    size_t width = tn_type_width(type);
+    if (capacity == 0) capacity = 1;
+    v->data = tn_calloc(capacity, width ? width : 1);
+    if (!v->data) return TN_ENOMEM;
+    v->capacity = capacity;
+    return 0;
+}
+
+void tn_vector_free(tn_vector *v) {
+    if (!v) return;
+    free(v->data);
+    free(v->validity);
+    tn_arena_destroy(v->heap);
+    v->data = NULL;
+    v->validity = NULL;
+    v->heap = NULL;
+    v->count = v->capacity = 0;
+}
+
+void tn_vector_reset(tn_vector *v) {
+    v->count = 0;
+    if (v->validity) memset(v->validity, 0xff, validity_words(v->capacity) * sizeof(uint64_t));
+    if (v->heap) tn_arena_reset(v->heap);
+}
+
+int tn_vector_reserve(tn_vector *v, uint32_t capacity) {
+    if (capacity <= v->capacity) return 0;
+    size_t width = tn_type_width(v->type);
+    if (width == 0) width = 1;
+    if ((size_t)capacity > SIZE_MAX / width)
+        return tn_error_set(TN_ENOMEM, "out of memory: vector of %u values", capacity);
+    uint8_t *data = tn_realloc(v->data, (size_t)capacity * width);
+    if (!data) return TN_ENOMEM;
+    memset(data + (size_t)v->capacity * width, 0, (size_t)(capacity - v->capacity) * width);
+    v->data = data;
+    if (v->validity) {
+        size_t old_words = validity_words(v->capacity), new_words = validity_words(capacity);
+        if (new_words > old_words) {
+            uint64_t *val = tn_realloc(v->validity, new_words * sizeof(uint64_t));
+            if (!val) return TN_ENOMEM;
+            memset(val + old_words, 0xff, (new_words - old_words) * sizeof(uint64_t));
+            v->validity = val;
+        }
+    }
+    v->capacity = capacity;
+    return 0;
+}
+
+int tn_vector_ensure_validity(tn_vector *v) {
+    if (v->validity) return 0;
+    size_t words = validity_words(v->capacity);
+    v->validity = tn_malloc(words * sizeof(uint64_t));
+    if (!v->validity) return TN_ENOMEM;
+    memset(v->validity, 0xff, words * sizeof(uint64_t));
+    return 0;
+}
+
+int tn_vector_set_null(tn_vector *v, uint32_t row) {
+    if (row >= v->capacity)
+        return tn_error_set(TN_EINTERNAL, "vector: row %u beyond capacity %u", row, v->capacity);
+    int rc = tn_vector_ensure_validity(v);
+    if (rc) return rc;
+    tn_vector_set_valid_bit(v, row, false);
+    size_t width = tn_type_width(v->type);
+    memset((uint8_t *)v->data + (size_t)row * width, 0, width);
+    return 0;
+}
+
+int tn_vector_set_str(tn_vector *v, uint32_t row, const char *ptr, size_t len) {
+    if (row >= v->capacity)
+        return tn_error_set(TN_EINTERNAL, "vector: row %u beyond capacity %u", row, v->capacity);
+    if (len > UINT32_MAX)
+        return tn_error_set(TN_ELIMIT, "string of %zu bytes is too long", len);
+    if (!v->heap) {
+        v->heap = tn_arena_create(0);
+        if (!v->heap) return TN_ENOMEM;
+    }
+    char *copy = tn_arena_alloc(v->heap, len ? len : 1);
+    if (!copy) return TN_ENOMEM;
+    if (len) memcpy(copy, ptr, len);
+    tn_str *slot = (tn_str *)v->data + row;
+    slot->ptr = copy;
+    slot->len = (uint32_t)len;
+    if (v->validity) tn_vector_set_valid_bit(v, row, true);
+    return 0;
+}
+
+int tn_vector_append_from(tn_vector *dst, const tn_vector *src, uint32_t row) {
+    if (!tn_type_equal(dst->type, src->type))
+        return tn_error_set(TN_EINTERNAL, "vector append: type mismatch");
+    if (dst->count == UINT32_MAX) return tn_error_set(TN_ELIMIT, "vector: too many rows");
+    if (dst->count >= dst->capacity) {
+        uint32_t cap = dst->capacity >= UINT32_MAX / 2 ? UINT32_MAX : dst->capacity * 2;
+        int rc = tn_vector_reserve(dst, cap < 16 ? 16 : cap);
+        if (rc) return rc;
+    }
+    uint32_t at = dst->count;
+    if (!tn_vector_is_valid(src, row)) {
+        int rc = tn_vector_set_null(dst, at);
+        if (rc) return rc;
+    } else if (tn_type_is_string(src->type)) {
+        const tn_str *s = (const tn_str *)src->data + row;
+        int rc = tn_vector_set_str(dst, at, s->ptr, s->len);
+        if (rc) return rc;
+    } else {
+        size_t width = tn_type_width(src->type);
+        memcpy((uint8_t *)dst->data + (size_t)at * width, (const uint8_t *)src->data + (size_t)row * width,
+               width);
+        if (dst->validity) tn_vector_set_valid_bit(dst, at, true);
+    }
+    dst->count = at + 1;
+    return 0;
+}
+
+uint32_t tn_vector_null_count(const tn_vector *v) {
+    if (!v->validity) return 0;
+    uint32_t valid = 0, full = v->count / 64;
+    for (uint32_t i = 0; i < full; i++) valid += (uint32_t)__builtin_popcountll(v->validity[i]);
+    uint32_t rest = v->count & 63;
+    if (rest) valid += (uint32_t)__builtin_popcountll(v->validity[full] & (((uint64_t)1 << rest) - 1));
+    return v->count - valid;
+}
+
+int tn_chunk_init(tn_chunk *c, uint32_t ncols, const tn_type *types, uint32_t capacity) {
+    memset(c, 0, sizeof *c);
+    if (ncols == 0) return 0;
+    c->cols = tn_calloc(ncols, sizeof *c->cols);
+    if (!c->cols) return TN_ENOMEM;
+    for (uint32_t i = 0; i < ncols; i++) {
+        int rc = tn_vector_init(&c->cols[i], types[i], capacity);
+        if (rc) {
+            c->ncols = i;
+            tn_chunk_free(c);
+            return rc;
+        }
+    }
+    c->ncols = ncols;
+    return 0;
+}
+
+void tn_chunk_free(tn_chunk *c) {
+    if (!c) return;
+    for (uint32_t i = 0; i < c->ncols; i++) tn_vector_free(&c->cols[i]);
+    free(c->cols);
+    c->cols = NULL;
+    c->ncols = c->count = 0;
+}
+
+void tn_chunk_reset(tn_chunk *c) {
+    for (uint32_t i = 0; i < c->ncols; i++) tn_vector_reset(&c->cols[i]);
+    c->count = 0;
+}

@@ -164,4 +164,18 @@ int64_t tn_time_now_us(void);
 /* Number of worker threads to use by default (online cores, or $TARN_THREADS). */
 int tn_default_threads(void);
 
+/* ---------------------------------------------------------------------------------------------
+ * Thread pool for morsel-driven parallelism. tn_pool_run() runs fn for task = 0..ntasks-1 on
+ * the pool's workers and the calling thread (which takes part), each task claimed from a shared
+ * counter, and returns when all are done. Tasks after a failing one are not started; the first
+ * error (code and message) is carried to the caller's thread and returned. `worker` is a dense
+ * index in 0..tn_pool_size(pool)-1, for per-worker state. A pool runs one job at a time.
+ */
+typedef struct tn_pool tn_pool;
+typedef int (*tn_pool_task_fn)(void *ctx, uint32_t task, uint32_t worker);
+int tn_pool_create(tn_pool **out, int threads);         /* threads <= 0: tn_default_threads() */
+void tn_pool_destroy(tn_pool *pool);                    /* NULL ok; joins the workers */
+uint32_t tn_pool_size(const tn_pool *pool);             /* workers incl. the calling thread */
+int tn_pool_run(tn_pool *pool, uint32_t ntasks, tn_pool_task_fn fn, void *ctx);
+
 #endif

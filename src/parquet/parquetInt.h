@@ -196,4 +196,94 @@ int pq_delta_binary_encode(tn_buf *out, const int64_t *values, uint32_t count, b
 /* BYTE_STREAM_SPLIT of `count` values of `width` bytes. */
 int pq_byte_stream_split_decode(const uint8_t *buf, size_t len, size_t width, uint32_t count, uint8_t *out);
 
+/* ---------------------------------------------------------------------------------------------
+ * Added by the low-layer engineer (thrift.c / metadata.c / encoding.c). Everything below is an
+ * addition; nothing above was changed.
+ */
+
+/* PLAIN BOOLEAN: bit-packed LSB first. Decodes `count` values starting at bit `bit_offset` of
+ * buf into out (one byte 0/1 each). Errors (TN_ECORRUPT) when buf holds fewer bits. */
+int pq_plain_bool_decode(const uint8_t *buf, size_t len, uint64_t bit_offset, uint32_t count,
+                         uint8_t *out);
+/* Appends `count` booleans (bytes, nonzero = true) bit-packed LSB first, last byte zero-padded. */
+int pq_plain_bool_encode(tn_buf *out, const uint8_t *values, uint32_t count);
+
+/* DELTA_LENGTH_BYTE_ARRAY: exactly `count` values. out[i] points INTO buf (no copy; buf must
+ * outlive out). arena is not used (may be NULL; kept for symmetry). *consumed = bytes of the
+ * lengths stream + all value bytes. */
+int pq_delta_length_byte_array_decode(const uint8_t *buf, size_t len, uint32_t count, tn_str *out,
+                                      tn_arena *arena, size_t *consumed);
+/* DELTA_BYTE_ARRAY (incremental / front coding): exactly `count` values, materialised into
+ * arena (out[i] points into the arena; buf may be freed afterwards). prefix_i must be <= the
+ * length of value i-1 (value -1 has length 0). Total materialised bytes are capped at 2 GiB
+ * (TN_ELIMIT). *consumed = bytes read. */
+int pq_delta_byte_array_decode(const uint8_t *buf, size_t len, uint32_t count, tn_str *out,
+                               tn_arena *arena, size_t *consumed);
+
+/* BloomFilterHeader{1 numBytes, 2 algorithm{1 BLOCK}, 3 hash{1 XXHASH}, 4 compression{1
+ * UNCOMPRESSED}}. Decode fails with TN_EUNSUPPORTED for another algorithm/hash/compression, and
+ * with TN_ECORRUPT when num_bytes <= 0. Encode writes the only supported combination. */
+int pq_decode_bloom_header(int32_t *num_bytes, const uint8_t *buf, size_t len, size_t *consumed);
+int pq_encode_bloom_header(tn_buf *out, int32_t num_bytes);
+
+/* Generic Thrift compact protocol (thrift.c), used by metadata.c; usable for any other Thrift
+ * structure. Reader: every read is bounds-checked, nesting is capped at PQ_THRIFT_MAX_DEPTH,
+ * errors are TN_ECORRUPT "thrift: ... at byte N". Type ids are the compact ones below. */
+enum { PQ_TT_STOP = 0, PQ_TT_BOOL_TRUE = 1, PQ_TT_BOOL_FALSE = 2, PQ_TT_I8 = 3, PQ_TT_I16 = 4,
+       PQ_TT_I32 = 5, PQ_TT_I64 = 6, PQ_TT_DOUBLE = 7, PQ_TT_BINARY = 8, PQ_TT_LIST = 9,
+       PQ_TT_SET = 10, PQ_TT_MAP = 11, PQ_TT_STRUCT = 12, PQ_TT_UUID = 13 };
+#define PQ_THRIFT_MAX_DEPTH 64
+
+typedef struct pq_thrift_reader {
+    const uint8_t *buf;
+    size_t len, pos;
+    int depth;                      /* open structs */
+    int16_t last_id[PQ_THRIFT_MAX_DEPTH + 1];
+} pq_thrift_reader;
+
+void pq_thrift_reader_init(pq_thrift_reader *r, const uint8_t *buf, size_t len);
+int pq_thrift_struct_begin(pq_thrift_reader *r);           /* pushes a field-id counter */
+void pq_thrift_struct_end(pq_thrift_reader *r);            /* after the stop field was read */
+/* Next field header: *type = PQ_TT_STOP at the end of the struct. For a bool field *type is
+ * PQ_TT_BOOL_TRUE or PQ_TT_BOOL_FALSE and there is no payload. */
+int pq_thrift_field(pq_thrift_reader *r, int *type, int16_t *id);
+int pq_thrift_read_i8(pq_thrift_reader *r, int8_t *out);
+int pq_thrift_read_i16(pq_thrift_reader *r, int16_t *out);
+int pq_thrift_read_i32(pq_thrift_reader *r, int32_t *out);
+int pq_thrift_read_i64(pq_thrift_reader *r, int64_t *out);
+int pq_thrift_read_double(pq_thrift_reader *r, double *out);
+/* *ptr points into the reader's buffer. */
+int pq_thrift_read_binary(pq_thrift_reader *r, const uint8_t **ptr, uint32_t *len);
+/* List/set header; *size is checked against the bytes left (each element takes >= 1 byte). */
+int pq_thrift_list_begin(pq_thrift_reader *r, int *elem_type, uint32_t *size);
+int pq_thrift_read_bool_elem(pq_thrift_reader *r, bool *out);   /* list element: 1 = true */
+/* Skips one value of `type` (a bool field value has no payload: pass PQ_TT_BOOL_* only for
+ * list elements, where a bool is one byte; field bools need no skip). */
+int pq_thrift_skip(pq_thrift_reader *r, int type);
+int pq_thrift_skip_field(pq_thrift_reader *r, int type);  /* skip a field's value (bool: none) */
+int pq_thrift_read_uvarint(pq_thrift_reader *r, uint64_t *out);
+
+/* Writer: errors are sticky (first error kept in rc; later calls do nothing), so encoders
+ * check w->rc once at the end. */
+typedef struct pq_thrift_writer {
+    tn_buf *out;
+    int rc;
+    int depth;
+    int16_t last_id[PQ_THRIFT_MAX_DEPTH + 1];
+} pq_thrift_writer;
+
+void pq_thrift_writer_init(pq_thrift_writer *w, tn_buf *out);
+void pq_thrift_write_struct_begin(pq_thrift_writer *w);
+void pq_thrift_write_struct_end(pq_thrift_writer *w);      /* writes the stop byte */
+void pq_thrift_write_field(pq_thrift_writer *w, int16_t id, int type);  /* not for bools */
+void pq_thrift_write_bool_field(pq_thrift_writer *w, int16_t id, bool value);
+void pq_thrift_write_i8(pq_thrift_writer *w, int8_t v);
+void pq_thrift_write_i32(pq_thrift_writer *w, int32_t v);  /* also i16 and enums */
+void pq_thrift_write_i64(pq_thrift_writer *w, int64_t v);
+void pq_thrift_write_double(pq_thrift_writer *w, double v);
+void pq_thrift_write_binary(pq_thrift_writer *w, const void *data, size_t len);
+void pq_thrift_write_list_begin(pq_thrift_writer *w, int elem_type, uint32_t size);
+void pq_thrift_write_bool_elem(pq_thrift_writer *w, bool v);  /* 1 = true, 2 = false */
+void pq_thrift_write_uvarint(pq_thrift_writer *w, uint64_t v);
+
 #endif

@@ -1,0 +1,918 @@
+/*
+ * sql/parser_expr.c: expressions and type names. Precedence, loosest first (PostgreSQL's):
+ *   OR < AND < NOT < IS [NOT] NULL/TRUE/FALSE/DISTINCT FROM < comparison (= == <> != < <= > >=)
+ *   < [NOT] BETWEEN/IN/LIKE/ILIKE < || < + - < * / % < unary + - < :: < primary
+ * Queries and FROM items are parser_query.c; statements are parser.c.
+ */
+#include "sql/parserInt.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static tn_sql_expr *new_expr(tn_sql_parser *p, tn_sql_expr_kind kind, tn_sql_pos pos) {
+    tn_sql_expr *e = tn_sqlp_alloc(p, sizeof *e);
+    if (e) {
+        e->kind = kind;
+        e->pos = pos;
+    }
+    return e;
+}
+
+static tn_sql_expr *binary(tn_sql_parser *p, tn_sql_binary_op op, tn_sql_pos pos, tn_sql_expr *l,
+                           tn_sql_expr *r) {
+    if (!l || !r) return NULL;
+    tn_sql_expr *e = new_expr(p, TN_SQL_E_BINARY, pos);
+    if (e) {
+        e->u.binary.op = op;
+        e->u.binary.left = l;
+        e->u.binary.right = r;
+    }
+    return e;
+}
+
+static bool tok_is(const tn_sql_parser *p, int ahead, tn_tok_type type) {
+    return tn_sqlp_peek(p, ahead)->type == type;
+}
+
+/* An unquoted word (keyword or not) whose folded text is `w`. */
+static bool tok_word(const tn_sql_token *t, const char *w) {
+    return t->type == TK_IDENT && strcmp(t->text, w) == 0;
+}
+
+bool tn_sqlp_is_query_start(const tn_sql_parser *p, int ahead) {
+    const tn_sql_token *t = tn_sqlp_peek(p, ahead);
+    if (t->type != TK_IDENT) return false;
+    if (t->kw == KW_SELECT || t->kw == KW_WITH) return true;
+    return t->kw == KW_VALUES && tn_sqlp_peek(p, ahead + 1)->type == TK_LPAREN;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Literals.
+ */
+static void set_integer(tn_sql_expr *e, const char *text) {
+    /* Value of the digits; fits_int64 when the (signed) value is representable. */
+    bool neg = text[0] == '-';
+    uint64_t v = 0;
+    bool overflow = false;
+    for (const char *s = text + neg; *s; s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10) { overflow = true; break; }
+        v = v * 10 + d;
+    }
+    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    e->u.lit.fits_int64 = !overflow && v <= limit;
+    if (e->u.lit.fits_int64) e->u.lit.int_value = neg ? (int64_t)(0 - v) : (int64_t)v;
+}
+
+static tn_sql_expr *number_literal(tn_sql_parser *p, const tn_sql_token *t) {
+    tn_sql_expr *e = new_expr(p, TN_SQL_E_LITERAL, t->pos);
+    if (!e) return NULL;
+    e->u.lit.text = t->text;
+    e->u.lit.len = t->text_len;
+    if (t->type == TK_INTEGER) {
+        e->u.lit.kind = TN_SQL_LIT_INTEGER;
+        set_integer(e, t->text);
+    } else {
+        e->u.lit.kind = t->type == TK_FLOAT ? TN_SQL_LIT_FLOAT : TN_SQL_LIT_DECIMAL;
+        e->u.lit.float_value = strtod(t->text, NULL);
+    }
+    return e;
+}
+
+static tn_sql_expr *string_literal(tn_sql_parser *p, const tn_sql_token *t, tn_sql_lit_kind kind) {
+    tn_sql_expr *e = new_expr(p, TN_SQL_E_LITERAL, t->pos);
+    if (!e) return NULL;
+    e->u.lit.kind = kind;
+    e->u.lit.text = t->text;
+    e->u.lit.len = t->text_len;
+    return e;
+}
+
+/* -<number literal> becomes one literal whose text starts with '-' (so -9223372036854775808
+ * fits int64). */
+static tn_sql_expr *negate_literal(tn_sql_parser *p, tn_sql_expr *e, tn_sql_pos pos) {
+    char *text = tn_sqlp_alloc(p, e->u.lit.len + 2);
+    if (!text) return NULL;
+    if (e->u.lit.text[0] == '-') {
+        memcpy(text, e->u.lit.text + 1, e->u.lit.len - 1);
+        text[e->u.lit.len - 1] = '\0';
+        e->u.lit.len--;
+    } else {
+        text[0] = '-';
+        memcpy(text + 1, e->u.lit.text, e->u.lit.len + 1);
+        e->u.lit.len++;
+    }
+    e->u.lit.text = text;
+    e->pos = pos;
+    if (e->u.lit.kind == TN_SQL_LIT_INTEGER) set_integer(e, text);
+    else e->u.lit.float_value = -e->u.lit.float_value;
+    return e;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Types.
+ */
+typedef struct type_alias {
+    const char *word;
+    const char *canon;
+    int8_t id;              /* tn_type_id, -1 = parsed but not a tarn type */
+} type_alias;
+
+static const type_alias g_types[] = {
+    {"boolean", "BOOLEAN", TN_TYPE_BOOLEAN},   {"bool", "BOOLEAN", TN_TYPE_BOOLEAN},
+    {"tinyint", "TINYINT", TN_TYPE_TINYINT},   {"int1", "TINYINT", TN_TYPE_TINYINT},
+    {"byte", "TINYINT", TN_TYPE_TINYINT},      {"smallint", "SMALLINT", TN_TYPE_SMALLINT},
+    {"int2", "SMALLINT", TN_TYPE_SMALLINT},    {"short", "SMALLINT", TN_TYPE_SMALLINT},
+    {"int", "INTEGER", TN_TYPE_INTEGER},       {"integer", "INTEGER", TN_TYPE_INTEGER},
+    {"int4", "INTEGER", TN_TYPE_INTEGER},      {"signed", "INTEGER", TN_TYPE_INTEGER},
+    {"bigint", "BIGINT", TN_TYPE_BIGINT},      {"int8", "BIGINT", TN_TYPE_BIGINT},
+    {"long", "BIGINT", TN_TYPE_BIGINT},        {"float", "FLOAT", TN_TYPE_FLOAT},
+    {"real", "FLOAT", TN_TYPE_FLOAT},          {"float4", "FLOAT", TN_TYPE_FLOAT},
+    {"double", "DOUBLE", TN_TYPE_DOUBLE},      {"float8", "DOUBLE", TN_TYPE_DOUBLE},
+    {"decimal", "DECIMAL", TN_TYPE_DECIMAL},   {"numeric", "DECIMAL", TN_TYPE_DECIMAL},
+    {"dec", "DECIMAL", TN_TYPE_DECIMAL},       {"varchar", "VARCHAR", TN_TYPE_VARCHAR},
+    {"string", "VARCHAR", TN_TYPE_VARCHAR},    {"text", "VARCHAR", TN_TYPE_VARCHAR},
+    {"char", "VARCHAR", TN_TYPE_VARCHAR},      {"character", "VARCHAR", TN_TYPE_VARCHAR},
+    {"bpchar", "VARCHAR", TN_TYPE_VARCHAR},    {"nvarchar", "VARCHAR", TN_TYPE_VARCHAR},
+    {"varbinary", "VARBINARY", TN_TYPE_VARBINARY}, {"binary", "VARBINARY", TN_TYPE_VARBINARY},
+    {"blob", "VARBINARY", TN_TYPE_VARBINARY},  {"bytea", "VARBINARY", TN_TYPE_VARBINARY},
+    {"bytes", "VARBINARY", TN_TYPE_VARBINARY}, {"date", "DATE", TN_TYPE_DATE},
+    {"timestamp", "TIMESTAMP", TN_TYPE_TIMESTAMP}, {"datetime", "TIMESTAMP", TN_TYPE_TIMESTAMP},
+    {"timestamp_ntz", "TIMESTAMP", TN_TYPE_TIMESTAMP},
+    {"timestamptz", "TIMESTAMPTZ", TN_TYPE_TIMESTAMP_TZ},
+    {"timestamp_ltz", "TIMESTAMPTZ", TN_TYPE_TIMESTAMP_TZ},
+    {"time", "TIME", -1},                      {"interval", "INTERVAL", -1},
+    {"uuid", "UUID", -1},                      {"json", "JSON", -1},
+};
+
+static const type_alias *find_type(const char *word) {
+    for (size_t k = 0; k < sizeof g_types / sizeof g_types[0]; k++)
+        if (strcmp(g_types[k].word, word) == 0) return &g_types[k];
+    return NULL;
+}
+
+static char *upper_dup(tn_sql_parser *p, const char *s) {
+    size_t n = strlen(s);
+    char *u = tn_sqlp_alloc(p, n + 1);
+    if (!u) return NULL;
+    for (size_t k = 0; k < n; k++) u[k] = s[k] >= 'a' && s[k] <= 'z' ? (char)(s[k] - 32) : s[k];
+    return u;
+}
+
+tn_sql_type *tn_sqlp_type(tn_sql_parser *p) {
+    const tn_sql_token *t = tn_sqlp_peek(p, 0);
+    if (t->type != TK_IDENT && t->type != TK_QIDENT) return tn_sqlp_fail_expected(p, "a type name");
+    if (t->type == TK_IDENT && tn_sql_keyword_class(t->kw) == KWC_RESERVED)
+        return tn_sqlp_fail_expected(p, "a type name");
+    tn_sql_type *ty = tn_sqlp_alloc(p, sizeof *ty);
+    if (!ty) return NULL;
+    ty->pos = t->pos;
+    const type_alias *a = t->type == TK_IDENT ? find_type(t->text) : NULL;
+    bool is_ts = a && a->id == TN_TYPE_TIMESTAMP && strcmp(t->text, "timestamp") == 0;
+    if (a) {
+        ty->name = a->canon;
+        ty->known = a->id >= 0;
+        if (a->id >= 0) ty->type = tn_type_make((tn_type_id)a->id);
+    } else {
+        ty->name = upper_dup(p, t->text);
+        if (!ty->name) return NULL;
+    }
+    tn_sqlp_advance(p);
+    /* Two-word spellings. */
+    if (a && a->id == TN_TYPE_DOUBLE && strcmp(t->text, "double") == 0) tn_sqlp_accept_kw(p, KW_PRECISION);
+    if (a && a->id == TN_TYPE_VARCHAR && (strcmp(t->text, "character") == 0 || strcmp(t->text, "char") == 0))
+        tn_sqlp_accept_kw(p, KW_VARYING);
+    if (tok_is(p, 0, TK_LPAREN)) {
+        tn_sqlp_advance(p);
+        for (;;) {
+            const tn_sql_token *n = tn_sqlp_peek(p, 0);
+            if (n->type != TK_INTEGER) return tn_sqlp_fail_expected(p, "an integer type parameter");
+            if (ty->n_params == 2) return tn_sqlp_fail_at(p, n->pos, "too many type parameters");
+            errno = 0;
+            long long v = strtoll(n->text, NULL, 10);
+            if (errno || v > 1000000000) return tn_sqlp_fail_at(p, n->pos, "type parameter too large");
+            ty->params[ty->n_params++] = v;
+            tn_sqlp_advance(p);
+            if (!tn_sqlp_accept(p, TK_COMMA)) break;
+        }
+        if (!tn_sqlp_expect(p, TK_RPAREN, "')' after type parameters")) return NULL;
+    }
+    if (is_ts && (tn_sqlp_is_kw(p, 0, KW_WITH) || tn_sqlp_is_kw(p, 0, KW_WITHOUT)) &&
+        tn_sqlp_is_kw(p, 1, KW_TIME) && tn_sqlp_is_kw(p, 2, KW_ZONE)) {
+        if (tn_sqlp_is_kw(p, 0, KW_WITH)) {
+            ty->name = "TIMESTAMPTZ";
+            ty->type = tn_type_make(TN_TYPE_TIMESTAMP_TZ);
+        }
+        p->i += 3;
+    }
+    if (ty->known && ty->type.id == TN_TYPE_DECIMAL) {
+        int64_t prec = ty->n_params >= 1 ? ty->params[0] : 18;
+        int64_t scale = ty->n_params >= 2 ? ty->params[1] : (ty->n_params == 1 ? 0 : 3);
+        if (prec < 1 || prec > TN_DECIMAL_MAX_PRECISION)
+            return tn_sqlp_fail_at(p, ty->pos, "DECIMAL precision must be between 1 and 38");
+        if (scale > prec) return tn_sqlp_fail_at(p, ty->pos, "DECIMAL scale must not exceed its precision");
+        ty->type = tn_type_decimal((int)prec, (int)scale);
+    } else if (ty->known && ty->type.id == TN_TYPE_FLOAT && ty->n_params == 1 && ty->params[0] > 24) {
+        ty->name = "DOUBLE";
+        ty->type = tn_type_make(TN_TYPE_DOUBLE);
+    }
+    return ty;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Lists.
+ */
+bool tn_sqlp_expr_list(tn_sql_parser *p, tn_sql_expr_list *out) {
+    tn_vec v = {0};
+    do {
+        tn_sql_expr *e = tn_sqlp_expr(p);
+        if (!e || !tn_sqlp_push(p, &v, &e, sizeof e)) return false;
+    } while (tn_sqlp_accept(p, TK_COMMA));
+    out->items = v.data;
+    out->n = v.n;
+    return true;
+}
+
+bool tn_sqlp_order_list(tn_sql_parser *p, tn_sql_order_list *out) {
+    tn_vec v = {0};
+    do {
+        tn_sql_order_item it = {0};
+        it.expr = tn_sqlp_expr(p);
+        if (!it.expr) return false;
+        if (tn_sqlp_accept_kw(p, KW_DESC)) it.desc = true;
+        else tn_sqlp_accept_kw(p, KW_ASC);
+        if (tn_sqlp_accept_kw(p, KW_NULLS)) {
+            if (tn_sqlp_accept_kw(p, KW_FIRST)) it.nulls = 1;
+            else if (tn_sqlp_accept_kw(p, KW_LAST)) it.nulls = 2;
+            else return tn_sqlp_fail_expected(p, "FIRST or LAST after NULLS");
+        }
+        if (!tn_sqlp_push(p, &v, &it, sizeof it)) return false;
+    } while (tn_sqlp_accept(p, TK_COMMA));
+    out->items = v.data;
+    out->n = v.n;
+    return true;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Function calls: f(), f(*), f(DISTINCT a, b ORDER BY c), name => v, FILTER, OVER.
+ */
+static bool frame_bound(tn_sql_parser *p, tn_sql_frame_bound_kind *kind, tn_sql_expr **offset) {
+    if (tn_sqlp_accept_kw(p, KW_UNBOUNDED)) {
+        if (tn_sqlp_accept_kw(p, KW_PRECEDING)) *kind = TN_SQL_BOUND_UNBOUNDED_PRECEDING;
+        else if (tn_sqlp_accept_kw(p, KW_FOLLOWING)) *kind = TN_SQL_BOUND_UNBOUNDED_FOLLOWING;
+        else return tn_sqlp_fail_expected(p, "PRECEDING or FOLLOWING");
+        return true;
+    }
+    if (tn_sqlp_is_kw(p, 0, KW_CURRENT) && tn_sqlp_is_kw(p, 1, KW_ROW)) {
+        p->i += 2;
+        *kind = TN_SQL_BOUND_CURRENT_ROW;
+        return true;
+    }
+    *offset = tn_sqlp_expr(p);
+    if (!*offset) return false;
+    if (tn_sqlp_accept_kw(p, KW_PRECEDING)) *kind = TN_SQL_BOUND_PRECEDING;
+    else if (tn_sqlp_accept_kw(p, KW_FOLLOWING)) *kind = TN_SQL_BOUND_FOLLOWING;
+    else return tn_sqlp_fail_expected(p, "PRECEDING or FOLLOWING");
+    return true;
+}
+
+static tn_sql_window *window_spec(tn_sql_parser *p) {
+    tn_sql_window *w = tn_sqlp_alloc(p, sizeof *w);
+    if (!w) return NULL;
+    if (!tok_is(p, 0, TK_LPAREN)) {
+        if (!tn_sqlp_ident(p, "a window name or '(' after OVER", &w->name)) return NULL;
+        return w;
+    }
+    tn_sqlp_advance(p);
+    if (tn_sqlp_is_kw(p, 0, KW_PARTITION)) {
+        tn_sqlp_advance(p);
+        if (!tn_sqlp_expect_kw(p, KW_BY, "BY after PARTITION")) return NULL;
+        if (!tn_sqlp_expr_list(p, &w->partition_by)) return NULL;
+    }
+    if (tn_sqlp_accept_kw(p, KW_ORDER)) {
+        if (!tn_sqlp_expect_kw(p, KW_BY, "BY after ORDER")) return NULL;
+        if (!tn_sqlp_order_list(p, &w->order_by)) return NULL;
+    }
+    if (tn_sqlp_is_kw(p, 0, KW_ROWS) || tn_sqlp_is_kw(p, 0, KW_RANGE) || tn_sqlp_is_kw(p, 0, KW_GROUPS)) {
+        tn_kw kw = tn_sqlp_peek(p, 0)->kw;
+        w->frame_mode = kw == KW_ROWS ? 1 : kw == KW_RANGE ? 2 : 3;
+        tn_sqlp_advance(p);
+        if (tn_sqlp_accept_kw(p, KW_BETWEEN)) {
+            if (!frame_bound(p, &w->start_kind, &w->start_offset)) return NULL;
+            if (!tn_sqlp_expect_kw(p, KW_AND, "AND in window frame")) return NULL;
+            if (!frame_bound(p, &w->end_kind, &w->end_offset)) return NULL;
+        } else if (!frame_bound(p, &w->start_kind, &w->start_offset)) {
+            return NULL;
+        }
+    }
+    if (!tn_sqlp_expect(p, TK_RPAREN, "')' after window specification")) return NULL;
+    return w;
+}
+
+tn_sql_expr *tn_sqlp_func_call(tn_sql_parser *p, tn_sql_qname name, bool table_function) {
+    tn_sql_expr *e = new_expr(p, TN_SQL_E_FUNCTION, name.parts[0].pos);
+    if (!e) return NULL;
+    e->u.func.name = name;
+    if (!tn_sqlp_expect(p, TK_LPAREN, "'('")) return NULL;
+    if (tok_is(p, 0, TK_STAR) && tok_is(p, 1, TK_RPAREN)) {
+        p->i += 2;
+        e->u.func.star = true;
+    } else if (tn_sqlp_accept(p, TK_RPAREN)) {
+        /* no arguments */
+    } else {
+        tn_vec args = {0}, names = {0};
+        bool any_named = false;
+        if (tn_sqlp_accept_kw(p, KW_DISTINCT)) e->u.func.distinct = true;
+        else tn_sqlp_accept_kw(p, KW_ALL);
+        do {
+            tn_sql_ident nm = {0};
+            const tn_sql_token *t1 = tn_sqlp_peek(p, 1);
+            bool named = (t1->type == TK_ASSIGN || t1->type == TK_ARROW ||
+                          (table_function && t1->type == TK_EQ)) &&
+                         (tn_sqlp_peek(p, 0)->type == TK_QIDENT || tn_sqlp_peek(p, 0)->type == TK_IDENT) &&
+                         tn_sql_keyword_class(tn_sqlp_peek(p, 0)->kw) != KWC_RESERVED;
+            if (named) {
+                nm = tn_sqlp_tok_ident(tn_sqlp_peek(p, 0));
+                p->i += 2;
+                any_named = true;
+            }
+            tn_sql_expr *a = tn_sqlp_expr(p);
+            if (!a || !tn_sqlp_push(p, &args, &a, sizeof a) || !tn_sqlp_push(p, &names, &nm, sizeof nm))
+                return NULL;
+        } while (tn_sqlp_accept(p, TK_COMMA));
+        e->u.func.args.items = args.data;
+        e->u.func.args.n = args.n;
+        if (any_named) e->u.func.arg_names = names.data;
+        if (tn_sqlp_accept_kw(p, KW_ORDER)) {
+            if (!tn_sqlp_expect_kw(p, KW_BY, "BY after ORDER")) return NULL;
+            if (!tn_sqlp_order_list(p, &e->u.func.order_by)) return NULL;
+        }
+        if (!tn_sqlp_expect(p, TK_RPAREN, "')' after function arguments")) return NULL;
+    }
+    if (table_function) return e;
+    if (tn_sqlp_is_kw(p, 0, KW_FILTER) && tok_is(p, 1, TK_LPAREN)) {
+        p->i += 2;
+        if (!tn_sqlp_expect_kw(p, KW_WHERE, "WHERE after FILTER (")) return NULL;
+        e->u.func.filter = tn_sqlp_expr(p);
+        if (!e->u.func.filter) return NULL;
+        if (!tn_sqlp_expect(p, TK_RPAREN, "')' after FILTER condition")) return NULL;
+    }
+    if (tn_sqlp_is_kw(p, 0, KW_OVER) &&
+        (tok_is(p, 1, TK_LPAREN) || tn_sqlp_tok_is_colid(tn_sqlp_peek(p, 1)))) {
+        tn_sqlp_advance(p);
+        e->u.func.over = window_spec(p);
+        if (!e->u.func.over) return NULL;
+    }
+    return e;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Primary expressions.
+ */
+static tn_sql_interval_unit interval_unit(const tn_sql_token *t) {
+    static const struct { const char *w; tn_sql_interval_unit u; } units[] = {
+        {"year", TN_SQL_UNIT_YEAR},     {"years", TN_SQL_UNIT_YEAR},
+        {"month", TN_SQL_UNIT_MONTH},   {"months", TN_SQL_UNIT_MONTH},
+        {"week", TN_SQL_UNIT_WEEK},     {"weeks", TN_SQL_UNIT_WEEK},
+        {"day", TN_SQL_UNIT_DAY},       {"days", TN_SQL_UNIT_DAY},
+        {"hour", TN_SQL_UNIT_HOUR},     {"hours", TN_SQL_UNIT_HOUR},
+        {"minute", TN_SQL_UNIT_MINUTE}, {"minutes", TN_SQL_UNIT_MINUTE},
+        {"second", TN_SQL_UNIT_SECOND}, {"seconds", TN_SQL_UNIT_SECOND},
+        {"millisecond", TN_SQL_UNIT_MILLISECOND}, {"milliseconds", TN_SQL_UNIT_MILLISECOND},
+        {"microsecond", TN_SQL_UNIT_MICROSECOND}, {"microseconds", TN_SQL_UNIT_MICROSECOND},
+    };
+    if (t->type != TK_IDENT) return TN_SQL_UNIT_NONE;
+    for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
+        if (strcmp(units[k].w, t->text) == 0) return units[k].u;
+    return TN_SQL_UNIT_NONE;
+}
+
+static tn_sql_expr *interval_expr(tn_sql_parser *p, tn_sql_pos pos) {
+    tn_sql_expr *e = new_expr(p, TN_SQL_E_INTERVAL, pos);
+    if (!e) return NULL;
+    const tn_sql_token *t = tn_sqlp_peek(p, 0);
+    bool is_string = t->type == TK_STRING;
+    if (is_string) {
+        e->u.interval.value = string_literal(p, t, TN_SQL_LIT_STRING);
+        tn_sqlp_advance(p);
+    } else if (t->type == TK_LPAREN) {
+        tn_sqlp_advance(p);
+        e->u.interval.value = tn_sqlp_expr(p);
+        if (e->u.interval.value && !tn_sqlp_expect(p, TK_RPAREN, "')'")) return NULL;
+    } else {
+        bool neg = t->type == TK_MINUS;
+        tn_sql_pos npos = t->pos;
+        if (neg) t = tn_sqlp_peek(p, 1);
+        if (t->type != TK_INTEGER && t->type != TK_DECIMAL && t->type != TK_FLOAT)
+            return tn_sqlp_fail_expected(p, "a string or number after INTERVAL");
+        p->i += neg ? 2 : 1;
+        e->u.interval.value = number_literal(p, t);
+        if (e->u.interval.value && neg) e->u.interval.value = negate_literal(p, e->u.interval.value, npos);
+    }
+    if (!e->u.interval.value) return NULL;
+    e->u.interval.unit = interval_unit(tn_sqlp_peek(p, 0));
+    if (e->u.interval.unit != TN_SQL_UNIT_NONE) {
+        tn_sqlp_advance(p);
+        if (tn_sqlp_is_kw(p, 0, KW_TO) && interval_unit(tn_sqlp_peek(p, 1)) != TN_SQL_UNIT_NONE) {
+            e->u.interval.to_unit = interval_unit(tn_sqlp_peek(p, 1));
+            p->i += 2;
+        }
+    } else if (!is_string) {
+        return tn_sqlp_fail_expected(p, "an interval unit (DAY, HOUR, ...)");
+    }
+    return e;
+}
+
+static tn_sql_expr *case_expr(tn_sql_parser *p, tn_sql_pos pos) {
+    tn_sql_expr *e = new_expr(p, TN_SQL_E_CASE, pos);
+    if (!e) return NULL;
+    if (!tn_sqlp_is_kw(p, 0, KW_WHEN)) {
+        e->u.case_.operand = tn_sqlp_expr(p);
+        if (!e->u.case_.operand) return NULL;
+    }
+    tn_vec whens = {0};
+    while (tn_sqlp_accept_kw(p, KW_WHEN)) {
+        tn_sql_case_when w;
+        w.when = tn_sqlp_expr(p);
+        if (!w.when || !tn_sqlp_expect_kw(p, KW_THEN, "THEN after WHEN condition")) return NULL;
+        w.then = tn_sqlp_expr(p);
+        if (!w.then || !tn_sqlp_push(p, &whens, &w, sizeof w)) return NULL;
+    }
+    if (whens.n == 0) return tn_sqlp_fail_expected(p, "WHEN in CASE");
+    e->u.case_.whens = whens.data;
+    e->u.case_.n_whens = whens.n;
+    if (tn_sqlp_accept_kw(p, KW_ELSE)) {
+        e->u.case_.else_expr = tn_sqlp_expr(p);
+        if (!e->u.case_.else_expr) return NULL;
+    }
+    if (!tn_sqlp_expect_kw(p, KW_END, "END after CASE")) return NULL;
+    return e;
+}
+
+static tn_sql_expr *cast_expr(tn_sql_parser *p, tn_sql_pos pos, bool try_cast) {
+    tn_sql_expr *e = new_expr(p, TN_SQL_E_CAST, pos);
+    if (!e) return NULL;
+    e->u.cast.try_cast = try_cast;
+    if (!tn_sqlp_expect(p, TK_LPAREN, try_cast ? "'(' after TRY_CAST" : "'(' after CAST")) return NULL;
+    e->u.cast.arg = tn_sqlp_expr(p);
+    if (!e->u.cast.arg || !tn_sqlp_expect_kw(p, KW_AS, "AS in CAST")) return NULL;
+    e->u.cast.type = tn_sqlp_type(p);
+    if (!e->u.cast.type || !tn_sqlp_expect(p, TK_RPAREN, "')' after CAST")) return NULL;
+    return e;
+}
+
+static tn_sql_expr *extract_expr(tn_sql_parser *p, tn_sql_pos pos) {
+    tn_sql_expr *e = new_expr(p, TN_SQL_E_EXTRACT, pos);
+    if (!e) return NULL;
+    p->i++;                                           /* ( */
+    const tn_sql_token *f = tn_sqlp_peek(p, 0);
+    if (f->type == TK_IDENT || f->type == TK_STRING) {
+        char *lower = tn_sqlp_alloc(p, f->text_len + 1);
+        if (!lower) return NULL;
+        for (size_t k = 0; k < f->text_len; k++)
+            lower[k] = f->text[k] >= 'A' && f->text[k] <= 'Z' ? (char)(f->text[k] + 32) : f->text[k];
+        e->u.extract.field = lower;
+        tn_sqlp_advance(p);
+    } else {
+        return tn_sqlp_fail_expected(p, "a field name in EXTRACT");
+    }
+    if (!tn_sqlp_expect_kw(p, KW_FROM, "FROM in EXTRACT")) return NULL;
+    e->u.extract.arg = tn_sqlp_expr(p);
+    if (!e->u.extract.arg || !tn_sqlp_expect(p, TK_RPAREN, "')' after EXTRACT")) return NULL;
+    return e;
+}
+
+static tn_sql_expr *subquery_expr(tn_sql_parser *p, tn_sql_expr_kind kind, tn_sql_pos pos) {
+    tn_sql_expr *e = new_expr(p, kind, pos);
+    if (!e) return NULL;
+    e->u.subquery.query = tn_sqlp_query(p);
+    if (!e->u.subquery.query || !tn_sqlp_expect(p, TK_RPAREN, "')' after subquery")) return NULL;
+    return e;
+}
+
+/* ( expr ), ( expr, expr ... ) or ( query ); the '(' is current. */
+static tn_sql_expr *paren_expr(tn_sql_parser *p) {
+    tn_sql_pos pos = tn_sqlp_peek(p, 0)->pos;
+    tn_sqlp_advance(p);
+    if (tn_sqlp_is_query_start(p, 0)) return subquery_expr(p, TN_SQL_E_SUBQUERY, pos);
+    tn_sql_expr *e = tn_sqlp_expr(p);
+    if (!e) return NULL;
+    if (tok_is(p, 0, TK_COMMA)) {
+        tn_vec items = {0};
+        if (!tn_sqlp_push(p, &items, &e, sizeof e)) return NULL;
+        while (tn_sqlp_accept(p, TK_COMMA)) {
+            tn_sql_expr *x = tn_sqlp_expr(p);
+            if (!x || !tn_sqlp_push(p, &items, &x, sizeof x)) return NULL;
+        }
+        e = new_expr(p, TN_SQL_E_ROW, pos);
+        if (!e) return NULL;
+        e->u.list.items = items.data;
+        e->u.list.n = items.n;
+    }
+    if (!tn_sqlp_expect(p, TK_RPAREN, "')'")) return NULL;
+    return e;
+}
+
+static tn_sql_expr *list_literal(tn_sql_parser *p) {
+    tn_sql_expr *e = new_expr(p, TN_SQL_E_LIST, tn_sqlp_peek(p, 0)->pos);
+    if (!e) return NULL;
+    tn_sqlp_advance(p);
+    if (!tn_sqlp_accept(p, TK_RBRACKET)) {
+        if (!tn_sqlp_expr_list(p, &e->u.list)) return NULL;
+        if (!tn_sqlp_expect(p, TK_RBRACKET, "']' after list elements")) return NULL;
+    }
+    return e;
+}
+
+/* A word that starts a name: column, qualified column, t.*, function call. */
+static tn_sql_expr *name_expr(tn_sql_parser *p) {
+    const tn_sql_token *t = tn_sqlp_peek(p, 0);
+    bool call = tok_is(p, 1, TK_LPAREN);
+    if (!(call ? tn_sqlp_tok_is_funcname(t) : tn_sqlp_tok_is_colid(t)))
+        return tn_sqlp_fail_expected(p, "an expression");
+    tn_vec parts = {0};
+    tn_sql_ident id = tn_sqlp_tok_ident(t);
+    if (!tn_sqlp_push(p, &parts, &id, sizeof id)) return NULL;
+    tn_sqlp_advance(p);
+    while (tok_is(p, 0, TK_DOT)) {
+        const tn_sql_token *n = tn_sqlp_peek(p, 1);
+        if (n->type == TK_STAR) {
+            tn_sql_expr *e = new_expr(p, TN_SQL_E_STAR, parts.n ? ((tn_sql_ident *)parts.data)[0].pos : t->pos);
+            if (!e) return NULL;
+            e->u.star.parts = parts.data;
+            e->u.star.n = parts.n;
+            p->i += 2;
+            return e;
+        }
+        if (n->type != TK_IDENT && n->type != TK_QIDENT) {
+            tn_sqlp_advance(p);
+            return tn_sqlp_fail_expected(p, "a name after '.'");
+        }
+        id = tn_sqlp_tok_ident(n);
+        if (!tn_sqlp_push(p, &parts, &id, sizeof id)) return NULL;
+        p->i += 2;
+    }
+    tn_sql_qname qn = {parts.data, parts.n};
+    if (tok_is(p, 0, TK_LPAREN)) return tn_sqlp_func_call(p, qn, false);
+    tn_sql_expr *e = new_expr(p, TN_SQL_E_COLUMN, qn.parts[0].pos);
+    if (e) e->u.column = qn;
+    return e;
+}
+
+static tn_sql_expr *primary(tn_sql_parser *p) {
+    const tn_sql_token *t = tn_sqlp_peek(p, 0);
+    tn_sql_expr *e;
+    switch (t->type) {
+    case TK_INTEGER:
+    case TK_DECIMAL:
+    case TK_FLOAT:
+        tn_sqlp_advance(p);
+        return number_literal(p, t);
+    case TK_STRING:
+        tn_sqlp_advance(p);
+        return string_literal(p, t, TN_SQL_LIT_STRING);
+    case TK_BLOB:
+        tn_sqlp_advance(p);
+        return string_literal(p, t, TN_SQL_LIT_BLOB);
+    case TK_PARAM:
+        e = new_expr(p, TN_SQL_E_PARAM, t->pos);
+        if (!e) return NULL;
+        e->u.param.dollar = t->ival > 0;
+        e->u.param.index = t->ival > 0 ? (int)t->ival : ++p->next_qparam;
+        if (e->u.param.index > p->n_params) p->n_params = e->u.param.index;
+        tn_sqlp_advance(p);
+        return e;
+    case TK_LPAREN:
+        return paren_expr(p);
+    case TK_LBRACKET:
+        return list_literal(p);
+    case TK_QIDENT:
+        return name_expr(p);
+    case TK_IDENT:
+        break;
+    default:
+        return tn_sqlp_fail_expected(p, "an expression");
+    }
+    const tn_sql_token *n = tn_sqlp_peek(p, 1);
+    tn_sql_pos pos = t->pos;
+    switch (t->kw) {
+    case KW_NULL:
+    case KW_TRUE:
+    case KW_FALSE:
+        e = new_expr(p, TN_SQL_E_LITERAL, pos);
+        if (!e) return NULL;
+        e->u.lit.kind = t->kw == KW_NULL ? TN_SQL_LIT_NULL : TN_SQL_LIT_BOOL;
+        e->u.lit.bool_value = t->kw == KW_TRUE;
+        e->u.lit.text = t->text;
+        e->u.lit.len = t->text_len;
+        tn_sqlp_advance(p);
+        return e;
+    case KW_CASE:
+        tn_sqlp_advance(p);
+        return case_expr(p, pos);
+    case KW_CAST:
+        tn_sqlp_advance(p);
+        return cast_expr(p, pos, false);
+    case KW_TRY_CAST:
+        if (n->type != TK_LPAREN) break;
+        tn_sqlp_advance(p);
+        return cast_expr(p, pos, true);
+    case KW_EXTRACT:
+        if (n->type != TK_LPAREN) break;
+        tn_sqlp_advance(p);
+        return extract_expr(p, pos);
+    case KW_EXISTS:
+        if (n->type != TK_LPAREN) break;
+        p->i += 2;
+        if (!tn_sqlp_is_query_start(p, 0)) return tn_sqlp_fail_expected(p, "a subquery after EXISTS (");
+        return subquery_expr(p, TN_SQL_E_EXISTS, pos);
+    case KW_INTERVAL:
+        if (n->type != TK_STRING && n->type != TK_INTEGER && n->type != TK_DECIMAL &&
+            n->type != TK_FLOAT && n->type != TK_MINUS && n->type != TK_LPAREN)
+            break;
+        tn_sqlp_advance(p);
+        return interval_expr(p, pos);
+    case KW_CURRENT_DATE:
+    case KW_CURRENT_TIME:
+    case KW_CURRENT_TIMESTAMP: {
+        tn_sql_ident *id = tn_sqlp_alloc(p, sizeof *id);
+        e = new_expr(p, TN_SQL_E_FUNCTION, pos);
+        if (!id || !e) return NULL;
+        *id = tn_sqlp_tok_ident(t);
+        e->u.func.name.parts = id;
+        e->u.func.name.n = 1;
+        tn_sqlp_advance(p);
+        if (tok_is(p, 0, TK_LPAREN) && tok_is(p, 1, TK_RPAREN)) p->i += 2;
+        return e;
+    }
+    default:
+        break;
+    }
+    /* A type name followed by a string: DATE '2024-01-01', TIMESTAMP '...', TIMESTAMPTZ '...'. */
+    if (n->type == TK_STRING && find_type(t->text)) {
+        e = new_expr(p, TN_SQL_E_LITERAL, pos);
+        if (!e) return NULL;
+        e->u.lit.typed_as = tn_sqlp_type(p);
+        if (!e->u.lit.typed_as) return NULL;
+        const tn_sql_token *s = tn_sqlp_peek(p, 0);
+        if (s->type != TK_STRING) return tn_sqlp_fail_expected(p, "a string after the type name");
+        e->u.lit.kind = TN_SQL_LIT_TYPED;
+        e->u.lit.text = s->text;
+        e->u.lit.len = s->text_len;
+        tn_sqlp_advance(p);
+        return e;
+    }
+    if (tok_word(t, "array") && n->type == TK_LBRACKET) {
+        tn_sqlp_advance(p);
+        return list_literal(p);
+    }
+    return name_expr(p);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Operators, from the tightest.
+ */
+static tn_sql_expr *postfix(tn_sql_parser *p) {
+    tn_sql_expr *e = primary(p);
+    while (e && tok_is(p, 0, TK_CAST)) {
+        tn_sql_pos pos = tn_sqlp_peek(p, 0)->pos;
+        tn_sqlp_advance(p);
+        tn_sql_expr *c = new_expr(p, TN_SQL_E_CAST, pos);
+        if (!c) return NULL;
+        c->u.cast.arg = e;
+        c->u.cast.postfix = true;
+        c->u.cast.type = tn_sqlp_type(p);
+        if (!c->u.cast.type) return NULL;
+        e = c;
+    }
+    return e;
+}
+
+static tn_sql_expr *unary(tn_sql_parser *p);
+tn_sql_expr *tn_sqlp_unary(tn_sql_parser *p) { return unary(p); }
+
+static tn_sql_expr *unary(tn_sql_parser *p) {
+    const tn_sql_token *t = tn_sqlp_peek(p, 0);
+    if (t->type != TK_MINUS && t->type != TK_PLUS) return postfix(p);
+    tn_sql_pos pos = t->pos;
+    bool neg = t->type == TK_MINUS;
+    if (!tn_sqlp_enter(p)) return NULL;
+    tn_sqlp_advance(p);
+    tn_sql_expr *arg = unary(p);
+    tn_sqlp_leave(p);
+    if (!arg) return NULL;
+    if (neg && arg->kind == TN_SQL_E_LITERAL &&
+        (arg->u.lit.kind == TN_SQL_LIT_INTEGER || arg->u.lit.kind == TN_SQL_LIT_DECIMAL ||
+         arg->u.lit.kind == TN_SQL_LIT_FLOAT))
+        return negate_literal(p, arg, pos);
+    tn_sql_expr *e = new_expr(p, TN_SQL_E_UNARY, pos);
+    if (!e) return NULL;
+    e->u.unary.op = neg ? TN_SQL_OP_NEG : TN_SQL_OP_PLUS;
+    e->u.unary.arg = arg;
+    return e;
+}
+
+static tn_sql_expr *mul(tn_sql_parser *p) {
+    tn_sql_expr *l = unary(p);
+    while (l) {
+        const tn_sql_token *t = tn_sqlp_peek(p, 0);
+        tn_sql_binary_op op;
+        if (t->type == TK_STAR) op = TN_SQL_OP_MUL;
+        else if (t->type == TK_SLASH) op = TN_SQL_OP_DIV;
+        else if (t->type == TK_PERCENT) op = TN_SQL_OP_MOD;
+        else break;
+        tn_sqlp_advance(p);
+        l = binary(p, op, t->pos, l, unary(p));
+    }
+    return l;
+}
+
+static tn_sql_expr *add(tn_sql_parser *p) {
+    tn_sql_expr *l = mul(p);
+    while (l) {
+        const tn_sql_token *t = tn_sqlp_peek(p, 0);
+        if (t->type != TK_PLUS && t->type != TK_MINUS) break;
+        tn_sqlp_advance(p);
+        l = binary(p, t->type == TK_PLUS ? TN_SQL_OP_ADD : TN_SQL_OP_SUB, t->pos, l, mul(p));
+    }
+    return l;
+}
+
+static tn_sql_expr *concat(tn_sql_parser *p) {
+    tn_sql_expr *l = add(p);
+    while (l && tok_is(p, 0, TK_CONCAT)) {
+        tn_sql_pos pos = tn_sqlp_peek(p, 0)->pos;
+        tn_sqlp_advance(p);
+        l = binary(p, TN_SQL_OP_CONCAT, pos, l, add(p));
+    }
+    return l;
+}
+
+/* [NOT] BETWEEN / IN / LIKE / ILIKE after an operand. */
+static tn_sql_expr *predicate(tn_sql_parser *p) {
+    tn_sql_expr *l = concat(p);
+    while (l) {
+        int k = 0;
+        bool neg = false;
+        if (tn_sqlp_is_kw(p, 0, KW_NOT)) {
+            tn_kw next = tn_sqlp_peek(p, 1)->kw;
+            if (tn_sqlp_peek(p, 1)->type != TK_IDENT ||
+                (next != KW_BETWEEN && next != KW_IN && next != KW_LIKE && next != KW_ILIKE))
+                break;
+            neg = true;
+            k = 1;
+        }
+        const tn_sql_token *t = tn_sqlp_peek(p, k);
+        if (t->type != TK_IDENT) break;
+        tn_sql_pos pos = t->pos;
+        tn_sql_expr *e;
+        if (t->kw == KW_BETWEEN) {
+            p->i += k + 1;
+            e = new_expr(p, TN_SQL_E_BETWEEN, pos);
+            if (!e) return NULL;
+            e->u.between.arg = l;
+            e->u.between.negated = neg;
+            e->u.between.low = concat(p);
+            if (!e->u.between.low || !tn_sqlp_expect_kw(p, KW_AND, "AND in BETWEEN")) return NULL;
+            e->u.between.high = concat(p);
+            if (!e->u.between.high) return NULL;
+        } else if (t->kw == KW_IN) {
+            p->i += k + 1;
+            if (!tn_sqlp_expect(p, TK_LPAREN, "'(' after IN")) return NULL;
+            if (tn_sqlp_is_query_start(p, 0)) {
+                e = new_expr(p, TN_SQL_E_IN_QUERY, pos);
+                if (!e) return NULL;
+                e->u.in_query.arg = l;
+                e->u.in_query.negated = neg;
+                e->u.in_query.query = tn_sqlp_query(p);
+                if (!e->u.in_query.query) return NULL;
+            } else {
+                e = new_expr(p, TN_SQL_E_IN_LIST, pos);
+                if (!e) return NULL;
+                e->u.in_list.arg = l;
+                e->u.in_list.negated = neg;
+                if (!tn_sqlp_expr_list(p, &e->u.in_list.list)) return NULL;
+            }
+            if (!tn_sqlp_expect(p, TK_RPAREN, "')' after IN list")) return NULL;
+        } else if (t->kw == KW_LIKE || t->kw == KW_ILIKE) {
+            p->i += k + 1;
+            e = new_expr(p, TN_SQL_E_LIKE, pos);
+            if (!e) return NULL;
+            e->u.like.arg = l;
+            e->u.like.negated = neg;
+            e->u.like.ilike = t->kw == KW_ILIKE;
+            e->u.like.pattern = concat(p);
+            if (!e->u.like.pattern) return NULL;
+            if (tn_sqlp_accept_kw(p, KW_ESCAPE)) {
+                e->u.like.escape = concat(p);
+                if (!e->u.like.escape) return NULL;
+            }
+        } else {
+            break;
+        }
+        l = e;
+    }
+    return l;
+}
+
+static tn_sql_expr *comparison(tn_sql_parser *p) {
+    tn_sql_expr *l = predicate(p);
+    while (l) {
+        const tn_sql_token *t = tn_sqlp_peek(p, 0);
+        tn_sql_binary_op op;
+        switch (t->type) {
+        case TK_EQ: case TK_EQEQ: op = TN_SQL_OP_EQ; break;
+        case TK_NE: op = TN_SQL_OP_NE; break;
+        case TK_LT: op = TN_SQL_OP_LT; break;
+        case TK_LE: op = TN_SQL_OP_LE; break;
+        case TK_GT: op = TN_SQL_OP_GT; break;
+        case TK_GE: op = TN_SQL_OP_GE; break;
+        default: return l;
+        }
+        tn_sqlp_advance(p);
+        l = binary(p, op, t->pos, l, predicate(p));
+    }
+    return l;
+}
+
+static tn_sql_expr *is_expr(tn_sql_parser *p) {
+    tn_sql_expr *l = comparison(p);
+    while (l) {
+        const tn_sql_token *t = tn_sqlp_peek(p, 0);
+        tn_sql_pos pos = t->pos;
+        if (t->type != TK_IDENT) break;
+        if (t->kw == KW_ISNULL || t->kw == KW_NOTNULL) {
+            tn_sqlp_advance(p);
+            tn_sql_expr *e = new_expr(p, TN_SQL_E_IS, pos);
+            if (!e) return NULL;
+            e->u.is.arg = l;
+            e->u.is.what = TN_SQL_IS_NULL;
+            e->u.is.negated = t->kw == KW_NOTNULL;
+            l = e;
+            continue;
+        }
+        if (t->kw != KW_IS) break;
+        tn_sqlp_advance(p);
+        bool neg = tn_sqlp_accept_kw(p, KW_NOT);
+        if (tn_sqlp_accept_kw(p, KW_DISTINCT)) {
+            if (!tn_sqlp_expect_kw(p, KW_FROM, "FROM after IS DISTINCT")) return NULL;
+            l = binary(p, neg ? TN_SQL_OP_IS_NOT_DISTINCT : TN_SQL_OP_IS_DISTINCT, pos, l, comparison(p));
+            continue;
+        }
+        tn_sql_is_what what;
+        if (tn_sqlp_accept_kw(p, KW_NULL)) what = TN_SQL_IS_NULL;
+        else if (tn_sqlp_accept_kw(p, KW_TRUE)) what = TN_SQL_IS_TRUE;
+        else if (tn_sqlp_accept_kw(p, KW_FALSE)) what = TN_SQL_IS_FALSE;
+        else return tn_sqlp_fail_expected(p, "NULL, TRUE, FALSE or DISTINCT FROM after IS");
+        tn_sql_expr *e = new_expr(p, TN_SQL_E_IS, pos);
+        if (!e) return NULL;
+        e->u.is.arg = l;
+        e->u.is.what = what;
+        e->u.is.negated = neg;
+        l = e;
+    }
+    return l;
+}
+
+static tn_sql_expr *not_expr(tn_sql_parser *p) {
+    if (!tn_sqlp_is_kw(p, 0, KW_NOT)) return is_expr(p);
+    tn_sql_pos pos = tn_sqlp_peek(p, 0)->pos;
+    if (!tn_sqlp_enter(p)) return NULL;
+    tn_sqlp_advance(p);
+    tn_sql_expr *arg = not_expr(p);
+    tn_sqlp_leave(p);
+    if (!arg) return NULL;
+    tn_sql_expr *e = new_expr(p, TN_SQL_E_UNARY, pos);
+    if (!e) return NULL;
+    e->u.unary.op = TN_SQL_OP_NOT;
+    e->u.unary.arg = arg;
+    return e;
+}
+
+static tn_sql_expr *and_expr(tn_sql_parser *p) {
+    tn_sql_expr *l = not_expr(p);
+    while (l && tn_sqlp_is_kw(p, 0, KW_AND)) {
+        tn_sql_pos pos = tn_sqlp_peek(p, 0)->pos;
+        tn_sqlp_advance(p);
+        l = binary(p, TN_SQL_OP_AND, pos, l, not_expr(p));
+    }
+    return l;
+}
+
+static tn_sql_expr *or_expr(tn_sql_parser *p) {
+    tn_sql_expr *l = and_expr(p);
+    while (l && tn_sqlp_is_kw(p, 0, KW_OR)) {
+        tn_sql_pos pos = tn_sqlp_peek(p, 0)->pos;
+        tn_sqlp_advance(p);
+        l = binary(p, TN_SQL_OP_OR, pos, l, and_expr(p));
+    }
+    return l;
+}
+
+tn_sql_expr *tn_sqlp_expr(tn_sql_parser *p) {
+    if (!tn_sqlp_enter(p)) return NULL;
+    tn_sql_expr *e = or_expr(p);
+    tn_sqlp_leave(p);
+    return e;
+}

@@ -1,0 +1,457 @@
+/*
+ * sql/parser_query.c: queries (WITH, SELECT, VALUES, UNION/INTERSECT/EXCEPT, parenthesized
+ * queries, ORDER BY/LIMIT/OFFSET) and FROM items (tables with time travel and TABLESAMPLE,
+ * table functions, subqueries, joins). Expressions are parser_expr.c.
+ */
+#include "sql/parserInt.h"
+
+#include <string.h>
+
+static tn_sql_query *new_query(tn_sql_parser *p, tn_sql_query_kind kind, tn_sql_pos pos) {
+    tn_sql_query *q = tn_sqlp_alloc(p, sizeof *q);
+    if (q) {
+        q->kind = kind;
+        q->pos = pos;
+    }
+    return q;
+}
+
+static tn_sql_tableref *new_ref(tn_sql_parser *p, tn_sql_tableref_kind kind, tn_sql_pos pos) {
+    tn_sql_tableref *r = tn_sqlp_alloc(p, sizeof *r);
+    if (r) {
+        r->kind = kind;
+        r->pos = pos;
+    }
+    return r;
+}
+
+static bool tok_is(const tn_sql_parser *p, int ahead, tn_tok_type type) {
+    return tn_sqlp_peek(p, ahead)->type == type;
+}
+
+/* '(' ... a query keyword, skipping any further '(': a parenthesized query in FROM. */
+static bool paren_query_ahead(const tn_sql_parser *p) {
+    int k = 0;
+    while (tok_is(p, k, TK_LPAREN)) k++;
+    return k > 0 && tn_sqlp_is_query_start(p, k);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * FROM items.
+ */
+static tn_sql_tableref *join_chain(tn_sql_parser *p);
+
+static bool sample_clause(tn_sql_parser *p, tn_sql_tableref *r) {
+    tn_sql_sample *s = tn_sqlp_alloc(p, sizeof *s);
+    if (!s) return false;
+    s->pos = tn_sqlp_peek(p, 0)->pos;
+    tn_sqlp_advance(p);                                    /* TABLESAMPLE */
+    if (r->sample) return tn_sqlp_fail_at(p, s->pos, "duplicate TABLESAMPLE");
+    if (tn_sqlp_tok_is_colid(tn_sqlp_peek(p, 0)) && tok_is(p, 1, TK_LPAREN)) {
+        s->method = tn_sqlp_tok_ident(tn_sqlp_peek(p, 0));
+        tn_sqlp_advance(p);
+    }
+    bool paren = tn_sqlp_accept(p, TK_LPAREN);
+    const tn_sql_token *t = tn_sqlp_peek(p, 0);
+    if (t->type != TK_INTEGER && t->type != TK_DECIMAL && t->type != TK_FLOAT && t->type != TK_PARAM)
+        return tn_sqlp_fail_expected(p, "a sample size (1 PERCENT, 10 ROWS)");
+    s->size = tn_sqlp_unary(p);        /* just the number: in "10 %" the % is the unit */
+    if (!s->size) return false;
+    if (tn_sqlp_accept_kw(p, KW_PERCENT) || tn_sqlp_accept(p, TK_PERCENT)) {
+        s->rows = false;
+    } else if (tn_sqlp_accept_kw(p, KW_ROWS)) {
+        s->rows = true;
+    } else if (!paren) {
+        return tn_sqlp_fail_expected(p, "PERCENT or ROWS after the sample size");
+    }
+    if (paren && !tn_sqlp_expect(p, TK_RPAREN, "')' after the sample size")) return false;
+    if (tn_sqlp_is_kw(p, 0, KW_REPEATABLE)) {
+        tn_sqlp_advance(p);
+        if (!tn_sqlp_expect(p, TK_LPAREN, "'(' after REPEATABLE")) return false;
+        s->seed = tn_sqlp_expr(p);
+        if (!s->seed || !tn_sqlp_expect(p, TK_RPAREN, "')' after REPEATABLE seed")) return false;
+    }
+    r->sample = s;
+    return true;
+}
+
+/* [AS] alias [(cols)], TABLESAMPLE, VERSION/TIMESTAMP AS OF, in any order after a FROM item. */
+static bool ref_suffixes(tn_sql_parser *p, tn_sql_tableref *r) {
+    for (;;) {
+        const tn_sql_token *t = tn_sqlp_peek(p, 0);
+        if (t->type == TK_IDENT && t->kw == KW_TABLESAMPLE) {
+            if (!sample_clause(p, r)) return false;
+            continue;
+        }
+        if (r->kind == TN_SQL_T_TABLE && (t->kw == KW_VERSION || t->kw == KW_TIMESTAMP) &&
+            t->type == TK_IDENT && tn_sqlp_is_kw(p, 1, KW_AS) && tn_sqlp_is_kw(p, 2, KW_OF)) {
+            if (r->u.table.travel != TN_SQL_TT_NONE) return tn_sqlp_fail_at(p, t->pos, "duplicate time travel clause");
+            r->u.table.travel = t->kw == KW_VERSION ? TN_SQL_TT_VERSION : TN_SQL_TT_TIMESTAMP;
+            p->i += 3;
+            r->u.table.travel_expr = tn_sqlp_expr(p);
+            if (!r->u.table.travel_expr) return false;
+            continue;
+        }
+        if (r->alias.name) return true;
+        if (tn_sqlp_accept_kw(p, KW_AS)) {
+            if (!tn_sqlp_ident(p, "an alias after AS", &r->alias)) return false;
+        } else if (tn_sqlp_tok_is_colid(t)) {
+            r->alias = tn_sqlp_tok_ident(t);
+            tn_sqlp_advance(p);
+        } else {
+            return true;
+        }
+        if (tok_is(p, 0, TK_LPAREN)) {
+            tn_sqlp_advance(p);
+            if (!tn_sqlp_ident_list(p, "a column alias", &r->col_aliases, &r->n_col_aliases)) return false;
+            if (!tn_sqlp_expect(p, TK_RPAREN, "')' after column aliases")) return false;
+        }
+    }
+}
+
+static tn_sql_tableref *table_primary(tn_sql_parser *p) {
+    const tn_sql_token *t = tn_sqlp_peek(p, 0);
+    tn_sql_tableref *r;
+    tn_sql_pos pos = t->pos;
+    bool lateral = false;
+    if (t->type == TK_IDENT && t->kw == KW_LATERAL) {
+        lateral = true;
+        tn_sqlp_advance(p);
+        if (!paren_query_ahead(p)) return tn_sqlp_fail_expected(p, "a subquery after LATERAL");
+    }
+    if (tok_is(p, 0, TK_LPAREN)) {
+        if (paren_query_ahead(p)) {
+            r = new_ref(p, TN_SQL_T_SUBQUERY, pos);
+            if (!r) return NULL;
+            r->u.subquery.lateral = lateral;
+            r->u.subquery.query = tn_sqlp_query(p);
+            if (!r->u.subquery.query) return NULL;
+        } else {
+            tn_sqlp_advance(p);
+            if (!tn_sqlp_enter(p)) return NULL;
+            r = join_chain(p);
+            tn_sqlp_leave(p);
+            if (!r || !tn_sqlp_expect(p, TK_RPAREN, "')' after joined tables")) return NULL;
+        }
+    } else {
+        tn_sql_qname name;
+        if (!tn_sqlp_qname(p, "a table name", &name)) return NULL;
+        if (tok_is(p, 0, TK_LPAREN)) {
+            r = new_ref(p, TN_SQL_T_FUNCTION, pos);
+            if (!r) return NULL;
+            r->u.function = tn_sqlp_func_call(p, name, true);
+            if (!r->u.function) return NULL;
+        } else {
+            r = new_ref(p, TN_SQL_T_TABLE, pos);
+            if (!r) return NULL;
+            r->u.table.name = name;
+        }
+    }
+    if (!ref_suffixes(p, r)) return NULL;
+    return r;
+}
+
+static tn_sql_tableref *join_chain(tn_sql_parser *p) {
+    tn_sql_tableref *left = table_primary(p);
+    while (left) {
+        const tn_sql_token *t = tn_sqlp_peek(p, 0);
+        if (t->type != TK_IDENT) break;
+        tn_sql_pos pos = t->pos;
+        bool natural = false;
+        tn_sql_join_kind kind = TN_SQL_JOIN_INNER;
+        int k = 0;
+        if (t->kw == KW_NATURAL) {
+            natural = true;
+            k++;
+        }
+        tn_kw kw = tn_sqlp_peek(p, k)->type == TK_IDENT ? tn_sqlp_peek(p, k)->kw : KW_NONE;
+        if (kw == KW_JOIN) {
+            k++;
+        } else if (kw == KW_CROSS && natural) {
+            p->i += k;
+            return tn_sqlp_fail_expected(p, "JOIN after NATURAL");
+        } else if (kw == KW_INNER || kw == KW_CROSS) {
+            kind = kw == KW_INNER ? TN_SQL_JOIN_INNER : TN_SQL_JOIN_CROSS;
+            k++;
+            p->i += k;
+            if (!tn_sqlp_expect_kw(p, KW_JOIN, kw == KW_INNER ? "JOIN after INNER" : "JOIN after CROSS"))
+                return NULL;
+            k = 0;
+        } else if (kw == KW_LEFT || kw == KW_RIGHT || kw == KW_FULL) {
+            kind = kw == KW_LEFT ? TN_SQL_JOIN_LEFT : kw == KW_RIGHT ? TN_SQL_JOIN_RIGHT : TN_SQL_JOIN_FULL;
+            k++;
+            p->i += k;
+            tn_sqlp_accept_kw(p, KW_OUTER);
+            if (!tn_sqlp_expect_kw(p, KW_JOIN, "JOIN")) return NULL;
+            k = 0;
+        } else if (natural) {
+            p->i += k;
+            return tn_sqlp_fail_expected(p, "JOIN after NATURAL");
+        } else {
+            break;
+        }
+        p->i += k;
+        tn_sql_tableref *j = new_ref(p, TN_SQL_T_JOIN, pos);
+        if (!j) return NULL;
+        j->u.join.kind = kind;
+        j->u.join.natural = natural;
+        j->u.join.left = left;
+        j->u.join.right = table_primary(p);
+        if (!j->u.join.right) return NULL;
+        if (kind != TN_SQL_JOIN_CROSS && !natural) {
+            if (tn_sqlp_accept_kw(p, KW_ON)) {
+                j->u.join.on = tn_sqlp_expr(p);
+                if (!j->u.join.on) return NULL;
+            } else if (tn_sqlp_accept_kw(p, KW_USING)) {
+                if (!tn_sqlp_expect(p, TK_LPAREN, "'(' after USING")) return NULL;
+                if (!tn_sqlp_ident_list(p, "a column name", &j->u.join.using_cols, &j->u.join.n_using))
+                    return NULL;
+                if (!tn_sqlp_expect(p, TK_RPAREN, "')' after USING columns")) return NULL;
+            } else {
+                return tn_sqlp_fail_expected(p, "ON or USING after the joined table");
+            }
+        }
+        left = j;
+    }
+    return left;
+}
+
+static tn_sql_tableref *from_list(tn_sql_parser *p) {
+    tn_sql_tableref *left = join_chain(p);
+    while (left && tok_is(p, 0, TK_COMMA)) {
+        tn_sql_pos pos = tn_sqlp_peek(p, 0)->pos;
+        tn_sqlp_advance(p);
+        tn_sql_tableref *j = new_ref(p, TN_SQL_T_JOIN, pos);
+        if (!j) return NULL;
+        j->u.join.kind = TN_SQL_JOIN_CROSS;
+        j->u.join.comma = true;
+        j->u.join.left = left;
+        j->u.join.right = join_chain(p);
+        if (!j->u.join.right) return NULL;
+        left = j;
+    }
+    return left;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * SELECT blocks and VALUES.
+ */
+static bool select_item(tn_sql_parser *p, tn_sql_select_item *it) {
+    const tn_sql_token *t = tn_sqlp_peek(p, 0);
+    if (t->type == TK_STAR) {
+        it->expr = tn_sqlp_alloc(p, sizeof *it->expr);
+        if (!it->expr) return false;
+        it->expr->kind = TN_SQL_E_STAR;
+        it->expr->pos = t->pos;
+        tn_sqlp_advance(p);
+        return true;
+    }
+    it->expr = tn_sqlp_expr(p);
+    if (!it->expr) return false;
+    if (it->expr->kind == TN_SQL_E_STAR) return true;
+    if (tn_sqlp_accept_kw(p, KW_AS)) {
+        const tn_sql_token *a = tn_sqlp_peek(p, 0);
+        /* After AS any word is a label (SELECT 1 AS date, x AS select), or a string ('x'). */
+        if (a->type == TK_IDENT || a->type == TK_QIDENT || a->type == TK_STRING) {
+            it->alias = tn_sqlp_tok_ident(a);
+            it->alias.quoted = a->type != TK_IDENT;
+            tn_sqlp_advance(p);
+            return true;
+        }
+        return tn_sqlp_fail_expected(p, "an alias after AS");
+    }
+    t = tn_sqlp_peek(p, 0);
+    if (tn_sqlp_tok_is_colid(t)) {
+        it->alias = tn_sqlp_tok_ident(t);
+        tn_sqlp_advance(p);
+    }
+    return true;
+}
+
+static tn_sql_query *select_block(tn_sql_parser *p) {
+    tn_sql_query *q = new_query(p, TN_SQL_Q_SELECT, tn_sqlp_peek(p, 0)->pos);
+    if (!q) return NULL;
+    tn_sql_select *s = &q->u.select;
+    tn_sqlp_advance(p);                                    /* SELECT */
+    if (tn_sqlp_accept_kw(p, KW_DISTINCT)) s->distinct = true;
+    else tn_sqlp_accept_kw(p, KW_ALL);
+    tn_vec items = {0};
+    do {
+        tn_sql_select_item it = {0};
+        if (!select_item(p, &it) || !tn_sqlp_push(p, &items, &it, sizeof it)) return NULL;
+    } while (tn_sqlp_accept(p, TK_COMMA));
+    s->items = items.data;
+    s->n_items = items.n;
+    if (tn_sqlp_accept_kw(p, KW_FROM)) {
+        s->from = from_list(p);
+        if (!s->from) return NULL;
+    }
+    if (tn_sqlp_accept_kw(p, KW_WHERE)) {
+        s->where = tn_sqlp_expr(p);
+        if (!s->where) return NULL;
+    }
+    if (tn_sqlp_accept_kw(p, KW_GROUP)) {
+        if (!tn_sqlp_expect_kw(p, KW_BY, "BY after GROUP")) return NULL;
+        if (!tn_sqlp_expr_list(p, &s->group_by)) return NULL;
+    }
+    if (tn_sqlp_accept_kw(p, KW_HAVING)) {
+        s->having = tn_sqlp_expr(p);
+        if (!s->having) return NULL;
+    }
+    return q;
+}
+
+static tn_sql_query *values_block(tn_sql_parser *p) {
+    tn_sql_query *q = new_query(p, TN_SQL_Q_VALUES, tn_sqlp_peek(p, 0)->pos);
+    if (!q) return NULL;
+    tn_sqlp_advance(p);                                    /* VALUES */
+    tn_vec rows = {0};
+    do {
+        tn_sql_expr_list row = {0};
+        if (!tn_sqlp_expect(p, TK_LPAREN, "'(' before a VALUES row")) return NULL;
+        if (!tn_sqlp_expr_list(p, &row)) return NULL;
+        if (!tn_sqlp_expect(p, TK_RPAREN, "')' after a VALUES row")) return NULL;
+        if (rows.n > 0 && row.n != ((tn_sql_expr_list *)rows.data)[0].n)
+            return tn_sqlp_fail_at(p, row.items[0]->pos, "VALUES rows must all have the same number of values");
+        if (!tn_sqlp_push(p, &rows, &row, sizeof row)) return NULL;
+    } while (tn_sqlp_accept(p, TK_COMMA));
+    q->u.values.rows = rows.data;
+    q->u.values.n_rows = rows.n;
+    return q;
+}
+
+/* SELECT * FROM (inner): used when clauses must apply on top of a query that has its own. */
+static tn_sql_query *wrap_query(tn_sql_parser *p, tn_sql_query *inner) {
+    tn_sql_query *q = new_query(p, TN_SQL_Q_SELECT, inner->pos);
+    tn_sql_select_item *it = tn_sqlp_alloc(p, sizeof *it);
+    tn_sql_tableref *r = new_ref(p, TN_SQL_T_SUBQUERY, inner->pos);
+    if (!q || !it || !(it->expr = tn_sqlp_alloc(p, sizeof *it->expr)) || !r) return NULL;
+    it->expr->kind = TN_SQL_E_STAR;
+    it->expr->pos = inner->pos;
+    r->u.subquery.query = inner;
+    q->u.select.items = it;
+    q->u.select.n_items = 1;
+    q->u.select.from = r;
+    return q;
+}
+
+static tn_sql_query *query_primary(tn_sql_parser *p) {
+    const tn_sql_token *t = tn_sqlp_peek(p, 0);
+    if (t->type == TK_LPAREN) {
+        tn_sqlp_advance(p);
+        tn_sql_query *q = tn_sqlp_query(p);
+        if (!q || !tn_sqlp_expect(p, TK_RPAREN, "')' after the query")) return NULL;
+        return q;
+    }
+    if (tn_sqlp_is_kw(p, 0, KW_SELECT)) return select_block(p);
+    if (tn_sqlp_is_kw(p, 0, KW_VALUES)) return values_block(p);
+    return tn_sqlp_fail_expected(p, "SELECT, VALUES or '('");
+}
+
+static bool has_tail(const tn_sql_query *q) {
+    return q->order_by.n || q->limit || q->offset || q->n_ctes;
+}
+
+static tn_sql_query *setop(tn_sql_parser *p, tn_sql_setop op, tn_sql_pos pos, tn_sql_query *l,
+                           tn_sql_query *r, bool all) {
+    if (!l || !r) return NULL;
+    tn_sql_query *q = new_query(p, TN_SQL_Q_SETOP, pos);
+    if (!q) return NULL;
+    q->u.setop.op = op;
+    q->u.setop.all = all;
+    q->u.setop.left = l;
+    q->u.setop.right = r;
+    return q;
+}
+
+static bool setop_quantifier(tn_sql_parser *p) {
+    if (tn_sqlp_accept_kw(p, KW_ALL)) return true;
+    tn_sqlp_accept_kw(p, KW_DISTINCT);
+    return false;
+}
+
+static tn_sql_query *intersect_term(tn_sql_parser *p) {
+    tn_sql_query *l = query_primary(p);
+    while (l && tn_sqlp_is_kw(p, 0, KW_INTERSECT)) {
+        tn_sql_pos pos = tn_sqlp_peek(p, 0)->pos;
+        tn_sqlp_advance(p);
+        bool all = setop_quantifier(p);
+        l = setop(p, TN_SQL_INTERSECT, pos, l, query_primary(p), all);
+    }
+    return l;
+}
+
+static tn_sql_query *setop_expr(tn_sql_parser *p) {
+    tn_sql_query *l = intersect_term(p);
+    while (l && (tn_sqlp_is_kw(p, 0, KW_UNION) || tn_sqlp_is_kw(p, 0, KW_EXCEPT))) {
+        const tn_sql_token *t = tn_sqlp_peek(p, 0);
+        tn_sqlp_advance(p);
+        bool all = setop_quantifier(p);
+        l = setop(p, t->kw == KW_UNION ? TN_SQL_UNION : TN_SQL_EXCEPT, t->pos, l, intersect_term(p), all);
+    }
+    return l;
+}
+
+static bool with_clause(tn_sql_parser *p, tn_sql_cte **out, int *n, bool *recursive) {
+    tn_vec ctes = {0};
+    tn_sqlp_advance(p);                                    /* WITH */
+    *recursive = tn_sqlp_accept_kw(p, KW_RECURSIVE);
+    do {
+        tn_sql_cte c = {0};
+        if (!tn_sqlp_ident(p, "a name for the WITH query", &c.name)) return false;
+        if (tn_sqlp_accept(p, TK_LPAREN)) {
+            if (!tn_sqlp_ident_list(p, "a column name", &c.columns, &c.n_columns)) return false;
+            if (!tn_sqlp_expect(p, TK_RPAREN, "')' after column names")) return false;
+        }
+        if (!tn_sqlp_expect_kw(p, KW_AS, "AS after the WITH query name")) return false;
+        if (!tn_sqlp_expect(p, TK_LPAREN, "'(' before the WITH query")) return false;
+        c.query = tn_sqlp_query(p);
+        if (!c.query || !tn_sqlp_expect(p, TK_RPAREN, "')' after the WITH query")) return false;
+        if (!tn_sqlp_push(p, &ctes, &c, sizeof c)) return false;
+    } while (tn_sqlp_accept(p, TK_COMMA));
+    *out = ctes.data;
+    *n = ctes.n;
+    return true;
+}
+
+tn_sql_query *tn_sqlp_query(tn_sql_parser *p) {
+    tn_sql_query *q = NULL;
+    tn_sql_cte *ctes = NULL;
+    int n_ctes = 0;
+    bool recursive = false;
+    if (!tn_sqlp_enter(p)) return NULL;
+    if (tn_sqlp_is_kw(p, 0, KW_WITH) && !with_clause(p, &ctes, &n_ctes, &recursive)) goto cleanup;
+    q = setop_expr(p);
+    if (!q) goto cleanup;
+    bool has_order = tn_sqlp_is_kw(p, 0, KW_ORDER);
+    bool has_limit = tn_sqlp_is_kw(p, 0, KW_LIMIT) || tn_sqlp_is_kw(p, 0, KW_OFFSET);
+    if ((n_ctes && q->n_ctes) || ((has_order || has_limit) && has_tail(q))) {
+        q = wrap_query(p, q);
+        if (!q) goto cleanup;
+    }
+    if (n_ctes) {
+        q->ctes = ctes;
+        q->n_ctes = n_ctes;
+        q->recursive = recursive;
+    }
+    if (tn_sqlp_accept_kw(p, KW_ORDER)) {
+        if (!tn_sqlp_expect_kw(p, KW_BY, "BY after ORDER") || !tn_sqlp_order_list(p, &q->order_by)) {
+            q = NULL;
+            goto cleanup;
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        if (!q->limit && tn_sqlp_accept_kw(p, KW_LIMIT)) {
+            if (tn_sqlp_accept_kw(p, KW_ALL)) continue;
+            q->limit = tn_sqlp_expr(p);
+            if (!q->limit) { q = NULL; goto cleanup; }
+        } else if (!q->offset && tn_sqlp_accept_kw(p, KW_OFFSET)) {
+            q->offset = tn_sqlp_expr(p);
+            if (!q->offset) { q = NULL; goto cleanup; }
+            if (!tn_sqlp_accept_kw(p, KW_ROWS)) tn_sqlp_accept_kw(p, KW_ROW);
+        }
+    }
+cleanup:
+    tn_sqlp_leave(p);
+    return q;
+}

@@ -1,0 +1,1 @@
+select date, bitmap(dist_mem) memNum from global_temp.test_binary group by date;

@@ -1,0 +1,1 @@
+ALTER TABLE verified_orders SET ('bucket' = '32');

@@ -1,0 +1,1 @@
+INSERT INTO t /*+ OPTIONS('rollupSize' = '3000') */ SELECT * FROM read_parquet('batch.parquet');

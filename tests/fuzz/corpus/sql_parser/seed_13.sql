@@ -1,0 +1,1 @@
+SELECT * FROM a LEFT JOIN b USING (id) FULL OUTER JOIN c ON c.k = a.k, d CROSS JOIN e

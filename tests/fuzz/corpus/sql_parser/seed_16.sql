@@ -1,0 +1,1 @@
+SELECT * FROM read_csv('f.csv', header = true, delim = ',') c TABLESAMPLE (10 ROWS)

@@ -1,0 +1,2 @@
+SELECT "Mixed", `back``tick` FROM "S"."T" -- comment
+/* block /* nested */ */

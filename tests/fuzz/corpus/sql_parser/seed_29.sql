@@ -1,0 +1,1 @@
+UPSERT INTO t (k, v) VALUES ('a', 1)

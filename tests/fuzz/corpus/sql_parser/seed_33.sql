@@ -1,0 +1,1 @@
+COPY t FROM 'in.csv' (HEADER, DELIMITER ','); COPY (SELECT * FROM t) TO 'out.parquet' (FORMAT parquet)

@@ -1,0 +1,1 @@
+SET 'threads' = '4'; SET spark.sql.shuffle.partitions = 10

@@ -1,0 +1,1 @@
+OPTIMIZE t WHERE dt = '1' ZORDER BY (a, b)

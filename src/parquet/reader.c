@@ -1,0 +1,682 @@
+/*
+ * parquet/reader.c: opening a Parquet file for reading: the bounded footer read through the
+ * tn_fs vtable, magic and encryption checks, FileMetaData decoding, schema validation (flat
+ * only: nested/repeated columns are refused by name before any data is touched) and the mapping
+ * of physical types + annotations to tn_type; statistics as logical values and row-group
+ * pruning by them; codec names. Page reading lives in scan.c, the text dump in describe.c.
+ */
+#include "parquet/readerInt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+struct tn_parquet_file {
+    tn_fs *fs;
+    tn_file *fh;
+    char *path;
+    uint64_t size;
+    tn_parquet_open_options opts;
+    tn_arena *arena;                  /* owns meta's strings/lists */
+    uint8_t *footer;                  /* FileMetaData bytes: pq_bytes of meta point into it */
+    pq_file_meta meta;
+    uint32_t ncols;
+    tn_parquet_column_info *cols;
+    const pq_schema_element **leaves; /* ncols */
+    int64_t *rg_first_row;            /* nrow_groups + 1 */
+};
+
+/* ---------------------------------------------------------------------------------------------
+ * Accessors for scan.c and describe.c (declared there too; see the report: they belong in
+ * parquetInt.h).
+ */
+const pq_file_meta *pq_rd_meta(const tn_parquet_file *f);
+const pq_schema_element *pq_rd_leaf(const tn_parquet_file *f, uint32_t col);
+int64_t pq_rd_row_group_first_row(const tn_parquet_file *f, uint32_t rg);
+tn_fs *pq_rd_fs(const tn_parquet_file *f);
+tn_file *pq_rd_handle(const tn_parquet_file *f);
+const tn_parquet_open_options *pq_rd_options(const tn_parquet_file *f);
+int pq_rd_ts_unit(const pq_schema_element *e);
+bool pq_rd_is_unsigned(const pq_schema_element *e);
+int pq_rd_decode_value(const tn_parquet_file *f, uint32_t col, const uint8_t *p, size_t n,
+                       tn_value *out);
+bool pq_rd_stats_may_match(const tn_parquet_stats *st, tn_type type, const tn_parquet_predicate *p);
+float pq_rd_half_to_float(uint16_t h);
+bool pq_rd_be_to_i128(const uint8_t *p, size_t len, tn_int128 *out);
+
+const pq_file_meta *pq_rd_meta(const tn_parquet_file *f) { return &f->meta; }
+const pq_schema_element *pq_rd_leaf(const tn_parquet_file *f, uint32_t col) {
+    return col < f->ncols ? f->leaves[col] : NULL;
+}
+int64_t pq_rd_row_group_first_row(const tn_parquet_file *f, uint32_t rg) {
+    return rg <= f->meta.nrow_groups ? f->rg_first_row[rg] : 0;
+}
+tn_fs *pq_rd_fs(const tn_parquet_file *f) { return f->fs; }
+tn_file *pq_rd_handle(const tn_parquet_file *f) { return f->fh; }
+const tn_parquet_open_options *pq_rd_options(const tn_parquet_file *f) { return &f->opts; }
+
+/* ---------------------------------------------------------------------------------------------
+ * Codec names.
+ */
+static const char *const g_codec_names[] = {"UNCOMPRESSED", "SNAPPY", "GZIP", "LZO",
+                                             "BROTLI", "LZ4", "ZSTD", "LZ4_RAW"};
+
+const char *tn_parquet_codec_name(int codec) {
+    static _Thread_local char buf[32];
+    if (codec >= 0 && codec < (int)(sizeof g_codec_names / sizeof g_codec_names[0]))
+        return g_codec_names[codec];
+    snprintf(buf, sizeof buf, "UNKNOWN(%d)", codec);
+    return buf;
+}
+
+int tn_parquet_codec_parse(const char *name, tn_parquet_codec *out) {
+    if (!name) return tn_error_set(TN_EINVAL, "codec name is NULL");
+    for (int i = 0; i < (int)(sizeof g_codec_names / sizeof g_codec_names[0]); i++) {
+        if (tn_str_iequal(name, g_codec_names[i])) {
+            *out = (tn_parquet_codec)i;
+            return 0;
+        }
+    }
+    if (tn_str_iequal(name, "none")) { *out = TN_CODEC_UNCOMPRESSED; return 0; }
+    return tn_error_set(TN_EINVAL, "unknown Parquet codec '%s' (expected UNCOMPRESSED, SNAPPY, "
+                        "GZIP, ZSTD, LZ4_RAW, BROTLI)", name);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Small value helpers shared with scan.c.
+ */
+float pq_rd_half_to_float(uint16_t h) {
+    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, mant = h & 0x3ffu;
+    uint32_t bits;
+    if (exp == 0) {
+        if (mant == 0) {
+            bits = sign;
+        } else {                                  /* subnormal: normalise */
+            int e = -1;
+            do { e++; mant <<= 1; } while (!(mant & 0x400u));
+            bits = sign | ((uint32_t)(127 - 15 - e) << 23) | ((mant & 0x3ffu) << 13);
+        }
+    } else if (exp == 31) {
+        bits = sign | 0x7f800000u | (mant << 13);
+    } else {
+        bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+    }
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* Big-endian two's complement (any length; sign-extended) into a 128-bit integer. False when
+ * the value does not fit. */
+bool pq_rd_be_to_i128(const uint8_t *p, size_t len, tn_int128 *out) {
+    if (len == 0) { *out = 0; return true; }
+    uint8_t sign = (p[0] & 0x80) ? 0xff : 0;
+    while (len > 16) {
+        if (p[0] != sign) return false;
+        p++;
+        len--;
+    }
+    if (((p[0] & 0x80) ? 0xff : 0) != sign) return false;
+    unsigned __int128 v = sign ? ~(unsigned __int128)0 : 0;
+    for (size_t i = 0; i < len; i++) v = (v << 8) | p[i];
+    *out = (tn_int128)v;
+    return true;
+}
+
+/* Timestamp unit of an INT64 timestamp leaf (PQ_UNIT_*), 0 if it is not a timestamp. */
+int pq_rd_ts_unit(const pq_schema_element *e) {
+    if (e->logical.kind == PQ_LT_TIMESTAMP) return e->logical.unit;
+    if (e->logical.kind == PQ_LT_NONE || e->logical.kind == PQ_LT_UNKNOWN_MEMBER) {
+        if (e->converted_type == PQ_CT_TIMESTAMP_MILLIS) return PQ_UNIT_MILLIS;
+        if (e->converted_type == PQ_CT_TIMESTAMP_MICROS) return PQ_UNIT_MICROS;
+    }
+    return 0;
+}
+
+bool pq_rd_is_unsigned(const pq_schema_element *e) {
+    if (e->logical.kind == PQ_LT_INTEGER) return !e->logical.is_signed;
+    if (e->logical.kind == PQ_LT_NONE || e->logical.kind == PQ_LT_UNKNOWN_MEMBER)
+        return e->converted_type >= PQ_CT_UINT_8 && e->converted_type <= PQ_CT_UINT_64;
+    return false;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Schema: physical type + annotations -> tn_type.
+ */
+static const char *phys_name(int t) {
+    static const char *const names[] = {"BOOLEAN", "INT32", "INT64", "INT96", "FLOAT", "DOUBLE",
+                                        "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"};
+    return t >= 0 && t <= 7 ? names[t] : "?";
+}
+
+static bool is_nested_annotation(const pq_schema_element *e) {
+    return e->converted_type == PQ_CT_LIST || e->converted_type == PQ_CT_MAP ||
+           e->converted_type == PQ_CT_MAP_KEY_VALUE || e->logical.kind == PQ_LT_LIST ||
+           e->logical.kind == PQ_LT_MAP;
+}
+
+static int map_decimal(const char *path, const pq_schema_element *e, int32_t precision,
+                       int32_t scale, tn_type *out) {
+    if (precision < 1 || precision > TN_DECIMAL_MAX_PRECISION || scale < 0 || scale > precision)
+        return tn_error_set(TN_EUNSUPPORTED, "%s: column '%s': DECIMAL(%d,%d) is not supported",
+                            path, e->name, (int)precision, (int)scale);
+    switch (e->type) {
+    case PQ_INT32: case PQ_INT64: case PQ_BYTE_ARRAY: break;
+    case PQ_FIXED_LEN_BYTE_ARRAY: break;
+    default:
+        return tn_error_set(TN_EUNSUPPORTED, "%s: column '%s': DECIMAL on %s is not supported",
+                            path, e->name, phys_name(e->type));
+    }
+    *out = tn_type_decimal(precision, scale);
+    return 0;
+}
+
+static int map_integer(const char *path, const pq_schema_element *e, int bits, bool is_signed,
+                       tn_type *out) {
+    if (e->type != PQ_INT32 && e->type != PQ_INT64)
+        return tn_error_set(TN_ECORRUPT, "%s: column '%s': integer annotation on %s", path,
+                            e->name, phys_name(e->type));
+    if (e->type == PQ_INT32 && bits == 64)
+        return tn_error_set(TN_ECORRUPT, "%s: column '%s': 64-bit integer annotation on INT32",
+                            path, e->name);
+    if (e->type == PQ_INT64 && bits != 64 && bits >= 8 && bits <= 32) {
+        *out = tn_type_make(TN_TYPE_BIGINT);    /* narrow annotation on INT64: keep 64 bits */
+        return 0;
+    }
+    switch (bits) {
+    case 8: *out = tn_type_make(is_signed ? TN_TYPE_TINYINT : TN_TYPE_SMALLINT); return 0;
+    case 16: *out = tn_type_make(is_signed ? TN_TYPE_SMALLINT : TN_TYPE_INTEGER); return 0;
+    case 32: *out = tn_type_make(is_signed ? TN_TYPE_INTEGER : TN_TYPE_BIGINT); return 0;
+    case 64: *out = is_signed ? tn_type_make(TN_TYPE_BIGINT) : tn_type_decimal(20, 0); return 0;
+    default:
+        return tn_error_set(TN_ECORRUPT, "%s: column '%s': integer bit width %d", path, e->name,
+                            bits);
+    }
+}
+
+static int map_timestamp(const char *path, const pq_schema_element *e, bool utc, int unit,
+                         tn_type *out) {
+    if (e->type != PQ_INT64)
+        return tn_error_set(TN_EUNSUPPORTED, "%s: column '%s': TIMESTAMP on %s is not supported",
+                            path, e->name, phys_name(e->type));
+    if (unit != PQ_UNIT_MILLIS && unit != PQ_UNIT_MICROS && unit != PQ_UNIT_NANOS)
+        return tn_error_set(TN_ECORRUPT, "%s: column '%s': bad TIMESTAMP unit", path, e->name);
+    *out = tn_type_make(utc ? TN_TYPE_TIMESTAMP_TZ : TN_TYPE_TIMESTAMP);
+    return 0;
+}
+
+static int map_physical(const char *path, const pq_schema_element *e, tn_type *out) {
+    switch (e->type) {
+    case PQ_BOOLEAN: *out = tn_type_make(TN_TYPE_BOOLEAN); return 0;
+    case PQ_INT32: *out = tn_type_make(TN_TYPE_INTEGER); return 0;
+    case PQ_INT64: *out = tn_type_make(TN_TYPE_BIGINT); return 0;
+    case PQ_INT96: *out = tn_type_make(TN_TYPE_TIMESTAMP); return 0;
+    case PQ_FLOAT: *out = tn_type_make(TN_TYPE_FLOAT); return 0;
+    case PQ_DOUBLE: *out = tn_type_make(TN_TYPE_DOUBLE); return 0;
+    case PQ_BYTE_ARRAY:
+    case PQ_FIXED_LEN_BYTE_ARRAY: *out = tn_type_make(TN_TYPE_VARBINARY); return 0;
+    default:
+        return tn_error_set(TN_ECORRUPT, "%s: column '%s': invalid physical type %d", path,
+                            e->name, e->type);
+    }
+}
+
+static int map_leaf_type(const char *path, const pq_schema_element *e, tn_type *out) {
+    if (e->type < PQ_BOOLEAN || e->type > PQ_FIXED_LEN_BYTE_ARRAY)
+        return tn_error_set(TN_ECORRUPT, "%s: column '%s': invalid physical type %d", path,
+                            e->name, e->type);
+    if (e->type == PQ_FIXED_LEN_BYTE_ARRAY && e->type_length <= 0)
+        return tn_error_set(TN_ECORRUPT, "%s: column '%s': FIXED_LEN_BYTE_ARRAY without a "
+                            "positive type_length", path, e->name);
+    if (e->type == PQ_INT96) return map_physical(path, e, out);   /* annotations meaningless */
+    const pq_logical_type *lt = &e->logical;
+    bool is_string_phys = e->type == PQ_BYTE_ARRAY;
+    switch (lt->kind) {
+    case PQ_LT_NONE:
+    case PQ_LT_UNKNOWN_MEMBER:
+        break;                                  /* fall back to the converted type */
+    case PQ_LT_STRING: case PQ_LT_ENUM: case PQ_LT_JSON:
+        if (!is_string_phys) goto bad_annotation;
+        *out = tn_type_make(TN_TYPE_VARCHAR);
+        return 0;
+    case PQ_LT_BSON: case PQ_LT_UUID:
+        if (e->type != PQ_BYTE_ARRAY && e->type != PQ_FIXED_LEN_BYTE_ARRAY) goto bad_annotation;
+        *out = tn_type_make(TN_TYPE_VARBINARY);
+        return 0;
+    case PQ_LT_DECIMAL:
+        return map_decimal(path, e, lt->precision, lt->scale, out);
+    case PQ_LT_DATE:
+        if (e->type != PQ_INT32) goto bad_annotation;
+        *out = tn_type_make(TN_TYPE_DATE);
+        return 0;
+    case PQ_LT_TIME:
+        return tn_error_set(TN_EUNSUPPORTED, "%s: column '%s': type TIME is not supported", path,
+                            e->name);
+    case PQ_LT_TIMESTAMP:
+        return map_timestamp(path, e, lt->adjusted_to_utc, lt->unit, out);
+    case PQ_LT_INTEGER:
+        return map_integer(path, e, lt->bit_width, lt->is_signed, out);
+    case PQ_LT_UNKNOWN:
+        return map_physical(path, e, out);
+    case PQ_LT_FLOAT16:
+        if (e->type != PQ_FIXED_LEN_BYTE_ARRAY || e->type_length != 2) goto bad_annotation;
+        *out = tn_type_make(TN_TYPE_FLOAT);
+        return 0;
+    default:
+        return tn_error_set(TN_EUNSUPPORTED, "%s: column '%s': logical type %d is not supported",
+                            path, e->name, lt->kind);
+    }
+    switch (e->converted_type) {
+    case PQ_CT_NONE:
+        return map_physical(path, e, out);
+    case PQ_CT_UTF8: case PQ_CT_ENUM: case PQ_CT_JSON:
+        if (!is_string_phys) goto bad_annotation;
+        *out = tn_type_make(TN_TYPE_VARCHAR);
+        return 0;
+    case PQ_CT_BSON:
+        if (!is_string_phys) goto bad_annotation;
+        *out = tn_type_make(TN_TYPE_VARBINARY);
+        return 0;
+    case PQ_CT_DECIMAL:
+        return map_decimal(path, e, e->precision, e->scale < 0 ? 0 : e->scale, out);
+    case PQ_CT_DATE:
+        if (e->type != PQ_INT32) goto bad_annotation;
+        *out = tn_type_make(TN_TYPE_DATE);
+        return 0;
+    case PQ_CT_TIME_MILLIS: case PQ_CT_TIME_MICROS:
+        return tn_error_set(TN_EUNSUPPORTED, "%s: column '%s': type TIME is not supported", path,
+                            e->name);
+    case PQ_CT_TIMESTAMP_MILLIS:   /* LogicalTypes.md: converted-only => isAdjustedToUTC=true */
+        return map_timestamp(path, e, true, PQ_UNIT_MILLIS, out);
+    case PQ_CT_TIMESTAMP_MICROS:
+        return map_timestamp(path, e, true, PQ_UNIT_MICROS, out);
+    case PQ_CT_UINT_8: return map_integer(path, e, 8, false, out);
+    case PQ_CT_UINT_16: return map_integer(path, e, 16, false, out);
+    case PQ_CT_UINT_32: return map_integer(path, e, 32, false, out);
+    case PQ_CT_UINT_64: return map_integer(path, e, 64, false, out);
+    case PQ_CT_INT_8: return map_integer(path, e, 8, true, out);
+    case PQ_CT_INT_16: return map_integer(path, e, 16, true, out);
+    case PQ_CT_INT_32: return map_integer(path, e, 32, true, out);
+    case PQ_CT_INT_64: return map_integer(path, e, 64, true, out);
+    case PQ_CT_INTERVAL:
+        return tn_error_set(TN_EUNSUPPORTED, "%s: column '%s': type INTERVAL is not supported",
+                            path, e->name);
+    default:
+        return tn_error_set(TN_EUNSUPPORTED, "%s: column '%s': converted type %d is not "
+                            "supported", path, e->name, e->converted_type);
+    }
+bad_annotation:
+    return tn_error_set(TN_ECORRUPT, "%s: column '%s': annotation does not fit physical type %s",
+                        path, e->name, phys_name(e->type));
+}
+
+/* Validates the schema tree (flat only) and fills the column table. */
+static int load_schema(tn_parquet_file *f) {
+    const pq_file_meta *m = &f->meta;
+    if (m->nschema == 0)
+        return tn_error_set(TN_ECORRUPT, "%s: empty schema", f->path);
+    /* Nested first: a clear message before any other complaint or any data read. */
+    for (uint32_t i = 1; i < m->nschema; i++) {
+        const pq_schema_element *e = &m->schema[i];
+        if (e->num_children > 0 || e->type < 0 || e->repetition == PQ_REPEATED ||
+            is_nested_annotation(e))
+            return tn_error_set(TN_EUNSUPPORTED, "%s: column '%s': nested columns are not "
+                                "supported", f->path, e->name ? e->name : "?");
+    }
+    if (m->schema[0].num_children != (int32_t)(m->nschema - 1))
+        return tn_error_set(TN_ECORRUPT, "%s: schema root has %d children but %u elements follow",
+                            f->path, (int)m->schema[0].num_children, m->nschema - 1);
+    f->ncols = m->nschema - 1;
+    f->cols = tn_arena_calloc(f->arena, sizeof *f->cols * (f->ncols ? f->ncols : 1));
+    f->leaves = tn_arena_calloc(f->arena, sizeof *f->leaves * (f->ncols ? f->ncols : 1));
+    if (!f->cols || !f->leaves) return TN_ENOMEM;
+    for (uint32_t c = 0; c < f->ncols; c++) {
+        const pq_schema_element *e = &m->schema[c + 1];
+        if (!e->name) return tn_error_set(TN_ECORRUPT, "%s: column %u has no name", f->path, c);
+        int rc = map_leaf_type(f->path, e, &f->cols[c].type);
+        if (rc) return rc;
+        f->cols[c].name = e->name;
+        f->cols[c].nullable = e->repetition != PQ_REQUIRED;
+        f->cols[c].field_id = e->field_id;
+        f->leaves[c] = e;
+    }
+    return 0;
+}
+
+static int check_row_groups(tn_parquet_file *f) {
+    const pq_file_meta *m = &f->meta;
+    f->rg_first_row = tn_arena_calloc(f->arena, sizeof(int64_t) * (m->nrow_groups + 1));
+    if (!f->rg_first_row) return TN_ENOMEM;
+    int64_t total = 0;
+    for (uint32_t r = 0; r < m->nrow_groups; r++) {
+        const pq_row_group *rg = &m->row_groups[r];
+        if (rg->num_rows < 0 || rg->num_rows > INT64_MAX / 2 - total)
+            return tn_error_set(TN_ECORRUPT, "%s: row group %u: bad num_rows %lld", f->path, r,
+                                (long long)rg->num_rows);
+        if (rg->ncolumns != f->ncols)
+            return tn_error_set(TN_ECORRUPT, "%s: row group %u has %u column chunks, schema has "
+                                "%u columns", f->path, r, rg->ncolumns, f->ncols);
+        for (uint32_t c = 0; c < rg->ncolumns; c++) {
+            const pq_column_chunk *cc = &rg->columns[c];
+            if (!cc->has_meta_data)
+                return tn_error_set(TN_ECORRUPT, "%s: row group %u, column '%s': no column "
+                                    "metadata", f->path, r, f->cols[c].name);
+            if (cc->meta.type != f->leaves[c]->type)
+                return tn_error_set(TN_ECORRUPT, "%s: row group %u, column '%s': chunk type %s "
+                                    "differs from schema type %s", f->path, r, f->cols[c].name,
+                                    phys_name(cc->meta.type), phys_name(f->leaves[c]->type));
+        }
+        f->rg_first_row[r] = total;
+        total += rg->num_rows;
+    }
+    f->rg_first_row[m->nrow_groups] = total;
+    return 0;
+}
+
+int tn_parquet_open(tn_parquet_file **out, tn_fs *fs, const char *path,
+                    const tn_parquet_open_options *opts) {
+    int rc = 0;
+    tn_parquet_file *f = NULL;
+    uint8_t tail[8], head[4];
+    *out = NULL;
+    if (!fs) fs = tn_fs_default();
+    f = tn_calloc(1, sizeof *f);
+    if (!f) return TN_ENOMEM;
+    f->fs = fs;
+    tn_parquet_open_options defaults = TN_PARQUET_OPEN_OPTIONS_INIT;
+    f->opts = opts ? *opts : defaults;
+    if (f->opts.max_page_bytes == 0) f->opts.max_page_bytes = defaults.max_page_bytes;
+    f->path = tn_strdup(path);
+    f->arena = tn_arena_create(0);
+    if (!f->path || !f->arena) { rc = TN_ENOMEM; goto cleanup; }
+    rc = fs->open_read(fs, path, &f->fh);
+    if (rc) { f->fh = NULL; goto cleanup; }
+    rc = fs->size(fs, f->fh, &f->size);
+    if (rc) goto cleanup;
+    if (f->size < 12) {
+        rc = tn_error_set(TN_ECORRUPT, "%s: not a Parquet file (%llu bytes)", path,
+                          (unsigned long long)f->size);
+        goto cleanup;
+    }
+    rc = fs->pread(fs, f->fh, tail, 8, f->size - 8);
+    if (rc) goto cleanup;
+    if (memcmp(tail + 4, "PARE", 4) == 0) {
+        rc = tn_error_set(TN_EUNSUPPORTED, "%s: encrypted Parquet files are not supported", path);
+        goto cleanup;
+    }
+    rc = fs->pread(fs, f->fh, head, 4, 0);
+    if (rc) goto cleanup;
+    if (memcmp(tail + 4, "PAR1", 4) != 0 || memcmp(head, "PAR1", 4) != 0) {
+        rc = tn_error_set(TN_ECORRUPT, "%s: not a Parquet file (bad magic)", path);
+        goto cleanup;
+    }
+    uint32_t footer_len = tn_load_u32le(tail);
+    if ((uint64_t)footer_len > f->size - 12 || footer_len == 0) {
+        rc = tn_error_set(TN_ECORRUPT, "%s: footer length %u does not fit a %llu-byte file", path,
+                          footer_len, (unsigned long long)f->size);
+        goto cleanup;
+    }
+    f->footer = tn_malloc(footer_len);
+    if (!f->footer) { rc = TN_ENOMEM; goto cleanup; }
+    rc = fs->pread(fs, f->fh, f->footer, footer_len, f->size - 8 - footer_len);
+    if (rc) goto cleanup;
+    rc = pq_decode_file_meta(&f->meta, f->arena, f->footer, footer_len);
+    if (rc) { rc = tn_error_prefix(rc, "%s: footer", path); goto cleanup; }
+    if (f->meta.encrypted) {
+        rc = tn_error_set(TN_EUNSUPPORTED, "%s: encrypted Parquet files are not supported", path);
+        goto cleanup;
+    }
+    for (uint32_t r = 0; r < f->meta.nrow_groups; r++)
+        for (uint32_t c = 0; c < f->meta.row_groups[r].ncolumns; c++)
+            if (f->meta.row_groups[r].columns[c].encrypted) {
+                rc = tn_error_set(TN_EUNSUPPORTED, "%s: encrypted Parquet files are not "
+                                  "supported (column chunk %u of row group %u)", path, c, r);
+                goto cleanup;
+            }
+    rc = load_schema(f);
+    if (rc) goto cleanup;
+    rc = check_row_groups(f);
+    if (rc) goto cleanup;
+    *out = f;
+    f = NULL;
+cleanup:
+    tn_parquet_close(f);
+    return rc;
+}
+
+void tn_parquet_close(tn_parquet_file *f) {
+    if (!f) return;
+    if (f->fh) f->fs->close(f->fs, f->fh);
+    tn_arena_destroy(f->arena);
+    tn_free(f->footer);
+    tn_free(f->path);
+    tn_free(f);
+}
+
+uint32_t tn_parquet_num_columns(const tn_parquet_file *f) { return f->ncols; }
+const tn_parquet_column_info *tn_parquet_column(const tn_parquet_file *f, uint32_t column) {
+    return column < f->ncols ? &f->cols[column] : NULL;
+}
+int64_t tn_parquet_num_rows(const tn_parquet_file *f) {
+    return f->rg_first_row[f->meta.nrow_groups];
+}
+uint32_t tn_parquet_num_row_groups(const tn_parquet_file *f) { return f->meta.nrow_groups; }
+int64_t tn_parquet_row_group_num_rows(const tn_parquet_file *f, uint32_t row_group) {
+    return row_group < f->meta.nrow_groups ? f->meta.row_groups[row_group].num_rows : 0;
+}
+uint64_t tn_parquet_file_size(const tn_parquet_file *f) { return f->size; }
+const char *tn_parquet_path(const tn_parquet_file *f) { return f->path; }
+uint32_t tn_parquet_kv_count(const tn_parquet_file *f) { return f->meta.nkv; }
+void tn_parquet_kv(const tn_parquet_file *f, uint32_t index, const char **key, const char **value) {
+    if (index >= f->meta.nkv) { *key = NULL; *value = NULL; return; }
+    *key = f->meta.kv[index].key;
+    *value = f->meta.kv[index].value;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Statistics.
+ */
+
+/* Decodes one PLAIN value (no BYTE_ARRAY length prefix), as stored in statistics and the column
+ * index, into a logical value of the column's type. Returns 0, or -1 when the value cannot be
+ * used (NaN, wrong size, INT96, out of range) - no error message is set. */
+int pq_rd_decode_value(const tn_parquet_file *f, uint32_t col, const uint8_t *p, size_t n,
+                       tn_value *out) {
+    const pq_schema_element *e = f->leaves[col];
+    tn_type t = f->cols[col].type;
+    memset(out, 0, sizeof *out);
+    out->type = t;
+    switch (e->type) {
+    case PQ_BOOLEAN:
+        if (n < 1) return -1;
+        out->u.b = p[0] != 0;
+        return 0;
+    case PQ_INT32: {
+        if (n != 4) return -1;
+        int32_t v = (int32_t)tn_load_u32le(p);
+        if (t.id == TN_TYPE_BIGINT) out->u.i = (int64_t)(uint32_t)v;   /* UINT_32 */
+        else if (t.id == TN_TYPE_DECIMAL && t.precision > 18) out->u.i128 = v;
+        else out->u.i = v;
+        return 0;
+    }
+    case PQ_INT64: {
+        if (n != 8) return -1;
+        int64_t v = (int64_t)tn_load_u64le(p);
+        if (t.id == TN_TYPE_DECIMAL) {
+            if (pq_rd_is_unsigned(e)) out->u.i128 = (tn_int128)(uint64_t)v;
+            else if (t.precision > 18) out->u.i128 = v;
+            else out->u.i = v;
+            return 0;
+        }
+        if (t.id == TN_TYPE_TIMESTAMP || t.id == TN_TYPE_TIMESTAMP_TZ) {
+            int unit = pq_rd_ts_unit(e);
+            if (unit == PQ_UNIT_MILLIS) {
+                if (__builtin_mul_overflow(v, 1000, &out->u.i)) return -1;
+                return 0;
+            }
+            if (unit == PQ_UNIT_NANOS) { out->u.i = v / 1000; return 0; }
+        }
+        out->u.i = v;
+        return 0;
+    }
+    case PQ_FLOAT: {
+        if (n != 4) return -1;
+        float x;
+        memcpy(&x, p, 4);
+        if (isnan(x)) return -1;
+        out->u.d = x;
+        return 0;
+    }
+    case PQ_DOUBLE: {
+        if (n != 8) return -1;
+        double x;
+        memcpy(&x, p, 8);
+        if (isnan(x)) return -1;
+        out->u.d = x;
+        return 0;
+    }
+    case PQ_BYTE_ARRAY:
+    case PQ_FIXED_LEN_BYTE_ARRAY:
+        if (t.id == TN_TYPE_FLOAT) {                       /* FLOAT16 */
+            if (n != 2) return -1;
+            float x = pq_rd_half_to_float((uint16_t)(p[0] | (p[1] << 8)));
+            if (isnan(x)) return -1;
+            out->u.d = x;
+            return 0;
+        }
+        if (t.id == TN_TYPE_DECIMAL) {
+            tn_int128 v;
+            if (!pq_rd_be_to_i128(p, n, &v)) return -1;
+            if (t.precision > 18) out->u.i128 = v;
+            else {
+                if (v > INT64_MAX || v < INT64_MIN) return -1;
+                out->u.i = (int64_t)v;
+            }
+            return 0;
+        }
+        if (n > UINT32_MAX) return -1;
+        out->u.s.ptr = (const char *)p;
+        out->u.s.len = (uint32_t)n;
+        return 0;
+    default:
+        return -1;                                          /* INT96: no usable order */
+    }
+}
+
+/* May the deprecated min/max (fields 1/2, signed order) be trusted for this column? */
+static bool legacy_stats_usable(const pq_schema_element *e) {
+    switch (e->type) {
+    case PQ_BOOLEAN: case PQ_FLOAT: case PQ_DOUBLE: return true;
+    case PQ_INT32: case PQ_INT64: return !pq_rd_is_unsigned(e);
+    default: return false;                  /* BYTE_ARRAY/FLBA: unsigned order, INT96: none */
+    }
+}
+
+int tn_parquet_column_stats(const tn_parquet_file *f, uint32_t row_group, uint32_t column,
+                            tn_parquet_stats *out) {
+    memset(out, 0, sizeof *out);
+    if (row_group >= f->meta.nrow_groups || column >= f->ncols)
+        return tn_error_set(TN_EINVAL, "%s: no row group %u / column %u", f->path, row_group,
+                            column);
+    const pq_column_meta *cm = &f->meta.row_groups[row_group].columns[column].meta;
+    out->min.type = out->max.type = f->cols[column].type;
+    out->min.is_null = out->max.is_null = true;
+    out->num_values = cm->num_values;
+    out->compressed_bytes = cm->total_compressed_size > 0 ? (uint64_t)cm->total_compressed_size : 0;
+    if (!cm->has_statistics) return 0;
+    const pq_statistics *st = &cm->statistics;
+    if (st->has_null_count && st->null_count >= 0) {
+        out->has_null_count = true;
+        out->null_count = st->null_count;
+    }
+    const pq_bytes *mn = NULL, *mx = NULL;
+    bool exact_min = false, exact_max = false;
+    if (st->min_value.present && st->max_value.present) {
+        mn = &st->min_value;
+        mx = &st->max_value;
+        exact_min = st->has_is_min_exact ? st->is_min_value_exact : false;
+        exact_max = st->has_is_max_exact ? st->is_max_value_exact : false;
+    } else if (st->min.present && st->max.present &&
+               legacy_stats_usable(f->leaves[column])) {
+        mn = &st->min;
+        mx = &st->max;
+    }
+    if (mn && pq_rd_decode_value(f, column, mn->ptr, mn->len, &out->min) == 0 &&
+        pq_rd_decode_value(f, column, mx->ptr, mx->len, &out->max) == 0) {
+        out->has_min_max = true;
+        out->min_exact = exact_min;
+        out->max_exact = exact_max;
+    }
+    if (!out->has_min_max) {
+        memset(&out->min, 0, sizeof out->min);
+        memset(&out->max, 0, sizeof out->max);
+        out->min.type = out->max.type = f->cols[column].type;
+        out->min.is_null = out->max.is_null = true;
+    }
+    return 0;
+}
+
+/* Compares a column value with a predicate constant. Returns false in *ok when the two cannot be
+ * compared (different type families). */
+static int cmp_values(const tn_value *col, const tn_value *c, bool *ok) {
+    *ok = true;
+    tn_type a = col->type, b = c->type;
+    bool af = a.id == TN_TYPE_FLOAT || a.id == TN_TYPE_DOUBLE;
+    bool bf = b.id == TN_TYPE_FLOAT || b.id == TN_TYPE_DOUBLE;
+    /* numeric compare: -0.0 == +0.0, so a zero bound prunes nothing it should keep */
+    if (af && bf) return col->u.d < c->u.d ? -1 : col->u.d > c->u.d;
+    if (tn_type_equal(a, b)) return tn_value_compare(col, c);
+    if (tn_type_is_integer(a) && tn_type_is_integer(b))
+        return col->u.i < c->u.i ? -1 : col->u.i > c->u.i;
+    if (tn_type_is_string(a) && tn_type_is_string(b)) {
+        uint32_t n = col->u.s.len < c->u.s.len ? col->u.s.len : c->u.s.len;
+        int r = n ? memcmp(col->u.s.ptr, c->u.s.ptr, n) : 0;
+        if (r) return r < 0 ? -1 : 1;
+        return col->u.s.len < c->u.s.len ? -1 : col->u.s.len > c->u.s.len;
+    }
+    *ok = false;
+    return 0;
+}
+
+bool pq_rd_stats_may_match(const tn_parquet_stats *st, tn_type type, const tn_parquet_predicate *p) {
+    bool all_null = st->has_null_count && st->num_values >= 0 && st->null_count >= st->num_values;
+    switch (p->op) {
+    case TN_PQ_IS_NULL:
+        return !(st->has_null_count && st->null_count == 0);
+    case TN_PQ_IS_NOT_NULL:
+        return !all_null;
+    default:
+        break;
+    }
+    if (all_null) return false;                 /* a comparison with NULL is never true */
+    if (p->constant.is_null || !st->has_min_max) return true;
+    bool is_float = type.id == TN_TYPE_FLOAT || type.id == TN_TYPE_DOUBLE;
+    if (is_float && isnan(p->constant.u.d)) return true;
+    bool ok1, ok2;
+    int cmin = cmp_values(&st->min, &p->constant, &ok1);   /* min vs c */
+    int cmax = cmp_values(&st->max, &p->constant, &ok2);   /* max vs c */
+    if (!ok1 || !ok2) return true;
+    switch (p->op) {
+    case TN_PQ_EQ: return !(cmin > 0 || cmax < 0);
+    case TN_PQ_LT: return cmin < 0;
+    case TN_PQ_LE: return cmin <= 0;
+    /* NaN rows sort above every value but are not in min/max: never prune floats upward. */
+    case TN_PQ_GT: return is_float || cmax > 0;
+    case TN_PQ_GE: return is_float || cmax >= 0;
+    case TN_PQ_NE:
+        return is_float || !(st->min_exact && st->max_exact && cmin == 0 && cmax == 0);
+    default: return true;
+    }
+}
+
+bool tn_parquet_row_group_may_match(const tn_parquet_file *f, uint32_t row_group,
+                                    const tn_parquet_predicate *preds, uint32_t npreds) {
+    if (row_group >= f->meta.nrow_groups) return false;
+    for (uint32_t i = 0; i < npreds; i++) {
+        if (preds[i].column >= f->ncols) continue;
+        tn_parquet_stats st;
+        if (tn_parquet_column_stats(f, row_group, preds[i].column, &st) != 0) continue;
+        if (!pq_rd_stats_may_match(&st, f->cols[preds[i].column].type, &preds[i])) return false;
+    }
+    return true;
+}

@@ -1,0 +1,30 @@
+/*
+ * parquet/readerInt.h: private to the reader's files (reader.c, scan.c, describe.c): accessors
+ * of an open tn_parquet_file and the value helpers reader.c shares with the scan.
+ */
+#ifndef TN_PARQUET_READER_INT_H
+#define TN_PARQUET_READER_INT_H
+
+#include "parquet/parquetInt.h"
+
+const pq_file_meta *pq_rd_meta(const tn_parquet_file *f);
+/* The schema element of file column `col` (a leaf). */
+const pq_schema_element *pq_rd_leaf(const tn_parquet_file *f, uint32_t col);
+/* File row index of the first row of row group rg. */
+int64_t pq_rd_row_group_first_row(const tn_parquet_file *f, uint32_t rg);
+tn_fs *pq_rd_fs(const tn_parquet_file *f);
+tn_file *pq_rd_handle(const tn_parquet_file *f);
+const tn_parquet_open_options *pq_rd_options(const tn_parquet_file *f);
+/* PQ_UNIT_* of a timestamp leaf (MICROS when it has no unit). */
+int pq_rd_ts_unit(const pq_schema_element *e);
+bool pq_rd_is_unsigned(const pq_schema_element *e);
+/* Decodes a PLAIN-encoded statistics value (no length prefix) of column col into out. */
+int pq_rd_decode_value(const tn_parquet_file *f, uint32_t col, const uint8_t *p, size_t n,
+                       tn_value *out);
+/* Whether statistics st allow a row satisfying p. */
+bool pq_rd_stats_may_match(const tn_parquet_stats *st, tn_type type, const tn_parquet_predicate *p);
+float pq_rd_half_to_float(uint16_t h);
+/* Big-endian two's complement (len <= 16) to int128; false when it does not fit. */
+bool pq_rd_be_to_i128(const uint8_t *p, size_t len, tn_int128 *out);
+
+#endif

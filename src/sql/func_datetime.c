@@ -1,0 +1,1028 @@
+/*
+ * sql/func_datetime.c: date/time functions. Formatting and parsing with Java DateTimeFormatter
+ * patterns (date_format, to_date, to_timestamp, from_unixtime: Spark/Flink) and with strftime
+ * patterns (strftime, strptime: DuckDB), both compiled to one token list (once, in bind, when
+ * the pattern is a constant); date_trunc, extract/date_part and year()..second(), datediff in
+ * Spark's 2-argument and DuckDB's 3-argument forms, date_add/date_sub, now(), current_date.
+ */
+#include "sql/functions.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FN_ARGS const tn_func_call *call, tn_vector *const *args, uint32_t nargs, uint32_t n, tn_vector *out
+#define VALID(i) tn_vector_is_valid(out, i)
+#define STR(k, i) (((const tn_str *)args[k]->data)[TN_ARG_IDX(args[k], i)])
+#define I64(k, i) (((const int64_t *)args[k]->data)[TN_ARG_IDX(args[k], i)])
+#define I32(k, i) (((const int32_t *)args[k]->data)[TN_ARG_IDX(args[k], i)])
+
+#define US_PER_DAY 86400000000LL
+
+static int64_t floordiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && ((a < 0) != (b < 0))); }
+
+/* Broken-down time. */
+typedef struct civil {
+    int64_t year;
+    unsigned month, day;
+    int hour, minute, second;
+    int micros;
+    int64_t days;   /* since epoch */
+    int dow;        /* 0 = Sunday */
+    int doy;        /* 1-based */
+} civil;
+
+static void civil_from_micros(int64_t us, civil *c) {
+    int64_t days = floordiv(us, US_PER_DAY), t = us - days * US_PER_DAY;
+    tn_civil_from_days(days, &c->year, &c->month, &c->day);
+    c->days = days;
+    c->hour = (int)(t / 3600000000LL);
+    c->minute = (int)(t / 60000000LL % 60);
+    c->second = (int)(t / 1000000 % 60);
+    c->micros = (int)(t % 1000000);
+    c->dow = (int)(((days % 7) + 11) % 7); /* 1970-01-01 was a Thursday (4) */
+    c->doy = (int)(days - tn_days_from_civil(c->year, 1, 1) + 1);
+}
+
+/* ISO 8601 week number and week-based year. */
+static void iso_week(const civil *c, int *week, int64_t *year) {
+    int isodow = c->dow == 0 ? 7 : c->dow;
+    int64_t thursday = c->days - isodow + 4;
+    int64_t y;
+    unsigned m, d;
+    tn_civil_from_days(thursday, &y, &m, &d);
+    *year = y;
+    *week = (int)((thursday - tn_days_from_civil(y, 1, 1)) / 7 + 1);
+}
+
+static const char *const g_month_full[] = {"January", "February", "March", "April", "May", "June", "July",
+                                           "August", "September", "October", "November", "December"};
+static const char *const g_month_abbr[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                           "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+static const char *const g_day_full[] = {"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"};
+static const char *const g_day_abbr[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+
+/* ---------------------------------------------------------------------------------------------
+ * Format tokens shared by Java patterns and strftime.
+ */
+typedef enum tk_kind {
+    TK_LIT, TK_YEAR, TK_YEAR2, TK_MONTH, TK_MONTH_ABBR, TK_MONTH_FULL, TK_DAY, TK_DOY,
+    TK_HOUR24, TK_HOUR12, TK_HOUR24_1, TK_HOUR12_0, TK_MINUTE, TK_SECOND, TK_FRAC, TK_AMPM,
+    TK_WDAY_ABBR, TK_WDAY_FULL, TK_WDAY_SUN0, TK_WDAY_MON1, TK_ISOWEEK, TK_WEEK_SUN, TK_WEEK_MON,
+    TK_ISOYEAR, TK_TZ_OFFSET, TK_TZ_HHMM, TK_TZ_Z, TK_TZ_NAME, TK_QUARTER, TK_ERA,
+} tk_kind;
+
+typedef struct fmt_token {
+    uint8_t kind;
+    uint8_t width;      /* minimum digits (0 = as is); TK_FRAC: digits */
+    uint16_t lit_off;   /* TK_LIT: offset/length into the literal pool */
+    uint16_t lit_len;
+} fmt_token;
+
+typedef struct fmt_prog {
+    fmt_token tok[128];
+    uint32_t ntok;
+    char lit[512];
+    uint32_t nlit;
+} fmt_prog;
+
+static int add_tok(fmt_prog *p, tk_kind k, int width) {
+    if (p->ntok >= 128) return tn_error_set(TN_ELIMIT, "format pattern is too long");
+    p->tok[p->ntok].kind = (uint8_t)k;
+    p->tok[p->ntok].width = (uint8_t)width;
+    p->ntok++;
+    return 0;
+}
+
+static int add_lit(fmt_prog *p, const char *s, size_t n) {
+    if (n == 0) return 0;
+    if (p->nlit + n > sizeof p->lit) return tn_error_set(TN_ELIMIT, "format pattern is too long");
+    if (p->ntok && p->tok[p->ntok - 1].kind == TK_LIT && p->tok[p->ntok - 1].lit_off + p->tok[p->ntok - 1].lit_len == p->nlit) {
+        p->tok[p->ntok - 1].lit_len = (uint16_t)(p->tok[p->ntok - 1].lit_len + n);
+    } else {
+        int rc = add_tok(p, TK_LIT, 0);
+        if (rc) return rc;
+        p->tok[p->ntok - 1].lit_off = (uint16_t)p->nlit;
+        p->tok[p->ntok - 1].lit_len = (uint16_t)n;
+    }
+    memcpy(p->lit + p->nlit, s, n);
+    p->nlit += (uint32_t)n;
+    return 0;
+}
+
+/* Java DateTimeFormatter / SimpleDateFormat letters (the subset Spark and Flink document). */
+static int compile_java(fmt_prog *p, const char *s, size_t n) {
+    memset(p, 0, sizeof *p);
+    size_t i = 0;
+    int rc = 0;
+    while (i < n && !rc) {
+        char c = s[i];
+        if (c == '\'') {
+            if (i + 1 < n && s[i + 1] == '\'') {
+                rc = add_lit(p, "'", 1);
+                i += 2;
+                continue;
+            }
+            size_t j = i + 1;
+            while (j < n) {
+                if (s[j] == '\'' && j + 1 < n && s[j + 1] == '\'') {
+                    rc = add_lit(p, "'", 1);
+                    j += 2;
+                    continue;
+                }
+                if (s[j] == '\'') break;
+                rc = add_lit(p, s + j, 1);
+                j++;
+            }
+            i = j + 1;
+            continue;
+        }
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
+            rc = add_lit(p, &c, 1);
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j < n && s[j] == c) j++;
+        int cnt = (int)(j - i);
+        i = j;
+        switch (c) {
+        case 'y':
+        case 'Y': rc = cnt == 2 ? add_tok(p, TK_YEAR2, 2) : add_tok(p, TK_YEAR, cnt); break;
+        case 'M':
+        case 'L':
+            rc = cnt >= 4 ? add_tok(p, TK_MONTH_FULL, 0) : cnt == 3 ? add_tok(p, TK_MONTH_ABBR, 0) : add_tok(p, TK_MONTH, cnt);
+            break;
+        case 'd': rc = add_tok(p, TK_DAY, cnt); break;
+        case 'D': rc = add_tok(p, TK_DOY, cnt); break;
+        case 'H': rc = add_tok(p, TK_HOUR24, cnt); break;
+        case 'h': rc = add_tok(p, TK_HOUR12, cnt); break;
+        case 'k': rc = add_tok(p, TK_HOUR24_1, cnt); break;
+        case 'K': rc = add_tok(p, TK_HOUR12_0, cnt); break;
+        case 'm': rc = add_tok(p, TK_MINUTE, cnt); break;
+        case 's': rc = add_tok(p, TK_SECOND, cnt); break;
+        case 'S': rc = add_tok(p, TK_FRAC, cnt > 9 ? 9 : cnt); break;
+        case 'a': rc = add_tok(p, TK_AMPM, 0); break;
+        case 'E': rc = add_tok(p, cnt >= 4 ? TK_WDAY_FULL : TK_WDAY_ABBR, 0); break;
+        case 'u': rc = add_tok(p, TK_WDAY_MON1, cnt); break;
+        case 'Q':
+        case 'q': rc = add_tok(p, TK_QUARTER, cnt); break;
+        case 'G': rc = add_tok(p, TK_ERA, 0); break;
+        case 'z':
+        case 'V': rc = add_tok(p, TK_TZ_NAME, 0); break;
+        case 'Z': rc = add_tok(p, TK_TZ_HHMM, 0); break;
+        case 'X': rc = add_tok(p, TK_TZ_Z, 0); break;
+        case 'x': rc = add_tok(p, TK_TZ_OFFSET, 0); break;
+        default:
+            rc = tn_error_set(TN_EINVAL, "Illegal pattern character '%c' in datetime pattern '%.*s'", c,
+                              (int)(n > 200 ? 200 : n), s);
+        }
+    }
+    return rc;
+}
+
+/* strftime specifiers as DuckDB supports them (%-x: no padding). */
+static int compile_strftime(fmt_prog *p, const char *s, size_t n) {
+    memset(p, 0, sizeof *p);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (s[i] != '%') {
+            rc = add_lit(p, s + i, 1);
+            continue;
+        }
+        if (++i >= n) return tn_error_set(TN_EINVAL, "Failed to parse format specifier %.*s: Trailing format character %%", (int)n, s);
+        bool nopad = false;
+        if (s[i] == '-' && i + 1 < n) nopad = true, i++;
+        int w2 = nopad ? 0 : 2;
+        switch (s[i]) {
+        case 'Y': rc = add_tok(p, TK_YEAR, nopad ? 0 : 4); break;
+        case 'y': rc = add_tok(p, TK_YEAR2, w2); break;
+        case 'm': rc = add_tok(p, TK_MONTH, w2); break;
+        case 'd': rc = add_tok(p, TK_DAY, w2); break;
+        case 'H': rc = add_tok(p, TK_HOUR24, w2); break;
+        case 'I': rc = add_tok(p, TK_HOUR12, w2); break;
+        case 'M': rc = add_tok(p, TK_MINUTE, w2); break;
+        case 'S': rc = add_tok(p, TK_SECOND, w2); break;
+        case 'f': rc = add_tok(p, TK_FRAC, 6); break;
+        case 'g': rc = add_tok(p, TK_FRAC, 3); break;
+        case 'n': rc = add_tok(p, TK_FRAC, 6); break;
+        case 'j': rc = add_tok(p, TK_DOY, nopad ? 0 : 3); break;
+        case 'a': rc = add_tok(p, TK_WDAY_ABBR, 0); break;
+        case 'A': rc = add_tok(p, TK_WDAY_FULL, 0); break;
+        case 'b':
+        case 'h': rc = add_tok(p, TK_MONTH_ABBR, 0); break;
+        case 'B': rc = add_tok(p, TK_MONTH_FULL, 0); break;
+        case 'p': rc = add_tok(p, TK_AMPM, 0); break;
+        case 'w': rc = add_tok(p, TK_WDAY_SUN0, 0); break;
+        case 'u': rc = add_tok(p, TK_WDAY_MON1, 0); break;
+        case 'V': rc = add_tok(p, TK_ISOWEEK, w2); break;
+        case 'U': rc = add_tok(p, TK_WEEK_SUN, w2); break;
+        case 'W': rc = add_tok(p, TK_WEEK_MON, w2); break;
+        case 'G': rc = add_tok(p, TK_ISOYEAR, 4); break;
+        case 'z': rc = add_tok(p, TK_TZ_OFFSET, 0); break;
+        case 'Z': break; /* zone name: empty for naive timestamps */
+        case '%': rc = add_lit(p, "%", 1); break;
+        case 'c':
+            rc = compile_strftime(p, "", 0);
+            if (!rc) rc = compile_strftime(p, "%Y-%m-%d %H:%M:%S", 17);
+            break;
+        default:
+            return tn_error_set(TN_EINVAL, "Failed to parse format specifier %.*s: Unrecognized format for strftime/strptime: %%%c",
+                                (int)(n > 200 ? 200 : n), s, s[i]);
+        }
+    }
+    return rc;
+}
+
+/* %c %x %X are handled by expanding them before compiling (keeps compile_strftime simple). */
+static int compile_strftime_full(fmt_prog *p, const char *s, size_t n) {
+    char buf[1024];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *rep = NULL;
+        if (s[i] == '%' && i + 1 < n) {
+            if (s[i + 1] == 'c') rep = "%Y-%m-%d %H:%M:%S";
+            else if (s[i + 1] == 'x') rep = "%Y-%m-%d";
+            else if (s[i + 1] == 'X') rep = "%H:%M:%S";
+        }
+        if (rep) {
+            size_t rl = strlen(rep);
+            if (k + rl >= sizeof buf) return tn_error_set(TN_ELIMIT, "format pattern is too long");
+            memcpy(buf + k, rep, rl);
+            k += rl;
+            i++;
+            continue;
+        }
+        if (s[i] == '%' && i + 1 < n) {
+            if (k + 2 >= sizeof buf) return tn_error_set(TN_ELIMIT, "format pattern is too long");
+            buf[k++] = s[i++];
+        }
+        if (k + 1 >= sizeof buf) return tn_error_set(TN_ELIMIT, "format pattern is too long");
+        buf[k++] = s[i];
+    }
+    return compile_strftime(p, buf, k);
+}
+
+static int put_num(tn_buf *b, int64_t v, int width) {
+    char t[32];
+    int k = width > 0 ? snprintf(t, sizeof t, "%0*lld", width, (long long)v) : snprintf(t, sizeof t, "%lld", (long long)v);
+    return tn_buf_append(b, t, (size_t)k);
+}
+
+static int run_format(const fmt_prog *p, int64_t us, bool tz, tn_buf *b) {
+    civil c;
+    civil_from_micros(us, &c);
+    int rc = 0;
+    for (uint32_t k = 0; k < p->ntok && !rc; k++) {
+        const fmt_token *t = &p->tok[k];
+        int h12 = c.hour % 12 == 0 ? 12 : c.hour % 12;
+        switch ((tk_kind)t->kind) {
+        case TK_LIT: rc = tn_buf_append(b, p->lit + t->lit_off, t->lit_len); break;
+        case TK_YEAR:
+            if (c.year < 0 && t->width >= 4) {
+                rc = tn_buf_append_byte(b, '-');
+                if (!rc) rc = put_num(b, -c.year, t->width);
+            } else {
+                rc = put_num(b, c.year, t->width);
+            }
+            break;
+        case TK_YEAR2: rc = put_num(b, ((c.year % 100) + 100) % 100, t->width); break;
+        case TK_MONTH: rc = put_num(b, c.month, t->width); break;
+        case TK_MONTH_ABBR: rc = tn_buf_append(b, g_month_abbr[c.month - 1], 3); break;
+        case TK_MONTH_FULL: rc = tn_buf_append(b, g_month_full[c.month - 1], strlen(g_month_full[c.month - 1])); break;
+        case TK_DAY: rc = put_num(b, c.day, t->width); break;
+        case TK_DOY: rc = put_num(b, c.doy, t->width); break;
+        case TK_HOUR24: rc = put_num(b, c.hour, t->width); break;
+        case TK_HOUR12: rc = put_num(b, h12, t->width); break;
+        case TK_HOUR24_1: rc = put_num(b, c.hour == 0 ? 24 : c.hour, t->width); break;
+        case TK_HOUR12_0: rc = put_num(b, c.hour % 12, t->width); break;
+        case TK_MINUTE: rc = put_num(b, c.minute, t->width); break;
+        case TK_SECOND: rc = put_num(b, c.second, t->width); break;
+        case TK_FRAC: {
+            char fr[16];
+            snprintf(fr, sizeof fr, "%06d000", c.micros);
+            rc = tn_buf_append(b, fr, t->width ? t->width : 6);
+            break;
+        }
+        case TK_AMPM: rc = tn_buf_append(b, c.hour < 12 ? "AM" : "PM", 2); break;
+        case TK_WDAY_ABBR: rc = tn_buf_append(b, g_day_abbr[c.dow], 3); break;
+        case TK_WDAY_FULL: rc = tn_buf_append(b, g_day_full[c.dow], strlen(g_day_full[c.dow])); break;
+        case TK_WDAY_SUN0: rc = put_num(b, c.dow, 0); break;
+        case TK_WDAY_MON1: rc = put_num(b, c.dow == 0 ? 7 : c.dow, t->width); break;
+        case TK_ISOWEEK:
+        case TK_ISOYEAR: {
+            int w;
+            int64_t y;
+            iso_week(&c, &w, &y);
+            rc = t->kind == TK_ISOWEEK ? put_num(b, w, t->width) : put_num(b, y, t->width);
+            break;
+        }
+        case TK_WEEK_SUN: rc = put_num(b, (c.doy + 6 - c.dow) / 7, t->width); break;
+        case TK_WEEK_MON: rc = put_num(b, (c.doy + 6 - (c.dow + 6) % 7) / 7, t->width); break;
+        case TK_TZ_OFFSET: rc = tn_buf_append(b, "+00", 3); break;
+        case TK_TZ_HHMM: rc = tn_buf_append(b, "+0000", 5); break;
+        case TK_TZ_Z: rc = tn_buf_append(b, "Z", 1); break;
+        case TK_TZ_NAME: rc = tz ? tn_buf_append(b, "UTC", 3) : tn_buf_append(b, "UTC", 3); break;
+        case TK_QUARTER: rc = put_num(b, (c.month - 1) / 3 + 1, t->width); break;
+        case TK_ERA: rc = tn_buf_append(b, c.year > 0 ? "AD" : "BC", 2); break;
+        }
+    }
+    return rc;
+}
+
+/* Parse s with the token list. 0 ok; -1 no match. */
+static int read_num(const char *s, size_t n, size_t *i, int maxd, int64_t *v) {
+    size_t st = *i;
+    bool neg = false;
+    if (*i < n && (s[*i] == '-' || s[*i] == '+') && maxd >= 4) neg = s[(*i)++] == '-';
+    int64_t x = 0;
+    int k = 0;
+    while (*i < n && k < maxd && s[*i] >= '0' && s[*i] <= '9') x = x * 10 + (s[(*i)++] - '0'), k++;
+    if (k == 0) {
+        *i = st;
+        return -1;
+    }
+    *v = neg ? -x : x;
+    return 0;
+}
+
+static int read_name(const char *s, size_t n, size_t *i, const char *const *names, int count, int len) {
+    for (int k = 0; k < count; k++) {
+        size_t l = len ? (size_t)len : strlen(names[k]);
+        if (*i + l <= n && tn_str_iequal_n(s + *i, l, names[k]) == true) {
+            *i += l;
+            return k;
+        }
+    }
+    return -1;
+}
+
+static int run_parse(const fmt_prog *p, const char *s, size_t n, int64_t *out) {
+    int64_t year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0, micros = 0, doy = -1, v;
+    int pm = -1;
+    bool h12 = false;
+    size_t i = 0;
+    for (uint32_t k = 0; k < p->ntok; k++) {
+        const fmt_token *t = &p->tok[k];
+        /* numbers directly followed by another number token take exactly `width` digits */
+        bool adjacent = k + 1 < p->ntok && p->tok[k + 1].kind != TK_LIT;
+        int maxd = adjacent && t->width ? t->width : 9;
+        switch ((tk_kind)t->kind) {
+        case TK_LIT:
+            for (uint16_t j = 0; j < t->lit_len; j++) {
+                char c = p->lit[t->lit_off + j];
+                if (c == ' ') {
+                    while (i < n && s[i] == ' ') i++;
+                    continue;
+                }
+                if (i >= n || s[i] != c) return -1;
+                i++;
+            }
+            break;
+        case TK_YEAR:
+            if (read_num(s, n, &i, adjacent ? 4 : 9, &year)) return -1;
+            break;
+        case TK_YEAR2:
+            if (read_num(s, n, &i, 2, &v)) return -1;
+            year = v < 70 ? 2000 + v : 1900 + v;
+            break;
+        case TK_MONTH:
+            if (read_num(s, n, &i, adjacent ? 2 : (maxd > 2 ? 2 : maxd), &month)) return -1;
+            break;
+        case TK_MONTH_ABBR:
+        case TK_MONTH_FULL: {
+            int m = read_name(s, n, &i, g_month_full, 12, 0);
+            if (m < 0) m = read_name(s, n, &i, g_month_abbr, 12, 3);
+            if (m < 0) return -1;
+            month = m + 1;
+            break;
+        }
+        case TK_DAY:
+            if (read_num(s, n, &i, 2, &day)) return -1;
+            break;
+        case TK_DOY:
+            if (read_num(s, n, &i, 3, &doy)) return -1;
+            break;
+        case TK_HOUR24:
+        case TK_HOUR24_1:
+            if (read_num(s, n, &i, 2, &hour)) return -1;
+            if (t->kind == TK_HOUR24_1 && hour == 24) hour = 0;
+            break;
+        case TK_HOUR12:
+        case TK_HOUR12_0:
+            if (read_num(s, n, &i, 2, &hour)) return -1;
+            h12 = true;
+            break;
+        case TK_MINUTE:
+            if (read_num(s, n, &i, 2, &minute)) return -1;
+            break;
+        case TK_SECOND:
+            if (read_num(s, n, &i, 2, &second)) return -1;
+            break;
+        case TK_FRAC: {
+            size_t st = i;
+            int64_t f = 0;
+            int d = 0;
+            int lim = adjacent ? t->width : 9;
+            while (i < n && d < lim && s[i] >= '0' && s[i] <= '9') {
+                if (d < 6) f = f * 10 + (s[i] - '0');
+                d++;
+                i++;
+            }
+            if (i == st) return -1;
+            for (int q = d; q < 6; q++) f *= 10;
+            micros = f;
+            break;
+        }
+        case TK_AMPM:
+            if (i + 2 <= n && tn_str_iequal_n(s + i, 2, "AM")) pm = 0;
+            else if (i + 2 <= n && tn_str_iequal_n(s + i, 2, "PM")) pm = 1;
+            else return -1;
+            i += 2;
+            break;
+        case TK_WDAY_ABBR:
+        case TK_WDAY_FULL:
+            if (read_name(s, n, &i, g_day_full, 7, 0) < 0 && read_name(s, n, &i, g_day_abbr, 7, 3) < 0) return -1;
+            break;
+        case TK_WDAY_SUN0:
+        case TK_WDAY_MON1:
+        case TK_ISOWEEK:
+        case TK_WEEK_SUN:
+        case TK_WEEK_MON:
+        case TK_ISOYEAR:
+        case TK_QUARTER:
+            if (read_num(s, n, &i, 4, &v)) return -1;
+            break;
+        case TK_TZ_OFFSET:
+        case TK_TZ_HHMM:
+        case TK_TZ_Z:
+        case TK_TZ_NAME:
+            if (i < n && (s[i] == 'Z' || s[i] == 'z')) i++;
+            else if (i + 3 <= n && tn_str_iequal_n(s + i, 3, "UTC")) i += 3;
+            else if (i < n && (s[i] == '+' || s[i] == '-')) {
+                i++;
+                while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == ':')) i++;
+            }
+            break;
+        case TK_ERA:
+            if (i + 2 <= n) i += 2;
+            break;
+        }
+    }
+    if (i != n) return -1;
+    if (h12) {
+        if (hour < 1 || hour > 12) return -1;
+        if (pm == 1 && hour != 12) hour += 12;
+        if (pm == 0 && hour == 12) hour = 0;
+    } else if (pm == 1 && hour < 12) {
+        hour += 12;
+    }
+    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return -1;
+    int64_t days;
+    if (doy > 0) {
+        days = tn_days_from_civil(year, 1, 1) + doy - 1;
+    } else {
+        days = tn_days_from_civil(year, (unsigned)month, (unsigned)day);
+        int64_t y2;
+        unsigned m2, d2;
+        tn_civil_from_days(days, &y2, &m2, &d2);
+        if (m2 != month || d2 != day) return -1; /* 2022-02-30 */
+    }
+    *out = days * US_PER_DAY + ((hour * 60 + minute) * 60 + second) * 1000000 + micros;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Pattern binding: compiled once when the pattern is a constant.
+ */
+typedef struct fmt_bind {
+    fmt_prog prog;
+} fmt_bind;
+
+static void free_fmt(void *bd) { tn_free(bd); }
+
+static int bind_pattern(const tn_value *const *consts, uint32_t idx, bool java, void **bd) {
+    const tn_value *p = consts[idx];
+    if (!p || p->is_null || p->type.id != TN_TYPE_VARCHAR) return 0;
+    fmt_bind *f = tn_calloc(1, sizeof *f);
+    if (!f) return TN_ENOMEM;
+    int rc = java ? compile_java(&f->prog, p->u.s.ptr, p->u.s.len) : compile_strftime_full(&f->prog, p->u.s.ptr, p->u.s.len);
+    if (rc) {
+        tn_free(f);
+        return rc;
+    }
+    *bd = f;
+    return 0;
+}
+static int bind_java1(tn_func_binding *b, const tn_value *const *c, void **bd) { return bind_pattern(c, 1, true, bd); }
+static int bind_strf1(tn_func_binding *b, const tn_value *const *c, void **bd) { return bind_pattern(c, 1, false, bd); }
+
+/* The program for row i: the bound one, or compiled from the row's pattern (cached). */
+typedef struct prog_cache {
+    fmt_prog prog;
+    tn_str last;
+    bool have;
+} prog_cache;
+
+static int row_prog(const tn_func_call *call, tn_vector *const *args, uint32_t k, uint32_t i, bool java,
+                    prog_cache *pc, const fmt_prog **out) {
+    if (call->bind_data) {
+        *out = &((fmt_bind *)call->bind_data)->prog;
+        return 0;
+    }
+    tn_str p = STR(k, i);
+    if (!pc->have || p.len != pc->last.len || memcmp(p.ptr, pc->last.ptr, p.len) != 0) {
+        int rc = java ? compile_java(&pc->prog, p.ptr, p.len) : compile_strftime_full(&pc->prog, p.ptr, p.len);
+        if (rc) return rc;
+        pc->last = p;
+        pc->have = true;
+    }
+    *out = &pc->prog;
+    return 0;
+}
+
+static int64_t ts_arg(tn_vector *const *args, uint32_t k, uint32_t i) {
+    const tn_vector *v = args[k];
+    uint32_t r = TN_ARG_IDX(v, i);
+    if (v->type.id == TN_TYPE_DATE) return (int64_t)((const int32_t *)v->data)[r] * US_PER_DAY;
+    return ((const int64_t *)v->data)[r];
+}
+
+static int format_fn(FN_ARGS, bool java) {
+    tn_buf b = TN_BUF_INIT;
+    prog_cache *pc = tn_calloc(1, sizeof *pc);
+    int rc = pc ? 0 : TN_ENOMEM;
+    bool tz = args[0]->type.id == TN_TYPE_TIMESTAMP_TZ;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        if (!VALID(i)) {
+            tn_func_str_empty(out, i);
+            continue;
+        }
+        const fmt_prog *p;
+        if ((rc = row_prog(call, args, 1, i, java, pc, &p))) break;
+        tn_buf_clear(&b);
+        rc = run_format(p, ts_arg(args, 0, i), tz, &b);
+        if (!rc) rc = tn_vector_set_str(out, i, b.data ? (const char *)b.data : "", b.len);
+    }
+    tn_free(pc);
+    tn_buf_free(&b);
+    return rc;
+}
+static int f_date_format(FN_ARGS) { return format_fn(call, args, nargs, n, out, true); }
+static int f_strftime(FN_ARGS) { return format_fn(call, args, nargs, n, out, false); }
+
+/* from_unixtime(seconds[, java pattern]) (Spark): default 'yyyy-MM-dd HH:mm:ss'. */
+static int f_from_unixtime(FN_ARGS) {
+    tn_buf b = TN_BUF_INIT;
+    prog_cache *pc = tn_calloc(1, sizeof *pc);
+    fmt_prog *def = tn_calloc(1, sizeof *def);
+    int rc = pc && def ? compile_java(def, "yyyy-MM-dd HH:mm:ss", 19) : TN_ENOMEM;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        if (!VALID(i)) {
+            tn_func_str_empty(out, i);
+            continue;
+        }
+        const fmt_prog *p = def;
+        if (nargs > 1 && (rc = row_prog(call, args, 1, i, true, pc, &p))) break;
+        int64_t sec = I64(0, i), us;
+        if (__builtin_mul_overflow(sec, 1000000, &us)) {
+            rc = tn_error_set(TN_ELIMIT, "from_unixtime: %lld is out of range", (long long)sec);
+            break;
+        }
+        tn_buf_clear(&b);
+        rc = run_format(p, us, false, &b);
+        if (!rc) rc = tn_vector_set_str(out, i, b.data ? (const char *)b.data : "", b.len);
+    }
+    tn_free(pc);
+    tn_free(def);
+    tn_buf_free(&b);
+    return rc;
+}
+
+/* to_date / to_timestamp with a Java pattern (NULL when the text does not match, as Spark) and
+ * strptime (DuckDB: an error; try_strptime: NULL). */
+static int parse_fn(FN_ARGS, bool java, bool error_on_fail, bool to_date) {
+    prog_cache *pc = tn_calloc(1, sizeof *pc);
+    int rc = pc ? 0 : TN_ENOMEM;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        if (!VALID(i)) continue;
+        const fmt_prog *p;
+        if ((rc = row_prog(call, args, 1, i, java, pc, &p))) break;
+        tn_str s = STR(0, i);
+        int64_t us;
+        if (run_parse(p, s.ptr, s.len, &us) != 0) {
+            if (error_on_fail) {
+                tn_str f = STR(1, i);
+                rc = tn_error_set(TN_EINVAL, "Could not parse string \"%.*s\" according to format specifier \"%.*s\"",
+                                  (int)(s.len > 200 ? 200 : s.len), s.ptr, (int)(f.len > 200 ? 200 : f.len), f.ptr);
+            } else {
+                rc = tn_vector_set_null(out, i);
+            }
+            continue;
+        }
+        if (to_date) ((int32_t *)out->data)[i] = (int32_t)floordiv(us, US_PER_DAY);
+        else ((int64_t *)out->data)[i] = us;
+    }
+    tn_free(pc);
+    return rc;
+}
+static int f_to_date_fmt(FN_ARGS) { return parse_fn(call, args, nargs, n, out, true, false, true); }
+static int f_to_timestamp_fmt(FN_ARGS) { return parse_fn(call, args, nargs, n, out, true, false, false); }
+static int f_strptime(FN_ARGS) { return parse_fn(call, args, nargs, n, out, false, true, false); }
+static int f_try_strptime(FN_ARGS) { return parse_fn(call, args, nargs, n, out, false, false, false); }
+
+/* to_date(string) / to_timestamp(string) without a pattern: the CAST rules; NULL on failure. */
+static int f_to_date_str(FN_ARGS) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (!VALID(i)) continue;
+        tn_str s = STR(0, i);
+        int32_t d;
+        if (tn_parse_date(s.ptr, s.len, &d)) {
+            int rc = tn_vector_set_null(out, i);
+            if (rc) return rc;
+        } else {
+            ((int32_t *)out->data)[i] = d;
+        }
+    }
+    return 0;
+}
+static int f_to_timestamp_str(FN_ARGS) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (!VALID(i)) continue;
+        tn_str s = STR(0, i);
+        int64_t t;
+        bool z;
+        if (tn_parse_timestamp(s.ptr, s.len, &t, &z)) {
+            int rc = tn_vector_set_null(out, i);
+            if (rc) return rc;
+        } else {
+            ((int64_t *)out->data)[i] = t;
+        }
+    }
+    return 0;
+}
+static int f_ts_to_date(FN_ARGS) {
+    int32_t *r = out->data;
+    for (uint32_t i = 0; i < n; i++) r[i] = (int32_t)floordiv(ts_arg(args, 0, i), US_PER_DAY);
+    return 0;
+}
+
+/* to_timestamp(seconds) -> TIMESTAMPTZ (DuckDB). */
+static int f_to_timestamp_epoch(FN_ARGS) {
+    int64_t *r = out->data;
+    for (uint32_t i = 0; i < n; i++) {
+        double s = ((const double *)args[0]->data)[TN_ARG_IDX(args[0], i)] * 1e6;
+        if (!(fabs(s) < 9.2e18) && VALID(i))
+            return tn_error_set(TN_ELIMIT, "Could not convert epoch seconds to TIMESTAMP WITH TIME ZONE");
+        r[i] = VALID(i) ? (int64_t)llround(s) : 0;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Parts: extract / date_part, year() .. second(), date_trunc, datediff.
+ */
+typedef enum part {
+    P_YEAR, P_QUARTER, P_MONTH, P_WEEK, P_DAY, P_DOW, P_ISODOW, P_DOY, P_HOUR, P_MINUTE, P_SECOND,
+    P_MILLISECOND, P_MICROSECOND, P_EPOCH, P_DECADE, P_CENTURY, P_MILLENNIUM, P_ISOYEAR, P_YEARWEEK,
+    P_INVALID
+} part;
+
+static const struct { const char *name; part p; } g_parts[] = {
+    {"year", P_YEAR}, {"years", P_YEAR}, {"y", P_YEAR}, {"yr", P_YEAR}, {"yrs", P_YEAR},
+    {"quarter", P_QUARTER}, {"quarters", P_QUARTER}, {"month", P_MONTH}, {"months", P_MONTH},
+    {"mon", P_MONTH}, {"week", P_WEEK}, {"weeks", P_WEEK}, {"w", P_WEEK}, {"weekofyear", P_WEEK},
+    {"day", P_DAY}, {"days", P_DAY}, {"d", P_DAY}, {"dayofmonth", P_DAY}, {"dow", P_DOW},
+    {"dayofweek", P_DOW}, {"isodow", P_ISODOW}, {"doy", P_DOY}, {"dayofyear", P_DOY},
+    {"hour", P_HOUR}, {"hours", P_HOUR}, {"h", P_HOUR}, {"hr", P_HOUR}, {"minute", P_MINUTE},
+    {"minutes", P_MINUTE}, {"m", P_MINUTE}, {"min", P_MINUTE}, {"second", P_SECOND},
+    {"seconds", P_SECOND}, {"s", P_SECOND}, {"sec", P_SECOND}, {"millisecond", P_MILLISECOND},
+    {"milliseconds", P_MILLISECOND}, {"ms", P_MILLISECOND}, {"microsecond", P_MICROSECOND},
+    {"microseconds", P_MICROSECOND}, {"us", P_MICROSECOND}, {"epoch", P_EPOCH},
+    {"decade", P_DECADE}, {"century", P_CENTURY}, {"millennium", P_MILLENNIUM},
+    {"isoyear", P_ISOYEAR}, {"yearweek", P_YEARWEEK},
+};
+
+static part part_of(tn_str s) {
+    for (size_t i = 0; i < sizeof g_parts / sizeof g_parts[0]; i++)
+        if (tn_str_iequal_n(s.ptr, s.len, g_parts[i].name)) return g_parts[i].p;
+    return P_INVALID;
+}
+
+static int bad_part(tn_str s) {
+    return tn_error_set(TN_EINVAL, "Unsupported date part '%.*s'", (int)(s.len > 100 ? 100 : s.len), s.ptr);
+}
+
+static int64_t part_value(part p, int64_t us, double *epoch) {
+    civil c;
+    civil_from_micros(us, &c);
+    switch (p) {
+    case P_YEAR: return c.year;
+    case P_QUARTER: return (c.month - 1) / 3 + 1;
+    case P_MONTH: return c.month;
+    case P_WEEK: {
+        int w;
+        int64_t y;
+        iso_week(&c, &w, &y);
+        return w;
+    }
+    case P_ISOYEAR:
+    case P_YEARWEEK: {
+        int w;
+        int64_t y;
+        iso_week(&c, &w, &y);
+        return p == P_ISOYEAR ? y : y * 100 + w;
+    }
+    case P_DAY: return c.day;
+    case P_DOW: return c.dow;
+    case P_ISODOW: return c.dow == 0 ? 7 : c.dow;
+    case P_DOY: return c.doy;
+    case P_HOUR: return c.hour;
+    case P_MINUTE: return c.minute;
+    case P_SECOND: return c.second;
+    case P_MILLISECOND: return c.second * 1000 + c.micros / 1000;
+    case P_MICROSECOND: return c.second * 1000000 + c.micros;
+    case P_EPOCH:
+        if (epoch) *epoch = (double)us / 1e6;
+        return floordiv(us, 1000000);
+    case P_DECADE: return floordiv(c.year, 10);
+    case P_CENTURY: return c.year > 0 ? (c.year - 1) / 100 + 1 : -((-c.year) / 100 + 1);
+    case P_MILLENNIUM: return c.year > 0 ? (c.year - 1) / 1000 + 1 : -((-c.year) / 1000 + 1);
+    default: return 0;
+    }
+}
+
+typedef struct part_bind {
+    part p;
+} part_bind;
+
+static int bind_extract(tn_func_binding *b, const tn_value *const *consts, void **bd) {
+    const tn_value *v = consts[0];
+    if (!v || v->is_null || v->type.id != TN_TYPE_VARCHAR) return 0;
+    part p = part_of(v->u.s);
+    if (p == P_INVALID) return bad_part(v->u.s);
+    part_bind *pb = tn_calloc(1, sizeof *pb);
+    if (!pb) return TN_ENOMEM;
+    pb->p = p;
+    *bd = pb;
+    if (p == P_EPOCH) b->ret = tn_type_make(TN_TYPE_DOUBLE);
+    return 0;
+}
+
+static int f_extract(FN_ARGS) {
+    part_bind *pb = call->bind_data;
+    bool dbl = out->type.id == TN_TYPE_DOUBLE;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!VALID(i)) continue;
+        part p;
+        if (pb) p = pb->p;
+        else if ((p = part_of(STR(0, i))) == P_INVALID) return bad_part(STR(0, i));
+        double ep = 0;
+        int64_t v = part_value(p, ts_arg(args, 1, i), &ep);
+        if (dbl) ((double *)out->data)[i] = ep;
+        else ((int64_t *)out->data)[i] = v;
+    }
+    return 0;
+}
+
+#define PART_FN(NAME, P)                                                                  \
+    static int NAME(FN_ARGS) {                                                            \
+        int64_t *r = out->data;                                                           \
+        for (uint32_t i = 0; i < n; i++) r[i] = part_value(P, ts_arg(args, 0, i), NULL);  \
+        return 0;                                                                         \
+    }
+PART_FN(f_year, P_YEAR)
+PART_FN(f_quarter, P_QUARTER)
+PART_FN(f_month, P_MONTH)
+PART_FN(f_week, P_WEEK)
+PART_FN(f_day, P_DAY)
+PART_FN(f_dow, P_DOW)
+PART_FN(f_isodow, P_ISODOW)
+PART_FN(f_doy, P_DOY)
+PART_FN(f_hour, P_HOUR)
+PART_FN(f_minute, P_MINUTE)
+PART_FN(f_second, P_SECOND)
+PART_FN(f_epoch, P_EPOCH)
+
+static int64_t trunc_to(part p, int64_t us, bool *ok) {
+    civil c;
+    civil_from_micros(us, &c);
+    *ok = true;
+    int64_t day0 = c.days * US_PER_DAY;
+    switch (p) {
+    case P_MILLENNIUM: return (int64_t)tn_days_from_civil(floordiv(c.year - 1, 1000) * 1000 + 1, 1, 1) * US_PER_DAY;
+    case P_CENTURY: return (int64_t)tn_days_from_civil(floordiv(c.year - 1, 100) * 100 + 1, 1, 1) * US_PER_DAY;
+    case P_DECADE: return (int64_t)tn_days_from_civil(floordiv(c.year, 10) * 10, 1, 1) * US_PER_DAY;
+    case P_YEAR: return (int64_t)tn_days_from_civil(c.year, 1, 1) * US_PER_DAY;
+    case P_QUARTER: return (int64_t)tn_days_from_civil(c.year, (c.month - 1) / 3 * 3 + 1, 1) * US_PER_DAY;
+    case P_MONTH: return (int64_t)tn_days_from_civil(c.year, c.month, 1) * US_PER_DAY;
+    case P_WEEK: return day0 - (int64_t)((c.dow + 6) % 7) * US_PER_DAY;
+    case P_DAY:
+    case P_DOW:
+    case P_ISODOW:
+    case P_DOY: return day0;
+    case P_HOUR: return floordiv(us, 3600000000LL) * 3600000000LL;
+    case P_MINUTE: return floordiv(us, 60000000LL) * 60000000LL;
+    case P_SECOND: return floordiv(us, 1000000) * 1000000;
+    case P_MILLISECOND: return floordiv(us, 1000) * 1000;
+    case P_MICROSECOND: return us;
+    default: *ok = false; return 0;
+    }
+}
+
+static int bind_part0(tn_func_binding *b, const tn_value *const *consts, void **bd) {
+    const tn_value *v = consts[0];
+    if (!v || v->is_null || v->type.id != TN_TYPE_VARCHAR) return 0;
+    part p = part_of(v->u.s);
+    if (p == P_INVALID) return bad_part(v->u.s);
+    part_bind *pb = tn_calloc(1, sizeof *pb);
+    if (!pb) return TN_ENOMEM;
+    pb->p = p;
+    *bd = pb;
+    return 0;
+}
+
+static int f_date_trunc(FN_ARGS) {
+    part_bind *pb = call->bind_data;
+    int64_t *r = out->data;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!VALID(i)) continue;
+        part p = pb ? pb->p : part_of(STR(0, i));
+        bool ok;
+        r[i] = trunc_to(p, ts_arg(args, 1, i), &ok);
+        if (!ok) return bad_part(STR(0, i));
+    }
+    return 0;
+}
+
+/* DuckDB datediff/date_diff(part, start, end): the number of part boundaries between. */
+static int64_t diff_part(part p, int64_t a, int64_t b, bool *ok) {
+    civil x, y;
+    *ok = true;
+    switch (p) {
+    case P_YEAR:
+    case P_QUARTER:
+    case P_MONTH:
+    case P_DECADE:
+    case P_CENTURY:
+    case P_MILLENNIUM:
+        civil_from_micros(a, &x);
+        civil_from_micros(b, &y);
+        if (p == P_YEAR) return y.year - x.year;
+        if (p == P_MONTH) return (y.year * 12 + y.month) - (x.year * 12 + x.month);
+        if (p == P_QUARTER) return (y.year * 4 + (y.month - 1) / 3) - (x.year * 4 + (x.month - 1) / 3);
+        if (p == P_DECADE) return floordiv(y.year, 10) - floordiv(x.year, 10);
+        if (p == P_CENTURY) return floordiv(y.year, 100) - floordiv(x.year, 100);
+        return floordiv(y.year, 1000) - floordiv(x.year, 1000);
+    case P_WEEK: return (floordiv(b, US_PER_DAY) - floordiv(a, US_PER_DAY)) / 7;
+    case P_DAY:
+    case P_DOW:
+    case P_ISODOW:
+    case P_DOY: return floordiv(b, US_PER_DAY) - floordiv(a, US_PER_DAY);
+    case P_HOUR: return floordiv(b, 3600000000LL) - floordiv(a, 3600000000LL);
+    case P_MINUTE: return floordiv(b, 60000000LL) - floordiv(a, 60000000LL);
+    case P_SECOND: return floordiv(b, 1000000) - floordiv(a, 1000000);
+    case P_MILLISECOND: return floordiv(b, 1000) - floordiv(a, 1000);
+    case P_MICROSECOND: return b - a;
+    default: *ok = false; return 0;
+    }
+}
+
+static int f_datediff3(FN_ARGS) {
+    part_bind *pb = call->bind_data;
+    int64_t *r = out->data;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!VALID(i)) continue;
+        part p = pb ? pb->p : part_of(STR(0, i));
+        bool ok;
+        r[i] = diff_part(p, ts_arg(args, 1, i), ts_arg(args, 2, i), &ok);
+        if (!ok) return bad_part(STR(0, i));
+    }
+    return 0;
+}
+
+/* Spark datediff(end, start) = days from start to end. */
+static int f_datediff2(FN_ARGS) {
+    int64_t *r = out->data;
+    for (uint32_t i = 0; i < n; i++) r[i] = (int64_t)I32(0, i) - I32(1, i);
+    return 0;
+}
+
+static int f_date_add(FN_ARGS) {
+    int32_t *r = out->data;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t d = (int64_t)I32(0, i) + I64(1, i);
+        if ((d < INT32_MIN || d > INT32_MAX) && VALID(i)) return tn_error_set(TN_ELIMIT, "Date out of range");
+        r[i] = (int32_t)d;
+    }
+    return 0;
+}
+static int f_date_sub(FN_ARGS) {
+    int32_t *r = out->data;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t d = (int64_t)I32(0, i) - I64(1, i);
+        if ((d < INT32_MIN || d > INT32_MAX) && VALID(i)) return tn_error_set(TN_ELIMIT, "Date out of range");
+        r[i] = (int32_t)d;
+    }
+    return 0;
+}
+
+static int f_make_date(FN_ARGS) {
+    int32_t *r = out->data;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!VALID(i)) continue;
+        int64_t y = I64(0, i), m = I64(1, i), d = I64(2, i);
+        int64_t days = (m >= 1 && m <= 12 && d >= 1 && d <= 31 && y > -290000 && y < 290000)
+                           ? tn_days_from_civil(y, (unsigned)m, (unsigned)d) : 0;
+        int64_t y2;
+        unsigned m2, d2;
+        tn_civil_from_days(days, &y2, &m2, &d2);
+        if (y2 != y || m2 != m || d2 != d)
+            return tn_error_set(TN_EINVAL, "Date out of range: %lld-%lld-%lld", (long long)y, (long long)m, (long long)d);
+        r[i] = (int32_t)days;
+    }
+    return 0;
+}
+
+static int f_now(FN_ARGS) {
+    int64_t t = tn_func_statement_time();
+    for (uint32_t i = 0; i < n; i++) ((int64_t *)out->data)[i] = t;
+    return 0;
+}
+static int f_current_date(FN_ARGS) {
+    int32_t d = (int32_t)floordiv(tn_func_statement_time(), US_PER_DAY);
+    for (uint32_t i = 0; i < n; i++) ((int32_t *)out->data)[i] = d;
+    return 0;
+}
+
+static int f_last_day(FN_ARGS) {
+    int32_t *r = out->data;
+    for (uint32_t i = 0; i < n; i++) {
+        civil c;
+        civil_from_micros(ts_arg(args, 0, i), &c);
+        unsigned m = c.month == 12 ? 1 : c.month + 1;
+        int64_t y = c.month == 12 ? c.year + 1 : c.year;
+        r[i] = tn_days_from_civil(y, m, 1) - 1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Table.
+ */
+#define N TN_SIG_NONE
+#define T_(x) TN_TYPE_##x
+#define V TN_TYPE_VARCHAR
+#define TS TN_TYPE_TIMESTAMP
+#define TZ TN_TYPE_TIMESTAMP_TZ
+#define DT TN_TYPE_DATE
+#define B TN_TYPE_BIGINT
+#define PART_ROWS(NAME, FN)                                                               \
+    {NAME, {TS, N}, B, 0, FN, NULL, NULL}, {NAME, {TZ, N}, B, 0, FN, NULL, NULL}
+
+const tn_func_def tn_funcs_datetime[] = {
+    {"date_format", {TS, V, N}, V, 0, f_date_format, bind_java1, free_fmt},
+    {"date_format", {TZ, V, N}, V, 0, f_date_format, bind_java1, free_fmt},
+    {"strftime", {TS, V, N}, V, 0, f_strftime, bind_strf1, free_fmt},
+    {"strftime", {TZ, V, N}, V, 0, f_strftime, bind_strf1, free_fmt},
+    {"strptime", {V, V, N}, TS, 0, f_strptime, bind_strf1, free_fmt},
+    {"try_strptime", {V, V, N}, TS, 0, f_try_strptime, bind_strf1, free_fmt},
+    {"from_unixtime", {B, N}, V, 0, f_from_unixtime, NULL, NULL},
+    {"from_unixtime", {B, V, N}, V, 0, f_from_unixtime, bind_java1, free_fmt},
+    {"to_date", {V, N}, DT, 0, f_to_date_str, NULL, NULL},
+    {"to_date", {V, V, N}, DT, 0, f_to_date_fmt, bind_java1, free_fmt},
+    {"to_date", {TS, N}, DT, 0, f_ts_to_date, NULL, NULL},
+    {"to_date", {TZ, N}, DT, 0, f_ts_to_date, NULL, NULL},
+    {"to_timestamp", {V, N}, TS, 0, f_to_timestamp_str, NULL, NULL},
+    {"to_timestamp", {V, V, N}, TS, 0, f_to_timestamp_fmt, bind_java1, free_fmt},
+    {"to_timestamp", {T_(DOUBLE), N}, TZ, 0, f_to_timestamp_epoch, NULL, NULL},
+    {"extract", {V, TS, N}, B, 0, f_extract, bind_extract, free_fmt},
+    {"extract", {V, TZ, N}, B, 0, f_extract, bind_extract, free_fmt},
+    {"date_trunc", {V, TS, N}, TS, 0, f_date_trunc, bind_part0, free_fmt},
+    {"date_trunc", {V, TZ, N}, TZ, 0, f_date_trunc, bind_part0, free_fmt},
+    {"datediff", {DT, DT, N}, B, 0, f_datediff2, NULL, NULL},
+    {"datediff", {V, TS, TS, N}, B, 0, f_datediff3, bind_part0, free_fmt},
+    {"datediff", {V, TZ, TZ, N}, B, 0, f_datediff3, bind_part0, free_fmt},
+    {"date_add", {DT, B, N}, DT, 0, f_date_add, NULL, NULL},
+    {"date_sub", {DT, B, N}, DT, 0, f_date_sub, NULL, NULL},
+    {"date_sub", {V, TS, TS, N}, B, 0, f_datediff3, bind_part0, free_fmt},
+    {"make_date", {B, B, B, N}, DT, 0, f_make_date, NULL, NULL},
+    {"last_day", {TS, N}, DT, 0, f_last_day, NULL, NULL},
+    PART_ROWS("year", f_year),
+    PART_ROWS("quarter", f_quarter),
+    PART_ROWS("month", f_month),
+    PART_ROWS("week", f_week),
+    PART_ROWS("weekofyear", f_week),
+    PART_ROWS("day", f_day),
+    PART_ROWS("dow", f_dow),
+    PART_ROWS("isodow", f_isodow),
+    PART_ROWS("doy", f_doy),
+    PART_ROWS("hour", f_hour),
+    PART_ROWS("minute", f_minute),
+    PART_ROWS("second", f_second),
+    PART_ROWS("epoch", f_epoch),
+    {"now", {N}, TZ, TN_FUNC_VOLATILE, f_now, NULL, NULL},
+    {"current_date", {N}, DT, TN_FUNC_VOLATILE, f_current_date, NULL, NULL},
+    {NULL, {N}, 0, 0, NULL, NULL, NULL},
+};

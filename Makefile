@@ -54,10 +54,14 @@ test-asan:
 
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
+FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+.PHONY: fuzz-lib
 fuzz: $(FUZZ_BIN)
-build-fuzz/%: tests/fuzz/%.c
-	$(MAKE) BUILD=build-fuzz CC=clang OPT=-O1 CFLAGS="-fsanitize=fuzzer-no-link,address,undefined" build-fuzz/libtarn.a
-	clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< build-fuzz/libtarn.a $(LDLIBS)
+# One sub-make builds the instrumented library (so parallel fuzz targets never race on it).
+fuzz-lib:
+	$(MAKE) BUILD=build-fuzz CC=clang OPT=-O1 CFLAGS="$(FUZZ_SAN)" build-fuzz/libtarn.a
+build-fuzz/%: tests/fuzz/%.c fuzz-lib
+	clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ $< build-fuzz/libtarn.a $(LDLIBS)
 # Short run of every fuzz target over its corpus (CI); FUZZ_SECONDS per target.
 fuzz-run: fuzz
 	scripts/fuzz-run.sh $(FUZZ_SECONDS)

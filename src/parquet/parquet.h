@@ -117,7 +117,9 @@ int tn_parquet_scan_open(tn_parquet_scan **out, tn_parquet_file *file,
                          const tn_parquet_scan_options *opts);
 /* Fills `out` (initialised with the projected columns' types, capacity >= TN_VECTOR_SIZE)
  * with up to TN_VECTOR_SIZE rows; out->count == 0 at the end. Rows of one call are
- * consecutive rows of the file starting at *first_row (file row index, may be NULL). */
+ * consecutive rows of the file starting at *first_row (file row index, may be NULL).
+ * VARCHAR/VARBINARY values are BORROWED from the scan's page buffers: they stay valid only
+ * until the next tn_parquet_scan_next or tn_parquet_scan_close; copy them to keep them. */
 int tn_parquet_scan_next(tn_parquet_scan *scan, tn_chunk *out, int64_t *first_row);
 const tn_parquet_scan_counters *tn_parquet_scan_stats(const tn_parquet_scan *scan);
 void tn_parquet_scan_close(tn_parquet_scan *scan);

@@ -720,13 +720,13 @@ static void check_against_duckdb(const char *rel, const pq_file_meta *m, size_t 
                 }
                 if (strcmp(cell(&c, row, "path_in_schema"), tmp) &&
                     !strchr(cell(&c, row, "path_in_schema"), ','))
-                    BAD("rg %u col %u path %s vs %s", g, k, tmp, cell(&c, row, "path_in_schema"));
+                    BAD("rg %u col %u path %.200s vs %.200s", g, k, tmp, cell(&c, row, "path_in_schema"));
                 tmp[0] = 0;
                 for (uint32_t e = 0; e < cm->nencodings; e++) {
                     if (e) strcat(tmp, ", ");
                     strcat(tmp, enc_name(cm->encodings[e]));
                 }
-                if (strcmp(cell(&c, row, "encodings"), tmp)) BAD("rg %u col %u encodings %s vs %s", g, k, tmp, cell(&c, row, "encodings"));
+                if (strcmp(cell(&c, row, "encodings"), tmp)) BAD("rg %u col %u encodings %.200s vs %.200s", g, k, tmp, cell(&c, row, "encodings"));
                 fmt_i64(num, true, cm->data_page_offset);
                 if (strcmp(cell(&c, row, "data_page_offset"), num)) BAD("rg %u col %u data_page_offset", g, k);
                 fmt_i64(num, cm->has_dictionary_page_offset, cm->dictionary_page_offset);

@@ -1,6 +1,7 @@
 /*
- * parquet/encoding.c: Parquet value encodings (Encodings.md): the RLE / bit-packing hybrid
- * (levels, dictionary indices, RLE booleans), DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY,
+ * parquet/encoding.c: Parquet value encodings (Encodings.md), the only decoders of each in tarn
+ * (scan.c and the checkpoint reader call them): the RLE / bit-packing hybrid (whole, or run by
+ * run for the scan's levels and dictionary indices), DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY,
  * DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT and PLAIN booleans. Decoders never read past `len` and
  * fail with TN_ECORRUPT naming the encoding. PLAIN for other types is the reader's business.
  *
@@ -84,82 +85,128 @@ static void unpack_groups(const uint8_t *p, uint32_t *o, size_t ngroups, int w) 
     }
 }
 
-/* Unpacks n values of width w (1..32) from p, which holds `avail` bytes (>= ceil(n*w/8)). */
-static void unpack32(const uint8_t *p, size_t avail, int w, uint32_t *o, size_t n) {
-    size_t full = n / 8, fast = 0;
-    if (avail >= (size_t)w + 8) fast = (avail - (size_t)w - 8) / (size_t)w + 1;
-    if (fast > full) fast = full;
-    unpack_groups(p, o, fast, w);
-    for (size_t g = fast; g * 8 < n; g++) {
-        uint8_t tmp[48] = {0};
-        uint32_t vals[8];
-        size_t off = g * (size_t)w, have = avail - off < (size_t)w ? avail - off : (size_t)w;
-        memcpy(tmp, p + off, have);
-        unpack8(tmp, vals, w);   /* not inlined per width here: the tail is short */
-        size_t k = n - g * 8 < 8 ? n - g * 8 : 8;
-        memcpy(o + g * 8, vals, k * sizeof *vals);
+/* Value i of width w (1..32), reading only the bytes below nbytes. */
+static inline uint32_t get_bits32(const uint8_t *p, size_t nbytes, uint64_t i, int w) {
+    const uint64_t bit = i * (uint64_t)w, mask = w == 32 ? 0xffffffffu : (((uint64_t)1 << w) - 1);
+    const size_t byte = (size_t)(bit >> 3);
+    uint64_t v = 0;
+    if (byte + 8 <= nbytes) v = load64(p + byte);
+    else for (size_t k = 0; byte + k < nbytes && k < 8; k++) v |= (uint64_t)p[byte + k] << (8 * k);
+    return (uint32_t)((v >> (bit & 7)) & mask);
+}
+
+/* Unpacks values first .. first+n-1 of width w (0..32) from p, whose nbytes bytes hold them all.
+ * Whole groups of 8 (w bytes, starting on a byte boundary) go through unpack_groups while their
+ * 8-byte loads stay inside nbytes; the unaligned head and the last bytes value by value. */
+static void unpack_bits(const uint8_t *p, size_t nbytes, int w, uint64_t first, uint32_t *o,
+                        uint32_t n) {
+    uint32_t i = 0;
+    if (w == 0) {
+        memset(o, 0, (size_t)n * sizeof *o);
+        return;
     }
+    while (i < n && ((first + i) & 7)) { o[i] = get_bits32(p, nbytes, first + i, w); i++; }
+    const size_t off = (size_t)(((first + i) >> 3) * (uint64_t)w);
+    size_t groups = (n - i) / 8, fast = 0;
+    if (nbytes >= off + (size_t)w + 8) fast = (nbytes - off - (size_t)w - 8) / (size_t)w + 1;
+    if (fast > groups) fast = groups;
+    unpack_groups(p + off, o + i, fast, w);
+    i += (uint32_t)(fast * 8);
+    for (; i < n; i++) o[i] = get_bits32(p, nbytes, first + i, w);
 }
 
 /* ---------------------------------------------------------------------------------------------
- * RLE / bit-packing hybrid.
+ * RLE / bit-packing hybrid: the run stream, and pq_rle_decode on top of it.
  */
+void pq_rle_init(pq_rle_stream *r, const uint8_t *buf, size_t len, int bit_width) {
+    memset(r, 0, sizeof *r);
+    r->buf = buf;
+    r->len = len;
+    r->bw = bit_width;
+}
+
+int pq_rle_next_run(pq_rle_stream *r) {
+    for (;;) {
+        uint64_t h;
+        const size_t at = r->pos;
+        if (read_uleb(r->buf, r->len, &r->pos, &h) || h > 0xffffffffu)
+            return tn_error_set(TN_ECORRUPT, "RLE: bad or truncated run header at byte %zu", at);
+        const size_t avail = r->len - r->pos;
+        if (h & 1) {                                   /* bit-packed: groups of 8 values */
+            uint64_t groups = h >> 1, bytes = groups * (uint64_t)r->bw, values = groups * 8;
+            if (groups == 0) continue;                 /* empty run */
+            if (bytes > avail) {                       /* a final run may be cut short */
+                bytes = avail;
+                values = (uint64_t)avail * 8 / (uint64_t)r->bw;
+                if (values == 0)
+                    return tn_error_set(TN_ECORRUPT, "RLE: bit-packed run at byte %zu truncated",
+                                        at);
+            }
+            r->packed = true;
+            r->bits = r->buf + r->pos;
+            r->nbytes = avail;                         /* loads may run past the run: masked */
+            r->index = 0;
+            r->left = values > UINT32_MAX ? UINT32_MAX : (uint32_t)values;
+            r->pos += (size_t)bytes;
+        } else {                                       /* RLE: count x one value */
+            const size_t vb = ((size_t)r->bw + 7) / 8;
+            uint32_t v = 0;
+            if (vb > avail)
+                return tn_error_set(TN_ECORRUPT, "RLE: run value at byte %zu truncated", at);
+            for (size_t i = 0; i < vb; i++) v |= (uint32_t)r->buf[r->pos + i] << (8 * i);
+            r->pos += vb;
+            if ((h >> 1) == 0) continue;               /* empty run */
+            r->packed = false;
+            r->value = v;
+            r->left = (uint32_t)(h >> 1);
+        }
+        return 0;
+    }
+}
+
+void pq_rle_unpack(pq_rle_stream *r, uint32_t *out, uint32_t n) {
+    unpack_bits(r->bits, r->nbytes, r->bw, r->index, out, n);
+    r->index += n;
+    r->left -= n;
+}
+
+void pq_rle_skip(pq_rle_stream *r, uint32_t n) {
+    if (r->packed) r->index += n;
+    r->left -= n;
+}
+
 int pq_rle_decode(const uint8_t *buf, size_t len, int bit_width, uint32_t *out, uint32_t count,
                   size_t *consumed) {
-    size_t pos = 0;
+    pq_rle_stream r;
     uint32_t n = 0;
     int rc = 0;
+    pq_rle_init(&r, buf, len, bit_width);
     if (bit_width < 0 || bit_width > 32) {
         rc = tn_error_set(TN_ECORRUPT, "RLE: bit width %d too large (max 32)", bit_width);
         goto cleanup;
     }
-    const size_t vbytes = ((size_t)bit_width + 7) / 8;
     while (n < count) {
-        uint64_t header;
-        if (read_uleb(buf, len, &pos, &header) || header > 0xffffffffu) {
-            rc = tn_error_set(TN_ECORRUPT, "RLE: bad or truncated run header after %u of %u values",
-                              n, count);
+        if ((rc = pq_rle_next_run(&r)) != 0) {
+            rc = tn_error_prefix(rc, "after %u of %u values", n, count);
             goto cleanup;
         }
-        uint32_t need = count - n;
-        if (header & 1) {
-            uint64_t nvals = (header >> 1) * 8;
-            uint64_t full_bytes = (header >> 1) * (uint64_t)bit_width;
-            uint32_t take = nvals < need ? (uint32_t)nvals : need;
-            size_t avail = len - pos;
-            uint64_t take_bytes = ((uint64_t)take * (uint64_t)bit_width + 7) / 8;
-            if (take_bytes > avail) {
-                rc = tn_error_set(TN_ECORRUPT, "RLE: bit-packed run truncated after %u of %u values",
-                                  n, count);
-                goto cleanup;
-            }
-            if (bit_width == 0) memset(out + n, 0, (size_t)take * sizeof *out);
-            else unpack32(buf + pos, avail, bit_width, out + n, take);
-            n += take;
-            /* a final run may be cut short by a writer; the values we needed were present */
-            pos += full_bytes < avail ? (size_t)full_bytes : avail;
+        uint32_t take = r.left < count - n ? r.left : count - n;
+        if (r.packed) {
+            pq_rle_unpack(&r, out + n, take);
         } else {
-            uint64_t run = header >> 1;
-            if (vbytes > len - pos) {
-                rc = tn_error_set(TN_ECORRUPT, "RLE: truncated run value after %u of %u values",
-                                  n, count);
+            if (bit_width < 32 && (r.value >> bit_width) != 0) {
+                rc = tn_error_set(TN_ECORRUPT, "RLE: run value %u wider than %d bits", r.value,
+                                  bit_width);
                 goto cleanup;
             }
-            uint32_t v = 0;
-            for (size_t i = 0; i < vbytes; i++) v |= (uint32_t)buf[pos + i] << (8 * i);
-            pos += vbytes;
-            if (bit_width < 32 && (v >> bit_width) != 0) {
-                rc = tn_error_set(TN_ECORRUPT, "RLE: run value %u wider than %d bits", v, bit_width);
-                goto cleanup;
-            }
-            uint32_t take = run < need ? (uint32_t)run : need;
-            if (v == 0) memset(out + n, 0, (size_t)take * sizeof *out);
-            else for (uint32_t i = 0; i < take; i++) out[n + i] = v;
-            n += take;
+            if (r.value == 0) memset(out + n, 0, (size_t)take * sizeof *out);
+            else for (uint32_t i = 0; i < take; i++) out[n + i] = r.value;
+            r.left -= take;
         }
+        n += take;
     }
 cleanup:
-    if (consumed) *consumed = rc ? 0 : pos;
+    if (consumed) *consumed = rc ? 0 : r.pos;
     return rc;
 }
 
@@ -266,7 +313,7 @@ int pq_delta_binary_decode(const uint8_t *buf, size_t len, int64_t *out, uint32_
                            uint32_t *count_out, size_t *consumed, bool is_int32) {
     size_t pos = 0;
     int rc = 0;
-    delta_hdr h;
+    delta_hdr h = {0, 0, 0, 0};
     uint64_t n = 0;
     if ((rc = delta_header(buf, len, &pos, &h)) != 0) goto cleanup;
     if (h.total > max_count) {
@@ -372,43 +419,44 @@ int pq_delta_binary_encode(tn_buf *out, const int64_t *values, uint32_t count, b
 }
 
 /* ---------------------------------------------------------------------------------------------
- * DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY.
+ * DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY: one implementation each (the _mem forms); the
+ * arena forms wrap them.
  */
 
-/* Decodes a lengths stream of exactly `count` values into heap scratch (*vals, caller frees). */
+/* Decodes a lengths stream of exactly `count` values into vals (room for count). */
 static int decode_lengths(const uint8_t *buf, size_t len, uint32_t count, const char *enc,
-                          const char *what, int64_t **vals, size_t *consumed) {
-    size_t pos = 0;
-    delta_hdr h;
-    int rc;
-    *vals = NULL;
-    if ((rc = delta_header(buf, len, &pos, &h)) != 0) return tn_error_prefix(rc, "%s: %s", enc, what);
-    if (h.total != count)
-        return tn_error_set(TN_ECORRUPT, "%s: %s stream holds %llu values, expected %u", enc, what,
-                            (unsigned long long)h.total, count);
-    *vals = tn_malloc((count ? count : 1) * sizeof **vals);
-    if (!*vals) return TN_ENOMEM;
-    uint32_t got;
-    rc = pq_delta_binary_decode(buf, len, *vals, count, &got, consumed, true);
-    if (rc) {
-        tn_free(*vals);
-        *vals = NULL;
-        return tn_error_prefix(rc, "%s: %s", enc, what);
-    }
+                          const char *what, int64_t *vals, size_t *consumed) {
+    uint32_t got = 0;
+    int rc = pq_delta_binary_decode(buf, len, vals, count, &got, consumed, true);
+    if (rc) return tn_error_prefix(rc, "%s: %s", enc, what);
+    if (got != count)
+        return tn_error_set(TN_ECORRUPT, "%s: %s stream holds %u values, expected %u", enc, what,
+                            got, count);
     return 0;
 }
 
-int pq_delta_length_byte_array_decode(const uint8_t *buf, size_t len, uint32_t count, tn_str *out,
-                                      tn_arena *arena, size_t *consumed) {
-    int64_t *lens = NULL;
+/* The caller's length scratch, or a heap one of n int64s (*owned, freed by the caller). */
+static int64_t *lens_scratch(const pq_delta_mem *mem, size_t n, int64_t **owned) {
+    *owned = NULL;
+    if (mem && mem->lens) return mem->lens;
+    *owned = tn_malloc((n ? n : 1) * sizeof **owned);
+    if (!*owned) tn_error_set(TN_ENOMEM, "out of memory");
+    return *owned;
+}
+
+int pq_delta_length_byte_array_decode_mem(const uint8_t *buf, size_t len, uint32_t count,
+                                          tn_str *out, const pq_delta_mem *mem, size_t *consumed) {
+    static const char E[] = "DELTA_LENGTH_BYTE_ARRAY";
+    int64_t *owned = NULL, *lens = lens_scratch(mem, count, &owned);
     size_t pos = 0;
-    int rc = decode_lengths(buf, len, count, "DELTA_LENGTH_BYTE_ARRAY", "lengths", &lens, &pos);
-    if (rc) goto cleanup;
+    int rc = 0;
+    if (!lens) { rc = TN_ENOMEM; goto cleanup; }
+    if ((rc = decode_lengths(buf, len, count, E, "lengths", lens, &pos)) != 0) goto cleanup;
     for (uint32_t i = 0; i < count; i++) {
         int64_t l = lens[i];
-        if (l < 0 || (uint64_t)l > len - pos) {
-            rc = tn_error_set(TN_ECORRUPT, "DELTA_LENGTH_BYTE_ARRAY: value %u has length %lld, "
-                              "%zu bytes left", i, (long long)l, len - pos);
+        if ((uint64_t)l > len - pos) {                 /* a negative length too */
+            rc = tn_error_set(TN_ECORRUPT, "%s: value %u has length %lld, %zu bytes left", E, i,
+                              (long long)l, len - pos);
             goto cleanup;
         }
         out[i].ptr = (const char *)buf + pos;
@@ -416,20 +464,22 @@ int pq_delta_length_byte_array_decode(const uint8_t *buf, size_t len, uint32_t c
         pos += (size_t)l;
     }
 cleanup:
-    tn_free(lens);
+    tn_free(owned);
     if (consumed) *consumed = rc ? 0 : pos;
     return rc;
 }
 
-int pq_delta_byte_array_decode(const uint8_t *buf, size_t len, uint32_t count, tn_str *out,
-                               tn_arena *arena, size_t *consumed) {
+int pq_delta_byte_array_decode_mem(const uint8_t *buf, size_t len, uint32_t count, tn_str *out,
+                                   const pq_delta_mem *mem, size_t *consumed) {
     static const char E[] = "DELTA_BYTE_ARRAY";
-    int64_t *prefix = NULL, *suffix = NULL;
+    int64_t *owned = NULL, *prefix = lens_scratch(mem, 2 * (size_t)count, &owned);
+    int64_t *suffix = prefix + count;
     size_t pos = 0, c = 0;
-    int rc = decode_lengths(buf, len, count, E, "prefix lengths", &prefix, &c);
-    if (rc) goto cleanup;
+    int rc = 0;
+    if (!prefix) { rc = TN_ENOMEM; goto cleanup; }
+    if ((rc = decode_lengths(buf, len, count, E, "prefix lengths", prefix, &c)) != 0) goto cleanup;
     pos = c;
-    rc = decode_lengths(buf + pos, len - pos, count, E, "suffix lengths", &suffix, &c);
+    rc = decode_lengths(buf + pos, len - pos, count, E, "suffix lengths", suffix, &c);
     if (rc) goto cleanup;
     pos += c;
     /* validate and size everything before copying */
@@ -453,16 +503,22 @@ int pq_delta_byte_array_decode(const uint8_t *buf, size_t len, uint32_t count, t
         }
         prev = (uint64_t)p + (uint64_t)s;
         total += prev;
-        if (total > ((uint64_t)1 << 31)) {
-            rc = tn_error_set(TN_ELIMIT, "%s: values expand to more than 2 GiB", E);
+        if (total > mem->max_bytes) {
+            rc = tn_error_set(TN_ELIMIT, "%s: values expand to more than %llu bytes", E,
+                              (unsigned long long)mem->max_bytes);
+            goto cleanup;
+        }
+        if (prev > UINT32_MAX) {
+            rc = tn_error_set(TN_ECORRUPT, "%s: value %u is longer than 4 GiB", E, i);
             goto cleanup;
         }
     }
     char *data = NULL;
     if (total) {
-        data = tn_arena_alloc(arena, (size_t)total);
-        if (!data) { rc = TN_ENOMEM; goto cleanup; }
+        data = mem->alloc(mem->alloc_ctx, (size_t)total);
+        if (!data) { rc = tn_error_set(TN_ENOMEM, "%s: out of memory", E); goto cleanup; }
     }
+    /* value i-1 ends where value i starts, so its prefix never overlaps the copy */
     size_t off = 0;
     const char *prev_ptr = NULL;
     for (uint32_t i = 0; i < count; i++) {
@@ -476,10 +532,22 @@ int pq_delta_byte_array_decode(const uint8_t *buf, size_t len, uint32_t count, t
         pos += s;
     }
 cleanup:
-    tn_free(prefix);
-    tn_free(suffix);
+    tn_free(owned);
     if (consumed) *consumed = rc ? 0 : pos;
     return rc;
+}
+
+static void *arena_alloc(void *arena, size_t size) { return tn_arena_alloc(arena, size); }
+
+int pq_delta_length_byte_array_decode(const uint8_t *buf, size_t len, uint32_t count, tn_str *out,
+                                      tn_arena *arena, size_t *consumed) {
+    return pq_delta_length_byte_array_decode_mem(buf, len, count, out, NULL, consumed);
+}
+
+int pq_delta_byte_array_decode(const uint8_t *buf, size_t len, uint32_t count, tn_str *out,
+                               tn_arena *arena, size_t *consumed) {
+    const pq_delta_mem mem = {NULL, arena_alloc, arena, (uint64_t)1 << 31};
+    return pq_delta_byte_array_decode_mem(buf, len, count, out, &mem, consumed);
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -182,9 +182,30 @@ int pq_compress(int codec, int level, const uint8_t *src, size_t src_len, tn_buf
  * error naming the encoding when the input is short or malformed.
  */
 
-/* RLE / bit-packing hybrid. Decodes `count` values of `bit_width` (0..32) into out. */
+/* RLE / bit-packing hybrid. Decodes `count` values of `bit_width` (0..32) into out; *consumed =
+ * the bytes of the runs read (a final bit-packed run may be cut short after the needed values).
+ * Empty runs are skipped; an RLE run value wider than bit_width is an error. */
 int pq_rle_decode(const uint8_t *buf, size_t len, int bit_width, uint32_t *out, uint32_t count,
                   size_t *consumed);
+/* The same hybrid decoded run by run (pq_rle_decode is a loop over it; the scan reads dictionary
+ * indices and definition levels with it straight into its output). After pq_rle_next_run the
+ * current run holds `left` (> 0) values: `value` repeated (!packed; consume them by lowering
+ * `left` or with pq_rle_skip), or bit-packed (packed; pq_rle_unpack or pq_rle_skip). Run values
+ * are not checked against bit_width (0..32, the caller's). */
+typedef struct pq_rle_stream {
+    const uint8_t *buf; size_t len, pos;   /* pos: next run header */
+    int bw;
+    bool packed;
+    uint32_t left;                         /* values left in the current run */
+    uint32_t value;                        /* RLE run: the value */
+    const uint8_t *bits; size_t nbytes;    /* bit-packed run: its data; bytes readable from there */
+    uint64_t index;                        /* bit-packed run: next value */
+} pq_rle_stream;
+void pq_rle_init(pq_rle_stream *r, const uint8_t *buf, size_t len, int bit_width);
+/* Moves to the next non-empty run; TN_ECORRUPT "RLE: ..." when the data ends or is malformed. */
+int pq_rle_next_run(pq_rle_stream *r);
+void pq_rle_unpack(pq_rle_stream *r, uint32_t *out, uint32_t n);   /* packed run, n <= left */
+void pq_rle_skip(pq_rle_stream *r, uint32_t n);                    /* n <= left */
 int pq_rle_encode(tn_buf *out, int bit_width, const uint32_t *values, uint32_t count);
 int pq_bit_width(uint64_t max_value);          /* bits needed for max_value (0 for 0) */
 
@@ -197,8 +218,8 @@ int pq_delta_binary_encode(tn_buf *out, const int64_t *values, uint32_t count, b
 int pq_byte_stream_split_decode(const uint8_t *buf, size_t len, size_t width, uint32_t count, uint8_t *out);
 
 /* ---------------------------------------------------------------------------------------------
- * Added by the low-layer engineer (thrift.c / metadata.c / encoding.c). Everything below is an
- * addition; nothing above was changed.
+ * More encodings (PLAIN booleans, the DELTA byte arrays), Bloom filter headers, and the generic
+ * Thrift compact protocol.
  */
 
 /* PLAIN BOOLEAN: bit-packed LSB first. Decodes `count` values starting at bit `bit_offset` of
@@ -208,15 +229,30 @@ int pq_plain_bool_decode(const uint8_t *buf, size_t len, uint64_t bit_offset, ui
 /* Appends `count` booleans (bytes, nonzero = true) bit-packed LSB first, last byte zero-padded. */
 int pq_plain_bool_encode(tn_buf *out, const uint8_t *values, uint32_t count);
 
-/* DELTA_LENGTH_BYTE_ARRAY: exactly `count` values. out[i] points INTO buf (no copy; buf must
- * outlive out). arena is not used (may be NULL; kept for symmetry). *consumed = bytes of the
- * lengths stream + all value bytes. */
+/* DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY: exactly `count` values into out; *consumed = the
+ * bytes of the length streams and of the values. One implementation each (the _mem forms); the
+ * arena forms are shorthands for them.
+ *
+ * Memory (pq_delta_mem): `lens` is scratch for the length streams, room for `count`
+ * (DELTA_LENGTH_BYTE_ARRAY) or 2 * `count` (DELTA_BYTE_ARRAY) int64s; NULL: allocated and freed
+ * by the call. DELTA_BYTE_ARRAY materialises its values back to back, in order, in one block of
+ * alloc(alloc_ctx, total) (not called when total is 0; NULL = out of memory), which must live as
+ * long as out; total > max_bytes is TN_ELIMIT. DELTA_LENGTH_BYTE_ARRAY copies nothing: out[i]
+ * points INTO buf, which must outlive out (mem may be NULL, alloc is not used). */
+typedef struct pq_delta_mem {
+    int64_t *lens;
+    void *(*alloc)(void *ctx, size_t size);
+    void *alloc_ctx;
+    uint64_t max_bytes;
+} pq_delta_mem;
+int pq_delta_length_byte_array_decode_mem(const uint8_t *buf, size_t len, uint32_t count,
+                                          tn_str *out, const pq_delta_mem *mem, size_t *consumed);
+int pq_delta_byte_array_decode_mem(const uint8_t *buf, size_t len, uint32_t count, tn_str *out,
+                                   const pq_delta_mem *mem, size_t *consumed);
+/* Shorthands: heap scratch; DELTA_BYTE_ARRAY values in arena (buf may be freed afterwards),
+ * capped at 2 GiB; DELTA_LENGTH_BYTE_ARRAY ignores arena (may be NULL). */
 int pq_delta_length_byte_array_decode(const uint8_t *buf, size_t len, uint32_t count, tn_str *out,
                                       tn_arena *arena, size_t *consumed);
-/* DELTA_BYTE_ARRAY (incremental / front coding): exactly `count` values, materialised into
- * arena (out[i] points into the arena; buf may be freed afterwards). prefix_i must be <= the
- * length of value i-1 (value -1 has length 0). Total materialised bytes are capped at 2 GiB
- * (TN_ELIMIT). *consumed = bytes read. */
 int pq_delta_byte_array_decode(const uint8_t *buf, size_t len, uint32_t count, tn_str *out,
                                tn_arena *arena, size_t *consumed);
 

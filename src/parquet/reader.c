@@ -27,23 +27,8 @@ struct tn_parquet_file {
 };
 
 /* ---------------------------------------------------------------------------------------------
- * Accessors for scan.c and describe.c (declared there too; see the report: they belong in
- * parquetInt.h).
+ * Accessors for scan.c and describe.c (declared in readerInt.h).
  */
-const pq_file_meta *pq_rd_meta(const tn_parquet_file *f);
-const pq_schema_element *pq_rd_leaf(const tn_parquet_file *f, uint32_t col);
-int64_t pq_rd_row_group_first_row(const tn_parquet_file *f, uint32_t rg);
-tn_fs *pq_rd_fs(const tn_parquet_file *f);
-tn_file *pq_rd_handle(const tn_parquet_file *f);
-const tn_parquet_open_options *pq_rd_options(const tn_parquet_file *f);
-int pq_rd_ts_unit(const pq_schema_element *e);
-bool pq_rd_is_unsigned(const pq_schema_element *e);
-int pq_rd_decode_value(const tn_parquet_file *f, uint32_t col, const uint8_t *p, size_t n,
-                       tn_value *out);
-bool pq_rd_stats_may_match(const tn_parquet_stats *st, tn_type type, const tn_parquet_predicate *p);
-float pq_rd_half_to_float(uint16_t h);
-bool pq_rd_be_to_i128(const uint8_t *p, size_t len, tn_int128 *out);
-
 const pq_file_meta *pq_rd_meta(const tn_parquet_file *f) { return &f->meta; }
 const pq_schema_element *pq_rd_leaf(const tn_parquet_file *f, uint32_t col) {
     return col < f->ncols ? f->leaves[col] : NULL;
@@ -519,18 +504,17 @@ int pq_rd_decode_value(const tn_parquet_file *f, uint32_t col, const uint8_t *p,
         out->u.i = v;
         return 0;
     }
-    case PQ_FLOAT: {
-        if (n != 4) return -1;
-        float x;
-        memcpy(&x, p, 4);
-        if (isnan(x)) return -1;
-        out->u.d = x;
-        return 0;
-    }
+    case PQ_FLOAT:
     case PQ_DOUBLE: {
-        if (n != 8) return -1;
         double x;
-        memcpy(&x, p, 8);
+        if (n != (e->type == PQ_FLOAT ? 4u : 8u)) return -1;
+        if (e->type == PQ_FLOAT) {
+            float fv;
+            memcpy(&fv, p, 4);
+            x = fv;
+        } else {
+            memcpy(&x, p, 8);
+        }
         if (isnan(x)) return -1;
         out->u.d = x;
         return 0;

@@ -63,10 +63,9 @@ typedef struct colreader {
     /* dictionary-encoded page: indices decoded lazily, straight into the output */
     bool dict_stream;
     uint32_t page_cursor;     /* first page row whose index has not been consumed */
-    struct rle_stream { const uint8_t *p, *end; int bw; uint32_t left; bool packed;
-                        uint32_t value; const uint8_t *bits; size_t nbytes; uint64_t bitpos; } ds;
+    pq_rle_stream ds;
     /* scratch */
-    sbuf s_defs, s_idx, s_i64, s_phys, s_strs, s_dense, s_vals, s_valid, s_tmp;
+    sbuf s_defs, s_idx, s_i64, s_phys, s_strs, s_dense, s_vals, s_valid;
     /* page buffers (decompressed data, materialised strings) */
     pbuf *pool; uint32_t npool, pool_cap;       /* [0, nfree) free, [nfree, npool) in use */
     uint32_t nfree;
@@ -161,7 +160,7 @@ static void pool_release(colreader *cr, bool keep_current) {
 static void colreader_free(colreader *cr) {
     tn_free(cr->chunk);
     sbuf *bufs[] = {&cr->dict, &cr->dict_raw, &cr->s_defs, &cr->s_idx, &cr->s_i64, &cr->s_phys,
-                    &cr->s_strs, &cr->s_dense, &cr->s_vals, &cr->s_valid, &cr->s_tmp};
+                    &cr->s_strs, &cr->s_dense, &cr->s_vals, &cr->s_valid};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) tn_free(bufs[i]->p);
     for (uint32_t i = 0; i < cr->npool; i++) tn_free(cr->pool[i].p);
     tn_free(cr->pool);
@@ -175,12 +174,10 @@ static void colreader_free(colreader *cr) {
 static int decode_plain(colreader *cr, const uint8_t *p, size_t len, uint32_t n, pdense *pd) {
     switch (cr->phys) {
     case PQ_BOOLEAN: {
-        if ((size_t)(n + 7) / 8 > len)
-            return tn_error_set(TN_ECORRUPT, "PLAIN: %u booleans need %u bytes, page has %zu", n,
-                                (n + 7) / 8, len);
         uint8_t *out = sbuf_get(&cr->s_phys, n);
         if (!out) return NOMEM();
-        for (uint32_t i = 0; i < n; i++) out[i] = (p[i >> 3] >> (i & 7)) & 1;
+        int rc = pq_plain_bool_decode(p, len, 0, n, out);
+        if (rc) return rc;
         pd->bools = out;
         return 0;
     }
@@ -251,95 +248,43 @@ static int decode_delta_binary(colreader *cr, const uint8_t *p, size_t len, uint
     return 0;
 }
 
-/* Decodes n lengths (DELTA_BINARY_PACKED) into s_tmp as int64; *used = bytes consumed. */
-static int decode_lengths(colreader *cr, sbuf *b, const uint8_t *p, size_t len, uint32_t n,
-                          const int64_t **out, size_t *used, const char *what) {
-    int64_t *v = sbuf_get(b, (size_t)n * 8 + 8);
-    if (!v) return NOMEM();
-    uint32_t cnt = 0;
-    int rc = pq_delta_binary_decode(p, len, v, n, &cnt, used, true);
-    if (rc) return tn_error_prefix(rc, "%s", what);
-    if (cnt < n)
-        return tn_error_set(TN_ECORRUPT, "%s: %u lengths, page needs %u", what, cnt, n);
-    *out = v;
-    return 0;
-}
-
 static int decode_delta_length(colreader *cr, const uint8_t *p, size_t len, uint32_t n,
                                pdense *pd) {
     if (cr->phys != PQ_BYTE_ARRAY)
         return tn_error_set(TN_ECORRUPT, "DELTA_LENGTH_BYTE_ARRAY on a non-BYTE_ARRAY column");
-    const int64_t *lens;
-    size_t used = 0;
-    int rc = decode_lengths(cr, &cr->s_i64, p, len, n, &lens, &used, "DELTA_LENGTH_BYTE_ARRAY");
-    if (rc) return rc;
+    pq_delta_mem mem = {sbuf_get(&cr->s_i64, (size_t)n * 8), NULL, NULL, 0};
     tn_str *s = sbuf_get(&cr->s_strs, (size_t)n * sizeof(tn_str));
-    if (!s) return NOMEM();
-    size_t off = used;
-    for (uint32_t i = 0; i < n; i++) {
-        if (lens[i] < 0 || (uint64_t)lens[i] > len - off)
-            return tn_error_set(TN_ECORRUPT, "DELTA_LENGTH_BYTE_ARRAY: value %u (length %lld) "
-                                "runs past the page", i, (long long)lens[i]);
-        s[i].ptr = (const char *)p + off;
-        s[i].len = (uint32_t)lens[i];
-        off += (size_t)lens[i];
-    }
+    if (!mem.lens || !s) return NOMEM();
+    size_t used;
+    int rc = pq_delta_length_byte_array_decode_mem(p, len, n, s, &mem, &used);
+    if (rc) return rc;
     pd->strs = s;
     return 0;
 }
+
+/* DELTA_BYTE_ARRAY values are materialised in a page buffer (they live as long as the page). */
+static void *pool_alloc(void *cr, size_t size) { return pool_get(cr, size); }
 
 static int decode_delta_byte_array(colreader *cr, const uint8_t *p, size_t len, uint32_t n,
                                    uint64_t max_bytes, pdense *pd) {
     if (cr->phys != PQ_BYTE_ARRAY && cr->phys != PQ_FIXED_LEN_BYTE_ARRAY)
         return tn_error_set(TN_ECORRUPT, "DELTA_BYTE_ARRAY on a non-binary column");
-    const int64_t *pre, *suf;
-    size_t u1 = 0, u2 = 0;
-    int rc = decode_lengths(cr, &cr->s_i64, p, len, n, &pre, &u1, "DELTA_BYTE_ARRAY prefixes");
+    pq_delta_mem mem = {sbuf_get(&cr->s_i64, (size_t)n * 16), pool_alloc, cr, max_bytes};
+    tn_str *s = sbuf_get(&cr->s_strs, (size_t)n * sizeof(tn_str));
+    if (!mem.lens || !s) return NOMEM();
+    size_t used;
+    int rc = pq_delta_byte_array_decode_mem(p, len, n, s, &mem, &used);
     if (rc) return rc;
-    rc = decode_lengths(cr, &cr->s_tmp, p + u1, len - u1, n, &suf, &u2,
-                        "DELTA_BYTE_ARRAY suffixes");
-    if (rc) return rc;
-    /* total output, checked against the suffix bytes and the page limit */
-    uint64_t total = 0, prev = 0, sufbytes = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (pre[i] < 0 || suf[i] < 0 || (uint64_t)pre[i] > prev)
-            return tn_error_set(TN_ECORRUPT, "DELTA_BYTE_ARRAY: value %u: prefix %lld / suffix "
-                                "%lld invalid (previous value has %llu bytes)", i,
-                                (long long)pre[i], (long long)suf[i], (unsigned long long)prev);
-        sufbytes += (uint64_t)suf[i];
-        if (sufbytes > len - u1 - u2)
-            return tn_error_set(TN_ECORRUPT, "DELTA_BYTE_ARRAY: suffixes run past the page");
-        prev = (uint64_t)pre[i] + (uint64_t)suf[i];
-        if (prev > UINT32_MAX) return tn_error_set(TN_ECORRUPT, "DELTA_BYTE_ARRAY: value too long");
-        total += prev;
-        if (total > max_bytes)
-            return tn_error_set(TN_ELIMIT, "DELTA_BYTE_ARRAY: page expands past %llu bytes",
-                                (unsigned long long)max_bytes);
-    }
-    uint8_t *out = pool_get(cr, (size_t)total);
-    if (!out) return NOMEM();
-    const uint8_t *sp = p + u1 + u2;
-    size_t o = 0, prev_off = 0;
-    prev = 0;
-    tn_str *s = NULL;
     if (cr->phys == PQ_BYTE_ARRAY) {
-        s = sbuf_get(&cr->s_strs, (size_t)n * sizeof(tn_str));
-        if (!s) return NOMEM();
+        pd->strs = s;
+        return 0;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        size_t pl = (size_t)pre[i], sl = (size_t)suf[i];
-        if (cr->phys == PQ_FIXED_LEN_BYTE_ARRAY && pl + sl != cr->pw)
-            return tn_error_set(TN_ECORRUPT, "DELTA_BYTE_ARRAY: value %u has %zu bytes, column "
-                                "width is %u", i, pl + sl, cr->pw);
-        memmove(out + o, out + prev_off, pl);
-        memcpy(out + o + pl, sp, sl);
-        sp += sl;
-        if (s) { s[i].ptr = (const char *)out + o; s[i].len = (uint32_t)(pl + sl); }
-        prev_off = o;
-        o += pl + sl;
-    }
-    if (s) pd->strs = s;
-    else pd->fixed = out;
+    /* FIXED_LEN_BYTE_ARRAY: the values lie back to back, so n * pw bytes from the first */
+    for (uint32_t i = 0; i < n; i++)
+        if (s[i].len != cr->pw)
+            return tn_error_set(TN_ECORRUPT, "DELTA_BYTE_ARRAY: value %u has %u bytes, column "
+                                "width is %u", i, s[i].len, cr->pw);
+    pd->fixed = (const uint8_t *)s[0].ptr;
     return 0;
 }
 
@@ -522,112 +467,12 @@ static void spread(uint8_t *dst, const uint8_t *src, const uint64_t *valid, uint
  * Pages.
  */
 
-/* RLE / bit-packing hybrid, decoded incrementally (Encodings.md):
- *   run := ULEB128(count << 1) value[ceil(bw/8) bytes LE]  |  ULEB128(groups << 1 | 1) groups*bw bytes
- * A bit-packed run whose bytes are cut short by the end of the data is clamped to the values
- * present (the padding of a final group need not be stored). */
-typedef struct rle_stream rle_stream;
-
-static void rle_init(rle_stream *r, const uint8_t *p, size_t len, int bw) {
-    memset(r, 0, sizeof *r);
-    r->p = p;
-    r->end = p + len;
-    r->bw = bw;
-}
-
-static int rle_next_run(rle_stream *r) {
-    uint64_t h = 0;
-    int shift = 0;
-    for (;;) {
-        if (r->p >= r->end) return tn_error_set(TN_ECORRUPT, "RLE/bit-packed data ends early");
-        uint8_t b = *r->p++;
-        h |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) break;
-        shift += 7;
-        if (shift > 35) return tn_error_set(TN_ECORRUPT, "RLE/bit-packed run header too long");
-    }
-    size_t avail = (size_t)(r->end - r->p);
-    if (h & 1) {
-        uint64_t groups = h >> 1;
-        uint64_t bytes = groups * (uint64_t)r->bw;
-        uint64_t values = groups * 8;
-        if (bytes > avail) {
-            bytes = avail;
-            values = r->bw ? (uint64_t)avail * 8 / (uint64_t)r->bw : values;
-        }
-        if (values == 0) return tn_error_set(TN_ECORRUPT, "empty bit-packed run");
-        if (values > UINT32_MAX) values = UINT32_MAX;
-        r->packed = true;
-        r->bits = r->p;
-        r->nbytes = (size_t)bytes;
-        r->bitpos = 0;
-        r->left = (uint32_t)values;
-        r->p += bytes;
-    } else {
-        uint64_t count = h >> 1;
-        size_t vb = ((size_t)r->bw + 7) / 8;
-        if (count == 0) return tn_error_set(TN_ECORRUPT, "empty RLE run");
-        if (vb > avail) return tn_error_set(TN_ECORRUPT, "RLE run value past the end");
-        uint32_t v = 0;
-        for (size_t i = 0; i < vb; i++) v |= (uint32_t)r->p[i] << (8 * i);
-        r->p += vb;
-        r->packed = false;
-        r->value = v;
-        r->left = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
-    }
-    return 0;
-}
-
-/* Unpacks n values of width bw starting at bit pos (bw is a constant in each caller below, so
- * the shifts and masks fold). Never reads past nbytes. */
-static inline __attribute__((always_inline)) uint64_t unpack_bits(const uint8_t *bits,
-        size_t nbytes, uint64_t pos, uint32_t *out, uint32_t n, const int bw) {
-    const uint64_t mask = bw == 32 ? 0xffffffffu : (((uint64_t)1 << bw) - 1);
-    uint32_t i = 0;
-    /* fast part: every 8-byte load stays inside the run */
-    if (nbytes >= 8) {
-        uint64_t fast_end = ((uint64_t)(nbytes - 8) * 8) / (uint64_t)bw;  /* values whose load fits */
-        uint64_t first = pos / (uint64_t)bw;
-        uint32_t nfast = fast_end > first ? (uint32_t)(fast_end - first) : 0;
-        if (nfast > n) nfast = n;
-        for (; i < nfast; i++, pos += (uint64_t)bw)
-            out[i] = (uint32_t)((tn_load_u64le(bits + (pos >> 3)) >> (pos & 7)) & mask);
-    }
-    for (; i < n; i++, pos += (uint64_t)bw) {
-        size_t byte = (size_t)(pos >> 3);
-        uint64_t w = 0;
-        for (size_t k = 0; byte + k < nbytes && k < 8; k++) w |= (uint64_t)bits[byte + k] << (8 * k);
-        out[i] = (uint32_t)((w >> (pos & 7)) & mask);
-    }
-    return pos;
-}
-
-/* Unpacks n values of the current bit-packed run (n <= r->left). */
-static void rle_unpack(rle_stream *r, uint32_t *out, uint32_t n) {
-    if (r->bw == 0) {
-        memset(out, 0, (size_t)n * 4);
-        r->left -= n;
-        return;
-    }
-    uint64_t pos = r->bitpos;
-    switch (r->bw) {
-#define UNPACK_CASE(W) case W: pos = unpack_bits(r->bits, r->nbytes, pos, out, n, W); break;
-    UNPACK_CASE(1) UNPACK_CASE(2) UNPACK_CASE(3) UNPACK_CASE(4) UNPACK_CASE(5) UNPACK_CASE(6)
-    UNPACK_CASE(7) UNPACK_CASE(8) UNPACK_CASE(9) UNPACK_CASE(10) UNPACK_CASE(11) UNPACK_CASE(12)
-    UNPACK_CASE(13) UNPACK_CASE(14) UNPACK_CASE(15) UNPACK_CASE(16)
-#undef UNPACK_CASE
-    default: pos = unpack_bits(r->bits, r->nbytes, pos, out, n, r->bw); break;
-    }
-    r->bitpos = pos;
-    r->left -= n;
-}
-
 /* Decodes definition levels (width 1) into the page validity bitmap. *nn = non-null count. */
 static int decode_defs(colreader *cr, const uint8_t *p, size_t len, uint32_t n, uint32_t *nn) {
-    rle_stream r;
-    rle_init(&r, p, len, 1);
+    pq_rle_stream r;
+    pq_rle_init(&r, p, len, 1);
     cr->valid = NULL;
-    int rc = rle_next_run(&r);
+    int rc = pq_rle_next_run(&r);
     if (rc) return tn_error_prefix(rc, "definition levels");
     if (!r.packed && r.value == 1 && r.left >= n) {       /* the common case: no nulls */
         *nn = n;
@@ -641,7 +486,7 @@ static int decode_defs(colreader *cr, const uint8_t *p, size_t len, uint32_t n, 
     uint32_t row = 0, cnt = 0;
     while (row < n) {
         if (r.left == 0) {
-            rc = rle_next_run(&r);
+            rc = pq_rle_next_run(&r);
             if (rc) return tn_error_prefix(rc, "definition levels");
         }
         uint32_t take = r.left < n - row ? r.left : n - row;
@@ -656,7 +501,7 @@ static int decode_defs(colreader *cr, const uint8_t *p, size_t len, uint32_t n, 
         } else {
             for (uint32_t done = 0; done < take;) {
                 uint32_t k = take - done < 64 ? take - done : 64;
-                rle_unpack(&r, tmp, k);
+                pq_rle_unpack(&r, tmp, k);
                 for (uint32_t i = 0; i < k; i++) {
                     uint32_t rr = row + done + i;
                     bits[rr >> 6] |= (uint64_t)(tmp[i] & 1) << (rr & 63);
@@ -675,13 +520,13 @@ static int decode_defs(colreader *cr, const uint8_t *p, size_t len, uint32_t n, 
 /* Decodes the next k dictionary indices of the page and writes dict[index] to dst (k values of
  * cr->width bytes). dst NULL: skip them. */
 static int dict_take(colreader *cr, uint8_t *dst, uint32_t k) {
-    rle_stream *r = &cr->ds;
+    pq_rle_stream *r = &cr->ds;
     const uint32_t w = cr->width, cnt = cr->dict_count;
     const uint8_t *dict = cr->dict.p;
     uint32_t *idx = NULL;
     while (k > 0) {
         if (r->left == 0) {
-            int rc = rle_next_run(r);
+            int rc = pq_rle_next_run(r);
             if (rc) return tn_error_prefix(rc, "dictionary indices");
         }
         uint32_t take = r->left < k ? r->left : k;
@@ -714,15 +559,14 @@ static int dict_take(colreader *cr, uint8_t *dst, uint32_t k) {
             }
             r->left -= take;
         } else if (!dst) {
-            r->bitpos += (uint64_t)take * (uint64_t)r->bw;
-            r->left -= take;
+            pq_rle_skip(r, take);
         } else {
             if (!idx) {
                 idx = sbuf_get(&cr->s_idx, (size_t)TN_VECTOR_SIZE * 4);
                 if (!idx) return NOMEM();
             }
             if (take > TN_VECTOR_SIZE) take = TN_VECTOR_SIZE;
-            rle_unpack(r, idx, take);
+            pq_rle_unpack(r, idx, take);
             uint32_t bad = 0;
             if (r->bw <= cr->dict_bits) {
                 /* every index < 1 << dict_bits: gather first, check in the same pass */
@@ -933,7 +777,7 @@ static int load_data_page(tn_parquet_scan *s, colreader *cr, const pq_page_heade
             vp++;
             vlen--;
         }
-        rle_init(&cr->ds, vp, vlen, bw);
+        pq_rle_init(&cr->ds, vp, vlen, bw);
         cr->dict_stream = true;
         cr->page_cursor = 0;
         cr->vals = NULL;

@@ -203,6 +203,30 @@ int pqw_stat_value(const pqw_col *c, const pqw_stat *st, int which, tn_arena *ar
     return 0;
 }
 
+/* Min/max (NaNs counted, not compared) of m FLOAT (u32 bits) or DOUBLE (u64 bits) values;
+ * is_double is a constant at each call, so each gets its own loop. */
+static inline __attribute__((always_inline)) void float_stats(pqw_stat *st, const pqw_scratch *s,
+                                                              uint32_t m, const bool is_double) {
+    bool has = st->has;
+    double mn = st->dmin, mx = st->dmax;
+    int64_t nans = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        double f;
+        if (is_double) {
+            memcpy(&f, &s->u64[i], 8);
+        } else {
+            float x;
+            memcpy(&x, &s->u32[i], 4);
+            f = x;
+        }
+        if (f != f) { nans++; continue; }
+        if (!has) { mn = mx = f; has = true; continue; }
+        if (f < mn) mn = f;
+        if (f > mx) mx = f;
+    }
+    st->dmin = mn; st->dmax = mx; st->has = has; st->nans += nans;
+}
+
 /* Page statistics over the m staged non-null values. */
 static int stats_update(pqw_col *c, pqw_scratch *s, uint32_t m) {
     pqw_stat *st = &c->pst;
@@ -228,36 +252,8 @@ static int stats_update(pqw_col *c, pqw_scratch *s, uint32_t m) {
         st->imin = mn; st->imax = mx; st->has = true;
         return 0;
     }
-    case PQW_FLOAT: {
-        bool has = st->has;
-        double mn = st->dmin, mx = st->dmax;
-        int64_t nans = 0;
-        for (uint32_t i = 0; i < m; i++) {
-            float f;
-            memcpy(&f, &s->u32[i], 4);
-            if (f != f) { nans++; continue; }
-            if (!has) { mn = mx = f; has = true; continue; }
-            if (f < mn) mn = f;
-            if (f > mx) mx = f;
-        }
-        st->dmin = mn; st->dmax = mx; st->has = has; st->nans += nans;
-        return 0;
-    }
-    case PQW_DOUBLE: {
-        bool has = st->has;
-        double mn = st->dmin, mx = st->dmax;
-        int64_t nans = 0;
-        for (uint32_t i = 0; i < m; i++) {
-            double f;
-            memcpy(&f, &s->u64[i], 8);
-            if (f != f) { nans++; continue; }
-            if (!has) { mn = mx = f; has = true; continue; }
-            if (f < mn) mn = f;
-            if (f > mx) mx = f;
-        }
-        st->dmin = mn; st->dmax = mx; st->has = has; st->nans += nans;
-        return 0;
-    }
+    case PQW_FLOAT: float_stats(st, s, m, false); return 0;
+    case PQW_DOUBLE: float_stats(st, s, m, true); return 0;
     case PQW_FLBA: {
         tn_int128 mn = st->has ? st->xmin : s->x[0], mx = st->has ? st->xmax : s->x[0];
         for (uint32_t i = 0; i < m; i++) {

@@ -97,6 +97,35 @@ static void gen_values(uint32_t *v, uint32_t n, int w, int pattern) {
     }
 }
 
+/* The run stream (pq_rle_*), which the scan reads dictionary indices and definition levels
+ * with: any mix of chunk sizes and skips gives what pq_rle_decode gave (want), and ends where it
+ * ended (used). */
+static bool stream_matches(const uint8_t *buf, size_t len, int w, const uint32_t *want, uint32_t n,
+                           size_t used) {
+    uint32_t e[70], got = 0;
+    pq_rle_stream r;
+    pq_rle_init(&r, buf, len, w);
+    while (got < n) {
+        if (r.left == 0 && pq_rle_next_run(&r) != 0) return false;
+        uint32_t k = 1 + (uint32_t)(rnd() % 70);
+        if (k > r.left) k = r.left;
+        if (k > n - got) k = n - got;
+        if (rnd() % 4 == 0) {
+            pq_rle_skip(&r, k);
+        } else {
+            if (r.packed) {
+                pq_rle_unpack(&r, e, k);
+            } else {
+                for (uint32_t i = 0; i < k; i++) e[i] = r.value;
+                pq_rle_skip(&r, k);
+            }
+            if (memcmp(e, want + got, k * sizeof *e) != 0) return false;
+        }
+        got += k;
+    }
+    return r.pos == used;
+}
+
 TEST(rle_roundtrip_all_widths) {
     int cases = 0;
     for (int w = 0; w <= 32; w++) {
@@ -115,6 +144,8 @@ TEST(rle_roundtrip_all_widths) {
                 CHECK_OK(pq_rle_decode(copy, b.len, w, d, n, &used));
                 CHECK_EQ_INT(used, b.len);
                 CHECK_MSG(n == 0 || memcmp(v, d, n * sizeof *v) == 0, "width %d pattern %d n %u", w, pattern, n);
+                CHECK_MSG(stream_matches(copy, b.len, w, d, n, used), "stream: width %d pattern %d n %u",
+                          w, pattern, n);
                 /* decoding a prefix of the values works too */
                 if (n > 3) {
                     CHECK_OK(pq_rle_decode(copy, b.len, w, d, n - 3, &used));
@@ -176,6 +207,38 @@ TEST(rle_hostile_random) {
         if (rc == 0) CHECK(used <= n);
         free(buf);
     }
+}
+
+TEST(rle_empty_runs_and_stream_errors) {
+    /* empty RLE run (00 + value byte), empty bit-packed run (01), then 3 x 5 at width 3 */
+    static const uint8_t s[] = {0x00, 0x07, 0x01, 0x06, 0x05};
+    uint32_t out[3];
+    size_t used;
+    CHECK_OK(pq_rle_decode(s, sizeof s, 3, out, 3, &used));
+    CHECK_EQ_INT(used, sizeof s);
+    for (int i = 0; i < 3; i++) CHECK_EQ_INT(out[i], 5);
+    pq_rle_stream r;
+    pq_rle_init(&r, s, sizeof s, 3);
+    CHECK_OK(pq_rle_next_run(&r));
+    CHECK(!r.packed && r.left == 3 && r.value == 5);
+    pq_rle_skip(&r, 3);
+    CHECK(pq_rle_next_run(&r) == TN_ECORRUPT);          /* the data ends */
+    CHECK(strstr(tn_error_message(), "RLE") != NULL);
+    /* a bit-packed run cut short: the values whose bits are present, no more */
+    static const uint8_t cut[] = {0x05, 0x88, 0xc6};     /* 2 groups declared, 2 bytes = 5 values */
+    pq_rle_init(&r, cut, sizeof cut, 3);
+    CHECK_OK(pq_rle_next_run(&r));
+    CHECK(r.packed && r.left == 5);
+    uint32_t five[5];
+    pq_rle_unpack(&r, five, 5);
+    for (uint32_t i = 0; i < 5; i++) CHECK_EQ_INT(five[i], i);
+    CHECK(pq_rle_next_run(&r) == TN_ECORRUPT);
+    /* pq_rle_decode checks RLE values against the width; the stream leaves it to the caller */
+    static const uint8_t wide[] = {0x02, 0x09};           /* 1 x 9 at width 3 */
+    CHECK(pq_rle_decode(wide, sizeof wide, 3, out, 1, &used) == TN_ECORRUPT);
+    pq_rle_init(&r, wide, sizeof wide, 3);
+    CHECK_OK(pq_rle_next_run(&r));
+    CHECK_EQ_INT(r.value, 9);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -368,6 +431,93 @@ TEST(delta_length_and_delta_byte_array) {
     CHECK(pq_delta_byte_array_decode(b.data, b.len - 20, n, out, a, &used) == TN_ECORRUPT);
     tn_buf_free(&b);
     tn_arena_destroy(a);
+}
+
+/* The _mem forms the scan uses: caller scratch for the lengths, values materialised back to back
+ * in one block from the caller's allocator, a byte limit. */
+typedef struct count_alloc { int calls; size_t bytes; uint8_t block[256]; } count_alloc;
+static void *count_alloc_fn(void *ctx, size_t size) {
+    count_alloc *c = ctx;
+    c->calls++;
+    c->bytes = size;
+    return size <= sizeof c->block ? c->block : NULL;
+}
+
+TEST(delta_byte_arrays_with_caller_memory) {
+    const char *words[] = {"axis", "axle", "babble", "babyhood", "", "babyhood"};
+    const char *sfx[] = {"axis", "le", "babble", "yhood", "", "babyhood"};
+    const int64_t p[] = {0, 2, 0, 3, 0, 0};
+    const uint32_t n = 6;
+    int64_t pre[6], suf[6], lens[12];
+    tn_buf b = TN_BUF_INIT;
+    for (uint32_t i = 0; i < n; i++) { pre[i] = p[i]; suf[i] = (int64_t)strlen(sfx[i]); }
+    CHECK_OK(pq_delta_binary_encode(&b, pre, n, true));
+    CHECK_OK(pq_delta_binary_encode(&b, suf, n, true));
+    for (uint32_t i = 0; i < n; i++) tn_buf_append(&b, sfx[i], strlen(sfx[i]));
+    tn_str out[6];
+    size_t used;
+    count_alloc ca = {0, 0, {0}};
+    pq_delta_mem mem = {lens, count_alloc_fn, &ca, 1000};
+    CHECK_OK(pq_delta_byte_array_decode_mem(b.data, b.len, n, out, &mem, &used));
+    CHECK_EQ_INT(used, b.len);
+    CHECK_EQ_INT(ca.calls, 1);
+    CHECK_EQ_INT(ca.bytes, 4 + 4 + 6 + 8 + 0 + 8);
+    size_t off = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        CHECK_EQ_INT(out[i].len, strlen(words[i]));
+        CHECK(memcmp(out[i].ptr, words[i], out[i].len) == 0);
+        if (out[i].len) CHECK((const uint8_t *)out[i].ptr == ca.block + off);   /* back to back */
+        off += out[i].len;
+    }
+    CHECK_EQ_INT(lens[1], 2);                              /* prefixes, then suffixes */
+    CHECK_EQ_INT(lens[6 + 3], 5);
+    /* the limit: 30 bytes of values, 29 allowed */
+    mem.max_bytes = 29;
+    CHECK(pq_delta_byte_array_decode_mem(b.data, b.len, n, out, &mem, &used) == TN_ELIMIT);
+    mem.max_bytes = 30;
+    CHECK_OK(pq_delta_byte_array_decode_mem(b.data, b.len, n, out, &mem, &used));
+    /* an allocator that fails */
+    count_alloc small = {0, 0, {0}};
+    mem.alloc_ctx = &small;
+    mem.max_bytes = 1u << 20;
+    tn_buf big = TN_BUF_INIT;
+    int64_t bp[2] = {0, 0}, bs[2] = {200, 100};
+    CHECK_OK(pq_delta_binary_encode(&big, bp, 2, true));
+    CHECK_OK(pq_delta_binary_encode(&big, bs, 2, true));
+    for (int i = 0; i < 300; i++) tn_buf_append(&big, "x", 1);
+    CHECK(pq_delta_byte_array_decode_mem(big.data, big.len, 2, out, &mem, &used) == TN_ENOMEM);
+    /* all values empty: the allocator is not called */
+    tn_buf_clear(&b);
+    int64_t zero[3] = {0, 0, 0};
+    CHECK_OK(pq_delta_binary_encode(&b, zero, 3, true));
+    CHECK_OK(pq_delta_binary_encode(&b, zero, 3, true));
+    small.calls = 0;
+    CHECK_OK(pq_delta_byte_array_decode_mem(b.data, b.len, 3, out, &mem, &used));
+    CHECK(small.calls == 0 && out[2].len == 0);
+    /* DELTA_LENGTH_BYTE_ARRAY: caller scratch or none, values point into the input */
+    tn_buf_clear(&b);
+    int64_t l[6];
+    for (uint32_t i = 0; i < n; i++) l[i] = (int64_t)strlen(words[i]);
+    CHECK_OK(pq_delta_binary_encode(&b, l, n, true));
+    for (uint32_t i = 0; i < n; i++) tn_buf_append(&b, words[i], strlen(words[i]));
+    for (int k = 0; k < 2; k++) {
+        pq_delta_mem lm = {lens, NULL, NULL, 0};
+        CHECK_OK(pq_delta_length_byte_array_decode_mem(b.data, b.len, n, out, k ? &lm : NULL, &used));
+        CHECK_EQ_INT(used, b.len);
+        for (uint32_t i = 0; i < n; i++) {
+            CHECK_EQ_INT(out[i].len, strlen(words[i]));
+            CHECK(memcmp(out[i].ptr, words[i], out[i].len) == 0);
+            CHECK((const uint8_t *)out[i].ptr > b.data && (const uint8_t *)out[i].ptr <= b.data + b.len);
+        }
+    }
+    /* a negative length is refused */
+    tn_buf_clear(&b);
+    int64_t neg[2] = {3, -1};
+    CHECK_OK(pq_delta_binary_encode(&b, neg, 2, true));
+    tn_buf_append(&b, "abcdef", 6);
+    CHECK(pq_delta_length_byte_array_decode_mem(b.data, b.len, 2, out, NULL, &used) == TN_ECORRUPT);
+    tn_buf_free(&b);
+    tn_buf_free(&big);
 }
 
 TEST(byte_stream_split_and_plain_bool) {

@@ -4,7 +4,7 @@
  * minimal-writer files, projection, row-group and page skipping, and flights-3m.parquet against
  * figures computed with the DuckDB oracle.
  */
-#include "parquet/parquet.h"
+#include "parquet/parquetInt.h"   /* encoders and Thrift structures, to write DELTA_BYTE_ARRAY files */
 #include "testlib.h"
 
 #include <stdarg.h>
@@ -712,6 +712,176 @@ TEST(page_skipping) {
     tn_parquet_predicate n = {0, TN_PQ_IS_NULL, {tn_type_make(TN_TYPE_INTEGER), true, {.i = 0}}};
     (void)n;
     (void)is_null_cell;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * DELTA_BYTE_ARRAY through the scan (values materialised in page buffers): FIXED_LEN_BYTE_ARRAY
+ * (the values must be back to back, n * width bytes) and an OPTIONAL BYTE_ARRAY with nulls, in
+ * files written here page by page (no golden file has DELTA_BYTE_ARRAY on FLBA).
+ */
+#define DBA_ROWS 5000u
+#define DBA_PAGE 1000u
+
+static int dba_value(uint32_t row, int col, char *out) {    /* NULL (-1) every 7th row of col 1 */
+    if (col == 0) {
+        uint32_t v = row * 37u;
+        out[0] = (char)(v >> 24); out[1] = (char)(v >> 16); out[2] = (char)(v >> 8); out[3] = (char)v;
+        return 4;
+    }
+    if (row % 7 == 3) return -1;
+    return snprintf(out, 96, "https://example.com/a/rather/long/shared/prefix/%06u", row / 3);
+}
+
+/* Appends one v1 data page of rows [r0, r0+n) of column col to file. bad_row: a row whose FLBA value
+ * is written 5 bytes long (-1: none). */
+static void dba_page(tn_buf *file, int col, uint32_t r0, uint32_t n, int64_t bad_row) {
+    tn_buf body = TN_BUF_INIT, hdr = TN_BUF_INIT, sfx = TN_BUF_INIT;
+    int64_t pre[DBA_PAGE], suf[DBA_PAGE];
+    uint32_t defs[DBA_PAGE], nn = 0;
+    char prev[96], cur[96];
+    int prevlen = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int l = dba_value(r0 + i, col, cur);
+        defs[i] = l >= 0;
+        if (l < 0) continue;
+        if ((int64_t)(r0 + i) == bad_row) cur[l++] = 'x';
+        int p = 0;
+        while (p < prevlen && p < l && prev[p] == cur[p]) p++;
+        pre[nn] = p;
+        suf[nn] = l - p;
+        tn_buf_append(&sfx, cur + p, (size_t)(l - p));
+        memcpy(prev, cur, (size_t)l);
+        prevlen = l;
+        nn++;
+    }
+    if (col == 1) {                                    /* definition levels: u32 length + RLE */
+        tn_buf lv = TN_BUF_INIT;
+        pq_rle_encode(&lv, 1, defs, n);
+        uint8_t l4[4] = {(uint8_t)lv.len, (uint8_t)(lv.len >> 8), (uint8_t)(lv.len >> 16), 0};
+        tn_buf_append(&body, l4, 4);
+        tn_buf_append(&body, lv.data, lv.len);
+        tn_buf_free(&lv);
+    }
+    pq_delta_binary_encode(&body, pre, nn, true);
+    pq_delta_binary_encode(&body, suf, nn, true);
+    tn_buf_append(&body, sfx.data, sfx.len);
+    pq_page_header h;
+    memset(&h, 0, sizeof h);
+    h.type = PQ_PAGE_DATA;
+    h.uncompressed_page_size = h.compressed_page_size = (int32_t)body.len;
+    h.has_data = true;
+    h.data.num_values = (int32_t)n;
+    h.data.encoding = PQ_ENC_DELTA_BYTE_ARRAY;
+    h.data.definition_level_encoding = h.data.repetition_level_encoding = PQ_ENC_RLE;
+    pq_encode_page_header(&hdr, &h);
+    tn_buf_append(file, hdr.data, hdr.len);
+    tn_buf_append(file, body.data, body.len);
+    tn_buf_free(&body);
+    tn_buf_free(&hdr);
+    tn_buf_free(&sfx);
+}
+
+static int write_dba_file(const char *path, int64_t bad_row) {
+    tn_buf file = TN_BUF_INIT, foot = TN_BUF_INIT;
+    tn_buf_append(&file, "PAR1", 4);
+    pq_column_chunk cc[2];
+    char *paths[2][1] = {{"f"}, {"s"}};
+    int encs[] = {PQ_ENC_DELTA_BYTE_ARRAY, PQ_ENC_RLE};
+    memset(cc, 0, sizeof cc);
+    for (int c = 0; c < 2; c++) {
+        int64_t start = (int64_t)file.len;
+        for (uint32_t r = 0; r < DBA_ROWS; r += DBA_PAGE) dba_page(&file, c, r, DBA_PAGE, c ? -1 : bad_row);
+        pq_column_meta *m = &cc[c].meta;
+        cc[c].file_offset = start;
+        cc[c].has_meta_data = true;
+        m->type = c ? PQ_BYTE_ARRAY : PQ_FIXED_LEN_BYTE_ARRAY;
+        m->encodings = encs;
+        m->nencodings = 2;
+        m->path = paths[c];
+        m->npath = 1;
+        m->num_values = DBA_ROWS;
+        m->total_uncompressed_size = m->total_compressed_size = (int64_t)file.len - start;
+        m->data_page_offset = start;
+    }
+    pq_schema_element se[3];
+    memset(se, 0, sizeof se);
+    for (int i = 0; i < 3; i++) {
+        se[i].type = -1; se[i].type_length = -1; se[i].repetition = -1;
+        se[i].converted_type = PQ_CT_NONE; se[i].scale = se[i].precision = se[i].field_id = -1;
+    }
+    se[0].name = "schema"; se[0].num_children = 2;
+    se[1].name = "f"; se[1].type = PQ_FIXED_LEN_BYTE_ARRAY; se[1].type_length = 4; se[1].repetition = PQ_REQUIRED;
+    se[2].name = "s"; se[2].type = PQ_BYTE_ARRAY; se[2].repetition = PQ_OPTIONAL; se[2].converted_type = PQ_CT_UTF8;
+    pq_row_group rg;
+    memset(&rg, 0, sizeof rg);
+    rg.columns = cc; rg.ncolumns = 2; rg.num_rows = DBA_ROWS; rg.total_byte_size = (int64_t)file.len;
+    pq_file_meta fm;
+    memset(&fm, 0, sizeof fm);
+    fm.version = 1; fm.schema = se; fm.nschema = 3; fm.num_rows = DBA_ROWS;
+    fm.row_groups = &rg; fm.nrow_groups = 1; fm.created_by = "test_parquet_read";
+    int rc = pq_encode_file_meta(&foot, &fm);
+    uint8_t l4[4] = {(uint8_t)foot.len, (uint8_t)(foot.len >> 8), (uint8_t)(foot.len >> 16), 0};
+    tn_buf_append(&file, foot.data, foot.len);
+    tn_buf_append(&file, l4, 4);
+    tn_buf_append(&file, "PAR1", 4);
+    if (!rc) rc = tn_fs_write_all(tn_fs_default(), path, file.data, file.len, false);
+    tn_buf_free(&file);
+    tn_buf_free(&foot);
+    return rc;
+}
+
+/* Scans both columns, checking every value; returns the scan's error (0 at the end). */
+static int scan_dba_file(const char *path, uint64_t max_page_bytes, uint32_t *rows, uint32_t *bad) {
+    tn_parquet_open_options o = TN_PARQUET_OPEN_OPTIONS_INIT;
+    if (max_page_bytes) o.max_page_bytes = max_page_bytes;
+    tn_parquet_file *f = NULL;
+    tn_parquet_scan *s = NULL;
+    tn_chunk ch;
+    uint32_t cols[2] = {0, 1};
+    *rows = *bad = 0;
+    int rc = tn_parquet_open(&f, NULL, path, &o);
+    if (rc) return rc;
+    tn_type types[2] = {tn_parquet_column(f, 0)->type, tn_parquet_column(f, 1)->type};
+    tn_parquet_scan_options so = {cols, 2, NULL, 0, NULL, 0};
+    if ((rc = tn_parquet_scan_open(&s, f, &so)) == 0 &&
+        (rc = tn_chunk_init(&ch, 2, types, TN_VECTOR_SIZE)) == 0) {
+        while ((rc = tn_parquet_scan_next(s, &ch, NULL)) == 0 && ch.count > 0) {
+            const tn_str *fv = ch.cols[0].data, *sv = ch.cols[1].data;
+            for (uint32_t i = 0; i < ch.count; i++, (*rows)++) {
+                char want[96];
+                int l = dba_value(*rows, 0, want);
+                if (fv[i].len != (uint32_t)l || memcmp(fv[i].ptr, want, 4) != 0) (*bad)++;
+                l = dba_value(*rows, 1, want);
+                bool valid = tn_vector_is_valid(&ch.cols[1], i);
+                if (l < 0 ? valid : (!valid || sv[i].len != (uint32_t)l ||
+                                     memcmp(sv[i].ptr, want, (size_t)l) != 0)) (*bad)++;
+            }
+        }
+        tn_chunk_free(&ch);
+    }
+    tn_parquet_scan_close(s);
+    tn_parquet_close(f);
+    return rc;
+}
+
+TEST(delta_byte_array_flba_and_nulls) {
+    char path[256];
+    uint32_t rows, bad;
+    snprintf(path, sizeof path, "/tmp/tarn_test_pq_dba_%d.parquet", (int)getpid());
+    CHECK_OK(write_dba_file(path, -1));
+    CHECK_OK(scan_dba_file(path, 0, &rows, &bad));
+    CHECK_EQ_INT(rows, DBA_ROWS);
+    CHECK_EQ_INT(bad, 0);
+    /* the values of a page expand past max_page_bytes (the page itself is below it) */
+    CHECK_EQ_INT(scan_dba_file(path, 20000, &rows, &bad), TN_ELIMIT);
+    CHECK_MSG(strstr(tn_error_message(), "DELTA_BYTE_ARRAY"), "%s", tn_error_message());
+    /* an FLBA value of 5 bytes in the third page */
+    CHECK_OK(write_dba_file(path, 2500));
+    CHECK_EQ_INT(scan_dba_file(path, 0, &rows, &bad), TN_ECORRUPT);
+    CHECK_MSG(strstr(tn_error_message(), "column width is 4") && strstr(tn_error_message(), "'f'"),
+              "%s", tn_error_message());
+    CHECK_EQ_INT(bad, 0);
+    unlink(path);
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -1,0 +1,127 @@
+/*
+ * sql/bindInt.h: private to the binder (bind.c, bind_expr.c, bind_query.c) and the session
+ * (session.c): binder state, name scopes, aggregate binding context and error helpers.
+ */
+#ifndef TN_SQL_BIND_INT_H
+#define TN_SQL_BIND_INT_H
+
+#include "sql/ast.h"
+#include "sql/exec.h"
+#include "sql/plan.h"
+#include "sql/sql.h"
+
+struct tn_sql_session {
+    char *warehouse;
+    tn_pool *pool;
+    int threads;
+    uint64_t memory_limit;
+};
+
+/* A FROM item visible by name. Columns are scope columns [offset, offset + ncols). */
+typedef struct bind_rel {
+    const char *alias;           /* NULL for an unnamed subquery */
+    uint32_t ncols;
+    const char **names;
+    tn_type *types;
+    uint32_t offset;
+    bool *hidden;                /* hidden from `*` (USING duplicates); NULL = none */
+} bind_rel;
+
+typedef struct bind_scope {
+    bind_rel *rels;
+    uint32_t nrels, cap;
+    uint32_t ncols;
+    struct bind_scope *parent;   /* the enclosing query's scope (correlated references) */
+    bool allow_outer;            /* outer references allowed (a subquery's WHERE) */
+    bool correlated;             /* an outer reference was bound */
+} bind_scope;
+
+typedef struct cte_frame {
+    tn_sql_cte *ctes;
+    int n;
+    struct cte_frame *parent;
+} cte_frame;
+
+typedef struct tn_binder {
+    tn_sql_session *session;
+    tn_arena *arena;
+    const char *sql;             /* the whole script text (error carets) */
+    size_t sql_len;
+    const tn_value *params;
+    uint32_t nparams;
+    cte_frame *ctes;
+    tn_exec *ex;                 /* runs uncorrelated subqueries during binding */
+    int depth;
+} tn_binder;
+
+/* The aggregate being bound (SELECT with GROUP BY or aggregates). */
+typedef struct agg_info {
+    bind_scope *pre;             /* scope below the aggregate */
+    uint32_t ngroups;
+    tn_expr **groups;
+    char **group_text;
+    uint32_t naggs, cap;
+    tn_plan_agg *aggs;
+    char **agg_text;
+} agg_info;
+
+typedef struct bind_ctx {
+    tn_binder *b;
+    bind_scope *scope;           /* names resolve here (the pre-aggregate scope in agg mode) */
+    agg_info *agg;               /* non-NULL: bind over the aggregate's output */
+    bool in_agg;                 /* inside an aggregate's arguments */
+    const char *clause;          /* "WHERE", "GROUP BY", ... for messages */
+    tn_plan **plan;              /* plan below this expression (for decorrelated subqueries) */
+} bind_ctx;
+
+/* Errors: "binder error at line L, column C: msg" + source line + caret. Returns TN_EBIND
+ * (or code). */
+int tn_bind_error(tn_binder *b, tn_sql_pos pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int tn_bind_error_code(tn_binder *b, int code, tn_sql_pos pos, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Adds the position (and caret) to an error raised by a callee, once. */
+int tn_bind_error_at(tn_binder *b, int code, tn_sql_pos pos);
+void tn_bind_set_pos(tn_sql_pos pos);
+
+/* Scopes. */
+int tn_scope_add(tn_binder *b, bind_scope *s, const char *alias, uint32_t ncols,
+                 const char *const *names, const tn_type *types);
+int tn_scope_merge(tn_binder *b, bind_scope *dst, const bind_scope *right);
+
+/* bind_expr.c */
+int tn_bind_expr(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
+/* Boolean predicate (casts as needed). */
+int tn_bind_pred(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
+/* DuckDB's name for an expression's result column ("count_star()", "(a + 1)"). */
+int tn_bind_expr_name(tn_buf *out, const tn_sql_expr *e);
+bool tn_bind_is_agg_name(const char *name);
+bool tn_bind_contains_agg(const tn_sql_expr *e);
+bool tn_bind_contains_window(const tn_sql_expr *e);
+/* Fold constant sub-expressions of *e in place. */
+int tn_bind_fold(tn_binder *b, tn_expr **e);
+/* Bind a constant integer expression (LIMIT / OFFSET / sample sizes). */
+int tn_bind_const_int(tn_binder *b, tn_sql_expr *e, const char *what, int64_t *out);
+int tn_bind_const_value(tn_binder *b, tn_sql_expr *e, tn_value *out);
+/* Text of a bound expression (structural identity). */
+char *tn_bind_expr_text(tn_binder *b, const tn_expr *e);
+
+/* bind_query.c */
+int tn_bind_query(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan **out);
+/* Binds a subquery used in an expression; runs it when uncorrelated. */
+int tn_bind_run_subquery(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_collection *out,
+                         uint32_t *ncols);
+
+/* bind.c */
+int tn_bind_tableref(tn_binder *b, tn_sql_tableref *t, bind_scope *scope, bind_scope *outer,
+                     tn_plan **out);
+/* Wrap plan in a PROJECT of the given expressions (names copied). */
+int tn_bind_project(tn_binder *b, tn_plan *child, tn_expr **exprs, const char **names,
+                    uint32_t n, tn_plan **out);
+/* Cast each column of plan to types[i] where it differs (adds a PROJECT). */
+int tn_bind_cast_plan(tn_binder *b, tn_plan *plan, const tn_type *types, tn_plan **out);
+/* Statement entry: binds and optimizes a statement into a plan (queries and EXPLAIN). */
+int tn_bind_statement(tn_binder *b, tn_sql_stmt *stmt, tn_plan **out, bool *explain,
+                      bool *analyze);
+
+#endif

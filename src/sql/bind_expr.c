@@ -1,0 +1,1152 @@
+/*
+ * sql/bind_expr.c: binding of AST expressions into typed tn_expr trees: name resolution in
+ * scopes (with outer references for correlated subqueries), literals and parameters, operators
+ * and functions through the registry's implicit casts, aggregates (GROUP BY matching and
+ * validation), subqueries used as values (run once when uncorrelated), constant folding, and
+ * DuckDB's names for result columns.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql/bindInt.h"
+
+/* ---------------------------------------------------------------------------------------------
+ * Aggregate names.
+ */
+static const struct { const char *name; tn_agg_kind kind; } g_aggs[] = {
+    {"count", TN_AGG_COUNT},          {"sum", TN_AGG_SUM},
+    {"avg", TN_AGG_AVG},              {"mean", TN_AGG_AVG},
+    {"min", TN_AGG_MIN},              {"max", TN_AGG_MAX},
+    {"stddev", TN_AGG_STDDEV_SAMP},   {"stddev_samp", TN_AGG_STDDEV_SAMP},
+    {"stddev_pop", TN_AGG_STDDEV_POP}, {"variance", TN_AGG_VAR_SAMP},
+    {"var_samp", TN_AGG_VAR_SAMP},    {"var_pop", TN_AGG_VAR_POP},
+    {"bool_and", TN_AGG_BOOL_AND},    {"every", TN_AGG_BOOL_AND},
+    {"bool_or", TN_AGG_BOOL_OR},      {"string_agg", TN_AGG_STRING_AGG},
+    {"group_concat", TN_AGG_STRING_AGG}, {"listagg", TN_AGG_STRING_AGG},
+    {"approx_count_distinct", TN_AGG_APPROX_COUNT_DISTINCT},
+    {"any_value", TN_AGG_ANY_VALUE},  {"first", TN_AGG_ANY_VALUE},
+    {"arbitrary", TN_AGG_ANY_VALUE},
+};
+
+static int agg_lookup(const char *name) {
+    for (size_t i = 0; i < sizeof g_aggs / sizeof g_aggs[0]; i++)
+        if (tn_str_iequal(name, g_aggs[i].name)) return (int)g_aggs[i].kind;
+    return -1;
+}
+
+bool tn_bind_is_agg_name(const char *name) { return agg_lookup(name) >= 0; }
+
+static const char *func_name(const tn_sql_expr *e) {
+    return e->u.func.name.parts[e->u.func.name.n - 1].name;
+}
+
+static bool is_agg_call(const tn_sql_expr *e) {
+    return e->kind == TN_SQL_E_FUNCTION && e->u.func.over == NULL && tn_bind_is_agg_name(func_name(e));
+}
+
+/* Visit e's direct child expressions (not subqueries). */
+typedef bool (*ast_pred)(const tn_sql_expr *e);
+static bool ast_any(const tn_sql_expr *e, ast_pred pred) {
+    if (!e) return false;
+    if (pred(e)) return true;
+    switch (e->kind) {
+    case TN_SQL_E_UNARY: return ast_any(e->u.unary.arg, pred);
+    case TN_SQL_E_BINARY: return ast_any(e->u.binary.left, pred) || ast_any(e->u.binary.right, pred);
+    case TN_SQL_E_IS: return ast_any(e->u.is.arg, pred);
+    case TN_SQL_E_BETWEEN:
+        return ast_any(e->u.between.arg, pred) || ast_any(e->u.between.low, pred) ||
+               ast_any(e->u.between.high, pred);
+    case TN_SQL_E_IN_LIST:
+        if (ast_any(e->u.in_list.arg, pred)) return true;
+        for (int i = 0; i < e->u.in_list.list.n; i++)
+            if (ast_any(e->u.in_list.list.items[i], pred)) return true;
+        return false;
+    case TN_SQL_E_IN_QUERY: return ast_any(e->u.in_query.arg, pred);
+    case TN_SQL_E_LIKE:
+        return ast_any(e->u.like.arg, pred) || ast_any(e->u.like.pattern, pred) ||
+               ast_any(e->u.like.escape, pred);
+    case TN_SQL_E_CASE:
+        if (ast_any(e->u.case_.operand, pred) || ast_any(e->u.case_.else_expr, pred)) return true;
+        for (int i = 0; i < e->u.case_.n_whens; i++)
+            if (ast_any(e->u.case_.whens[i].when, pred) || ast_any(e->u.case_.whens[i].then, pred))
+                return true;
+        return false;
+    case TN_SQL_E_CAST: return ast_any(e->u.cast.arg, pred);
+    case TN_SQL_E_FUNCTION:
+        for (int i = 0; i < e->u.func.args.n; i++)
+            if (ast_any(e->u.func.args.items[i], pred)) return true;
+        return ast_any(e->u.func.filter, pred);
+    case TN_SQL_E_EXTRACT: return ast_any(e->u.extract.arg, pred);
+    case TN_SQL_E_INTERVAL: return ast_any(e->u.interval.value, pred);
+    case TN_SQL_E_LIST:
+    case TN_SQL_E_ROW:
+        for (int i = 0; i < e->u.list.n; i++)
+            if (ast_any(e->u.list.items[i], pred)) return true;
+        return false;
+    default: return false;
+    }
+}
+
+bool tn_bind_contains_agg(const tn_sql_expr *e) { return ast_any(e, is_agg_call); }
+static bool is_window(const tn_sql_expr *e) {
+    return e->kind == TN_SQL_E_FUNCTION && e->u.func.over != NULL;
+}
+bool tn_bind_contains_window(const tn_sql_expr *e) { return ast_any(e, is_window); }
+
+/* ---------------------------------------------------------------------------------------------
+ * Result column names, as DuckDB derives them.
+ */
+static int name_rec(tn_buf *o, const tn_sql_expr *e);
+
+static int name_list(tn_buf *o, const tn_sql_expr_list *l) {
+    int rc = 0;
+    for (int i = 0; i < l->n && !rc; i++) {
+        if (i) rc = tn_buf_printf(o, ", ");
+        if (!rc) rc = name_rec(o, l->items[i]);
+    }
+    return rc;
+}
+
+static const char *binop_text(tn_sql_binary_op op) {
+    switch (op) {
+    case TN_SQL_OP_OR: return "OR";
+    case TN_SQL_OP_AND: return "AND";
+    case TN_SQL_OP_EQ: return "=";
+    case TN_SQL_OP_NE: return "!=";
+    case TN_SQL_OP_LT: return "<";
+    case TN_SQL_OP_LE: return "<=";
+    case TN_SQL_OP_GT: return ">";
+    case TN_SQL_OP_GE: return ">=";
+    case TN_SQL_OP_IS_DISTINCT: return "IS DISTINCT FROM";
+    case TN_SQL_OP_IS_NOT_DISTINCT: return "IS NOT DISTINCT FROM";
+    case TN_SQL_OP_ADD: return "+";
+    case TN_SQL_OP_SUB: return "-";
+    case TN_SQL_OP_MUL: return "*";
+    case TN_SQL_OP_DIV: return "/";
+    case TN_SQL_OP_MOD: return "%";
+    case TN_SQL_OP_CONCAT: return "||";
+    }
+    return "?";
+}
+
+static int name_string(tn_buf *o, const char *s, size_t n) {
+    int rc = tn_buf_append_byte(o, '\'');
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (s[i] == '\'') rc = tn_buf_append_byte(o, '\'');
+        if (!rc) rc = tn_buf_append_byte(o, (uint8_t)s[i]);
+    }
+    if (!rc) rc = tn_buf_append_byte(o, '\'');
+    return rc;
+}
+
+static int name_type(tn_buf *o, const tn_sql_type *t) {
+    if (t->known) {
+        char b[64];
+        return tn_buf_printf(o, "%s", tn_type_format(t->type, b, sizeof b));
+    }
+    return tn_buf_printf(o, "%s", t->name);
+}
+
+static int name_rec(tn_buf *o, const tn_sql_expr *e) {
+    int rc = 0;
+    switch (e->kind) {
+    case TN_SQL_E_LITERAL:
+        switch (e->u.lit.kind) {
+        case TN_SQL_LIT_NULL: return tn_buf_printf(o, "NULL");
+        case TN_SQL_LIT_BOOL: return tn_buf_printf(o, "CAST('%c' AS BOOLEAN)", e->u.lit.bool_value ? 't' : 'f');
+        case TN_SQL_LIT_STRING: return name_string(o, e->u.lit.text, e->u.lit.len);
+        case TN_SQL_LIT_BLOB: return tn_buf_printf(o, "'\\x..'::BLOB");
+        case TN_SQL_LIT_TYPED:
+            rc = tn_buf_printf(o, "CAST(");
+            if (!rc) rc = name_string(o, e->u.lit.text, e->u.lit.len);
+            if (!rc) rc = tn_buf_printf(o, " AS \"%s\")", e->u.lit.typed_as ? e->u.lit.typed_as->name : "?");
+            return rc;
+        default: return tn_buf_append(o, e->u.lit.text, e->u.lit.len);
+        }
+    case TN_SQL_E_COLUMN: {
+        const tn_sql_qname *q = &e->u.column;
+        return tn_buf_printf(o, "%s", q->parts[q->n - 1].name);
+    }
+    case TN_SQL_E_STAR: return tn_buf_printf(o, "*");
+    case TN_SQL_E_PARAM:
+        return e->u.param.dollar ? tn_buf_printf(o, "$%d", e->u.param.index) : tn_buf_printf(o, "?");
+    case TN_SQL_E_UNARY:
+        if (e->u.unary.op == TN_SQL_OP_NOT) {
+            rc = tn_buf_printf(o, "(NOT ");
+            if (!rc) rc = name_rec(o, e->u.unary.arg);
+            if (!rc) rc = tn_buf_printf(o, ")");
+            return rc;
+        }
+        if (e->u.unary.op == TN_SQL_OP_NEG && e->u.unary.arg->kind == TN_SQL_E_LITERAL &&
+            e->u.unary.arg->u.lit.kind != TN_SQL_LIT_STRING) {
+            rc = tn_buf_printf(o, "-");
+            return rc ? rc : name_rec(o, e->u.unary.arg);
+        }
+        rc = tn_buf_printf(o, "%s(", e->u.unary.op == TN_SQL_OP_NEG ? "-" : "+");
+        if (!rc) rc = name_rec(o, e->u.unary.arg);
+        if (!rc) rc = tn_buf_printf(o, ")");
+        return rc;
+    case TN_SQL_E_BINARY:
+        rc = tn_buf_printf(o, "(");
+        if (!rc) rc = name_rec(o, e->u.binary.left);
+        if (!rc) rc = tn_buf_printf(o, " %s ", binop_text(e->u.binary.op));
+        if (!rc) rc = name_rec(o, e->u.binary.right);
+        if (!rc) rc = tn_buf_printf(o, ")");
+        return rc;
+    case TN_SQL_E_IS: {
+        static const char *w[] = {"NULL", "TRUE", "FALSE"};
+        rc = tn_buf_printf(o, "(");
+        if (!rc) rc = name_rec(o, e->u.is.arg);
+        if (!rc) rc = tn_buf_printf(o, " IS %s%s)", e->u.is.negated ? "NOT " : "", w[e->u.is.what]);
+        return rc;
+    }
+    case TN_SQL_E_BETWEEN:
+        rc = tn_buf_printf(o, "(");
+        if (!rc) rc = name_rec(o, e->u.between.arg);
+        if (!rc) rc = tn_buf_printf(o, e->u.between.negated ? " NOT BETWEEN " : " BETWEEN ");
+        if (!rc) rc = name_rec(o, e->u.between.low);
+        if (!rc) rc = tn_buf_printf(o, " AND ");
+        if (!rc) rc = name_rec(o, e->u.between.high);
+        if (!rc) rc = tn_buf_printf(o, ")");
+        return rc;
+    case TN_SQL_E_IN_LIST:
+        rc = tn_buf_printf(o, "(");
+        if (!rc) rc = name_rec(o, e->u.in_list.arg);
+        if (!rc) rc = tn_buf_printf(o, e->u.in_list.negated ? " NOT IN (" : " IN (");
+        if (!rc) rc = name_list(o, &e->u.in_list.list);
+        if (!rc) rc = tn_buf_printf(o, "))");
+        return rc;
+    case TN_SQL_E_IN_QUERY:
+        rc = tn_buf_printf(o, "(");
+        if (!rc) rc = name_rec(o, e->u.in_query.arg);
+        if (!rc) rc = tn_buf_printf(o, e->u.in_query.negated ? " NOT IN (SELECT ...))" : " IN (SELECT ...))");
+        return rc;
+    case TN_SQL_E_LIKE:
+        rc = tn_buf_printf(o, "(");
+        if (!rc) rc = name_rec(o, e->u.like.arg);
+        if (!rc) rc = tn_buf_printf(o, " %s%s ", e->u.like.negated ? "!" : "", e->u.like.ilike ? "~~*" : "~~");
+        if (!rc) rc = name_rec(o, e->u.like.pattern);
+        if (!rc) rc = tn_buf_printf(o, ")");
+        return rc;
+    case TN_SQL_E_EXISTS: return tn_buf_printf(o, "EXISTS(SELECT ...)");
+    case TN_SQL_E_SUBQUERY: return tn_buf_printf(o, "(SELECT ...)");
+    case TN_SQL_E_CASE:
+        rc = tn_buf_printf(o, "CASE ");
+        for (int i = 0; i < e->u.case_.n_whens && !rc; i++) {
+            rc = tn_buf_printf(o, " WHEN (");
+            if (e->u.case_.operand) {
+                if (!rc) rc = tn_buf_printf(o, "(");
+                if (!rc) rc = name_rec(o, e->u.case_.operand);
+                if (!rc) rc = tn_buf_printf(o, " = ");
+                if (!rc) rc = name_rec(o, e->u.case_.whens[i].when);
+                if (!rc) rc = tn_buf_printf(o, ")");
+            } else if (!rc) rc = name_rec(o, e->u.case_.whens[i].when);
+            if (!rc) rc = tn_buf_printf(o, ") THEN (");
+            if (!rc) rc = name_rec(o, e->u.case_.whens[i].then);
+            if (!rc) rc = tn_buf_printf(o, ")");
+        }
+        if (!rc) rc = tn_buf_printf(o, " ELSE ");
+        if (!rc) rc = e->u.case_.else_expr ? name_rec(o, e->u.case_.else_expr) : tn_buf_printf(o, "NULL");
+        if (!rc) rc = tn_buf_printf(o, " END");
+        return rc;
+    case TN_SQL_E_CAST:
+        rc = tn_buf_printf(o, "%s(", e->u.cast.try_cast ? "TRY_CAST" : "CAST");
+        if (!rc) rc = name_rec(o, e->u.cast.arg);
+        if (!rc) rc = tn_buf_printf(o, " AS ");
+        if (!rc) rc = name_type(o, e->u.cast.type);
+        if (!rc) rc = tn_buf_printf(o, ")");
+        return rc;
+    case TN_SQL_E_FUNCTION: {
+        const char *n = func_name(e);
+        if (e->u.func.star || (tn_str_iequal(n, "count") && e->u.func.args.n == 0))
+            rc = tn_buf_printf(o, "count_star()");
+        else {
+            if (tn_str_iequal(n, "coalesce")) n = "COALESCE";
+            else if (tn_str_iequal(n, "nullif")) n = "NULLIF";
+            rc = tn_buf_printf(o, "%s(%s", n, e->u.func.distinct ? "DISTINCT " : "");
+            if (!rc) rc = name_list(o, &e->u.func.args);
+            if (!rc) rc = tn_buf_printf(o, ")");
+        }
+        if (!rc && e->u.func.filter) {
+            rc = tn_buf_printf(o, " FILTER (WHERE ");
+            if (!rc) rc = name_rec(o, e->u.func.filter);
+            if (!rc) rc = tn_buf_printf(o, ")");
+        }
+        return rc;
+    }
+    case TN_SQL_E_EXTRACT:
+        rc = tn_buf_printf(o, "date_part('%s', ", e->u.extract.field);
+        if (!rc) rc = name_rec(o, e->u.extract.arg);
+        if (!rc) rc = tn_buf_printf(o, ")");
+        return rc;
+    case TN_SQL_E_INTERVAL: return tn_buf_printf(o, "INTERVAL");
+    case TN_SQL_E_LIST:
+        rc = tn_buf_printf(o, "[");
+        if (!rc) rc = name_list(o, &e->u.list);
+        if (!rc) rc = tn_buf_printf(o, "]");
+        return rc;
+    case TN_SQL_E_ROW:
+        rc = tn_buf_printf(o, "ROW(");
+        if (!rc) rc = name_list(o, &e->u.list);
+        if (!rc) rc = tn_buf_printf(o, ")");
+        return rc;
+    }
+    return 0;
+}
+
+int tn_bind_expr_name(tn_buf *out, const tn_sql_expr *e) { return name_rec(out, e); }
+
+/* ---------------------------------------------------------------------------------------------
+ * Helpers.
+ */
+char *tn_bind_expr_text(tn_binder *b, const tn_expr *e) {
+    tn_buf buf = TN_BUF_INIT;
+    if (tn_expr_to_text(&buf, e) || tn_buf_append_byte(&buf, 0)) {
+        tn_buf_free(&buf);
+        return NULL;
+    }
+    char *s = tn_arena_strdup(b->arena, (const char *)buf.data);
+    tn_buf_free(&buf);
+    return s;
+}
+
+int tn_bind_fold(tn_binder *b, tn_expr **e) {
+    tn_expr *x = *e;
+    if (x == NULL || x->kind == TN_EXPR_CONSTANT || x->kind == TN_EXPR_COLUMN) return 0;
+    if (tn_expr_is_constant(x)) {
+        tn_value v;
+        tn_arena *tmp = tn_arena_create(0);
+        if (!tmp) return TN_ENOMEM;
+        int rc = tn_expr_fold(x, tmp, &v);
+        if (rc == 0) {
+            tn_expr *c = NULL;
+            v.type = x->type;
+            rc = tn_expr_constant(&c, &v);
+            tn_arena_destroy(tmp);
+            if (rc) return rc;
+            tn_expr_free(x);
+            *e = c;
+            return 0;
+        }
+        tn_arena_destroy(tmp);
+        if (rc == TN_ENOMEM) return rc;
+        tn_error_clear();          /* leave it to fail (or not) when it runs */
+        return 0;
+    }
+    for (uint32_t i = 0; i < x->nargs; i++) {
+        int rc = tn_bind_fold(b, &x->args[i]);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+int tn_bind_const_value(tn_binder *b, tn_sql_expr *e, tn_value *out) {
+    bind_scope empty = {0};
+    bind_ctx c = {b, &empty, NULL, false, "constant", NULL};
+    tn_expr *x = NULL;
+    int rc = tn_bind_expr(&c, e, &x);
+    if (rc) return rc;
+    if (!tn_expr_is_constant(x)) {
+        tn_expr_free(x);
+        return tn_bind_error(b, e->pos, "expected a constant");
+    }
+    rc = tn_expr_fold(x, b->arena, out);
+    if (!rc) out->type = x->type;
+    tn_expr_free(x);
+    if (rc) return tn_bind_error_at(b, rc, e->pos);
+    return 0;
+}
+
+int tn_bind_const_int(tn_binder *b, tn_sql_expr *e, const char *what, int64_t *out) {
+    tn_value v, w;
+    int rc = tn_bind_const_value(b, e, &v);
+    if (rc) return rc;
+    if (v.is_null) return tn_bind_error(b, e->pos, "%s must not be NULL", what);
+    rc = tn_cast_value(&v, tn_type_make(TN_TYPE_BIGINT), false, b->arena, &w);
+    if (rc || w.is_null) return tn_bind_error(b, e->pos, "%s must be an integer", what);
+    *out = w.u.i;
+    return 0;
+}
+
+static int make_const(tn_expr **out, tn_type t, bool is_null) {
+    tn_value v;
+    memset(&v, 0, sizeof v);
+    v.type = t;
+    v.is_null = is_null;
+    return tn_expr_constant(out, &v);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Columns.
+ */
+static int find_in_scope(const bind_scope *s, const tn_sql_qname *q, int *found_idx, tn_type *type,
+                         int *nfound, const char **other_alias, const char **first_alias) {
+    const char *col = q->parts[q->n - 1].name;
+    const char *tab = q->n >= 2 ? q->parts[q->n - 2].name : NULL;
+    *nfound = 0;
+    bool table_seen = false;
+    for (uint32_t r = 0; r < s->nrels; r++) {
+        const bind_rel *rel = &s->rels[r];
+        if (tab) {
+            if (!rel->alias || !tn_str_iequal(rel->alias, tab)) continue;
+            table_seen = true;
+        }
+        for (uint32_t i = 0; i < rel->ncols; i++) {
+            if (!tn_str_iequal(rel->names[i], col)) continue;
+            if (!tab && rel->hidden && rel->hidden[i]) continue;
+            if (*nfound == 0) {
+                *found_idx = (int)(rel->offset + i);
+                *type = rel->types[i];
+                *first_alias = rel->alias;
+            } else {
+                *other_alias = rel->alias;
+            }
+            (*nfound)++;
+            break;
+        }
+    }
+    return table_seen || !tab ? 0 : 1;   /* 1: qualifier not found */
+}
+
+static int bind_column(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
+    tn_binder *b = c->b;
+    const tn_sql_qname *q = &e->u.column;
+    int idx = -1, n = 0;
+    tn_type t = tn_type_make(TN_TYPE_NULL);
+    const char *other = NULL, *first = NULL;
+    const char *col = q->parts[q->n - 1].name;
+    int miss_tab = find_in_scope(c->scope, q, &idx, &t, &n, &other, &first);
+    if (n > 1)
+        return tn_bind_error(b, e->pos, "Ambiguous reference to column name \"%s\" (use: \"%s.%s\" or \"%s.%s\")",
+                             col, first ? first : "?", col, other ? other : "?", col);
+    if (n == 1) return tn_expr_column(out, (uint32_t)idx, t);
+    /* outer query */
+    bind_scope *outer = c->scope->parent;
+    if (outer) {
+        int oidx = -1, on = 0;
+        tn_type ot;
+        int omiss = find_in_scope(outer, q, &oidx, &ot, &on, &other, &first);
+        (void)omiss;
+        if (on > 1)
+            return tn_bind_error(b, e->pos, "Ambiguous reference to column name \"%s\"", col);
+        if (on == 1) {
+            if (!c->scope->allow_outer)
+                return tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos,
+                                          "correlated reference to \"%s\" here is not supported yet "
+                                          "(supported: [NOT] EXISTS and [NOT] IN subqueries in WHERE that "
+                                          "refer to the outer query in their own WHERE)",
+                                          col);
+            c->scope->correlated = true;
+            return tn_expr_column(out, c->scope->ncols + (uint32_t)oidx, ot);
+        }
+        if (outer->parent) {
+            int pidx, pn = 0;
+            find_in_scope(outer->parent, q, &pidx, &ot, &pn, &other, &first);
+            if (pn > 0)
+                return tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos,
+                                          "correlated reference to \"%s\" across two query levels is not supported yet",
+                                          col);
+        }
+    }
+    if (miss_tab && q->n >= 2)
+        return tn_bind_error(b, e->pos, "Referenced table \"%s\" not found!", q->parts[q->n - 2].name);
+    return tn_bind_error(b, e->pos, "Referenced column \"%s\" not found in FROM clause!", col);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Literals.
+ */
+static int bind_literal(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
+    tn_binder *b = c->b;
+    tn_value v;
+    memset(&v, 0, sizeof v);
+    switch (e->u.lit.kind) {
+    case TN_SQL_LIT_NULL: return make_const(out, tn_type_make(TN_TYPE_NULL), true);
+    case TN_SQL_LIT_BOOL:
+        v.type = tn_type_make(TN_TYPE_BOOLEAN);
+        v.u.b = e->u.lit.bool_value;
+        return tn_expr_constant(out, &v);
+    case TN_SQL_LIT_INTEGER:
+        if (e->u.lit.fits_int64) {
+            v.u.i = e->u.lit.int_value;
+            v.type = tn_type_make(v.u.i >= INT32_MIN && v.u.i <= INT32_MAX ? TN_TYPE_INTEGER : TN_TYPE_BIGINT);
+            return tn_expr_constant(out, &v);
+        }
+        /* too big for BIGINT: HUGEINT range as DECIMAL(38,0), else DOUBLE */
+        if (e->u.lit.len <= 38) {
+            tn_int128 x = 0;
+            for (size_t i = 0; i < e->u.lit.len; i++)
+                if (e->u.lit.text[i] >= '0' && e->u.lit.text[i] <= '9') x = x * 10 + (e->u.lit.text[i] - '0');
+            v.type = tn_type_decimal(38, 0);
+            v.u.i128 = x;
+            return tn_expr_constant(out, &v);
+        }
+        v.type = tn_type_make(TN_TYPE_DOUBLE);
+        v.u.d = strtod(e->u.lit.text, NULL);
+        return tn_expr_constant(out, &v);
+    case TN_SQL_LIT_DECIMAL: {
+        const char *s = e->u.lit.text;
+        size_t n = e->u.lit.len;
+        int digits = 0, scale = 0;
+        bool frac = false, lead = true;
+        for (size_t i = 0; i < n; i++) {
+            if (s[i] == '.') { frac = true; continue; }
+            if (s[i] < '0' || s[i] > '9') continue;
+            if (frac) scale++;
+            if (lead && s[i] == '0' && !frac) continue;
+            lead = false;
+            digits++;
+        }
+        int prec = digits > scale ? digits : scale;
+        if (prec == 0) prec = 1;
+        if (prec > 38) {
+            v.type = tn_type_make(TN_TYPE_DOUBLE);
+            v.u.d = strtod(s, NULL);
+            return tn_expr_constant(out, &v);
+        }
+        tn_value sv;
+        memset(&sv, 0, sizeof sv);
+        sv.type = tn_type_make(TN_TYPE_VARCHAR);
+        sv.u.s.ptr = s;
+        sv.u.s.len = (uint32_t)n;
+        int rc = tn_cast_value(&sv, tn_type_decimal(prec, scale), false, b->arena, &v);
+        if (rc) return tn_bind_error_at(b, rc, e->pos);
+        return tn_expr_constant(out, &v);
+    }
+    case TN_SQL_LIT_FLOAT:
+        v.type = tn_type_make(TN_TYPE_DOUBLE);
+        v.u.d = e->u.lit.float_value;
+        return tn_expr_constant(out, &v);
+    case TN_SQL_LIT_STRING:
+    case TN_SQL_LIT_BLOB:
+        v.type = tn_type_make(e->u.lit.kind == TN_SQL_LIT_STRING ? TN_TYPE_VARCHAR : TN_TYPE_VARBINARY);
+        v.u.s.ptr = e->u.lit.text;
+        v.u.s.len = (uint32_t)e->u.lit.len;
+        return tn_expr_constant(out, &v);
+    case TN_SQL_LIT_TYPED: {
+        tn_sql_type *t = e->u.lit.typed_as;
+        if (!t || !t->known) return tn_bind_error(b, e->pos, "unknown type %s", t ? t->name : "?");
+        tn_value sv;
+        memset(&sv, 0, sizeof sv);
+        sv.type = tn_type_make(TN_TYPE_VARCHAR);
+        sv.u.s.ptr = e->u.lit.text;
+        sv.u.s.len = (uint32_t)e->u.lit.len;
+        int rc = tn_cast_value(&sv, t->type, false, b->arena, &v);
+        if (rc) return tn_bind_error_at(b, rc, e->pos);
+        return tn_expr_constant(out, &v);
+    }
+    }
+    return tn_bind_error(b, e->pos, "unknown literal");
+}
+
+static bool is_string_literal(const tn_sql_expr *e) {
+    return e->kind == TN_SQL_E_LITERAL && e->u.lit.kind == TN_SQL_LIT_STRING;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Operators and functions.
+ */
+static int call2(bind_ctx *c, tn_sql_pos pos, const char *name, tn_sql_expr *l, tn_sql_expr *r,
+                 tn_expr **out) {
+    tn_expr *args[2] = {NULL, NULL};
+    int rc = tn_bind_expr(c, l, &args[0]);
+    if (rc) return rc;
+    rc = tn_bind_expr(c, r, &args[1]);
+    if (rc) {
+        tn_expr_free(args[0]);
+        return rc;
+    }
+    uint8_t flags[2] = {is_string_literal(l) ? TN_FUNC_ARG_STRING_LITERAL : 0,
+                        is_string_literal(r) ? TN_FUNC_ARG_STRING_LITERAL : 0};
+    rc = tn_expr_function_ex(out, name, args, flags, 2);
+    if (rc) return tn_bind_error_at(c->b, rc, pos);
+    return 0;
+}
+
+/* a IS [NOT] DISTINCT FROM b: COALESCE(a = b, a IS NULL AND b IS NULL). */
+static int bind_distinct_from(bind_ctx *c, tn_sql_expr *e, bool negate_distinct, tn_expr **out) {
+    tn_expr *eq = NULL;
+    int rc = call2(c, e->pos, "=", e->u.binary.left, e->u.binary.right, &eq);
+    if (rc) return rc;
+    tn_expr *a = tn_expr_copy(eq->args[0]), *bb = tn_expr_copy(eq->args[1]);
+    tn_expr *an = NULL, *bn = NULL, *both = NULL, *res = NULL;
+    if (!a || !bb) {
+        tn_expr_free(a); tn_expr_free(bb); tn_expr_free(eq);
+        return TN_ENOMEM;
+    }
+    rc = tn_expr_is_null(&an, a, false);
+    if (rc) { tn_expr_free(bb); tn_expr_free(eq); return rc; }
+    rc = tn_expr_is_null(&bn, bb, false);
+    if (rc) { tn_expr_free(an); tn_expr_free(eq); return rc; }
+    tn_expr *ab[2] = {an, bn};
+    rc = tn_expr_and(&both, ab, 2);
+    if (rc) { tn_expr_free(eq); return rc; }
+    tn_expr *co[2] = {eq, both};
+    rc = tn_expr_coalesce(&res, co, 2);
+    if (rc) return rc;
+    if (negate_distinct) return tn_expr_not(out, res);
+    *out = res;
+    return 0;
+}
+
+static int bind_args(bind_ctx *c, tn_sql_expr_list *l, tn_expr ***args, uint8_t **flags) {
+    *args = tn_arena_calloc(c->b->arena, ((size_t)l->n + 1) * sizeof **args);
+    *flags = tn_arena_calloc(c->b->arena, (size_t)l->n + 1);
+    if (!*args || !*flags) return TN_ENOMEM;
+    for (int i = 0; i < l->n; i++) {
+        int rc = tn_bind_expr(c, l->items[i], &(*args)[i]);
+        if (rc) {
+            for (int j = 0; j < i; j++) tn_expr_free((*args)[j]);
+            return rc;
+        }
+        (*flags)[i] = is_string_literal(l->items[i]) ? TN_FUNC_ARG_STRING_LITERAL : 0;
+    }
+    return 0;
+}
+
+static void free_args(tn_expr **args, int n) {
+    for (int i = 0; i < n; i++) tn_expr_free(args[i]);
+}
+
+static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
+
+static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
+    tn_binder *b = c->b;
+    const char *name = func_name(e);
+    if (e->u.func.over)
+        return tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "window functions (%s ... OVER) are not supported yet", name);
+    if (tn_bind_is_agg_name(name)) {
+        if (c->in_agg) return tn_bind_error(b, e->pos, "aggregate function calls cannot be nested");
+        if (!c->agg)
+            return tn_bind_error(b, e->pos, "aggregate functions are not allowed in %s", c->clause ? c->clause : "this context");
+        return bind_aggregate(c, e, out);
+    }
+    if (e->u.func.distinct || e->u.func.filter || e->u.func.order_by.n)
+        return tn_bind_error(b, e->pos, "DISTINCT, FILTER and ORDER BY apply to aggregate functions only (%s is not one)", name);
+    if (e->u.func.star) return tn_bind_error(b, e->pos, "%s(*) is not a function", name);
+    if (e->u.func.arg_names)
+        for (int i = 0; i < e->u.func.args.n; i++)
+            if (e->u.func.arg_names[i].name)
+                return tn_bind_error(b, e->u.func.arg_names[i].pos, "named arguments are not supported for %s", name);
+    tn_expr **args;
+    uint8_t *flags;
+    int n = e->u.func.args.n;
+    int rc = bind_args(c, &e->u.func.args, &args, &flags);
+    if (rc) return rc;
+    if (tn_str_iequal(name, "coalesce") || tn_str_iequal(name, "ifnull") || tn_str_iequal(name, "nvl")) {
+        if (n == 0) return tn_bind_error(b, e->pos, "%s needs at least one argument", name);
+        rc = tn_expr_coalesce(out, args, (uint32_t)n);
+    } else if (tn_str_iequal(name, "nullif")) {
+        if (n != 2) { free_args(args, n); return tn_bind_error(b, e->pos, "nullif takes two arguments"); }
+        rc = tn_expr_nullif(out, args[0], args[1]);
+    } else if ((tn_str_iequal(name, "if") || tn_str_iequal(name, "iff")) && n == 3) {
+        tn_expr *w = NULL;
+        rc = tn_expr_cast(&w, args[0], tn_type_make(TN_TYPE_BOOLEAN), false);
+        if (rc) { tn_expr_free(args[1]); tn_expr_free(args[2]); return tn_bind_error_at(b, rc, e->pos); }
+        rc = tn_expr_case(out, &w, &args[1], 1, args[2]);
+    } else {
+        if (!tn_func_exists(name)) {
+            free_args(args, n);
+            return tn_bind_error_code(b, TN_ENOTFOUND, e->pos, "Scalar Function with name %s does not exist!", name);
+        }
+        rc = tn_expr_function_ex(out, name, args, flags, (uint32_t)n);
+    }
+    if (rc) return tn_bind_error_at(b, rc, e->pos);
+    return 0;
+}
+
+static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
+    tn_binder *b = c->b;
+    agg_info *A = c->agg;
+    const char *name = func_name(e);
+    tn_plan_agg ag;
+    memset(&ag, 0, sizeof ag);
+    ag.kind = (tn_agg_kind)agg_lookup(name);
+    ag.distinct = e->u.func.distinct;
+    int n = e->u.func.args.n;
+    if (e->u.func.order_by.n)
+        return tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "ORDER BY inside %s() is not supported yet", name);
+    bind_ctx ic = {b, A->pre, NULL, true, c->clause, NULL};
+    int rc = 0;
+    if (ag.kind == TN_AGG_COUNT && (e->u.func.star || n == 0)) {
+        ag.kind = TN_AGG_COUNT_STAR;
+        ag.distinct = false;
+        ag.type = tn_type_make(TN_TYPE_BIGINT);
+    } else {
+        int want = ag.kind == TN_AGG_STRING_AGG ? -1 : 1;
+        if ((want == 1 && n != 1) || (want == -1 && (n < 1 || n > 2)))
+            return tn_bind_error(b, e->pos, "%s takes %s", name, want == 1 ? "one argument" : "one or two arguments");
+        rc = tn_bind_expr(&ic, e->u.func.args.items[0], &ag.arg);
+        if (rc) return rc;
+        tn_type t = ag.arg->type;
+        tn_type want_t = t;
+        switch (ag.kind) {
+        case TN_AGG_COUNT: ag.type = tn_type_make(TN_TYPE_BIGINT); break;
+        case TN_AGG_APPROX_COUNT_DISTINCT: ag.type = tn_type_make(TN_TYPE_BIGINT); break;
+        case TN_AGG_SUM:
+        case TN_AGG_AVG:
+            if (t.id == TN_TYPE_NULL) want_t = tn_type_make(TN_TYPE_INTEGER);
+            else if (t.id == TN_TYPE_BOOLEAN && ag.kind == TN_AGG_SUM) want_t = tn_type_make(TN_TYPE_INTEGER);
+            else if (!tn_type_is_numeric(t)) {
+                tn_expr_free(ag.arg);
+                char tb[64];
+                return tn_bind_error(b, e->pos, "No function matches the given name and argument types '%s(%s)'",
+                                     name, tn_type_format(t, tb, sizeof tb));
+            }
+            if (ag.kind == TN_AGG_AVG) ag.type = tn_type_make(TN_TYPE_DOUBLE);
+            else if (tn_type_is_integer(want_t)) ag.type = tn_type_decimal(38, 0);
+            else if (want_t.id == TN_TYPE_DECIMAL) ag.type = tn_type_decimal(38, want_t.scale);
+            else ag.type = tn_type_make(TN_TYPE_DOUBLE);
+            if (want_t.id == TN_TYPE_FLOAT) want_t = tn_type_make(TN_TYPE_DOUBLE);
+            break;
+        case TN_AGG_MIN:
+        case TN_AGG_MAX:
+        case TN_AGG_ANY_VALUE: ag.type = t; break;
+        case TN_AGG_STDDEV_SAMP:
+        case TN_AGG_STDDEV_POP:
+        case TN_AGG_VAR_SAMP:
+        case TN_AGG_VAR_POP:
+            if (!tn_type_is_numeric(t) && t.id != TN_TYPE_NULL) {
+                tn_expr_free(ag.arg);
+                char tb[64];
+                return tn_bind_error(b, e->pos, "No function matches the given name and argument types '%s(%s)'",
+                                     name, tn_type_format(t, tb, sizeof tb));
+            }
+            want_t = ag.type = tn_type_make(TN_TYPE_DOUBLE);
+            break;
+        case TN_AGG_BOOL_AND:
+        case TN_AGG_BOOL_OR: want_t = ag.type = tn_type_make(TN_TYPE_BOOLEAN); break;
+        case TN_AGG_STRING_AGG:
+            want_t = ag.type = tn_type_make(TN_TYPE_VARCHAR);
+            if (n == 2) {
+                rc = tn_bind_expr(&ic, e->u.func.args.items[1], &ag.sep);
+                if (!rc && !tn_expr_is_constant(ag.sep))
+                    rc = tn_bind_error_code(b, TN_EUNSUPPORTED, e->u.func.args.items[1]->pos,
+                                            "string_agg separator must be a constant");
+                if (!rc && !tn_type_equal(ag.sep->type, want_t))
+                    rc = tn_expr_cast(&ag.sep, ag.sep, want_t, false);
+                if (!rc) rc = tn_bind_fold(b, &ag.sep);
+                if (rc) { tn_expr_free(ag.arg); tn_expr_free(ag.sep); return rc; }
+            }
+            break;
+        default: break;
+        }
+        if (!tn_type_equal(want_t, t) && ag.kind != TN_AGG_COUNT && ag.kind != TN_AGG_APPROX_COUNT_DISTINCT) {
+            rc = tn_expr_cast(&ag.arg, ag.arg, want_t, false);
+            if (rc) { tn_expr_free(ag.sep); return tn_bind_error_at(b, rc, e->pos); }
+        }
+        if (ag.kind == TN_AGG_MIN || ag.kind == TN_AGG_MAX || ag.kind == TN_AGG_ANY_VALUE ||
+            ag.kind == TN_AGG_BOOL_AND || ag.kind == TN_AGG_BOOL_OR || ag.kind == TN_AGG_APPROX_COUNT_DISTINCT)
+            ag.distinct = false;   /* no effect */
+    }
+    if (e->u.func.filter) {
+        rc = tn_bind_pred(&ic, e->u.func.filter, &ag.filter);
+        if (rc) { tn_expr_free(ag.arg); tn_expr_free(ag.sep); return rc; }
+    }
+    rc = tn_bind_fold(b, &ag.arg);
+    if (rc) { tn_expr_free(ag.arg); tn_expr_free(ag.sep); tn_expr_free(ag.filter); return rc; }
+    /* identity for de-duplication */
+    tn_buf key = TN_BUF_INIT;
+    tn_buf_printf(&key, "%d|%d|", (int)ag.kind, ag.distinct);
+    if (ag.arg) tn_expr_to_text(&key, ag.arg);
+    tn_buf_printf(&key, "|");
+    if (ag.sep) tn_expr_to_text(&key, ag.sep);
+    tn_buf_printf(&key, "|");
+    if (ag.filter) tn_expr_to_text(&key, ag.filter);
+    tn_buf_append_byte(&key, 0);
+    uint32_t idx = A->naggs;
+    for (uint32_t i = 0; key.data && i < A->naggs; i++)
+        if (strcmp(A->agg_text[i], (const char *)key.data) == 0) { idx = i; break; }
+    if (idx < A->naggs) {
+        tn_buf_free(&key);
+        tn_expr_free(ag.arg); tn_expr_free(ag.sep); tn_expr_free(ag.filter);
+        return tn_expr_column(out, A->ngroups + idx, A->aggs[idx].type);
+    }
+    if (A->naggs == A->cap) {
+        uint32_t cap = A->cap ? A->cap * 2 : 8;
+        tn_plan_agg *na = tn_arena_calloc(b->arena, cap * sizeof *na);
+        char **nt = tn_arena_calloc(b->arena, cap * sizeof *nt);
+        if (!na || !nt) { tn_buf_free(&key); tn_expr_free(ag.arg); tn_expr_free(ag.sep); tn_expr_free(ag.filter); return TN_ENOMEM; }
+        if (A->naggs) {
+            memcpy(na, A->aggs, A->naggs * sizeof *na);
+            memcpy(nt, A->agg_text, A->naggs * sizeof *nt);
+        }
+        A->aggs = na;
+        A->agg_text = nt;
+        A->cap = cap;
+    }
+    A->aggs[idx] = ag;
+    A->agg_text[idx] = tn_arena_strdup(b->arena, key.data ? (const char *)key.data : "");
+    tn_buf_free(&key);
+    A->naggs++;
+    return tn_expr_column(out, A->ngroups + idx, ag.type);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Subqueries used as values.
+ */
+static int bind_subquery_value(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
+    tn_binder *b = c->b;
+    tn_collection res;
+    uint32_t ncols = 0;
+    tn_sql_query *q = e->kind == TN_SQL_E_IN_QUERY ? e->u.in_query.query : e->u.subquery.query;
+    /* Correlated references make the subquery bind fail with TN_EUNSUPPORTED: the WHERE
+     * decorrelation in bind_query.c handles the forms it can before we get here. */
+    int rc = tn_bind_run_subquery(b, q, c->scope, &res, &ncols);
+    if (rc) return rc;
+    if (e->kind == TN_SQL_E_EXISTS) {
+        tn_value v;
+        memset(&v, 0, sizeof v);
+        v.type = tn_type_make(TN_TYPE_BOOLEAN);
+        v.u.b = res.nrows > 0;
+        tn_collection_free(&res);
+        return tn_expr_constant(out, &v);
+    }
+    if (ncols != 1) {
+        tn_collection_free(&res);
+        return tn_bind_error(b, e->pos, "Subquery returns %u columns - expected 1", ncols);
+    }
+    if (e->kind == TN_SQL_E_SUBQUERY) {
+        tn_value v;
+        memset(&v, 0, sizeof v);
+        v.type = res.types[0];
+        v.is_null = true;
+        if (res.nrows > 1) {
+            tn_collection_free(&res);
+            return tn_bind_error(b, e->pos, "More than one row returned by a subquery used as an expression - "
+                                 "scalar subqueries can only return a single row.");
+        }
+        if (res.nrows == 1)
+            for (uint32_t i = 0; i < res.nchunks; i++)
+                if (res.chunks[i].count) { tn_vector_get_value(&res.chunks[i].cols[0], 0, &v); break; }
+        v.type = res.types[0];
+        rc = tn_expr_constant(out, &v);
+        tn_collection_free(&res);
+        return rc;
+    }
+    /* x [NOT] IN (subquery) */
+    tn_expr *x = NULL;
+    rc = tn_bind_expr(c, e->u.in_query.arg, &x);
+    if (rc) { tn_collection_free(&res); return rc; }
+    uint64_t nv = (uint64_t)res.nrows;
+    tn_value *vals = tn_malloc((nv ? nv : 1) * sizeof *vals);
+    if (!vals) { tn_expr_free(x); tn_collection_free(&res); return TN_ENOMEM; }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < res.nchunks; i++)
+        for (uint32_t r = 0; r < res.chunks[i].count; r++) {
+            tn_vector_get_value(&res.chunks[i].cols[0], r, &vals[k]);
+            vals[k].type = res.types[0];
+            k++;
+        }
+    if (k == 0) {
+        /* x IN (empty) is false even for NULL x; NOT IN is true */
+        tn_value v;
+        memset(&v, 0, sizeof v);
+        v.type = tn_type_make(TN_TYPE_BOOLEAN);
+        v.u.b = e->u.in_query.negated;
+        tn_expr_free(x);
+        rc = tn_expr_constant(out, &v);
+    } else {
+        rc = tn_expr_in(out, x, vals, k, e->u.in_query.negated);
+        if (rc) rc = tn_bind_error_at(b, rc, e->pos);
+    }
+    tn_free(vals);
+    tn_collection_free(&res);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The expression binder.
+ */
+static int bind_in_list(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
+    tn_binder *b = c->b;
+    tn_expr *x = NULL;
+    int rc = tn_bind_expr(c, e->u.in_list.arg, &x);
+    if (rc) return rc;
+    int n = e->u.in_list.list.n;
+    tn_expr **items = tn_arena_calloc(b->arena, ((size_t)n + 1) * sizeof *items);
+    tn_value *vals = tn_arena_calloc(b->arena, ((size_t)n + 1) * sizeof *vals);
+    if (!items || !vals) { tn_expr_free(x); return TN_ENOMEM; }
+    bool all_const = true;
+    for (int i = 0; i < n; i++) {
+        rc = tn_bind_expr(c, e->u.in_list.list.items[i], &items[i]);
+        if (!rc) rc = tn_bind_fold(b, &items[i]);
+        if (rc) { tn_expr_free(x); free_args(items, i); return rc; }
+        if (items[i]->kind != TN_EXPR_CONSTANT) all_const = false;
+    }
+    if (all_const) {
+        for (int i = 0; i < n; i++) vals[i] = items[i]->u.value;
+        rc = tn_expr_in(out, x, vals, (uint32_t)n, e->u.in_list.negated);
+        free_args(items, n);
+        if (rc) return tn_bind_error_at(b, rc, e->pos);
+        return 0;
+    }
+    /* x = a OR x = b ... */
+    tn_expr **eqs = tn_arena_calloc(b->arena, ((size_t)n + 1) * sizeof *eqs);
+    if (!eqs) { tn_expr_free(x); free_args(items, n); return TN_ENOMEM; }
+    for (int i = 0; i < n; i++) {
+        tn_expr *xc = i == n - 1 ? x : tn_expr_copy(x);
+        if (!xc) { free_args(eqs, i); free_args(items + i, n - i); tn_expr_free(x); return TN_ENOMEM; }
+        tn_expr *args[2] = {xc, items[i]};
+        rc = tn_expr_function(&eqs[i], "=", args, 2);
+        if (rc) {
+            free_args(eqs, i);
+            free_args(items + i + 1, n - i - 1);
+            if (i != n - 1) tn_expr_free(x);
+            return tn_bind_error_at(b, rc, e->pos);
+        }
+    }
+    tn_expr *any = NULL;
+    if (n == 1) any = eqs[0];
+    else {
+        rc = tn_expr_or(&any, eqs, (uint32_t)n);
+        if (rc) return rc;
+    }
+    if (e->u.in_list.negated) return tn_expr_not(out, any);
+    *out = any;
+    return 0;
+}
+
+static int bind_case(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
+    tn_binder *b = c->b;
+    int n = e->u.case_.n_whens;
+    tn_expr **whens = tn_arena_calloc(b->arena, ((size_t)n + 1) * sizeof *whens);
+    tn_expr **thens = tn_arena_calloc(b->arena, ((size_t)n + 1) * sizeof *thens);
+    if (!whens || !thens) return TN_ENOMEM;
+    tn_expr *operand = NULL, *els = NULL;
+    int rc = 0;
+    if (e->u.case_.operand) {
+        rc = tn_bind_expr(c, e->u.case_.operand, &operand);
+        if (rc) return rc;
+    }
+    int i = 0;
+    for (; i < n && !rc; i++) {
+        tn_sql_case_when *w = &e->u.case_.whens[i];
+        if (operand) {
+            tn_expr *v = NULL;
+            rc = tn_bind_expr(c, w->when, &v);
+            if (rc) break;
+            tn_expr *oc = tn_expr_copy(operand);
+            if (!oc) { tn_expr_free(v); rc = TN_ENOMEM; break; }
+            tn_expr *args[2] = {oc, v};
+            uint8_t fl[2] = {0, is_string_literal(w->when) ? TN_FUNC_ARG_STRING_LITERAL : 0};
+            rc = tn_expr_function_ex(&whens[i], "=", args, fl, 2);
+            if (rc) { rc = tn_bind_error_at(b, rc, w->when->pos); break; }
+        } else {
+            rc = tn_bind_pred(c, w->when, &whens[i]);
+            if (rc) break;
+        }
+        rc = tn_bind_expr(c, w->then, &thens[i]);
+        if (rc) { tn_expr_free(whens[i]); break; }
+    }
+    if (!rc && e->u.case_.else_expr) rc = tn_bind_expr(c, e->u.case_.else_expr, &els);
+    tn_expr_free(operand);
+    if (rc) {
+        int done = i;
+        if (done > n) done = n;
+        free_args(whens, done);
+        free_args(thens, done);
+        return rc;
+    }
+    rc = tn_expr_case(out, whens, thens, (uint32_t)n, els);
+    if (rc) return tn_bind_error_at(b, rc, e->pos);
+    return 0;
+}
+
+static int bind_is(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
+    tn_expr *x = NULL;
+    int rc = tn_bind_expr(c, e->u.is.arg, &x);
+    if (rc) return rc;
+    if (e->u.is.what == TN_SQL_IS_NULL) return tn_expr_is_null(out, x, e->u.is.negated);
+    rc = tn_expr_cast(&x, x, tn_type_make(TN_TYPE_BOOLEAN), false);
+    if (rc) return tn_bind_error_at(c->b, rc, e->pos);
+    if (e->u.is.what == TN_SQL_IS_FALSE) {
+        rc = tn_expr_not(&x, x);
+        if (rc) return rc;
+    }
+    tn_expr *f = NULL;
+    tn_value v;
+    memset(&v, 0, sizeof v);
+    v.type = tn_type_make(TN_TYPE_BOOLEAN);
+    rc = tn_expr_constant(&f, &v);
+    if (rc) { tn_expr_free(x); return rc; }
+    tn_expr *co[2] = {x, f};
+    tn_expr *r = NULL;
+    rc = tn_expr_coalesce(&r, co, 2);
+    if (rc) return rc;
+    if (e->u.is.negated) return tn_expr_not(out, r);
+    *out = r;
+    return 0;
+}
+
+int tn_bind_expr(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
+    tn_binder *b = c->b;
+    int rc = 0;
+    *out = NULL;
+    if (++b->depth > 900) {
+        b->depth--;
+        return tn_bind_error_code(b, TN_ELIMIT, e->pos, "expression nested too deeply");
+    }
+    /* Over an aggregate: group expressions, aggregates, constants. */
+    if (c->agg && !c->in_agg && !is_agg_call(e) && e->kind != TN_SQL_E_LITERAL &&
+        e->kind != TN_SQL_E_PARAM && !tn_bind_contains_agg(e)) {
+        bind_ctx pc = {b, c->agg->pre, NULL, false, c->clause, NULL};
+        tn_expr *x = NULL;
+        rc = tn_bind_expr(&pc, e, &x);
+        if (rc) goto done;
+        char *text = tn_bind_expr_text(b, x);
+        if (!text) { tn_expr_free(x); rc = TN_ENOMEM; goto done; }
+        for (uint32_t g = 0; g < c->agg->ngroups; g++)
+            if (strcmp(text, c->agg->group_text[g]) == 0) {
+                tn_type t = x->type;
+                tn_expr_free(x);
+                rc = tn_expr_column(out, g, t);
+                goto done;
+            }
+        if (tn_expr_is_constant(x)) {
+            *out = x;
+            goto done;
+        }
+        tn_expr_free(x);
+        if (e->kind == TN_SQL_E_COLUMN || e->kind == TN_SQL_E_STAR) {
+            const char *col = e->kind == TN_SQL_E_COLUMN ? e->u.column.parts[e->u.column.n - 1].name : "*";
+            rc = tn_bind_error(b, e->pos, "column \"%s\" must appear in the GROUP BY clause or must be part "
+                               "of an aggregate function. Either add it to the GROUP BY list, or use "
+                               "\"ANY_VALUE(%s)\" if the exact value of \"%s\" is not important.",
+                               col, col, col);
+            goto done;
+        }
+        /* else: bind the parts (some of them are group expressions) */
+    }
+    switch (e->kind) {
+    case TN_SQL_E_LITERAL: rc = bind_literal(c, e, out); break;
+    case TN_SQL_E_COLUMN: rc = bind_column(c, e, out); break;
+    case TN_SQL_E_STAR:
+        rc = tn_bind_error(b, e->pos, "* is allowed only in the select list and count(*)");
+        break;
+    case TN_SQL_E_PARAM: {
+        int k = e->u.param.index;
+        if (k < 1 || (uint32_t)k > b->nparams) {
+            rc = tn_bind_error(b, e->pos, "no value given for parameter %s%d", e->u.param.dollar ? "$" : "?", k);
+            break;
+        }
+        rc = tn_expr_constant(out, &b->params[k - 1]);
+        break;
+    }
+    case TN_SQL_E_UNARY: {
+        tn_expr *x = NULL;
+        rc = tn_bind_expr(c, e->u.unary.arg, &x);
+        if (rc) break;
+        if (e->u.unary.op == TN_SQL_OP_NOT) rc = tn_expr_not(out, x);
+        else if (e->u.unary.op == TN_SQL_OP_PLUS) *out = x;
+        else {
+            rc = tn_expr_function(out, "-", &x, 1);
+            if (rc) rc = tn_bind_error_at(b, rc, e->pos);
+        }
+        break;
+    }
+    case TN_SQL_E_BINARY: {
+        tn_sql_binary_op op = e->u.binary.op;
+        if (op == TN_SQL_OP_AND || op == TN_SQL_OP_OR) {
+            tn_expr *args[2] = {NULL, NULL};
+            rc = tn_bind_expr(c, e->u.binary.left, &args[0]);
+            if (rc) break;
+            rc = tn_bind_expr(c, e->u.binary.right, &args[1]);
+            if (rc) { tn_expr_free(args[0]); break; }
+            rc = op == TN_SQL_OP_AND ? tn_expr_and(out, args, 2) : tn_expr_or(out, args, 2);
+            if (rc) rc = tn_bind_error_at(b, rc, e->pos);
+            break;
+        }
+        if (op == TN_SQL_OP_IS_DISTINCT || op == TN_SQL_OP_IS_NOT_DISTINCT) {
+            rc = bind_distinct_from(c, e, op == TN_SQL_OP_IS_DISTINCT, out);
+            break;
+        }
+        static const char *names[] = {"OR", "AND", "=", "<>", "<", "<=", ">", ">=", "", "", "+", "-",
+                                      "*", "/", "%", "||"};
+        rc = call2(c, e->pos, names[op], e->u.binary.left, e->u.binary.right, out);
+        break;
+    }
+    case TN_SQL_E_IS: rc = bind_is(c, e, out); break;
+    case TN_SQL_E_BETWEEN: {
+        tn_expr *x = NULL, *lo = NULL, *hi = NULL;
+        rc = tn_bind_expr(c, e->u.between.arg, &x);
+        if (!rc) rc = tn_bind_expr(c, e->u.between.low, &lo);
+        if (!rc) rc = tn_bind_expr(c, e->u.between.high, &hi);
+        if (rc) { tn_expr_free(x); tn_expr_free(lo); break; }
+        rc = tn_expr_between(out, x, lo, hi, e->u.between.negated);
+        if (rc) rc = tn_bind_error_at(b, rc, e->pos);
+        break;
+    }
+    case TN_SQL_E_IN_LIST: rc = bind_in_list(c, e, out); break;
+    case TN_SQL_E_IN_QUERY:
+    case TN_SQL_E_EXISTS:
+    case TN_SQL_E_SUBQUERY: rc = bind_subquery_value(c, e, out); break;
+    case TN_SQL_E_LIKE: {
+        tn_expr *x = NULL, *p = NULL, *esc = NULL;
+        rc = tn_bind_expr(c, e->u.like.arg, &x);
+        if (!rc) rc = tn_bind_expr(c, e->u.like.pattern, &p);
+        if (!rc && e->u.like.escape) rc = tn_bind_expr(c, e->u.like.escape, &esc);
+        if (rc) { tn_expr_free(x); tn_expr_free(p); break; }
+        rc = tn_expr_like(out, x, p, esc, e->u.like.ilike, e->u.like.negated);
+        if (rc) rc = tn_bind_error_at(b, rc, e->pos);
+        break;
+    }
+    case TN_SQL_E_CASE: rc = bind_case(c, e, out); break;
+    case TN_SQL_E_CAST: {
+        tn_sql_type *t = e->u.cast.type;
+        if (!t->known) {
+            rc = tn_bind_error(b, t->pos, "Type with name %s does not exist!", t->name);
+            break;
+        }
+        tn_expr *x = NULL;
+        rc = tn_bind_expr(c, e->u.cast.arg, &x);
+        if (rc) break;
+        if (!tn_cast_supported(x->type, t->type) && x->type.id != TN_TYPE_NULL) {
+            char a[64], bb[64];
+            rc = tn_bind_error(b, e->pos, "Unimplemented type for cast (%s -> %s)",
+                               tn_type_format(x->type, a, sizeof a), tn_type_format(t->type, bb, sizeof bb));
+            tn_expr_free(x);
+            break;
+        }
+        rc = tn_expr_cast(out, x, t->type, e->u.cast.try_cast);
+        if (rc) rc = tn_bind_error_at(b, rc, e->pos);
+        break;
+    }
+    case TN_SQL_E_FUNCTION: rc = bind_function(c, e, out); break;
+    case TN_SQL_E_EXTRACT: {
+        tn_expr *args[2] = {NULL, NULL};
+        tn_value v;
+        memset(&v, 0, sizeof v);
+        v.type = tn_type_make(TN_TYPE_VARCHAR);
+        v.u.s.ptr = e->u.extract.field;
+        v.u.s.len = (uint32_t)strlen(e->u.extract.field);
+        rc = tn_expr_constant(&args[0], &v);
+        if (!rc) rc = tn_bind_expr(c, e->u.extract.arg, &args[1]);
+        if (rc) { tn_expr_free(args[0]); break; }
+        rc = tn_expr_function(out, "extract", args, 2);
+        if (rc) rc = tn_bind_error_at(b, rc, e->pos);
+        break;
+    }
+    case TN_SQL_E_INTERVAL:
+        rc = tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "INTERVAL values are not supported yet (use date_add)");
+        break;
+    case TN_SQL_E_LIST:
+    case TN_SQL_E_ROW:
+        rc = tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "list and row values are not supported yet");
+        break;
+    }
+done:
+    b->depth--;
+    return rc;
+}
+
+int tn_bind_pred(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
+    int rc = tn_bind_expr(c, e, out);
+    if (rc) return rc;
+    if ((*out)->type.id != TN_TYPE_BOOLEAN) {
+        rc = tn_expr_cast(out, *out, tn_type_make(TN_TYPE_BOOLEAN), false);
+        if (rc) return tn_bind_error_at(c->b, rc, e->pos);
+    }
+    return 0;
+}

@@ -1,0 +1,876 @@
+/*
+ * sql/bind_query.c: binding of query blocks into logical plans: SELECT (FROM, WHERE with
+ * EXISTS / IN subqueries decorrelated into semi/anti joins, GROUP BY and aggregates, HAVING,
+ * the select list with `*`, DISTINCT, ORDER BY with ordinals, aliases and hidden sort columns,
+ * LIMIT / OFFSET), set operations with type unification, VALUES, and WITH (CTEs).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql/bindInt.h"
+
+typedef struct sel_item {
+    tn_expr *expr;
+    const char *name;
+    const char *alias;           /* as written, or NULL */
+    char *text;                  /* bound text (ORDER BY matching) */
+    tn_sql_expr *ast;            /* NULL for expanded stars */
+} sel_item;
+
+typedef struct sel_list {
+    sel_item *items;
+    uint32_t n, cap;
+} sel_list;
+
+static int sel_push(tn_binder *b, sel_list *l, tn_expr *e, const char *name, const char *alias,
+                    tn_sql_expr *ast) {
+    if (l->n == l->cap) {
+        uint32_t cap = l->cap ? l->cap * 2 : 16;
+        sel_item *ni = tn_arena_calloc(b->arena, cap * sizeof *ni);
+        if (!ni) { tn_expr_free(e); return TN_ENOMEM; }
+        if (l->n) memcpy(ni, l->items, l->n * sizeof *ni);
+        l->items = ni;
+        l->cap = cap;
+    }
+    sel_item *it = &l->items[l->n++];
+    it->expr = e;
+    it->name = name;
+    it->alias = alias;
+    it->ast = ast;
+    it->text = tn_bind_expr_text(b, e);
+    return it->text ? 0 : TN_ENOMEM;
+}
+
+static void sel_free(sel_list *l) {
+    for (uint32_t i = 0; i < l->n; i++) tn_expr_free(l->items[i].expr);
+    l->n = 0;
+}
+
+static tn_plan *one_row(tn_binder *b) {
+    tn_plan *p = tn_plan_new(b->arena, TN_PLAN_VALUES, 0);
+    if (!p) return NULL;
+    p->u.values.nrows = 1;
+    p->u.values.exprs = NULL;
+    p->est_rows = 1;
+    return p;
+}
+
+static int add_filter(tn_binder *b, tn_plan **plan, tn_expr *pred) {
+    tn_plan *child = *plan;
+    tn_plan *f = tn_plan_new(b->arena, TN_PLAN_FILTER, child->ncols);
+    if (!f) { tn_expr_free(pred); return TN_ENOMEM; }
+    memcpy(f->types, child->types, child->ncols * sizeof *f->types);
+    memcpy(f->names, child->names, child->ncols * sizeof *f->names);
+    f->u.filter.pred = pred;
+    f->child[0] = child;
+    f->est_rows = child->est_rows * 0.3;
+    *plan = f;
+    return 0;
+}
+
+static char *ast_name(tn_binder *b, tn_sql_expr *e) {
+    tn_buf buf = TN_BUF_INIT;
+    if (tn_bind_expr_name(&buf, e) || tn_buf_append_byte(&buf, 0)) {
+        tn_buf_free(&buf);
+        return NULL;
+    }
+    char *s = tn_arena_strdup(b->arena, (const char *)buf.data);
+    tn_buf_free(&buf);
+    return s;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Subqueries.
+ */
+int tn_bind_run_subquery(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_collection *out,
+                         uint32_t *ncols) {
+    tn_plan *p = NULL;
+    int rc = tn_bind_query(b, q, outer, &p);
+    if (rc) return rc;
+    rc = tn_optimize(&p, b->arena);
+    if (!rc) rc = tn_exec_run(b->ex, p, out);
+    if (!rc) *ncols = p->ncols;
+    tn_plan_free(p);
+    return rc;
+}
+
+/* Split an AST predicate on AND. */
+static int split_and(tn_binder *b, tn_sql_expr *e, tn_sql_expr ***items, int *n, int *cap) {
+    if (e->kind == TN_SQL_E_BINARY && e->u.binary.op == TN_SQL_OP_AND) {
+        int rc = split_and(b, e->u.binary.left, items, n, cap);
+        return rc ? rc : split_and(b, e->u.binary.right, items, n, cap);
+    }
+    if (*n == *cap) {
+        int nc = *cap ? *cap * 2 : 8;
+        tn_sql_expr **ni = tn_arena_alloc(b->arena, (size_t)nc * sizeof *ni);
+        if (!ni) return TN_ENOMEM;
+        if (*n) memcpy(ni, *items, (size_t)*n * sizeof *ni);
+        *items = ni;
+        *cap = nc;
+    }
+    (*items)[(*n)++] = e;
+    return 0;
+}
+
+static bool simple_select(const tn_sql_query *q) {
+    if (q->kind != TN_SQL_Q_SELECT || q->limit || q->offset || q->n_ctes) return false;
+    const tn_sql_select *s = &q->u.select;
+    if (s->group_by.n || s->having || s->distinct || !s->from) return false;
+    for (int i = 0; i < s->n_items; i++)
+        if (tn_bind_contains_agg(s->items[i].expr) || tn_bind_contains_window(s->items[i].expr)) return false;
+    return true;
+}
+
+/*
+ * Try to turn a WHERE conjunct [NOT] EXISTS (q) / x [NOT] IN (q) whose q refers to the outer
+ * query in its WHERE into a semi / anti join of *plan with q's FROM. Returns 0 with *done set
+ * when it did; 0 with *done false when the conjunct is not of that form or not correlated.
+ */
+static int try_decorrelate(tn_binder *b, tn_sql_expr *conj, bind_scope *S, tn_plan **plan,
+                           bool *done) {
+    *done = false;
+    bool negated = false;
+    tn_sql_expr *e = conj;
+    if (e->kind == TN_SQL_E_UNARY && e->u.unary.op == TN_SQL_OP_NOT && e->u.unary.arg->kind == TN_SQL_E_EXISTS) {
+        negated = true;
+        e = e->u.unary.arg;
+    }
+    tn_sql_query *q;
+    if (e->kind == TN_SQL_E_EXISTS) q = e->u.subquery.query;
+    else if (e->kind == TN_SQL_E_IN_QUERY) {
+        q = e->u.in_query.query;
+        negated = e->u.in_query.negated;
+    } else return 0;
+    if (!simple_select(q)) return 0;
+    const tn_sql_select *s = &q->u.select;
+    if (e->kind == TN_SQL_E_IN_QUERY && (s->n_items != 1 || s->items[0].expr->kind == TN_SQL_E_STAR)) return 0;
+    if (!s->where) return 0;
+
+    int rc = 0;
+    bind_scope IS = {0};
+    tn_plan *inner = NULL, *j = NULL;
+    tn_expr *cond = NULL;
+    sel_list corr = {0}, filt = {0};
+    rc = tn_bind_tableref(b, s->from, &IS, S, &inner);
+    if (rc) return rc;
+    IS.parent = S;
+    tn_sql_expr **conjs = NULL;
+    int nc = 0, cap = 0;
+    rc = split_and(b, s->where, &conjs, &nc, &cap);
+    if (rc) goto cleanup;
+    for (int i = 0; i < nc; i++) {
+        IS.correlated = false;
+        IS.allow_outer = true;
+        tn_expr *x = NULL;
+        bind_ctx c = {b, &IS, NULL, false, "WHERE", NULL};
+        rc = tn_bind_pred(&c, conjs[i], &x);
+        IS.allow_outer = false;
+        if (rc) goto cleanup;
+        rc = sel_push(b, IS.correlated ? &corr : &filt, x, "", NULL, conjs[i]);
+        if (rc) goto cleanup;
+    }
+    if (corr.n == 0) goto cleanup;   /* not correlated: bound as a value instead */
+    uint32_t no = S->ncols, ni = IS.ncols;
+    /* inner filter */
+    if (filt.n) {
+        tn_expr *f = NULL;
+        tn_expr **fx = tn_arena_alloc(b->arena, filt.n * sizeof *fx);
+        if (!fx) { rc = TN_ENOMEM; goto cleanup; }
+        for (uint32_t i = 0; i < filt.n; i++) { fx[i] = filt.items[i].expr; filt.items[i].expr = NULL; }
+        if (filt.n == 1) f = fx[0];
+        else if ((rc = tn_expr_and(&f, fx, filt.n))) goto cleanup;
+        rc = add_filter(b, &inner, f);
+        if (rc) goto cleanup;
+    }
+    /* join condition over outer ++ inner */
+    uint32_t *map = tn_arena_alloc(b->arena, (ni + no + 1) * sizeof *map);
+    tn_expr **cx = tn_arena_calloc(b->arena, (corr.n + 2) * sizeof *cx);
+    if (!map || !cx) { rc = TN_ENOMEM; goto cleanup; }
+    for (uint32_t i = 0; i < ni; i++) map[i] = no + i;
+    for (uint32_t o = 0; o < no; o++) map[ni + o] = o;
+    uint32_t ncx = 0;
+    for (uint32_t i = 0; i < corr.n; i++) {
+        tn_expr_remap(corr.items[i].expr, map);
+        cx[ncx++] = corr.items[i].expr;
+        corr.items[i].expr = NULL;
+    }
+    if (e->kind == TN_SQL_E_IN_QUERY) {
+        tn_expr *x = NULL, *y = NULL, *eq = NULL;
+        bind_ctx oc = {b, S, NULL, false, "WHERE", NULL};
+        bind_ctx icx = {b, &IS, NULL, false, "SELECT", NULL};
+        rc = tn_bind_expr(&oc, e->u.in_query.arg, &x);
+        if (!rc) rc = tn_bind_expr(&icx, s->items[0].expr, &y);
+        if (rc) { tn_expr_free(x); for (uint32_t i = 0; i < ncx; i++) tn_expr_free(cx[i]); goto cleanup; }
+        tn_expr_shift(y, (int64_t)no);
+        tn_expr *xc = tn_expr_copy(x), *yc = tn_expr_copy(y);
+        tn_expr *args[2] = {x, y};
+        rc = tn_expr_function(&eq, "=", args, 2);
+        if (rc) {
+            tn_expr_free(xc); tn_expr_free(yc);
+            for (uint32_t i = 0; i < ncx; i++) tn_expr_free(cx[i]);
+            rc = tn_bind_error_at(b, rc, e->pos);
+            goto cleanup;
+        }
+        if (negated) {
+            /* NOT IN: no row where x = y or where either side is NULL */
+            tn_expr *xn = NULL, *yn = NULL, *any = NULL;
+            if (!xc || !yc) { rc = TN_ENOMEM; tn_expr_free(eq); goto cleanup; }
+            rc = tn_expr_is_null(&xn, xc, false);
+            if (!rc) rc = tn_expr_is_null(&yn, yc, false);
+            else tn_expr_free(yc);
+            if (rc) { tn_expr_free(eq); goto cleanup; }
+            tn_expr *ors[3] = {eq, xn, yn};
+            rc = tn_expr_or(&any, ors, 3);
+            if (rc) goto cleanup;
+            cx[ncx++] = any;
+        } else {
+            tn_expr_free(xc);
+            tn_expr_free(yc);
+            cx[ncx++] = eq;
+        }
+    }
+    if (ncx == 1) cond = cx[0];
+    else if ((rc = tn_expr_and(&cond, cx, ncx))) goto cleanup;
+    j = tn_plan_new(b->arena, TN_PLAN_JOIN, (*plan)->ncols);
+    if (!j) { rc = TN_ENOMEM; tn_expr_free(cond); goto cleanup; }
+    memcpy(j->types, (*plan)->types, (*plan)->ncols * sizeof *j->types);
+    memcpy(j->names, (*plan)->names, (*plan)->ncols * sizeof *j->names);
+    j->u.join.kind = negated ? TN_JOIN_ANTI : TN_JOIN_SEMI;
+    j->u.join.cond = cond;
+    j->child[0] = *plan;
+    j->child[1] = inner;
+    j->est_rows = (*plan)->est_rows * 0.5;
+    inner = NULL;
+    *plan = j;
+    *done = true;
+cleanup:
+    sel_free(&corr);
+    sel_free(&filt);
+    tn_plan_free(inner);
+    return rc;
+}
+
+static int bind_where(tn_binder *b, tn_sql_expr *where, bind_scope *S, tn_plan **plan) {
+    tn_sql_expr **conjs = NULL;
+    int nc = 0, cap = 0;
+    int rc = split_and(b, where, &conjs, &nc, &cap);
+    if (rc) return rc;
+    tn_expr **keep = tn_arena_calloc(b->arena, ((size_t)nc + 1) * sizeof *keep);
+    if (!keep) return TN_ENOMEM;
+    uint32_t nk = 0;
+    for (int i = 0; i < nc; i++) {
+        bool done = false;
+        rc = try_decorrelate(b, conjs[i], S, plan, &done);
+        if (rc) break;
+        if (done) continue;
+        bind_ctx c = {b, S, NULL, false, "WHERE", plan};
+        rc = tn_bind_pred(&c, conjs[i], &keep[nk]);
+        if (rc) break;
+        nk++;
+    }
+    if (rc) {
+        for (uint32_t i = 0; i < nk; i++) tn_expr_free(keep[i]);
+        return rc;
+    }
+    if (nk == 0) return 0;
+    tn_expr *pred = keep[0];
+    if (nk > 1 && (rc = tn_expr_and(&pred, keep, nk))) return rc;
+    rc = tn_bind_fold(b, &pred);
+    if (rc) { tn_expr_free(pred); return rc; }
+    return add_filter(b, plan, pred);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * ORDER BY / LIMIT.
+ */
+typedef struct order_key {
+    uint32_t col;
+    bool desc, nulls_first;
+} order_key;
+
+static int bind_limit(tn_binder *b, tn_sql_query *q, int64_t *limit, int64_t *offset) {
+    *limit = -1;
+    *offset = 0;
+    int rc = 0;
+    if (q->limit) {
+        rc = tn_bind_const_int(b, q->limit, "LIMIT", limit);
+        if (!rc && *limit < 0) rc = tn_bind_error(b, q->limit->pos, "LIMIT must not be negative");
+    }
+    if (!rc && q->offset) {
+        rc = tn_bind_const_int(b, q->offset, "OFFSET", offset);
+        if (!rc && *offset < 0) rc = tn_bind_error(b, q->offset->pos, "OFFSET must not be negative");
+    }
+    return rc;
+}
+
+/* Wrap plan in SORT (+limit) or LIMIT, then drop columns past nvisible. */
+static int finish_query(tn_binder *b, tn_plan **plan, order_key *keys, uint32_t nkeys,
+                        int64_t limit, int64_t offset, uint32_t nvisible) {
+    tn_plan *p = *plan;
+    if (nkeys) {
+        tn_plan *s = tn_plan_new(b->arena, TN_PLAN_SORT, p->ncols);
+        if (!s) return TN_ENOMEM;
+        memcpy(s->types, p->types, p->ncols * sizeof *s->types);
+        memcpy(s->names, p->names, p->ncols * sizeof *s->names);
+        s->u.sort.nkeys = nkeys;
+        s->u.sort.keys = tn_arena_alloc(b->arena, nkeys * sizeof(uint32_t));
+        s->u.sort.desc = tn_arena_alloc(b->arena, nkeys * sizeof(bool));
+        s->u.sort.nulls_first = tn_arena_alloc(b->arena, nkeys * sizeof(bool));
+        if (!s->u.sort.keys || !s->u.sort.desc || !s->u.sort.nulls_first) return TN_ENOMEM;
+        for (uint32_t i = 0; i < nkeys; i++) {
+            s->u.sort.keys[i] = keys[i].col;
+            s->u.sort.desc[i] = keys[i].desc;
+            s->u.sort.nulls_first[i] = keys[i].nulls_first;
+        }
+        s->u.sort.limit = limit;
+        s->u.sort.offset = offset;
+        s->child[0] = p;
+        s->est_rows = limit >= 0 && limit < p->est_rows ? (double)limit : p->est_rows;
+        p = s;
+    } else if (limit >= 0 || offset > 0) {
+        tn_plan *l = tn_plan_new(b->arena, TN_PLAN_LIMIT, p->ncols);
+        if (!l) return TN_ENOMEM;
+        memcpy(l->types, p->types, p->ncols * sizeof *l->types);
+        memcpy(l->names, p->names, p->ncols * sizeof *l->names);
+        l->u.limit.limit = limit;
+        l->u.limit.offset = offset;
+        l->child[0] = p;
+        l->est_rows = limit >= 0 && limit < p->est_rows ? (double)limit : p->est_rows;
+        p = l;
+    }
+    if (nvisible < p->ncols) {
+        tn_expr **ex = tn_arena_calloc(b->arena, (nvisible + 1) * sizeof *ex);
+        if (!ex) return TN_ENOMEM;
+        for (uint32_t i = 0; i < nvisible; i++) {
+            int rc = tn_expr_column(&ex[i], i, p->types[i]);
+            if (rc) {
+                for (uint32_t k = 0; k < i; k++) tn_expr_free(ex[k]);
+                return rc;
+            }
+        }
+        int rc = tn_bind_project(b, p, ex, p->names, nvisible, &p);
+        if (rc) return rc;
+    }
+    *plan = p;
+    return 0;
+}
+
+static bool order_nulls_first(const tn_sql_order_item *it) {
+    return it->nulls == 1;      /* DuckDB: NULLS LAST by default, ASC and DESC */
+}
+
+/* ORDER BY over a finished plan's output (set operations and VALUES). */
+static int order_over_output(tn_binder *b, tn_sql_query *q, tn_plan **plan) {
+    int64_t limit, offset;
+    int rc = bind_limit(b, q, &limit, &offset);
+    if (rc) return rc;
+    tn_plan *p = *plan;
+    uint32_t nvis = p->ncols;
+    uint32_t n = (uint32_t)q->order_by.n;
+    order_key *keys = tn_arena_calloc(b->arena, (n + 1) * sizeof *keys);
+    tn_expr **extra = tn_arena_calloc(b->arena, (n + 1) * sizeof *extra);
+    if (!keys || !extra) return TN_ENOMEM;
+    uint32_t nextra = 0;
+    bind_scope S = {0};
+    rc = tn_scope_add(b, &S, NULL, p->ncols, p->names, p->types);
+    if (rc) return rc;
+    for (uint32_t i = 0; i < n; i++) {
+        tn_sql_order_item *it = &q->order_by.items[i];
+        keys[i].desc = it->desc;
+        keys[i].nulls_first = order_nulls_first(it);
+        if (it->expr->kind == TN_SQL_E_LITERAL && it->expr->u.lit.kind == TN_SQL_LIT_INTEGER) {
+            int64_t k = it->expr->u.lit.int_value;
+            if (k < 1 || k > (int64_t)nvis) {
+                rc = tn_bind_error(b, it->expr->pos, "ORDER term out of range - should be between 1 and %u", nvis);
+                break;
+            }
+            keys[i].col = (uint32_t)(k - 1);
+            continue;
+        }
+        bind_ctx c = {b, &S, NULL, false, "ORDER BY", NULL};
+        tn_expr *x = NULL;
+        rc = tn_bind_expr(&c, it->expr, &x);
+        if (rc) break;
+        if (x->kind == TN_EXPR_COLUMN) {
+            keys[i].col = x->u.column;
+            tn_expr_free(x);
+            continue;
+        }
+        keys[i].col = nvis + nextra;
+        extra[nextra++] = x;
+    }
+    if (rc) {
+        for (uint32_t i = 0; i < nextra; i++) tn_expr_free(extra[i]);
+        return rc;
+    }
+    if (nextra) {
+        uint32_t tot = nvis + nextra;
+        tn_expr **ex = tn_arena_calloc(b->arena, (tot + 1) * sizeof *ex);
+        const char **names = tn_arena_calloc(b->arena, (tot + 1) * sizeof *names);
+        if (!ex || !names) return TN_ENOMEM;
+        for (uint32_t i = 0; i < nvis; i++) {
+            rc = tn_expr_column(&ex[i], i, p->types[i]);
+            if (rc) return rc;
+            names[i] = p->names[i];
+        }
+        for (uint32_t i = 0; i < nextra; i++) {
+            ex[nvis + i] = extra[i];
+            names[nvis + i] = "#order";
+        }
+        rc = tn_bind_project(b, p, ex, names, tot, &p);
+        if (rc) return rc;
+    }
+    rc = finish_query(b, &p, keys, n, limit, offset, nvis);
+    *plan = p;
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * SELECT.
+ */
+static int expand_star(tn_binder *b, bind_ctx *c, bind_scope *S, tn_sql_expr *star, sel_list *items) {
+    const tn_sql_qname *q = &star->u.star;
+    const char *tab = q->n ? q->parts[q->n - 1].name : NULL;
+    bool any = false;
+    for (uint32_t r = 0; r < S->nrels; r++) {
+        bind_rel *rel = &S->rels[r];
+        if (tab && (!rel->alias || !tn_str_iequal(rel->alias, tab))) continue;
+        for (uint32_t i = 0; i < rel->ncols; i++) {
+            if (!tab && rel->hidden && rel->hidden[i]) continue;
+            tn_expr *x = NULL;
+            int rc = tn_expr_column(&x, rel->offset + i, rel->types[i]);
+            if (rc) return rc;
+            if (c->agg) {
+                char *text = tn_bind_expr_text(b, x);
+                if (!text) { tn_expr_free(x); return TN_ENOMEM; }
+                bool found = false;
+                for (uint32_t g = 0; g < c->agg->ngroups; g++)
+                    if (strcmp(text, c->agg->group_text[g]) == 0) {
+                        tn_expr_free(x);
+                        rc = tn_expr_column(&x, g, rel->types[i]);
+                        if (rc) return rc;
+                        found = true;
+                        break;
+                    }
+                if (!found) {
+                    tn_expr_free(x);
+                    return tn_bind_error(b, star->pos, "column \"%s\" must appear in the GROUP BY clause or must "
+                                         "be part of an aggregate function.", rel->names[i]);
+                }
+            }
+            rc = sel_push(b, items, x, rel->names[i], NULL, NULL);
+            if (rc) return rc;
+            any = true;
+        }
+    }
+    if (!any) {
+        if (tab) return tn_bind_error(b, star->pos, "Referenced table \"%s\" not found!", tab);
+        return tn_bind_error(b, star->pos, "SELECT * with no tables specified is not valid");
+    }
+    return 0;
+}
+
+static bool select_has_agg(tn_sql_query *q) {
+    tn_sql_select *s = &q->u.select;
+    if (s->group_by.n || s->having) return true;
+    for (int i = 0; i < s->n_items; i++)
+        if (tn_bind_contains_agg(s->items[i].expr)) return true;
+    for (int i = 0; i < q->order_by.n; i++)
+        if (tn_bind_contains_agg(q->order_by.items[i].expr)) return true;
+    return false;
+}
+
+static int bind_groups(tn_binder *b, tn_sql_query *q, bind_scope *S, agg_info *A) {
+    tn_sql_select *s = &q->u.select;
+    uint32_t n = (uint32_t)s->group_by.n;
+    A->groups = tn_arena_calloc(b->arena, (n + 1) * sizeof *A->groups);
+    A->group_text = tn_arena_calloc(b->arena, (n + 1) * sizeof *A->group_text);
+    if (!A->groups || !A->group_text) return TN_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        tn_sql_expr *g = s->group_by.items[i];
+        tn_sql_expr *src = g;
+        if (g->kind == TN_SQL_E_LITERAL && g->u.lit.kind == TN_SQL_LIT_INTEGER) {
+            int64_t k = g->u.lit.int_value;
+            if (k < 1 || k > s->n_items)
+                return tn_bind_error(b, g->pos, "GROUP BY term out of range - should be between 1 and %d", s->n_items);
+            src = s->items[k - 1].expr;
+            if (src->kind == TN_SQL_E_STAR) return tn_bind_error(b, g->pos, "cannot GROUP BY *");
+        } else if (g->kind == TN_SQL_E_COLUMN && g->u.column.n == 1) {
+            /* a select alias, unless it names a column */
+            int idx, nf = 0;
+            tn_type t;
+            const char *o1 = NULL, *o2 = NULL;
+            bool col_exists = false;
+            for (uint32_t r = 0; r < S->nrels && !col_exists; r++)
+                for (uint32_t c = 0; c < S->rels[r].ncols; c++)
+                    if (tn_str_iequal(S->rels[r].names[c], g->u.column.parts[0].name)) { col_exists = true; break; }
+            (void)idx; (void)nf; (void)t; (void)o1; (void)o2;
+            if (!col_exists)
+                for (int k = 0; k < s->n_items; k++)
+                    if (s->items[k].alias.name && tn_str_iequal(s->items[k].alias.name, g->u.column.parts[0].name)) {
+                        src = s->items[k].expr;
+                        break;
+                    }
+        }
+        if (tn_bind_contains_agg(src))
+            return tn_bind_error(b, g->pos, "GROUP BY clause cannot contain aggregates!");
+        bind_ctx c = {b, S, NULL, false, "GROUP BY", NULL};
+        int rc = tn_bind_expr(&c, src, &A->groups[i]);
+        if (!rc) rc = tn_bind_fold(b, &A->groups[i]);
+        if (rc) {
+            for (uint32_t k = 0; k < i; k++) tn_expr_free(A->groups[k]);
+            A->ngroups = 0;
+            return rc;
+        }
+        A->ngroups = i + 1;
+        A->group_text[i] = tn_bind_expr_text(b, A->groups[i]);
+        if (!A->group_text[i]) return TN_ENOMEM;
+    }
+    return 0;
+}
+
+static int bind_select(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan **out) {
+    tn_sql_select *s = &q->u.select;
+    bind_scope S = {0};
+    S.parent = outer;
+    tn_plan *P = NULL;
+    agg_info A;
+    memset(&A, 0, sizeof A);
+    sel_list items = {0};
+    tn_expr *having = NULL;
+    int rc = 0;
+    order_key *keys = NULL;
+    sel_list extra = {0};
+    bool has_agg = select_has_agg(q);
+
+    if (s->from) {
+        rc = tn_bind_tableref(b, s->from, &S, outer, &P);
+        if (rc) goto cleanup;
+        S.parent = outer;
+    } else {
+        P = one_row(b);
+        if (!P) { rc = TN_ENOMEM; goto cleanup; }
+    }
+    if (s->where) {
+        if (tn_bind_contains_agg(s->where)) {
+            rc = tn_bind_error(b, s->where->pos, "WHERE clause cannot contain aggregates!");
+            goto cleanup;
+        }
+        rc = bind_where(b, s->where, &S, &P);
+        if (rc) goto cleanup;
+    }
+    for (int i = 0; i < s->n_items; i++)
+        if (tn_bind_contains_window(s->items[i].expr)) {
+            rc = tn_bind_error_code(b, TN_EUNSUPPORTED, s->items[i].expr->pos, "window functions are not supported yet");
+            goto cleanup;
+        }
+    bind_ctx c = {b, &S, NULL, false, "SELECT", &P};
+    if (has_agg) {
+        A.pre = &S;
+        rc = bind_groups(b, q, &S, &A);
+        if (rc) goto cleanup;
+        c.agg = &A;
+        c.plan = NULL;
+    }
+    /* select list */
+    for (int i = 0; i < s->n_items; i++) {
+        tn_sql_select_item *it = &s->items[i];
+        if (it->expr->kind == TN_SQL_E_STAR) {
+            rc = expand_star(b, &c, &S, it->expr, &items);
+            if (rc) goto cleanup;
+            continue;
+        }
+        tn_expr *x = NULL;
+        rc = tn_bind_expr(&c, it->expr, &x);
+        if (!rc) rc = tn_bind_fold(b, &x);
+        if (rc) { tn_expr_free(x); goto cleanup; }
+        const char *name = it->alias.name;
+        if (!name) name = ast_name(b, it->expr);
+        if (!name) { tn_expr_free(x); rc = TN_ENOMEM; goto cleanup; }
+        rc = sel_push(b, &items, x, name, it->alias.name, it->expr);
+        if (rc) goto cleanup;
+    }
+    if (s->having) {
+        bind_ctx hc = c;
+        hc.clause = "HAVING";
+        if (!has_agg) {
+            rc = tn_bind_error(b, s->having->pos, "HAVING needs GROUP BY or an aggregate");
+            goto cleanup;
+        }
+        rc = tn_bind_pred(&hc, s->having, &having);
+        if (!rc) rc = tn_bind_fold(b, &having);
+        if (rc) goto cleanup;
+    }
+    /* ORDER BY: ordinals, aliases, select expressions, or hidden extra columns */
+    uint32_t nk = (uint32_t)q->order_by.n;
+    keys = tn_arena_calloc(b->arena, (nk + 1) * sizeof *keys);
+    if (!keys) { rc = TN_ENOMEM; goto cleanup; }
+    for (uint32_t i = 0; i < nk; i++) {
+        tn_sql_order_item *it = &q->order_by.items[i];
+        keys[i].desc = it->desc;
+        keys[i].nulls_first = order_nulls_first(it);
+        tn_sql_expr *oe = it->expr;
+        if (oe->kind == TN_SQL_E_LITERAL && oe->u.lit.kind == TN_SQL_LIT_INTEGER) {
+            int64_t k = oe->u.lit.int_value;
+            if (k < 1 || k > (int64_t)items.n) {
+                rc = tn_bind_error(b, oe->pos, "ORDER term out of range - should be between 1 and %u", items.n);
+                goto cleanup;
+            }
+            keys[i].col = (uint32_t)(k - 1);
+            continue;
+        }
+        if (oe->kind == TN_SQL_E_COLUMN && oe->u.column.n == 1) {
+            int found = -1;
+            for (uint32_t k = 0; k < items.n; k++)
+                if (items.items[k].alias && tn_str_iequal(items.items[k].alias, oe->u.column.parts[0].name)) {
+                    found = (int)k;
+                    break;
+                }
+            if (found >= 0) { keys[i].col = (uint32_t)found; continue; }
+        }
+        tn_expr *x = NULL;
+        bind_ctx oc = c;
+        oc.clause = "ORDER BY";
+        rc = tn_bind_expr(&oc, oe, &x);
+        if (rc == TN_EBIND && oe->kind == TN_SQL_E_COLUMN && oe->u.column.n == 1) {
+            /* a select item's derived name */
+            for (uint32_t k = 0; k < items.n; k++)
+                if (tn_str_iequal(items.items[k].name, oe->u.column.parts[0].name)) {
+                    tn_error_clear();
+                    rc = 0;
+                    keys[i].col = k;
+                    x = NULL;
+                    break;
+                }
+            if (!rc && x == NULL) continue;
+        }
+        if (!rc) rc = tn_bind_fold(b, &x);
+        if (rc) { tn_expr_free(x); goto cleanup; }
+        char *text = tn_bind_expr_text(b, x);
+        if (!text) { tn_expr_free(x); rc = TN_ENOMEM; goto cleanup; }
+        int found = -1;
+        for (uint32_t k = 0; k < items.n; k++)
+            if (strcmp(items.items[k].text, text) == 0) { found = (int)k; break; }
+        if (found < 0)
+            for (uint32_t k = 0; k < extra.n; k++)
+                if (strcmp(extra.items[k].text, text) == 0) { found = (int)(items.n + k); break; }
+        if (found >= 0) {
+            tn_expr_free(x);
+            keys[i].col = (uint32_t)found;
+            continue;
+        }
+        if (s->distinct) {
+            tn_expr_free(x);
+            rc = tn_bind_error(b, oe->pos, "For SELECT DISTINCT, ORDER BY expressions must appear in select list");
+            goto cleanup;
+        }
+        keys[i].col = items.n + extra.n;
+        rc = sel_push(b, &extra, x, "#order", NULL, oe);
+        if (rc) goto cleanup;
+    }
+    /* aggregate node */
+    if (has_agg) {
+        tn_plan *ag = tn_plan_new(b->arena, TN_PLAN_AGGREGATE, A.ngroups + A.naggs);
+        if (!ag) { rc = TN_ENOMEM; goto cleanup; }
+        for (uint32_t g = 0; g < A.ngroups; g++) {
+            ag->types[g] = A.groups[g]->type;
+            ag->names[g] = "#group";
+        }
+        for (uint32_t k = 0; k < A.naggs; k++) {
+            ag->types[A.ngroups + k] = A.aggs[k].type;
+            ag->names[A.ngroups + k] = "#agg";
+        }
+        ag->u.agg.ngroups = A.ngroups;
+        ag->u.agg.groups = A.groups;
+        ag->u.agg.naggs = A.naggs;
+        ag->u.agg.aggs = A.aggs;
+        A.ngroups = 0;
+        A.naggs = 0;
+        ag->child[0] = P;
+        ag->est_rows = ag->u.agg.ngroups ? P->est_rows * 0.1 + 1 : 1;
+        P = ag;
+        if (having) {
+            rc = add_filter(b, &P, having);
+            having = NULL;
+            if (rc) goto cleanup;
+        }
+    }
+    /* projection: select items then hidden ORDER BY columns */
+    {
+        uint32_t tot = items.n + extra.n;
+        tn_expr **ex = tn_arena_calloc(b->arena, (tot + 1) * sizeof *ex);
+        const char **names = tn_arena_calloc(b->arena, (tot + 1) * sizeof *names);
+        if (!ex || !names) { rc = TN_ENOMEM; goto cleanup; }
+        for (uint32_t i = 0; i < items.n; i++) {
+            ex[i] = items.items[i].expr;
+            items.items[i].expr = NULL;
+            names[i] = items.items[i].name;
+        }
+        for (uint32_t i = 0; i < extra.n; i++) {
+            ex[items.n + i] = extra.items[i].expr;
+            extra.items[i].expr = NULL;
+            names[items.n + i] = "#order";
+        }
+        rc = tn_bind_project(b, P, ex, names, tot, &P);
+        if (rc) goto cleanup;
+    }
+    if (s->distinct) {
+        tn_plan *d = tn_plan_new(b->arena, TN_PLAN_AGGREGATE, P->ncols);
+        if (!d) { rc = TN_ENOMEM; goto cleanup; }
+        memcpy(d->types, P->types, P->ncols * sizeof *d->types);
+        memcpy(d->names, P->names, P->ncols * sizeof *d->names);
+        d->u.agg.ngroups = P->ncols;
+        d->u.agg.groups = tn_arena_calloc(b->arena, (P->ncols + 1) * sizeof(tn_expr *));
+        if (!d->u.agg.groups) { rc = TN_ENOMEM; goto cleanup; }
+        d->child[0] = P;
+        d->est_rows = P->est_rows * 0.5;
+        P = d;
+        for (uint32_t i = 0; i < d->ncols; i++) {
+            rc = tn_expr_column(&d->u.agg.groups[i], i, d->types[i]);
+            if (rc) goto cleanup;
+        }
+    }
+    {
+        int64_t limit, offset;
+        rc = bind_limit(b, q, &limit, &offset);
+        if (rc) goto cleanup;
+        rc = finish_query(b, &P, keys, nk, limit, offset, items.n);
+        if (rc) goto cleanup;
+    }
+    *out = P;
+    P = NULL;
+cleanup:
+    for (uint32_t g = 0; g < A.ngroups; g++) tn_expr_free(A.groups[g]);
+    for (uint32_t k = 0; k < A.naggs; k++) {
+        tn_expr_free(A.aggs[k].arg);
+        tn_expr_free(A.aggs[k].sep);
+        tn_expr_free(A.aggs[k].filter);
+    }
+    tn_expr_free(having);
+    sel_free(&items);
+    sel_free(&extra);
+    tn_plan_free(P);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * VALUES and set operations.
+ */
+static int bind_values(tn_binder *b, tn_sql_query *q, tn_plan **out) {
+    int nrows = q->u.values.n_rows;
+    if (nrows == 0) return tn_bind_error(b, q->pos, "VALUES needs at least one row");
+    int ncols = q->u.values.rows[0].n;
+    for (int r = 1; r < nrows; r++)
+        if (q->u.values.rows[r].n != ncols)
+            return tn_bind_error(b, q->u.values.rows[r].n ? q->u.values.rows[r].items[0]->pos : q->pos,
+                                 "VALUES lists must all be the same length");
+    tn_plan *p = tn_plan_new(b->arena, TN_PLAN_VALUES, (uint32_t)ncols);
+    if (!p) return TN_ENOMEM;
+    p->u.values.nrows = (uint32_t)nrows;
+    p->u.values.exprs = tn_arena_calloc(b->arena, ((size_t)nrows * ncols + 1) * sizeof(tn_expr *));
+    if (!p->u.values.exprs) return TN_ENOMEM;
+    p->est_rows = nrows;
+    *out = p;
+    bind_scope empty = {0};
+    bind_ctx c = {b, &empty, NULL, false, "VALUES", NULL};
+    for (int r = 0; r < nrows; r++)
+        for (int k = 0; k < ncols; k++) {
+            tn_expr **slot = &p->u.values.exprs[(size_t)r * ncols + k];
+            int rc = tn_bind_expr(&c, q->u.values.rows[r].items[k], slot);
+            if (!rc) rc = tn_bind_fold(b, slot);
+            if (rc) return rc;
+            if (r == 0) p->types[k] = (*slot)->type;
+            else {
+                tn_type t;
+                rc = tn_func_common_type(p->types[k], (*slot)->type, &t);
+                if (rc) return tn_bind_error_at(b, rc, q->u.values.rows[r].items[k]->pos);
+                p->types[k] = t;
+            }
+        }
+    for (int k = 0; k < ncols; k++) {
+        p->names[k] = tn_arena_printf(b->arena, "col%d", k);
+        if (!p->names[k]) return TN_ENOMEM;
+        for (int r = 0; r < nrows; r++) {
+            tn_expr **slot = &p->u.values.exprs[(size_t)r * ncols + k];
+            if (!tn_type_equal((*slot)->type, p->types[k])) {
+                int rc = tn_expr_cast(slot, *slot, p->types[k], false);
+                if (!rc) rc = tn_bind_fold(b, slot);
+                if (rc) return tn_bind_error_at(b, rc, q->u.values.rows[r].items[k]->pos);
+            }
+        }
+    }
+    return 0;
+}
+
+static int bind_setop(tn_binder *b, tn_sql_query *q, tn_plan **out) {
+    tn_plan *l = NULL, *r = NULL;
+    int rc = tn_bind_query(b, q->u.setop.left, NULL, &l);
+    if (rc) return rc;
+    rc = tn_bind_query(b, q->u.setop.right, NULL, &r);
+    if (rc) { tn_plan_free(l); return rc; }
+    if (l->ncols != r->ncols) {
+        tn_plan_free(l);
+        tn_plan_free(r);
+        return tn_bind_error(b, q->pos, "Set operations can only apply to expressions with the same number of "
+                             "result columns");
+    }
+    tn_type *types = tn_arena_alloc(b->arena, (l->ncols + 1) * sizeof *types);
+    if (!types) { tn_plan_free(l); tn_plan_free(r); return TN_ENOMEM; }
+    for (uint32_t i = 0; i < l->ncols && !rc; i++) {
+        rc = tn_func_common_type(l->types[i], r->types[i], &types[i]);
+        if (!rc && types[i].id == TN_TYPE_NULL) types[i] = tn_type_make(TN_TYPE_INTEGER);
+    }
+    if (rc) { tn_plan_free(l); tn_plan_free(r); return tn_bind_error_at(b, rc, q->pos); }
+    tn_plan *lc = NULL, *rcp = NULL;
+    rc = tn_bind_cast_plan(b, l, types, &lc);
+    if (rc) { tn_plan_free(l); tn_plan_free(r); return rc; }
+    rc = tn_bind_cast_plan(b, r, types, &rcp);
+    if (rc) { tn_plan_free(lc); tn_plan_free(r); return rc; }
+    tn_plan *p = tn_plan_new(b->arena, TN_PLAN_SETOP, l->ncols);
+    if (!p) { tn_plan_free(lc); tn_plan_free(rcp); return TN_ENOMEM; }
+    memcpy(p->types, types, l->ncols * sizeof *types);
+    memcpy(p->names, l->names, l->ncols * sizeof *p->names);
+    p->u.setop.op = q->u.setop.op == TN_SQL_UNION ? TN_SETOP_UNION
+                    : q->u.setop.op == TN_SQL_INTERSECT ? TN_SETOP_INTERSECT : TN_SETOP_EXCEPT;
+    p->u.setop.all = q->u.setop.all;
+    p->child[0] = lc;
+    p->child[1] = rcp;
+    p->est_rows = lc->est_rows + rcp->est_rows;
+    *out = p;
+    return 0;
+}
+
+int tn_bind_query(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan **out) {
+    *out = NULL;
+    if (q->recursive)
+        return tn_bind_error_code(b, TN_EUNSUPPORTED, q->pos, "WITH RECURSIVE is not supported yet");
+    if (++b->depth > 200) {
+        b->depth--;
+        return tn_bind_error_code(b, TN_ELIMIT, q->pos, "query nested too deeply");
+    }
+    cte_frame frame = {q->ctes, q->n_ctes, b->ctes};
+    if (q->n_ctes) b->ctes = &frame;
+    int rc = 0;
+    tn_plan *p = NULL;
+    switch (q->kind) {
+    case TN_SQL_Q_SELECT: rc = bind_select(b, q, outer, &p); break;
+    case TN_SQL_Q_VALUES:
+        rc = bind_values(b, q, &p);
+        if (!rc) rc = order_over_output(b, q, &p);
+        break;
+    case TN_SQL_Q_SETOP:
+        rc = bind_setop(b, q, &p);
+        if (!rc) rc = order_over_output(b, q, &p);
+        break;
+    }
+    b->ctes = frame.parent;
+    if (q->n_ctes == 0) b->ctes = frame.parent;
+    b->depth--;
+    if (rc) {
+        tn_plan_free(p);
+        return rc;
+    }
+    *out = p;
+    return 0;
+}

@@ -1,0 +1,715 @@
+/*
+ * sql/exec.c: the executor's driver: chunk collections, vector helpers (gather, append, hash,
+ * compare), running pipelines on the thread pool, the collecting sink (keeps morsel order),
+ * and tn_exec_run, which turns a logical plan into pipelines: scans, filters, projections and
+ * join probes stream; aggregates, sorts, set operations and join build sides materialize.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql/exec.h"
+
+/* ---------------------------------------------------------------------------------------------
+ * Memory accounting.
+ */
+int tn_exec_mem(tn_exec *ex, int64_t delta) {
+    if (!ex) return 0;
+    uint64_t now = __atomic_add_fetch(&ex->memory_used, (uint64_t)delta, __ATOMIC_RELAXED);
+    if (delta > 0 && ex->memory_limit && now > ex->memory_limit)
+        return tn_error_set(TN_ELIMIT, "Out of Memory Error: the query needs more than the memory limit "
+                            "of %.1f MiB (SET memory_limit to raise it)", (double)ex->memory_limit / 1048576.0);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Vector helpers.
+ */
+static inline uint32_t vwords(uint32_t n) { return (n + 63) / 64; }
+
+int tn_vector_gather(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n) {
+    int rc = 0;
+    if (dst->capacity < n && (rc = tn_vector_reserve(dst, n))) return rc;
+    size_t w = tn_type_width(src->type);
+    if (w && src->data) {
+        uint8_t *d = dst->data;
+        const uint8_t *s = src->data;
+        if (!sel) memcpy(d, s, (size_t)n * w);
+        else switch (w) {
+            case 1: for (uint32_t i = 0; i < n; i++) d[i] = s[sel[i]]; break;
+            case 2: for (uint32_t i = 0; i < n; i++) ((uint16_t *)d)[i] = ((const uint16_t *)s)[sel[i]]; break;
+            case 4: for (uint32_t i = 0; i < n; i++) ((uint32_t *)d)[i] = ((const uint32_t *)s)[sel[i]]; break;
+            case 8: for (uint32_t i = 0; i < n; i++) ((uint64_t *)d)[i] = ((const uint64_t *)s)[sel[i]]; break;
+            default: for (uint32_t i = 0; i < n; i++) memcpy(d + i * w, s + (size_t)sel[i] * w, w); break;
+            }
+    }
+    if (src->validity || src->type.id == TN_TYPE_NULL) {
+        if ((rc = tn_vector_ensure_validity(dst))) return rc;
+        memset(dst->validity, 0, vwords(n) * 8);
+        if (src->type.id != TN_TYPE_NULL)
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t r = sel ? sel[i] : i;
+                if ((src->validity[r >> 6] >> (r & 63)) & 1) dst->validity[i >> 6] |= (uint64_t)1 << (i & 63);
+            }
+    } else if (dst->validity) {
+        memset(dst->validity, 0xff, vwords(n) * 8);
+    }
+    dst->count = n;
+    return 0;
+}
+
+int tn_vector_append_rows(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n) {
+    uint32_t base = dst->count;
+    int rc = 0;
+    if (dst->capacity < base + n && (rc = tn_vector_reserve(dst, base + n))) return rc;
+    size_t w = tn_type_width(src->type);
+    bool str = tn_type_is_string(src->type);
+    if (w && src->data && !str) {
+        uint8_t *d = (uint8_t *)dst->data + (size_t)base * w;
+        const uint8_t *s = src->data;
+        if (!sel) memcpy(d, s, (size_t)n * w);
+        else switch (w) {
+            case 1: for (uint32_t i = 0; i < n; i++) d[i] = s[sel[i]]; break;
+            case 2: for (uint32_t i = 0; i < n; i++) ((uint16_t *)d)[i] = ((const uint16_t *)s)[sel[i]]; break;
+            case 4: for (uint32_t i = 0; i < n; i++) ((uint32_t *)d)[i] = ((const uint32_t *)s)[sel[i]]; break;
+            case 8: for (uint32_t i = 0; i < n; i++) ((uint64_t *)d)[i] = ((const uint64_t *)s)[sel[i]]; break;
+            default: for (uint32_t i = 0; i < n; i++) memcpy(d + i * w, s + (size_t)sel[i] * w, w); break;
+            }
+    }
+    bool any_null = src->validity != NULL || src->type.id == TN_TYPE_NULL;
+    if (any_null || dst->validity) {
+        if ((rc = tn_vector_ensure_validity(dst))) return rc;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t r = sel ? sel[i] : i;
+            bool valid = src->type.id != TN_TYPE_NULL && tn_vector_is_valid(src, r);
+            tn_vector_set_valid_bit(dst, base + i, valid);
+        }
+    }
+    if (str) {
+        const tn_str *s = src->data;
+        tn_str *d = (tn_str *)dst->data + base;
+        size_t total = 0;
+        for (uint32_t i = 0; i < n; i++) total += s[sel ? sel[i] : i].len;
+        if (total && !dst->heap && !(dst->heap = tn_arena_create(0))) return TN_ENOMEM;
+        char *buf = total ? tn_arena_alloc(dst->heap, total) : NULL;
+        if (total && !buf) return TN_ENOMEM;
+        for (uint32_t i = 0; i < n; i++) {
+            const tn_str *x = &s[sel ? sel[i] : i];
+            if (x->len) {
+                memcpy(buf, x->ptr, x->len);
+                d[i].ptr = buf;
+                buf += x->len;
+            } else d[i].ptr = "";
+            d[i].len = x->len;
+        }
+    }
+    dst->count = base + n;
+    return 0;
+}
+
+int tn_vector_fill_null(tn_vector *v, uint32_t from, uint32_t n) {
+    int rc = 0;
+    if (v->capacity < from + n && (rc = tn_vector_reserve(v, from + n))) return rc;
+    if ((rc = tn_vector_ensure_validity(v))) return rc;
+    size_t w = tn_type_width(v->type);
+    if (w && v->data) memset((uint8_t *)v->data + (size_t)from * w, 0, (size_t)n * w);
+    if (tn_type_is_string(v->type))
+        for (uint32_t i = 0; i < n; i++) ((tn_str *)v->data)[from + i].ptr = "";
+    for (uint32_t i = 0; i < n; i++) tn_vector_set_valid_bit(v, from + i, false);
+    if (v->count < from + n) v->count = from + n;
+    return 0;
+}
+
+static inline uint64_t mix(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static inline uint64_t hash_double(double d) {
+    if (d == 0) d = 0;            /* -0.0 == 0.0 */
+    if (d != d) return 0x7ff8000000000000ULL;
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return mix(u);
+}
+
+/* Strings of dictionary-encoded columns repeat the same pointer: a small cache keyed by the
+ * pointer skips hashing the bytes again. */
+static void hash_strings(const tn_vector *v, uint32_t n, uint64_t *h, bool init) {
+    const uint64_t null_hash = 0xbf58476d1ce4e5b9ULL;
+    struct { const char *p; uint32_t len; uint64_t h; } cache[64];
+    memset(cache, 0, sizeof cache);
+    const tn_str *d = v->data;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t tmp;
+        if (!tn_vector_is_valid(v, i)) tmp = null_hash;
+        else {
+            const tn_str *s = &d[i];
+            uint32_t slot = (uint32_t)(((uintptr_t)s->ptr >> 3) ^ s->len) & 63;
+            if (cache[slot].p == s->ptr && cache[slot].len == s->len && s->ptr) tmp = cache[slot].h;
+            else {
+                tmp = tn_hash_bytes(s->ptr, s->len, 0);
+                cache[slot].p = s->ptr;
+                cache[slot].len = s->len;
+                cache[slot].h = tmp;
+            }
+        }
+        h[i] = init ? tmp : mix(h[i] * 31 + tmp);
+    }
+}
+
+void tn_vector_hash(const tn_vector *v, uint32_t n, uint64_t *h, bool init) {
+    const uint64_t null_hash = 0xbf58476d1ce4e5b9ULL;
+    uint64_t tmp;
+    if (tn_type_is_string(v->type)) {
+        hash_strings(v, n, h, init);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (v->type.id == TN_TYPE_NULL || !tn_vector_is_valid(v, i)) tmp = null_hash;
+        else switch (v->type.id) {
+            case TN_TYPE_BOOLEAN:
+            case TN_TYPE_TINYINT: tmp = mix((uint64_t)(int64_t)((const int8_t *)v->data)[i]); break;
+            case TN_TYPE_SMALLINT: tmp = mix((uint64_t)(int64_t)((const int16_t *)v->data)[i]); break;
+            case TN_TYPE_INTEGER:
+            case TN_TYPE_DATE: tmp = mix((uint64_t)(int64_t)((const int32_t *)v->data)[i]); break;
+            case TN_TYPE_FLOAT: tmp = hash_double(((const float *)v->data)[i]); break;
+            case TN_TYPE_DOUBLE: tmp = hash_double(((const double *)v->data)[i]); break;
+            case TN_TYPE_VARCHAR:
+            case TN_TYPE_VARBINARY: {
+                const tn_str *s = &((const tn_str *)v->data)[i];
+                tmp = tn_hash_bytes(s->ptr, s->len, 0);
+                break;
+            }
+            case TN_TYPE_DECIMAL:
+                if (v->type.precision > TN_DECIMAL_INT64_MAX_PRECISION) {
+                    tn_int128 x = ((const tn_int128 *)v->data)[i];
+                    tmp = mix((uint64_t)x ^ mix((uint64_t)(x >> 64)));
+                } else tmp = mix((uint64_t)((const int64_t *)v->data)[i]);
+                break;
+            default: tmp = mix((uint64_t)((const int64_t *)v->data)[i]); break;
+            }
+        h[i] = init ? tmp : mix(h[i] * 31 + tmp);
+    }
+}
+
+static inline int cmp_d(double a, double b) {
+    bool an = a != a, bn = b != b;
+    if (an || bn) return an == bn ? 0 : an ? 1 : -1;
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+
+int tn_vector_cmp_rows(const tn_vector *a, uint32_t ia, const tn_vector *b, uint32_t ib) {
+    switch (a->type.id) {
+    case TN_TYPE_BOOLEAN: {
+        int x = ((const uint8_t *)a->data)[ia] != 0, y = ((const uint8_t *)b->data)[ib] != 0;
+        return x - y;
+    }
+    case TN_TYPE_TINYINT: {
+        int8_t x = ((const int8_t *)a->data)[ia], y = ((const int8_t *)b->data)[ib];
+        return (x > y) - (x < y);
+    }
+    case TN_TYPE_SMALLINT: {
+        int16_t x = ((const int16_t *)a->data)[ia], y = ((const int16_t *)b->data)[ib];
+        return (x > y) - (x < y);
+    }
+    case TN_TYPE_INTEGER:
+    case TN_TYPE_DATE: {
+        int32_t x = ((const int32_t *)a->data)[ia], y = ((const int32_t *)b->data)[ib];
+        return (x > y) - (x < y);
+    }
+    case TN_TYPE_FLOAT: return cmp_d(((const float *)a->data)[ia], ((const float *)b->data)[ib]);
+    case TN_TYPE_DOUBLE: return cmp_d(((const double *)a->data)[ia], ((const double *)b->data)[ib]);
+    case TN_TYPE_VARCHAR:
+    case TN_TYPE_VARBINARY: {
+        const tn_str *x = &((const tn_str *)a->data)[ia], *y = &((const tn_str *)b->data)[ib];
+        uint32_t m = x->len < y->len ? x->len : y->len;
+        int c = m ? memcmp(x->ptr, y->ptr, m) : 0;
+        if (c) return c < 0 ? -1 : 1;
+        return (x->len > y->len) - (x->len < y->len);
+    }
+    case TN_TYPE_DECIMAL:
+        if (a->type.precision > TN_DECIMAL_INT64_MAX_PRECISION) {
+            tn_int128 x = ((const tn_int128 *)a->data)[ia], y = ((const tn_int128 *)b->data)[ib];
+            return (x > y) - (x < y);
+        }
+        /* fall through */
+    default: {
+        int64_t x = ((const int64_t *)a->data)[ia], y = ((const int64_t *)b->data)[ib];
+        return (x > y) - (x < y);
+    }
+    case TN_TYPE_NULL: return 0;
+    }
+}
+
+bool tn_vector_eq_rows(const tn_vector *a, uint32_t ia, const tn_vector *b, uint32_t ib) {
+    switch (a->type.id) {
+    case TN_TYPE_VARCHAR:
+    case TN_TYPE_VARBINARY: {
+        const tn_str *x = &((const tn_str *)a->data)[ia], *y = &((const tn_str *)b->data)[ib];
+        if (x->len != y->len) return false;
+        if (x->ptr == y->ptr || x->len == 0) return true;
+        if (x->len <= 16) {
+            for (uint32_t k = 0; k < x->len; k++)
+                if (x->ptr[k] != y->ptr[k]) return false;
+            return true;
+        }
+        return memcmp(x->ptr, y->ptr, x->len) == 0;
+    }
+    case TN_TYPE_BIGINT:
+    case TN_TYPE_TIMESTAMP:
+    case TN_TYPE_TIMESTAMP_TZ:
+        return ((const int64_t *)a->data)[ia] == ((const int64_t *)b->data)[ib];
+    default: return tn_vector_cmp_rows(a, ia, b, ib) == 0;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Collections.
+ */
+int tn_collection_init(tn_collection *c, uint32_t ncols, const tn_type *types) {
+    memset(c, 0, sizeof *c);
+    c->ncols = ncols;
+    c->types = tn_malloc((ncols + 1) * sizeof *c->types);
+    if (!c->types) return TN_ENOMEM;
+    if (ncols) memcpy(c->types, types, ncols * sizeof *types);
+    return 0;
+}
+
+void tn_collection_free(tn_collection *c) {
+    if (!c) return;
+    for (uint32_t i = 0; i < c->nchunks; i++) tn_chunk_free(&c->chunks[i]);
+    tn_free(c->chunks);
+    tn_free(c->types);
+    memset(c, 0, sizeof *c);
+}
+
+static int coll_new_chunk(tn_collection *c) {
+    if (c->nchunks == c->cap) {
+        uint32_t cap = c->cap ? c->cap * 2 : 8;
+        tn_chunk *n = tn_realloc(c->chunks, cap * sizeof *n);
+        if (!n) return TN_ENOMEM;
+        c->chunks = n;
+        c->cap = cap;
+    }
+    tn_chunk *ch = &c->chunks[c->nchunks];
+    memset(ch, 0, sizeof *ch);
+    int rc = tn_chunk_init(ch, c->ncols, c->types, TN_VECTOR_SIZE);
+    if (rc) return rc;
+    c->nchunks++;
+    return 0;
+}
+
+int tn_collection_append(tn_collection *c, const tn_chunk *src, const uint32_t *sel, uint32_t n) {
+    uint32_t done = 0;
+    while (done < n) {
+        if (c->nchunks == 0 || c->chunks[c->nchunks - 1].count >= TN_VECTOR_SIZE) {
+            int rc = coll_new_chunk(c);
+            if (rc) return rc;
+        }
+        tn_chunk *dst = &c->chunks[c->nchunks - 1];
+        uint32_t room = TN_VECTOR_SIZE - dst->count;
+        uint32_t take = n - done < room ? n - done : room;
+        uint32_t tmp[TN_VECTOR_SIZE];
+        const uint32_t *s = sel ? sel + done : NULL;
+        if (!sel && done) {
+            for (uint32_t i = 0; i < take; i++) tmp[i] = done + i;
+            s = tmp;
+        }
+        for (uint32_t k = 0; k < c->ncols; k++) {
+            int rc = tn_vector_append_rows(&dst->cols[k], &src->cols[k], s, take);
+            if (rc) return rc;
+        }
+        dst->count += take;
+        done += take;
+    }
+    c->nrows += n;
+    return 0;
+}
+
+int tn_collection_move(tn_collection *dst, tn_collection *src) {
+    for (uint32_t i = 0; i < src->nchunks; i++) {
+        if (src->chunks[i].count == 0) {
+            tn_chunk_free(&src->chunks[i]);
+            continue;
+        }
+        if (dst->nchunks == dst->cap) {
+            uint32_t cap = dst->cap ? dst->cap * 2 : 8;
+            while (cap < dst->nchunks + 1) cap *= 2;
+            tn_chunk *n = tn_realloc(dst->chunks, cap * sizeof *n);
+            if (!n) return TN_ENOMEM;
+            dst->chunks = n;
+            dst->cap = cap;
+        }
+        dst->chunks[dst->nchunks++] = src->chunks[i];
+    }
+    dst->nrows += src->nrows;
+    dst->bytes += src->bytes;
+    tn_free(src->chunks);
+    src->chunks = NULL;
+    src->nchunks = src->cap = 0;
+    src->nrows = 0;
+    src->bytes = 0;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Pipelines.
+ */
+int tn_pipe_push(tn_pipeline *p, uint32_t stage, uint32_t worker, const tn_chunk *chunk) {
+    if (chunk->count == 0) return 0;
+    if (stage == 0 && p->source.node)
+        __atomic_add_fetch(&p->source.node->rows_out, chunk->count, __ATOMIC_RELAXED);
+    if (stage == p->nops) {
+        return p->sink->consume(p->sink, p->sink_states[worker], p->cur_morsel[worker], chunk);
+    }
+    tn_op *op = p->ops[stage];
+    if (op->node) __atomic_add_fetch(&op->node->rows_out, chunk->count, __ATOMIC_RELAXED);
+    return op->execute(op, p->op_states[worker][stage], p, stage, worker, chunk);
+}
+
+static int worker_setup(tn_pipeline *p, uint32_t w) {
+    if (p->op_states[w]) return 0;
+    void **st = tn_calloc(p->nops + 1, sizeof *st);
+    if (!st) return TN_ENOMEM;
+    p->op_states[w] = st;
+    for (uint32_t i = 0; i < p->nops; i++)
+        if (p->ops[i]->worker_init) {
+            int rc = p->ops[i]->worker_init(p->ops[i], &st[i]);
+            if (rc) return rc;
+        }
+    if (p->sink->worker_init) return p->sink->worker_init(p->sink, &p->sink_states[w]);
+    return 0;
+}
+
+static int pipe_task(void *ctx, uint32_t task, uint32_t worker) {
+    tn_pipeline *p = ctx;
+    if (__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) return 0;
+    int rc = worker_setup(p, worker);
+    if (rc) return rc;
+    p->cur_morsel[worker] = task;
+    uint64_t t0 = p->ex->analyze ? tn_time_ns() : 0;
+    rc = p->source.read(&p->source, p, task, worker);
+    if (p->ex->analyze && p->source.node)
+        __atomic_add_fetch(&p->source.node->time_ns, tn_time_ns() - t0, __ATOMIC_RELAXED);
+    if (rc == TN_EXEC_STOP) {
+        __atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
+        rc = 0;
+    }
+    return rc;
+}
+
+int tn_pipe_run(tn_pipeline *p) {
+    uint32_t nw = p->sequential ? 1 : p->ex->nworkers;
+    if (nw == 0) nw = 1;
+    int rc = 0;
+    p->op_states = tn_calloc(nw, sizeof *p->op_states);
+    p->sink_states = tn_calloc(nw, sizeof *p->sink_states);
+    p->cur_morsel = tn_calloc(nw, sizeof *p->cur_morsel);
+    if (!p->op_states || !p->sink_states || !p->cur_morsel) { rc = TN_ENOMEM; goto cleanup; }
+    if (p->sequential || nw == 1 || p->source.nmorsels <= 1 || !p->ex->pool) {
+        for (uint32_t m = 0; m < p->source.nmorsels && !rc && !p->stop; m++) rc = pipe_task(p, m, 0);
+    } else {
+        rc = tn_pool_run(p->ex->pool, p->source.nmorsels, pipe_task, p);
+    }
+    if (rc) goto cleanup;
+    /* operators with rows left to emit (RIGHT / FULL joins) run on worker 0's state */
+    for (uint32_t i = 0; i < p->nops && !rc; i++)
+        if (p->ops[i]->finish) {
+            rc = worker_setup(p, 0);
+            if (!rc) rc = p->ops[i]->finish(p->ops[i], p, i);
+            if (rc == TN_EXEC_STOP) rc = 0;
+        }
+    if (rc) goto cleanup;
+    if (!p->sink_states[0] && p->sink->worker_init) rc = worker_setup(p, 0);
+    if (!rc) rc = p->sink->combine(p->sink, p->sink_states, nw);
+cleanup:
+    for (uint32_t w = 0; p->op_states && w < nw; w++) {
+        if (p->op_states[w]) {
+            for (uint32_t i = 0; i < p->nops; i++)
+                if (p->ops[i]->worker_free && p->op_states[w][i]) p->ops[i]->worker_free(p->ops[i], p->op_states[w][i]);
+            tn_free(p->op_states[w]);
+        }
+        if (p->sink_states && p->sink_states[w] && p->sink->worker_free) p->sink->worker_free(p->sink, p->sink_states[w]);
+    }
+    tn_free(p->op_states);
+    tn_free(p->sink_states);
+    tn_free(p->cur_morsel);
+    p->op_states = NULL;
+    p->sink_states = NULL;
+    p->cur_morsel = NULL;
+    return rc;
+}
+
+static void pipe_free(tn_pipeline *p) {
+    for (uint32_t i = 0; i < p->nops; i++)
+        if (p->ops[i]) {
+            if (p->ops[i]->free) p->ops[i]->free(p->ops[i]);
+            tn_free(p->ops[i]);
+        }
+    p->nops = 0;
+    if (p->source.free) p->source.free(&p->source);
+    memset(&p->source, 0, sizeof p->source);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The collecting sink: per worker, one collection per morsel; combined in morsel order.
+ */
+typedef struct collect_part {
+    uint32_t morsel;
+    tn_collection c;
+} collect_part;
+
+typedef struct collect_local {
+    collect_part *parts;
+    uint32_t n, cap;
+} collect_local;
+
+typedef struct collect_shared {
+    tn_exec *ex;
+    uint32_t ncols;
+    tn_type *types;
+    tn_collection *result;
+} collect_shared;
+
+static int collect_init(tn_sink *s, void **state) {
+    *state = tn_calloc(1, sizeof(collect_local));
+    return *state ? 0 : TN_ENOMEM;
+}
+
+static void collect_free_local(tn_sink *s, void *state) {
+    collect_local *l = state;
+    for (uint32_t i = 0; i < l->n; i++) tn_collection_free(&l->parts[i].c);
+    tn_free(l->parts);
+    tn_free(l);
+}
+
+static int collect_consume(tn_sink *s, void *state, uint32_t morsel, const tn_chunk *in) {
+    collect_shared *sh = s->shared;
+    collect_local *l = state;
+    if (l->n == 0 || l->parts[l->n - 1].morsel != morsel) {
+        if (l->n == l->cap) {
+            uint32_t cap = l->cap ? l->cap * 2 : 8;
+            collect_part *np = tn_realloc(l->parts, cap * sizeof *np);
+            if (!np) return TN_ENOMEM;
+            l->parts = np;
+            l->cap = cap;
+        }
+        collect_part *pt = &l->parts[l->n];
+        int rc = tn_collection_init(&pt->c, sh->ncols, sh->types);
+        if (rc) return rc;
+        pt->morsel = morsel;
+        l->n++;
+    }
+    tn_collection *c = &l->parts[l->n - 1].c;
+    uint32_t before = c->nchunks;
+    int rc = tn_collection_append(c, in, NULL, in->count);
+    if (rc) return rc;
+    if (c->nchunks != before) return tn_exec_mem(sh->ex, (int64_t)(c->nchunks - before) * TN_VECTOR_SIZE * 16 * (sh->ncols + 1));
+    return 0;
+}
+
+static int part_cmp(const void *a, const void *b) {
+    const collect_part *x = *(const collect_part *const *)a, *y = *(const collect_part *const *)b;
+    return (x->morsel > y->morsel) - (x->morsel < y->morsel);
+}
+
+static int collect_combine(tn_sink *s, void **states, uint32_t n) {
+    collect_shared *sh = s->shared;
+    uint32_t total = 0;
+    for (uint32_t w = 0; w < n; w++)
+        if (states[w]) total += ((collect_local *)states[w])->n;
+    collect_part **all = tn_malloc((total + 1) * sizeof *all);
+    if (!all) return TN_ENOMEM;
+    uint32_t k = 0;
+    for (uint32_t w = 0; w < n; w++) {
+        collect_local *l = states[w];
+        if (!l) continue;
+        for (uint32_t i = 0; i < l->n; i++) all[k++] = &l->parts[i];
+    }
+    qsort(all, k, sizeof *all, part_cmp);
+    int rc = 0;
+    for (uint32_t i = 0; i < k && !rc; i++) rc = tn_collection_move(sh->result, &all[i]->c);
+    tn_free(all);
+    return rc;
+}
+
+static void collect_free_shared(tn_sink *s) {
+    collect_shared *sh = s->shared;
+    if (!sh) return;
+    tn_free(sh->types);
+    tn_free(sh);
+}
+
+int tn_sink_collect(tn_exec *ex, uint32_t ncols, const tn_type *types, tn_collection *result,
+                    tn_sink **out) {
+    tn_sink *s = tn_calloc(1, sizeof *s);
+    collect_shared *sh = tn_calloc(1, sizeof *sh);
+    if (!s || !sh) { tn_free(s); tn_free(sh); return TN_ENOMEM; }
+    sh->ex = ex;
+    sh->ncols = ncols;
+    sh->types = tn_malloc((ncols + 1) * sizeof *sh->types);
+    if (!sh->types) { tn_free(s); tn_free(sh); return TN_ENOMEM; }
+    if (ncols) memcpy(sh->types, types, ncols * sizeof *types);
+    sh->result = result;
+    s->name = "COLLECT";
+    s->shared = sh;
+    s->worker_init = collect_init;
+    s->worker_free = collect_free_local;
+    s->consume = collect_consume;
+    s->combine = collect_combine;
+    s->free_shared = collect_free_shared;
+    int rc = tn_collection_init(result, ncols, types);
+    if (rc) { tn_free(sh->types); tn_free(sh); tn_free(s); return rc; }
+    *out = s;
+    return 0;
+}
+
+void tn_sink_destroy(tn_sink *sink) {
+    if (!sink) return;
+    if (sink->free_shared) sink->free_shared(sink);
+    else tn_free(sink->shared);
+    tn_free(sink);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Plan -> pipelines.
+ */
+static int run_into(tn_exec *ex, tn_plan *node, tn_sink *sink);
+
+static int add_op(tn_pipeline *p, tn_op *op) {
+    if (p->nops >= TN_PIPE_MAX_OPS) {
+        if (op->free) op->free(op);
+        tn_free(op);
+        return tn_error_set(TN_ELIMIT, "query too complex: more than %d operators in a pipeline", TN_PIPE_MAX_OPS);
+    }
+    p->ops[p->nops++] = op;
+    return 0;
+}
+
+/* Builds p so that it produces node's output. */
+static int build(tn_exec *ex, tn_plan *node, tn_pipeline *p) {
+    int rc = 0;
+    tn_op *op = NULL;
+    switch (node->kind) {
+    case TN_PLAN_SCAN: return tn_op_scan_source(ex, node, &p->source);
+    case TN_PLAN_VALUES: return tn_op_values_source(ex, node, &p->source);
+    case TN_PLAN_FILTER:
+        rc = build(ex, node->child[0], p);
+        if (!rc) rc = tn_op_filter(ex, node, &op);
+        if (!rc) rc = add_op(p, op);
+        return rc;
+    case TN_PLAN_PROJECT:
+        rc = build(ex, node->child[0], p);
+        if (!rc) rc = tn_op_project(ex, node, &op);
+        if (!rc) rc = add_op(p, op);
+        return rc;
+    case TN_PLAN_LIMIT:
+        rc = build(ex, node->child[0], p);
+        if (!rc) rc = tn_op_limit(ex, node, &op);
+        if (!rc) rc = add_op(p, op);
+        p->sequential = true;
+        return rc;
+    case TN_PLAN_JOIN: {
+        bool bl = node->u.join.build_left;
+        tn_plan *bnode = node->child[bl ? 0 : 1], *pnode = node->child[bl ? 1 : 0];
+        tn_collection bc;
+        tn_sink *sink = NULL;
+        rc = tn_sink_collect(ex, bnode->ncols, bnode->types, &bc, &sink);
+        if (rc) return rc;
+        rc = run_into(ex, bnode, sink);
+        tn_sink_destroy(sink);
+        tn_join_table *jt = NULL;
+        if (!rc) rc = tn_join_build(ex, node, &bc, bl, &jt);   /* takes bc */
+        else tn_collection_free(&bc);
+        if (rc) return rc;
+        rc = build(ex, pnode, p);
+        if (rc) { tn_join_table_free(jt); return rc; }
+        rc = tn_op_join_probe(ex, node, jt, &op);               /* takes jt */
+        if (!rc) rc = add_op(p, op);
+        return rc;
+    }
+    case TN_PLAN_AGGREGATE:
+    case TN_PLAN_SORT:
+    case TN_PLAN_SETOP: {
+        tn_collection *res = tn_calloc(1, sizeof *res);
+        if (!res) return TN_ENOMEM;
+        uint64_t t0 = tn_time_ns();
+        if (node->kind == TN_PLAN_SETOP) {
+            rc = tn_collection_init(res, node->ncols, node->types);
+            tn_collection side[2];
+            memset(side, 0, sizeof side);
+            for (int s = 0; s < 2 && !rc; s++) {
+                tn_sink *sink = NULL;
+                rc = tn_sink_collect(ex, node->ncols, node->types, &side[s], &sink);
+                if (!rc) rc = run_into(ex, node->child[s], sink);
+                tn_sink_destroy(sink);
+            }
+            if (!rc) {
+                tn_sink *sink = NULL;
+                tn_collection_free(res);
+                rc = tn_sink_setop(ex, node, res, &sink);
+                if (!rc) {
+                    /* feed both sides through the set-operation sink: morsel 0 = left, 1 = right */
+                    void *st = NULL;
+                    rc = sink->worker_init(sink, &st);
+                    for (int s = 0; s < 2 && !rc; s++)
+                        for (uint32_t i = 0; i < side[s].nchunks && !rc; i++)
+                            rc = sink->consume(sink, st, (uint32_t)s, &side[s].chunks[i]);
+                    if (!rc) rc = sink->combine(sink, &st, 1);
+                    if (st) sink->worker_free(sink, st);
+                    tn_sink_destroy(sink);
+                }
+            }
+            tn_collection_free(&side[0]);
+            tn_collection_free(&side[1]);
+        } else {
+            tn_sink *sink = NULL;
+            rc = node->kind == TN_PLAN_AGGREGATE ? tn_sink_aggregate(ex, node, res, &sink)
+                                                 : tn_sink_sort(ex, node, res, &sink);
+            if (!rc) rc = run_into(ex, node->child[0], sink);
+            tn_sink_destroy(sink);
+        }
+        if (ex->analyze) node->time_ns += tn_time_ns() - t0;
+        if (rc) {
+            tn_collection_free(res);
+            tn_free(res);
+            return rc;
+        }
+        node->rows_out += (uint64_t)res->nrows;
+        rc = tn_op_collection_source(ex, node, res, true, &p->source);
+        if (rc) {
+            tn_collection_free(res);
+            tn_free(res);
+        }
+        p->source.node = NULL;   /* counted above */
+        return rc;
+    }
+    }
+    return tn_error_set(TN_EINTERNAL, "unknown plan node %d", (int)node->kind);
+}
+
+static int run_into(tn_exec *ex, tn_plan *node, tn_sink *sink) {
+    tn_pipeline p;
+    memset(&p, 0, sizeof p);
+    p.ex = ex;
+    p.sink = sink;
+    int rc = build(ex, node, &p);
+    if (!rc) rc = tn_pipe_run(&p);
+    pipe_free(&p);
+    return rc;
+}
+
+int tn_exec_run(tn_exec *ex, tn_plan *plan, tn_collection *out) {
+    tn_sink *sink = NULL;
+    memset(out, 0, sizeof *out);
+    int rc = tn_sink_collect(ex, plan->ncols, plan->types, out, &sink);
+    if (rc) return rc;
+    rc = run_into(ex, plan, sink);
+    tn_sink_destroy(sink);
+    if (rc) tn_collection_free(out);
+    return rc;
+}

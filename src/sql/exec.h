@@ -1,0 +1,191 @@
+/*
+ * sql/exec.h: the executor's internals (private to sql/): materialized chunk collections, the
+ * push-based pipeline (a source split into morsels, streaming operators, a sink) that runs on
+ * the session's thread pool, and the typed hash table of group keys shared by aggregation,
+ * DISTINCT and set operations. exec.c drives pipelines; op_*.c implement the operators.
+ *
+ * A pipeline runs tn_pool_run over its source's morsels (Parquet row groups, or runs of chunks
+ * of a collection). Each worker pushes a morsel's chunks through the operators with its own
+ * per-worker state into the sink's per-worker state; the sink then combines the workers' states
+ * (thread-local aggregation, then merge) and finalizes into a collection. Pipelines that hold a
+ * LIMIT run on one thread in morsel order so that they can stop early.
+ */
+#ifndef TN_SQL_EXEC_H
+#define TN_SQL_EXEC_H
+
+#include "sql/plan.h"
+#include "sql/sql.h"
+
+#define TN_EXEC_STOP 1     /* positive return: the pipeline has all the rows it needs */
+
+/* ---------------------------------------------------------------------------------------------
+ * Collections: an ordered list of owned chunks of equal types (strings owned by the vectors).
+ */
+typedef struct tn_collection {
+    uint32_t ncols;
+    tn_type *types;
+    tn_chunk *chunks;
+    uint32_t nchunks, cap;
+    int64_t nrows;
+    uint64_t bytes;        /* approximate memory held */
+} tn_collection;
+
+int tn_collection_init(tn_collection *c, uint32_t ncols, const tn_type *types);
+void tn_collection_free(tn_collection *c);
+/* Append the rows sel[0..n) of src (all rows when sel is NULL, n = src->count); strings
+ * copied. */
+int tn_collection_append(tn_collection *c, const tn_chunk *src, const uint32_t *sel, uint32_t n);
+/* Move all chunks of src to the end of dst (src is left empty). */
+int tn_collection_move(tn_collection *dst, tn_collection *src);
+
+/* Vector helpers. */
+/* dst (initialized, type of src) receives src's rows sel[0..n) (sel NULL: 0..n); string bytes
+ * are borrowed from src (valid while src is). */
+int tn_vector_gather(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n);
+/* Append rows of src to dst at dst->count, copying strings into dst's heap. */
+int tn_vector_append_rows(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n);
+/* Set rows [from, from+n) of v to NULL (validity allocated). */
+int tn_vector_fill_null(tn_vector *v, uint32_t from, uint32_t n);
+/* A shallow view of src (shares buffers; never free it). */
+static inline void tn_vector_view(tn_vector *dst, const tn_vector *src) { *dst = *src; }
+/* Hash of each row's value of v combined into h (h[i] = combine(h[i], hash(v[i]))); when
+ * init is true, h is overwritten. NULLs hash to a fixed value. */
+void tn_vector_hash(const tn_vector *v, uint32_t n, uint64_t *h, bool init);
+/* Compare rows of two vectors of the same type (NULL handling by the caller). */
+int tn_vector_cmp_rows(const tn_vector *a, uint32_t ia, const tn_vector *b, uint32_t ib);
+bool tn_vector_eq_rows(const tn_vector *a, uint32_t ia, const tn_vector *b, uint32_t ib);
+
+/* ---------------------------------------------------------------------------------------------
+ * Execution context of one statement.
+ */
+typedef struct tn_exec {
+    tn_pool *pool;
+    uint32_t nworkers;
+    tn_arena *arena;           /* statement arena */
+    tn_sql_stats stats;        /* updated atomically by scans */
+    uint64_t memory_limit;     /* bytes, 0 = none */
+    uint64_t memory_used;      /* approximate, atomically updated */
+    bool analyze;              /* EXPLAIN ANALYZE: time operators */
+} tn_exec;
+
+/* Account for bytes held by the query; TN_ELIMIT when past the limit. */
+int tn_exec_mem(tn_exec *ex, int64_t delta);
+
+/* Runs plan and materializes its output into *out (initialized here). */
+int tn_exec_run(tn_exec *ex, tn_plan *plan, tn_collection *out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Pipelines.
+ */
+typedef struct tn_pipeline tn_pipeline;
+typedef struct tn_op tn_op;
+
+/* A streaming operator: transforms chunks, pushing its outputs on with tn_pipe_push. */
+struct tn_op {
+    const char *name;
+    tn_plan *node;                       /* for EXPLAIN ANALYZE counters */
+    void *shared;                        /* immutable during the run (or atomically updated) */
+    int (*worker_init)(tn_op *op, void **state);   /* per-worker state; may be NULL */
+    void (*worker_free)(tn_op *op, void *state);
+    int (*execute)(tn_op *op, void *state, tn_pipeline *p, uint32_t stage, uint32_t worker,
+                   const tn_chunk *in);
+    /* After every morsel: emits remaining rows (RIGHT/FULL join) on the calling thread. */
+    int (*finish)(tn_op *op, tn_pipeline *p, uint32_t stage);
+    void (*free)(tn_op *op);
+};
+
+/* A source: morsels and how to read one. */
+typedef struct tn_source {
+    const char *name;
+    tn_plan *node;
+    void *shared;
+    uint32_t nmorsels;
+    /* Reads morsel m, pushing each chunk with tn_pipe_push(p, 0, worker, chunk). */
+    int (*read)(struct tn_source *src, tn_pipeline *p, uint32_t morsel, uint32_t worker);
+    void (*free)(struct tn_source *src);
+} tn_source;
+
+/* A sink: consumes chunks into per-worker state, combines and finalizes. */
+typedef struct tn_sink {
+    const char *name;
+    void *shared;
+    int (*worker_init)(struct tn_sink *sink, void **state);
+    void (*worker_free)(struct tn_sink *sink, void *state);
+    int (*consume)(struct tn_sink *sink, void *state, uint32_t morsel, const tn_chunk *in);
+    /* Called once on the calling thread after all morsels with every worker's state. */
+    int (*combine)(struct tn_sink *sink, void **states, uint32_t nstates);
+    void (*free_shared)(struct tn_sink *sink);   /* NULL: tn_free(shared) */
+} tn_sink;
+
+#define TN_PIPE_MAX_OPS 32
+
+struct tn_pipeline {
+    tn_exec *ex;
+    tn_source source;
+    tn_op *ops[TN_PIPE_MAX_OPS];
+    uint32_t nops;
+    tn_sink *sink;
+    bool sequential;                     /* one thread, morsels in order (LIMIT) */
+    volatile int stop;                   /* set when an operator returned TN_EXEC_STOP */
+    /* Per worker: op states then the sink state; current morsel. */
+    void ***op_states;                   /* [worker][op] */
+    void **sink_states;                  /* [worker] */
+    uint32_t *cur_morsel;                /* [worker] */
+};
+
+/* Push chunk into stage `stage` (ops[stage], or the sink when stage == nops). */
+int tn_pipe_push(tn_pipeline *p, uint32_t stage, uint32_t worker, const tn_chunk *chunk);
+/* Runs p to completion (all morsels, then finish, then the sink's combine). */
+int tn_pipe_run(tn_pipeline *p);
+
+/* Builders used by exec.c (each file owns its operator). They take ownership of nothing in
+ * the plan; they borrow exprs and files from it. */
+int tn_op_scan_source(tn_exec *ex, tn_plan *node, tn_source *out);          /* op_scan.c */
+int tn_op_collection_source(tn_exec *ex, tn_plan *node, tn_collection *c, bool owned,
+                            tn_source *out);                                /* op_scan.c */
+int tn_op_values_source(tn_exec *ex, tn_plan *node, tn_source *out);        /* op_values.c */
+int tn_op_filter(tn_exec *ex, tn_plan *node, tn_op **out);                  /* op_filter_project.c */
+int tn_op_project(tn_exec *ex, tn_plan *node, tn_op **out);
+int tn_op_limit(tn_exec *ex, tn_plan *node, tn_op **out);                   /* op_limit.c */
+/* Sinks. Each finalizes into `result` (initialized by the builder) during combine. */
+int tn_sink_collect(tn_exec *ex, uint32_t ncols, const tn_type *types, tn_collection *result,
+                    tn_sink **out);                                         /* exec.c */
+int tn_sink_aggregate(tn_exec *ex, tn_plan *node, tn_collection *result, tn_sink **out);
+int tn_sink_sort(tn_exec *ex, tn_plan *node, tn_collection *result, tn_sink **out); /* op_sort.c */
+int tn_sink_setop(tn_exec *ex, tn_plan *node, tn_collection *result, tn_sink **out); /* op_setop.c */
+void tn_sink_destroy(tn_sink *sink);
+/* Hash join: build the table from the right (or left) input collection, then probe. */
+typedef struct tn_join_table tn_join_table;
+int tn_join_build(tn_exec *ex, tn_plan *node, tn_collection *build, bool build_is_left,
+                  tn_join_table **out);                                     /* op_join.c */
+int tn_op_join_probe(tn_exec *ex, tn_plan *node, tn_join_table *table, tn_op **out);
+void tn_join_table_free(tn_join_table *t);
+
+/* ---------------------------------------------------------------------------------------------
+ * Group table: a hash table of distinct key rows (typed columns; NULL is a key value like any
+ * other) mapping each to a dense group index. Keys are stored column-wise in vectors whose
+ * strings live in the table's arena.
+ */
+typedef struct tn_group_table {
+    uint32_t nkeys;
+    tn_type *key_types;
+    tn_vector *keys;             /* nkeys vectors with ngroups rows */
+    uint64_t *hashes;            /* per group */
+    uint32_t ngroups, gcap;
+    uint64_t *slots;             /* (hash high bits << 32) | (group + 1); 0 = empty */
+    uint32_t slot_mask;
+    tn_arena *strings;
+    uint64_t *hbuf;              /* scratch: row hashes */
+} tn_group_table;
+
+int tn_group_table_init(tn_group_table *t, uint32_t nkeys, const tn_type *types);
+void tn_group_table_free(tn_group_table *t);
+/* For each of n rows of keys[0..nkeys) (vectors of n rows), find or insert its group, writing
+ * group indexes to gids. *grew says whether new groups were added. */
+int tn_group_table_lookup(tn_group_table *t, tn_vector *const *keys, uint32_t n, uint32_t *gids);
+uint64_t tn_group_table_bytes(const tn_group_table *t);
+
+/* Aggregate states (op_aggregate.c), column-wise over groups: used by the aggregate sink. */
+typedef struct tn_agg_states tn_agg_states;
+
+#endif

@@ -1,0 +1,1052 @@
+/*
+ * sql/op_aggregate.c: hash aggregation. The group table (typed key columns + open addressing
+ * over hashes, no per-row allocation), column-wise aggregate states (count, sum, avg, min, max,
+ * stddev/variance, bool_and/or, string_agg, approx_count_distinct via HyperLogLog, any_value),
+ * DISTINCT aggregates through a (group, value) set, and the sink: each worker aggregates its
+ * morsels into its own table; the tables are merged at the end and finalized into chunks.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql/exec.h"
+
+/* ---------------------------------------------------------------------------------------------
+ * Group table.
+ */
+int tn_group_table_init(tn_group_table *t, uint32_t nkeys, const tn_type *types) {
+    memset(t, 0, sizeof *t);
+    t->nkeys = nkeys;
+    t->key_types = tn_malloc((nkeys + 1) * sizeof *t->key_types);
+    t->keys = tn_calloc(nkeys + 1, sizeof *t->keys);
+    t->strings = tn_arena_create(0);
+    t->hbuf = tn_malloc(TN_VECTOR_SIZE * sizeof *t->hbuf);
+    if (!t->key_types || !t->keys || !t->strings || !t->hbuf) return TN_ENOMEM;
+    for (uint32_t k = 0; k < nkeys; k++) {
+        t->key_types[k] = types[k];
+        int rc = tn_vector_init(&t->keys[k], types[k], 256);
+        if (rc) return rc;
+    }
+    t->gcap = 256;
+    t->hashes = tn_malloc(t->gcap * sizeof *t->hashes);
+    t->slot_mask = 1023;
+    t->slots = tn_calloc(t->slot_mask + 1, sizeof *t->slots);
+    if (!t->hashes || !t->slots) return TN_ENOMEM;
+    return 0;
+}
+
+void tn_group_table_free(tn_group_table *t) {
+    if (!t) return;
+    for (uint32_t k = 0; t->keys && k < t->nkeys; k++) tn_vector_free(&t->keys[k]);
+    tn_free(t->keys);
+    tn_free(t->key_types);
+    tn_free(t->hashes);
+    tn_free(t->slots);
+    tn_free(t->hbuf);
+    tn_arena_destroy(t->strings);
+    memset(t, 0, sizeof *t);
+}
+
+uint64_t tn_group_table_bytes(const tn_group_table *t) {
+    uint64_t b = (uint64_t)(t->slot_mask + 1) * 8 + (uint64_t)t->gcap * 8 + tn_arena_bytes(t->strings);
+    for (uint32_t k = 0; k < t->nkeys; k++) b += (uint64_t)t->gcap * tn_type_width(t->key_types[k]);
+    return b;
+}
+
+static int grow_slots(tn_group_table *t, uint32_t need_groups) {
+    uint64_t want = (uint64_t)need_groups * 2;
+    if (want <= (uint64_t)t->slot_mask + 1) return 0;
+    uint64_t cap = (uint64_t)t->slot_mask + 1;
+    while (cap < want) cap *= 2;
+    if (cap > ((uint64_t)1 << 31)) return tn_error_set(TN_ELIMIT, "too many groups");
+    uint64_t *ns = tn_calloc(cap, sizeof *ns);
+    if (!ns) return TN_ENOMEM;
+    uint32_t mask = (uint32_t)(cap - 1);
+    for (uint32_t g = 0; g < t->ngroups; g++) {
+        uint64_t h = t->hashes[g];
+        uint32_t pos = (uint32_t)h & mask;
+        while (ns[pos]) pos = (pos + 1) & mask;
+        ns[pos] = (h & 0xffffffff00000000ULL) | (uint64_t)(g + 1);
+    }
+    tn_free(t->slots);
+    t->slots = ns;
+    t->slot_mask = mask;
+    return 0;
+}
+
+static int grow_groups(tn_group_table *t, uint32_t need) {
+    if (need <= t->gcap) return 0;
+    uint32_t cap = t->gcap;
+    while (cap < need) cap *= 2;
+    uint64_t *nh = tn_realloc(t->hashes, (size_t)cap * sizeof *nh);
+    if (!nh) return TN_ENOMEM;
+    t->hashes = nh;
+    for (uint32_t k = 0; k < t->nkeys; k++) {
+        int rc = tn_vector_reserve(&t->keys[k], cap);
+        if (rc) return rc;
+    }
+    t->gcap = cap;
+    return 0;
+}
+
+static int append_key(tn_group_table *t, tn_vector *const *keys, uint32_t row, uint32_t g) {
+    for (uint32_t k = 0; k < t->nkeys; k++) {
+        tn_vector *dst = &t->keys[k];
+        const tn_vector *src = keys[k];
+        bool valid = src->type.id != TN_TYPE_NULL && tn_vector_is_valid(src, row);
+        if (!valid || dst->validity) {
+            int rc = tn_vector_ensure_validity(dst);
+            if (rc) return rc;
+            tn_vector_set_valid_bit(dst, g, valid);
+        }
+        size_t w = tn_type_width(src->type);
+        if (tn_type_is_string(src->type)) {
+            tn_str s = valid ? ((const tn_str *)src->data)[row] : (tn_str){"", 0};
+            if (s.len) {
+                char *c = tn_arena_alloc(t->strings, s.len);
+                if (!c) return TN_ENOMEM;
+                memcpy(c, s.ptr, s.len);
+                s.ptr = c;
+            } else s.ptr = "";
+            ((tn_str *)dst->data)[g] = s;
+        } else if (w) {
+            memcpy((uint8_t *)dst->data + (size_t)g * w, (const uint8_t *)src->data + (size_t)row * w, w);
+        }
+        dst->count = g + 1;
+    }
+    return 0;
+}
+
+static inline bool key_eq(const tn_group_table *t, uint32_t g, tn_vector *const *keys, uint32_t row) {
+    for (uint32_t k = 0; k < t->nkeys; k++) {
+        const tn_vector *a = &t->keys[k], *b = keys[k];
+        bool va = tn_vector_is_valid(a, g), vb = b->type.id != TN_TYPE_NULL && tn_vector_is_valid(b, row);
+        if (va != vb) return false;
+        if (!va) continue;
+        if (!tn_vector_eq_rows(a, g, b, row)) return false;
+    }
+    return true;
+}
+
+int tn_group_table_lookup(tn_group_table *t, tn_vector *const *keys, uint32_t n, uint32_t *gids) {
+    int rc = 0;
+    uint64_t *h = t->hbuf;
+    if (n > TN_VECTOR_SIZE) {
+        for (uint32_t off = 0; off < n && !rc; off += TN_VECTOR_SIZE) {
+            uint32_t m = n - off < TN_VECTOR_SIZE ? n - off : TN_VECTOR_SIZE;
+            tn_vector views[64];
+            tn_vector *vp[64];
+            if (t->nkeys > 64) return tn_error_set(TN_ELIMIT, "too many grouping columns");
+            for (uint32_t k = 0; k < t->nkeys; k++) {
+                views[k] = *keys[k];
+                size_t w = tn_type_width(keys[k]->type);
+                if (views[k].data) views[k].data = (uint8_t *)views[k].data + (size_t)off * w;
+                if (views[k].validity) views[k].validity += off / 64;
+                views[k].count = m;
+                vp[k] = &views[k];
+            }
+            rc = tn_group_table_lookup(t, vp, m, gids + off);
+        }
+        return rc;
+    }
+    if ((rc = grow_slots(t, t->ngroups + n))) return rc;
+    if ((rc = grow_groups(t, t->ngroups + n))) return rc;
+    for (uint32_t k = 0; k < t->nkeys; k++) tn_vector_hash(keys[k], n, h, k == 0);
+    if (t->nkeys == 0)
+        for (uint32_t i = 0; i < n; i++) h[i] = 0;
+    uint64_t *slots = t->slots;
+    uint32_t mask = t->slot_mask;
+    /* fast path: one non-null 8-byte integer key */
+    const tn_vector *k0 = t->nkeys ? keys[0] : NULL;
+    bool fast8 = t->nkeys == 1 && !k0->validity && !t->keys[0].validity &&
+                 (k0->type.id == TN_TYPE_BIGINT || k0->type.id == TN_TYPE_TIMESTAMP ||
+                  k0->type.id == TN_TYPE_TIMESTAMP_TZ);
+    bool fasts = t->nkeys == 1 && !k0->validity && !t->keys[0].validity && tn_type_is_string(k0->type);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t hh = h[i];
+        uint64_t tag = hh & 0xffffffff00000000ULL;
+        uint32_t pos = (uint32_t)hh & mask;
+        uint32_t g;
+        for (;;) {
+            uint64_t e = slots[pos];
+            if (e == 0) {
+                g = t->ngroups++;
+                rc = append_key(t, keys, i, g);
+                if (rc) return rc;
+                t->hashes[g] = hh;
+                slots[pos] = tag | (uint64_t)(g + 1);
+                break;
+            }
+            if ((e & 0xffffffff00000000ULL) == tag) {
+                g = (uint32_t)(e & 0xffffffffu) - 1;
+                bool eq;
+                if (fast8) eq = ((const int64_t *)t->keys[0].data)[g] == ((const int64_t *)k0->data)[i];
+                else if (fasts) {
+                    eq = tn_vector_eq_rows(&t->keys[0], g, k0, i);
+                } else eq = key_eq(t, g, keys, i);
+                if (eq) break;
+            }
+            pos = (pos + 1) & mask;
+        }
+        gids[i] = g;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Aggregate states: per aggregate, arrays indexed by group.
+ */
+#define HLL_P 10
+#define HLL_M (1u << HLL_P)
+
+typedef struct welford {
+    int64_t n;
+    double mean, m2;
+} welford;
+
+typedef struct agg_state {
+    const tn_plan_agg *def;
+    tn_type in;                 /* argument type */
+    size_t w1, w2;              /* element sizes of s1 / s2 */
+    uint8_t *s1;                /* main state */
+    uint8_t *s2;                /* counts (int64) or has-value flags (uint8) */
+    tn_arena *arena;            /* strings of min/max/any_value, HLL registers */
+    tn_buf *bufs;               /* string_agg per group */
+    const char *sep;
+    uint32_t sep_len;
+    /* DISTINCT: set of (group, value) */
+    tn_group_table *dset;
+    tn_vector dx;               /* scratch: the distinct values of a chunk */
+    bool dx_init;
+} agg_state;
+
+struct tn_agg_states {
+    uint32_t naggs;
+    agg_state *a;
+    uint32_t cap;               /* groups allocated */
+};
+
+static bool is_f64(tn_type t) { return t.id == TN_TYPE_DOUBLE; }
+static bool is_dec128(tn_type t) { return t.id == TN_TYPE_DECIMAL && t.precision > TN_DECIMAL_INT64_MAX_PRECISION; }
+
+static void state_sizes(agg_state *s) {
+    const tn_plan_agg *d = s->def;
+    size_t win = tn_type_width(s->in);
+    switch (d->kind) {
+    case TN_AGG_COUNT_STAR:
+    case TN_AGG_COUNT: s->w1 = 8; s->w2 = 0; break;
+    case TN_AGG_SUM:
+    case TN_AGG_AVG:
+        s->w1 = is_f64(s->in) ? 8 : 16;
+        s->w2 = 8;
+        break;
+    case TN_AGG_MIN:
+    case TN_AGG_MAX:
+    case TN_AGG_ANY_VALUE:
+        s->w1 = win ? win : 1;
+        s->w2 = 1;
+        break;
+    case TN_AGG_STDDEV_SAMP:
+    case TN_AGG_STDDEV_POP:
+    case TN_AGG_VAR_SAMP:
+    case TN_AGG_VAR_POP: s->w1 = sizeof(welford); s->w2 = 0; break;
+    case TN_AGG_BOOL_AND:
+    case TN_AGG_BOOL_OR: s->w1 = 1; s->w2 = 1; break;
+    case TN_AGG_STRING_AGG: s->w1 = sizeof(tn_buf); s->w2 = 1; break;
+    case TN_AGG_APPROX_COUNT_DISTINCT: s->w1 = sizeof(uint8_t *); s->w2 = 0; break;
+    }
+}
+
+static int states_init(tn_agg_states *st, const tn_plan *node) {
+    memset(st, 0, sizeof *st);
+    st->naggs = node->u.agg.naggs;
+    st->a = tn_calloc(st->naggs + 1, sizeof *st->a);
+    if (!st->a) return TN_ENOMEM;
+    for (uint32_t i = 0; i < st->naggs; i++) {
+        agg_state *s = &st->a[i];
+        s->def = &node->u.agg.aggs[i];
+        s->in = s->def->arg ? s->def->arg->type : tn_type_make(TN_TYPE_BIGINT);
+        state_sizes(s);
+        s->arena = tn_arena_create(0);
+        if (!s->arena) return TN_ENOMEM;
+        if (s->def->kind == TN_AGG_STRING_AGG) {
+            s->sep = ",";
+            s->sep_len = 1;
+            if (s->def->sep && s->def->sep->kind == TN_EXPR_CONSTANT && !s->def->sep->u.value.is_null) {
+                s->sep = s->def->sep->u.value.u.s.ptr;
+                s->sep_len = s->def->sep->u.value.u.s.len;
+            } else if (s->def->sep && s->def->sep->kind == TN_EXPR_CONSTANT) {
+                s->sep = "";
+                s->sep_len = 0;
+            }
+        }
+        if (s->def->distinct) {
+            s->dset = tn_calloc(1, sizeof *s->dset);
+            if (!s->dset) return TN_ENOMEM;
+            tn_type kt[2] = {tn_type_make(TN_TYPE_BIGINT), s->in};
+            int rc = tn_group_table_init(s->dset, 2, kt);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
+static void states_free(tn_agg_states *st) {
+    if (!st->a) return;
+    for (uint32_t i = 0; i < st->naggs; i++) {
+        agg_state *s = &st->a[i];
+        if (s->def && s->def->kind == TN_AGG_STRING_AGG && s->s1)
+            for (uint32_t g = 0; g < st->cap; g++) tn_buf_free(&((tn_buf *)s->s1)[g]);
+        tn_free(s->s1);
+        tn_free(s->s2);
+        tn_arena_destroy(s->arena);
+        if (s->dx_init) tn_vector_free(&s->dx);
+        if (s->dset) {
+            tn_group_table_free(s->dset);
+            tn_free(s->dset);
+        }
+    }
+    tn_free(st->a);
+    st->a = NULL;
+}
+
+static void init_group_states(agg_state *s, uint32_t from, uint32_t to) {
+    if (s->w1) memset(s->s1 + (size_t)from * s->w1, 0, (size_t)(to - from) * s->w1);
+    if (s->w2) memset(s->s2 + (size_t)from * s->w2, 0, (size_t)(to - from) * s->w2);
+    if (s->def->kind == TN_AGG_BOOL_AND)
+        for (uint32_t g = from; g < to; g++) s->s1[g] = 1;
+}
+
+static int states_reserve(tn_agg_states *st, uint32_t ngroups) {
+    if (ngroups <= st->cap) return 0;
+    uint32_t cap = st->cap ? st->cap : 64;
+    while (cap < ngroups) cap *= 2;
+    for (uint32_t i = 0; i < st->naggs; i++) {
+        agg_state *s = &st->a[i];
+        uint8_t *n1 = tn_realloc(s->s1, (size_t)cap * s->w1 + 1);
+        if (!n1) return TN_ENOMEM;
+        s->s1 = n1;
+        if (s->w2) {
+            uint8_t *n2 = tn_realloc(s->s2, (size_t)cap * s->w2 + 1);
+            if (!n2) return TN_ENOMEM;
+            s->s2 = n2;
+        }
+        init_group_states(s, st->cap, cap);
+    }
+    st->cap = cap;
+    return 0;
+}
+
+/* Update agg s with rows of v (n rows) for groups gids; mask (may be NULL) selects rows. */
+#define LOOP_ROWS(BODY)                                                                     \
+    do {                                                                                    \
+        for (uint32_t i = 0; i < n; i++) {                                                  \
+            if (mask && !mask[i]) continue;                                                 \
+            if (v->validity && !((v->validity[i >> 6] >> (i & 63)) & 1)) continue;          \
+            uint32_t g = gids[i];                                                           \
+            BODY;                                                                           \
+        }                                                                                   \
+    } while (0)
+
+static inline int64_t int_at(const tn_vector *v, uint32_t i) {
+    switch (tn_type_width(v->type)) {
+    case 1: return ((const int8_t *)v->data)[i];
+    case 2: return ((const int16_t *)v->data)[i];
+    case 4: return ((const int32_t *)v->data)[i];
+    default: return ((const int64_t *)v->data)[i];
+    }
+}
+
+static uint64_t hash_row(const tn_vector *v, uint32_t i) {
+    uint64_t h;
+    tn_vector one = *v;
+    size_t w = tn_type_width(v->type);
+    if (one.data) one.data = (uint8_t *)one.data + (size_t)i * w;
+    one.validity = NULL;
+    one.count = 1;
+    tn_vector_hash(&one, 1, &h, true);
+    return h;
+}
+
+static int hll_update(agg_state *s, uint32_t g, uint64_t h) {
+    uint8_t **regs = (uint8_t **)s->s1;
+    if (!regs[g]) {
+        regs[g] = tn_arena_calloc(s->arena, HLL_M);
+        if (!regs[g]) return TN_ENOMEM;
+    }
+    uint32_t idx = (uint32_t)(h >> (64 - HLL_P));
+    uint64_t rest = (h << HLL_P) | ((uint64_t)1 << (HLL_P - 1));
+    uint8_t rank = (uint8_t)(__builtin_clzll(rest) + 1);
+    if (rank > regs[g][idx]) regs[g][idx] = rank;
+    return 0;
+}
+
+static int agg_update(agg_state *s, const tn_vector *v, const uint32_t *gids, uint32_t n,
+                      const uint8_t *mask) {
+    const tn_plan_agg *d = s->def;
+    switch (d->kind) {
+    case TN_AGG_COUNT_STAR: {
+        int64_t *c = (int64_t *)s->s1;
+        for (uint32_t i = 0; i < n; i++)
+            if (!mask || mask[i]) c[gids[i]]++;
+        return 0;
+    }
+    case TN_AGG_COUNT: {
+        int64_t *c = (int64_t *)s->s1;
+        if (v->type.id == TN_TYPE_NULL) return 0;
+        LOOP_ROWS(c[g]++);
+        return 0;
+    }
+    case TN_AGG_SUM:
+    case TN_AGG_AVG: {
+        int64_t *cnt = (int64_t *)s->s2;
+        if (v->type.id == TN_TYPE_NULL) return 0;
+        if (is_f64(s->in)) {
+            double *sum = (double *)s->s1;
+            const double *x = v->data;
+            LOOP_ROWS(sum[g] += x[i]; cnt[g]++);
+        } else if (is_dec128(s->in)) {
+            tn_int128 *sum = (tn_int128 *)s->s1;
+            const tn_int128 *x = v->data;
+            LOOP_ROWS(sum[g] += x[i]; cnt[g]++);
+        } else {
+            tn_int128 *sum = (tn_int128 *)s->s1;
+            switch (tn_type_width(s->in)) {
+            case 8: { const int64_t *x = v->data; LOOP_ROWS(sum[g] += x[i]; cnt[g]++); break; }
+            case 4: { const int32_t *x = v->data; LOOP_ROWS(sum[g] += x[i]; cnt[g]++); break; }
+            case 2: { const int16_t *x = v->data; LOOP_ROWS(sum[g] += x[i]; cnt[g]++); break; }
+            default: { const int8_t *x = v->data; LOOP_ROWS(sum[g] += x[i]; cnt[g]++); break; }
+            }
+        }
+        return 0;
+    }
+    case TN_AGG_MIN:
+    case TN_AGG_MAX:
+    case TN_AGG_ANY_VALUE: {
+        if (v->type.id == TN_TYPE_NULL) return 0;
+        uint8_t *has = s->s2;
+        int dir = d->kind == TN_AGG_MIN ? -1 : 1;
+        bool any = d->kind == TN_AGG_ANY_VALUE;
+        if (tn_type_is_string(s->in)) {
+            tn_str *st = (tn_str *)s->s1;
+            const tn_str *x = v->data;
+            for (uint32_t i = 0; i < n; i++) {
+                if (mask && !mask[i]) continue;
+                if (!tn_vector_is_valid(v, i)) continue;
+                uint32_t g = gids[i];
+                bool take = !has[g];
+                if (!take && !any) {
+                    uint32_t m = st[g].len < x[i].len ? st[g].len : x[i].len;
+                    int c = m ? memcmp(x[i].ptr, st[g].ptr, m) : 0;
+                    if (c == 0) c = (x[i].len > st[g].len) - (x[i].len < st[g].len);
+                    take = dir < 0 ? c < 0 : c > 0;
+                }
+                if (take) {
+                    char *copy = x[i].len ? tn_arena_alloc(s->arena, x[i].len) : (char *)"";
+                    if (!copy) return TN_ENOMEM;
+                    if (x[i].len) memcpy(copy, x[i].ptr, x[i].len);
+                    st[g].ptr = copy;
+                    st[g].len = x[i].len;
+                    has[g] = 1;
+                }
+            }
+            return 0;
+        }
+        if (s->in.id == TN_TYPE_DOUBLE || s->in.id == TN_TYPE_FLOAT) {
+            bool f32 = s->in.id == TN_TYPE_FLOAT;
+            for (uint32_t i = 0; i < n; i++) {
+                if (mask && !mask[i]) continue;
+                if (!tn_vector_is_valid(v, i)) continue;
+                uint32_t g = gids[i];
+                double x = f32 ? ((const float *)v->data)[i] : ((const double *)v->data)[i];
+                double cur = f32 ? ((float *)s->s1)[g] : ((double *)s->s1)[g];
+                bool take = !has[g];
+                if (!take && !any) {
+                    bool xn = x != x, cn = cur != cur;
+                    int c = xn || cn ? (xn == cn ? 0 : xn ? 1 : -1) : (x > cur) - (x < cur);
+                    take = dir < 0 ? c < 0 : c > 0;
+                }
+                if (take) {
+                    if (f32) ((float *)s->s1)[g] = (float)x;
+                    else ((double *)s->s1)[g] = x;
+                    has[g] = 1;
+                }
+            }
+            return 0;
+        }
+        if (is_dec128(s->in)) {
+            tn_int128 *st = (tn_int128 *)s->s1;
+            const tn_int128 *x = v->data;
+            LOOP_ROWS(if (!has[g] || (!any && (dir < 0 ? x[i] < st[g] : x[i] > st[g]))) { st[g] = x[i]; has[g] = 1; });
+            return 0;
+        }
+        size_t w = tn_type_width(s->in);
+        if (s->in.id == TN_TYPE_BOOLEAN) w = 1;
+#define MINMAX_INT(T)                                                                             \
+        {                                                                                         \
+            T *st = (T *)s->s1;                                                                   \
+            const T *x = v->data;                                                                 \
+            if (any) LOOP_ROWS(if (!has[g]) { st[g] = x[i]; has[g] = 1; });                       \
+            else if (dir < 0) LOOP_ROWS(if (!has[g] || x[i] < st[g]) { st[g] = x[i]; has[g] = 1; }); \
+            else LOOP_ROWS(if (!has[g] || x[i] > st[g]) { st[g] = x[i]; has[g] = 1; });           \
+        }
+        switch (w) {
+        case 1:
+            if (s->in.id == TN_TYPE_BOOLEAN) MINMAX_INT(uint8_t) else MINMAX_INT(int8_t)
+            break;
+        case 2: MINMAX_INT(int16_t) break;
+        case 4: MINMAX_INT(int32_t) break;
+        default: MINMAX_INT(int64_t) break;
+        }
+#undef MINMAX_INT
+        return 0;
+    }
+    case TN_AGG_STDDEV_SAMP:
+    case TN_AGG_STDDEV_POP:
+    case TN_AGG_VAR_SAMP:
+    case TN_AGG_VAR_POP: {
+        if (v->type.id == TN_TYPE_NULL) return 0;
+        welford *st = (welford *)s->s1;
+        const double *x = v->data;
+        LOOP_ROWS({
+            welford *w = &st[g];
+            w->n++;
+            double delta = x[i] - w->mean;
+            w->mean += delta / (double)w->n;
+            w->m2 += delta * (x[i] - w->mean);
+        });
+        return 0;
+    }
+    case TN_AGG_BOOL_AND:
+    case TN_AGG_BOOL_OR: {
+        if (v->type.id == TN_TYPE_NULL) return 0;
+        uint8_t *st = s->s1, *has = s->s2;
+        const uint8_t *x = v->data;
+        if (d->kind == TN_AGG_BOOL_AND) LOOP_ROWS(st[g] &= (x[i] != 0); has[g] = 1);
+        else LOOP_ROWS(st[g] |= (x[i] != 0); has[g] = 1);
+        return 0;
+    }
+    case TN_AGG_STRING_AGG: {
+        if (v->type.id == TN_TYPE_NULL) return 0;
+        tn_buf *st = (tn_buf *)s->s1;
+        uint8_t *has = s->s2;
+        const tn_str *x = v->data;
+        for (uint32_t i = 0; i < n; i++) {
+            if (mask && !mask[i]) continue;
+            if (!tn_vector_is_valid(v, i)) continue;
+            uint32_t g = gids[i];
+            int rc = 0;
+            if (has[g] && s->sep_len) rc = tn_buf_append(&st[g], s->sep, s->sep_len);
+            if (!rc && x[i].len) rc = tn_buf_append(&st[g], x[i].ptr, x[i].len);
+            if (rc) return rc;
+            has[g] = 1;
+        }
+        return 0;
+    }
+    case TN_AGG_APPROX_COUNT_DISTINCT: {
+        if (v->type.id == TN_TYPE_NULL) return 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (mask && !mask[i]) continue;
+            if (!tn_vector_is_valid(v, i)) continue;
+            int rc = hll_update(s, gids[i], hash_row(v, i));
+            if (rc) return rc;
+        }
+        return 0;
+    }
+    }
+    return 0;
+}
+
+/* Merge state of group `from` of src into group `to` of dst. */
+static int agg_merge(agg_state *dst, uint32_t to, agg_state *src, uint32_t from) {
+    const tn_plan_agg *d = dst->def;
+    switch (d->kind) {
+    case TN_AGG_COUNT_STAR:
+    case TN_AGG_COUNT: ((int64_t *)dst->s1)[to] += ((int64_t *)src->s1)[from]; return 0;
+    case TN_AGG_SUM:
+    case TN_AGG_AVG:
+        if (is_f64(dst->in)) ((double *)dst->s1)[to] += ((double *)src->s1)[from];
+        else ((tn_int128 *)dst->s1)[to] += ((tn_int128 *)src->s1)[from];
+        ((int64_t *)dst->s2)[to] += ((int64_t *)src->s2)[from];
+        return 0;
+    case TN_AGG_MIN:
+    case TN_AGG_MAX:
+    case TN_AGG_ANY_VALUE: {
+        if (!src->s2[from]) return 0;
+        /* build one-row vectors and reuse agg_update */
+        tn_vector v;
+        memset(&v, 0, sizeof v);
+        v.type = src->in;
+        v.count = 1;
+        v.data = src->s1 + (size_t)from * src->w1;
+        uint32_t g = to;
+        return agg_update(dst, &v, &g, 1, NULL);
+    }
+    case TN_AGG_STDDEV_SAMP:
+    case TN_AGG_STDDEV_POP:
+    case TN_AGG_VAR_SAMP:
+    case TN_AGG_VAR_POP: {
+        welford *a = &((welford *)dst->s1)[to], *b = &((welford *)src->s1)[from];
+        if (b->n == 0) return 0;
+        if (a->n == 0) { *a = *b; return 0; }
+        int64_t n = a->n + b->n;
+        double delta = b->mean - a->mean;
+        a->mean = a->mean + delta * (double)b->n / (double)n;
+        a->m2 = a->m2 + b->m2 + delta * delta * (double)a->n * (double)b->n / (double)n;
+        a->n = n;
+        return 0;
+    }
+    case TN_AGG_BOOL_AND:
+    case TN_AGG_BOOL_OR:
+        if (!src->s2[from]) return 0;
+        if (d->kind == TN_AGG_BOOL_AND) dst->s1[to] &= src->s1[from];
+        else dst->s1[to] |= src->s1[from];
+        dst->s2[to] = 1;
+        return 0;
+    case TN_AGG_STRING_AGG: {
+        if (!src->s2[from]) return 0;
+        tn_buf *a = &((tn_buf *)dst->s1)[to], *b = &((tn_buf *)src->s1)[from];
+        int rc = 0;
+        if (dst->s2[to] && dst->sep_len) rc = tn_buf_append(a, dst->sep, dst->sep_len);
+        if (!rc && b->len) rc = tn_buf_append(a, b->data, b->len);
+        dst->s2[to] = 1;
+        return rc;
+    }
+    case TN_AGG_APPROX_COUNT_DISTINCT: {
+        uint8_t *b = ((uint8_t **)src->s1)[from];
+        if (!b) return 0;
+        uint8_t **ar = (uint8_t **)dst->s1;
+        if (!ar[to]) {
+            ar[to] = tn_arena_calloc(dst->arena, HLL_M);
+            if (!ar[to]) return TN_ENOMEM;
+        }
+        for (uint32_t i = 0; i < HLL_M; i++)
+            if (b[i] > ar[to][i]) ar[to][i] = b[i];
+        return 0;
+    }
+    }
+    return 0;
+}
+
+static int agg_finalize(agg_state *s, uint32_t g, tn_vector *out, uint32_t row) {
+    const tn_plan_agg *d = s->def;
+    tn_value v;
+    memset(&v, 0, sizeof v);
+    v.type = d->type;
+    switch (d->kind) {
+    case TN_AGG_COUNT_STAR:
+    case TN_AGG_COUNT: v.u.i = ((int64_t *)s->s1)[g]; break;
+    case TN_AGG_SUM: {
+        int64_t cnt = ((int64_t *)s->s2)[g];
+        if (cnt == 0) { v.is_null = true; break; }
+        if (is_f64(s->in)) v.u.d = ((double *)s->s1)[g];
+        else v.u.i128 = ((tn_int128 *)s->s1)[g];
+        break;
+    }
+    case TN_AGG_AVG: {
+        int64_t cnt = ((int64_t *)s->s2)[g];
+        if (cnt == 0) { v.is_null = true; break; }
+        if (is_f64(s->in)) v.u.d = ((double *)s->s1)[g] / (double)cnt;
+        else {
+            long double div = (long double)cnt;
+            if (s->in.id == TN_TYPE_DECIMAL)
+                for (int k = 0; k < s->in.scale; k++) div *= 10;
+            v.u.d = (double)((long double)((tn_int128 *)s->s1)[g] / div);
+        }
+        break;
+    }
+    case TN_AGG_MIN:
+    case TN_AGG_MAX:
+    case TN_AGG_ANY_VALUE: {
+        if (!s->s2[g]) { v.is_null = true; break; }
+        tn_vector one;
+        memset(&one, 0, sizeof one);
+        one.type = s->in;
+        one.count = 1;
+        one.data = s->s1 + (size_t)g * s->w1;
+        tn_vector_get_value(&one, 0, &v);
+        v.type = d->type;
+        break;
+    }
+    case TN_AGG_STDDEV_SAMP:
+    case TN_AGG_STDDEV_POP:
+    case TN_AGG_VAR_SAMP:
+    case TN_AGG_VAR_POP: {
+        welford *w = &((welford *)s->s1)[g];
+        bool samp = d->kind == TN_AGG_STDDEV_SAMP || d->kind == TN_AGG_VAR_SAMP;
+        if (w->n == 0 || (samp && w->n < 2)) { v.is_null = true; break; }
+        double var = w->m2 / (double)(samp ? w->n - 1 : w->n);
+        if (var < 0) var = 0;
+        v.u.d = (d->kind == TN_AGG_STDDEV_SAMP || d->kind == TN_AGG_STDDEV_POP) ? sqrt(var) : var;
+        break;
+    }
+    case TN_AGG_BOOL_AND:
+    case TN_AGG_BOOL_OR:
+        if (!s->s2[g]) { v.is_null = true; break; }
+        v.u.b = s->s1[g] != 0;
+        break;
+    case TN_AGG_STRING_AGG: {
+        if (!s->s2[g]) { v.is_null = true; break; }
+        tn_buf *b = &((tn_buf *)s->s1)[g];
+        v.u.s.ptr = b->data ? (const char *)b->data : "";
+        v.u.s.len = (uint32_t)b->len;
+        break;
+    }
+    case TN_AGG_APPROX_COUNT_DISTINCT: {
+        uint8_t *r = ((uint8_t **)s->s1)[g];
+        if (!r) { v.u.i = 0; break; }
+        double sum = 0;
+        uint32_t zeros = 0;
+        for (uint32_t i = 0; i < HLL_M; i++) {
+            sum += ldexp(1.0, -(int)r[i]);
+            zeros += r[i] == 0;
+        }
+        double m = HLL_M;
+        double est = 0.7213 / (1 + 1.079 / m) * m * m / sum;
+        if (est <= 2.5 * m && zeros) est = m * log(m / (double)zeros);
+        v.u.i = (int64_t)(est + 0.5);
+        break;
+    }
+    }
+    return tn_func_put_value(out, row, &v);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The aggregate sink.
+ */
+typedef struct agg_shared {
+    tn_exec *ex;
+    tn_plan *node;
+    tn_collection *result;
+    tn_type *key_types;
+} agg_shared;
+
+typedef struct agg_local {
+    tn_group_table table;
+    tn_agg_states st;
+    tn_expr_state **gst;        /* group expression states */
+    tn_vector *gvec;            /* evaluated group keys */
+    tn_expr_state **ast, **fst; /* aggregate arguments / filters */
+    tn_vector *avec, *fvec;
+    uint32_t gids[TN_VECTOR_SIZE];
+    uint8_t mask[TN_VECTOR_SIZE];
+    uint64_t mem;
+} agg_local;
+
+static void agg_local_free(tn_sink *sink, void *state) {
+    agg_shared *sh = sink->shared;
+    agg_local *l = state;
+    if (!l) return;
+    const tn_plan *node = sh->node;
+    for (uint32_t g = 0; g < node->u.agg.ngroups; g++) {
+        if (l->gst) tn_expr_state_free(l->gst[g]);
+        if (l->gvec) tn_vector_free(&l->gvec[g]);
+    }
+    for (uint32_t a = 0; a < node->u.agg.naggs; a++) {
+        if (l->ast) tn_expr_state_free(l->ast[a]);
+        if (l->fst) tn_expr_state_free(l->fst[a]);
+        if (l->avec) tn_vector_free(&l->avec[a]);
+        if (l->fvec) tn_vector_free(&l->fvec[a]);
+    }
+    tn_free(l->gst); tn_free(l->gvec); tn_free(l->ast); tn_free(l->fst); tn_free(l->avec); tn_free(l->fvec);
+    tn_group_table_free(&l->table);
+    states_free(&l->st);
+    if (l->mem) tn_exec_mem(sh->ex, -(int64_t)l->mem);
+    tn_free(l);
+}
+
+static int agg_local_init(tn_sink *sink, void **state) {
+    agg_shared *sh = sink->shared;
+    const tn_plan *node = sh->node;
+    uint32_t ng = node->u.agg.ngroups, na = node->u.agg.naggs;
+    agg_local *l = tn_calloc(1, sizeof *l);
+    if (!l) return TN_ENOMEM;
+    *state = l;
+    int rc = tn_group_table_init(&l->table, ng, sh->key_types);
+    if (!rc) rc = states_init(&l->st, node);
+    if (rc) return rc;
+    l->gst = tn_calloc(ng + 1, sizeof *l->gst);
+    l->gvec = tn_calloc(ng + 1, sizeof *l->gvec);
+    l->ast = tn_calloc(na + 1, sizeof *l->ast);
+    l->fst = tn_calloc(na + 1, sizeof *l->fst);
+    l->avec = tn_calloc(na + 1, sizeof *l->avec);
+    l->fvec = tn_calloc(na + 1, sizeof *l->fvec);
+    if (!l->gst || !l->gvec || !l->ast || !l->fst || !l->avec || !l->fvec) return TN_ENOMEM;
+    for (uint32_t g = 0; g < ng; g++) {
+        tn_expr *e = node->u.agg.groups[g];
+        if (e->kind == TN_EXPR_COLUMN) continue;
+        if ((rc = tn_expr_state_create(e, &l->gst[g]))) return rc;
+        if ((rc = tn_vector_init(&l->gvec[g], e->type, TN_VECTOR_SIZE))) return rc;
+    }
+    for (uint32_t a = 0; a < na; a++) {
+        const tn_plan_agg *ag = &node->u.agg.aggs[a];
+        if (ag->arg && ag->arg->kind != TN_EXPR_COLUMN) {
+            if ((rc = tn_expr_state_create(ag->arg, &l->ast[a]))) return rc;
+            if ((rc = tn_vector_init(&l->avec[a], ag->arg->type, TN_VECTOR_SIZE))) return rc;
+        }
+        if (ag->filter) {
+            if ((rc = tn_expr_state_create(ag->filter, &l->fst[a]))) return rc;
+            if ((rc = tn_vector_init(&l->fvec[a], ag->filter->type, TN_VECTOR_SIZE))) return rc;
+        }
+    }
+    if (ng == 0) {
+        /* global aggregate: one group */
+        l->table.ngroups = 1;
+        if ((rc = states_reserve(&l->st, 1))) return rc;
+    }
+    return 0;
+}
+
+static int eval_into(const tn_expr *e, tn_expr_state *st, tn_vector *buf, const tn_chunk *in,
+                     const tn_vector **out) {
+    if (e->kind == TN_EXPR_COLUMN) {
+        *out = &in->cols[e->u.column];
+        return 0;
+    }
+    int rc = 0;
+    if (buf->capacity < in->count && (rc = tn_vector_reserve(buf, in->count))) return rc;
+    rc = tn_expr_eval(e, in, buf, st);
+    *out = buf;
+    return rc;
+}
+
+/* Insert the (group, value) pairs of rows selected by mask into a DISTINCT set (n <= 2048). */
+static int dset_insert(agg_state *as, const uint32_t *gids, const tn_vector *v, uint32_t n,
+                       const uint8_t *mask) {
+    int64_t gdata[TN_VECTOR_SIZE];
+    uint32_t sel[TN_VECTOR_SIZE], out[TN_VECTOR_SIZE];
+    int rc = 0;
+    if (!as->dx_init) {
+        rc = tn_vector_init(&as->dx, v->type, TN_VECTOR_SIZE);
+        if (rc) return rc;
+        as->dx_init = true;
+    }
+    uint32_t k = 0;
+    bool nulltype = v->type.id == TN_TYPE_NULL;
+    for (uint32_t i = 0; i < n && !nulltype; i++) {
+        if (mask && !mask[i]) continue;
+        if (!tn_vector_is_valid(v, i)) continue;
+        gdata[k] = gids[i];
+        sel[k++] = i;
+    }
+    if (k == 0) return 0;
+    tn_vector gv;
+    memset(&gv, 0, sizeof gv);
+    gv.type = tn_type_make(TN_TYPE_BIGINT);
+    gv.data = gdata;
+    gv.count = gv.capacity = k;
+    rc = tn_vector_gather(&as->dx, v, k == n ? NULL : sel, k);
+    if (rc) return rc;
+    tn_vector *keys[2] = {&gv, &as->dx};
+    return tn_group_table_lookup(as->dset, keys, k, out);
+}
+
+static int agg_consume(tn_sink *sink, void *state, uint32_t morsel, const tn_chunk *in) {
+    agg_shared *sh = sink->shared;
+    agg_local *l = state;
+    const tn_plan *node = sh->node;
+    uint32_t ng = node->u.agg.ngroups, na = node->u.agg.naggs;
+    uint32_t n = in->count;
+    int rc = 0;
+    for (uint32_t off = 0; off < n; off += TN_VECTOR_SIZE) {
+        /* chunks larger than a vector (rare) go in slices */
+        uint32_t m = n - off < TN_VECTOR_SIZE ? n - off : TN_VECTOR_SIZE;
+        tn_chunk slice = *in;
+        tn_vector views[in->ncols + 1];
+        if (off || m != n) {
+            uint32_t sel[TN_VECTOR_SIZE];
+            for (uint32_t i = 0; i < m; i++) sel[i] = off + i;
+            for (uint32_t c = 0; c < in->ncols; c++) {
+                memset(&views[c], 0, sizeof views[c]);
+                rc = tn_vector_init(&views[c], in->cols[c].type, m);
+                if (!rc) rc = tn_vector_gather(&views[c], &in->cols[c], sel, m);
+                if (rc) return rc;
+            }
+            slice.cols = views;
+            slice.count = m;
+        }
+        const tn_chunk *ch = (off || m != n) ? &slice : in;
+        const tn_vector *keys[ng + 1];
+        for (uint32_t g = 0; g < ng && !rc; g++)
+            rc = eval_into(node->u.agg.groups[g], l->gst[g], &l->gvec[g], ch, &keys[g]);
+        if (!rc) {
+            if (ng) {
+                uint32_t before = l->table.ngroups;
+                rc = tn_group_table_lookup(&l->table, (tn_vector *const *)keys, m, l->gids);
+                if (!rc && l->table.ngroups != before) rc = states_reserve(&l->st, l->table.ngroups);
+            } else memset(l->gids, 0, m * sizeof *l->gids);
+        }
+        for (uint32_t a = 0; a < na && !rc; a++) {
+            const tn_plan_agg *ag = &node->u.agg.aggs[a];
+            const tn_vector *arg = NULL;
+            const uint8_t *mask = NULL;
+            if (ag->filter) {
+                const tn_vector *fv;
+                rc = eval_into(ag->filter, l->fst[a], &l->fvec[a], ch, &fv);
+                if (rc) break;
+                for (uint32_t i = 0; i < m; i++)
+                    l->mask[i] = tn_vector_is_valid(fv, i) && ((const uint8_t *)fv->data)[i];
+                mask = l->mask;
+            }
+            if (ag->arg) {
+                rc = eval_into(ag->arg, l->ast[a], &l->avec[a], ch, &arg);
+                if (rc) break;
+            }
+            if (ag->distinct) rc = dset_insert(&l->st.a[a], l->gids, arg, m, mask);
+            else {
+                tn_vector dummy;
+                memset(&dummy, 0, sizeof dummy);
+                rc = agg_update(&l->st.a[a], arg ? arg : &dummy, l->gids, m, mask);
+            }
+        }
+        if (ch == &slice)
+            for (uint32_t c = 0; c < in->ncols; c++) tn_vector_free(&views[c]);
+        if (rc) return rc;
+    }
+    /* memory accounting, coarse */
+    uint64_t mem = tn_group_table_bytes(&l->table) + (uint64_t)l->st.cap * 32 * (na + 1);
+    if (mem > l->mem + (1u << 20)) {
+        rc = tn_exec_mem(sh->ex, (int64_t)(mem - l->mem));
+        l->mem = mem;
+    }
+    return rc;
+}
+
+/* Key vectors of groups [off, off + m) of t, as views. */
+static void key_views(const tn_group_table *t, uint32_t off, uint32_t m, tn_vector *views, tn_vector **vp) {
+    for (uint32_t k = 0; k < t->nkeys; k++) {
+        views[k] = t->keys[k];
+        size_t w = tn_type_width(t->keys[k].type);
+        if (views[k].data) views[k].data = (uint8_t *)views[k].data + (size_t)off * w;
+        if (views[k].validity) views[k].validity += off / 64;
+        views[k].count = m;
+        vp[k] = &views[k];
+    }
+}
+
+static int agg_combine(tn_sink *sink, void **states, uint32_t nstates) {
+    agg_shared *sh = sink->shared;
+    const tn_plan *node = sh->node;
+    uint32_t ng = node->u.agg.ngroups, na = node->u.agg.naggs;
+    int rc = 0;
+    /* the largest local table becomes the global one */
+    agg_local *G = NULL;
+    for (uint32_t w = 0; w < nstates; w++) {
+        agg_local *l = states[w];
+        if (l && (!G || l->table.ngroups > G->table.ngroups)) G = l;
+    }
+    if (!G) return tn_error_set(TN_EINTERNAL, "aggregate without state");
+    uint32_t *gmap = tn_malloc(TN_VECTOR_SIZE * sizeof *gmap);
+    if (!gmap) return TN_ENOMEM;
+    for (uint32_t w = 0; w < nstates && !rc; w++) {
+        agg_local *l = states[w];
+        if (!l || l == G) continue;
+        uint32_t *full = NULL;
+        bool need_full = false;
+        for (uint32_t a = 0; a < na; a++) need_full |= node->u.agg.aggs[a].distinct;
+        if (need_full) {
+            full = tn_malloc(((size_t)l->table.ngroups + 1) * sizeof *full);
+            if (!full) { rc = TN_ENOMEM; break; }
+        }
+        for (uint32_t off = 0; off < l->table.ngroups && !rc; off += TN_VECTOR_SIZE) {
+            uint32_t m = l->table.ngroups - off < TN_VECTOR_SIZE ? l->table.ngroups - off : TN_VECTOR_SIZE;
+            if (ng) {
+                tn_vector views[ng + 1];
+                tn_vector *vp[ng + 1];
+                key_views(&l->table, off, m, views, vp);
+                uint32_t before = G->table.ngroups;
+                rc = tn_group_table_lookup(&G->table, vp, m, gmap);
+                if (!rc && G->table.ngroups != before) rc = states_reserve(&G->st, G->table.ngroups);
+            } else memset(gmap, 0, m * sizeof *gmap);
+            for (uint32_t a = 0; a < na && !rc; a++) {
+                if (node->u.agg.aggs[a].distinct) continue;
+                for (uint32_t i = 0; i < m && !rc; i++) rc = agg_merge(&G->st.a[a], gmap[i], &l->st.a[a], off + i);
+            }
+            if (full) memcpy(full + off, gmap, m * sizeof *gmap);
+        }
+        /* DISTINCT sets: remap the group column and insert */
+        for (uint32_t a = 0; a < na && !rc; a++) {
+            if (!node->u.agg.aggs[a].distinct) continue;
+            tn_group_table *ld = l->st.a[a].dset;
+            for (uint32_t off = 0; off < ld->ngroups && !rc; off += TN_VECTOR_SIZE) {
+                uint32_t m = ld->ngroups - off < TN_VECTOR_SIZE ? ld->ngroups - off : TN_VECTOR_SIZE;
+                tn_vector views[2];
+                tn_vector *vp[2];
+                key_views(ld, off, m, views, vp);
+                tn_vector gv;
+                memset(&gv, 0, sizeof gv);
+                rc = tn_vector_init(&gv, tn_type_make(TN_TYPE_BIGINT), m);
+                if (rc) break;
+                for (uint32_t i = 0; i < m; i++)
+                    ((int64_t *)gv.data)[i] = full[((const int64_t *)views[0].data)[i]];
+                gv.count = m;
+                vp[0] = &gv;
+                rc = tn_group_table_lookup(G->st.a[a].dset, vp, m, gmap);
+                tn_vector_free(&gv);
+            }
+        }
+        tn_free(full);
+    }
+    /* DISTINCT aggregates: feed the global sets' values */
+    for (uint32_t a = 0; a < na && !rc; a++) {
+        if (!node->u.agg.aggs[a].distinct) continue;
+        tn_group_table *d = G->st.a[a].dset;
+        for (uint32_t off = 0; off < d->ngroups && !rc; off += TN_VECTOR_SIZE) {
+            uint32_t m = d->ngroups - off < TN_VECTOR_SIZE ? d->ngroups - off : TN_VECTOR_SIZE;
+            tn_vector views[2];
+            tn_vector *vp[2];
+            key_views(d, off, m, views, vp);
+            for (uint32_t i = 0; i < m; i++) gmap[i] = (uint32_t)((const int64_t *)views[0].data)[i];
+            rc = agg_update(&G->st.a[a], &views[1], gmap, m, NULL);
+        }
+    }
+    /* output */
+    uint32_t total = G->table.ngroups;
+    for (uint32_t off = 0; off < total && !rc; off += TN_VECTOR_SIZE) {
+        uint32_t m = total - off < TN_VECTOR_SIZE ? total - off : TN_VECTOR_SIZE;
+        tn_chunk out;
+        memset(&out, 0, sizeof out);
+        rc = tn_chunk_init(&out, node->ncols, node->types, m);
+        if (rc) break;
+        if (ng) {
+            tn_vector views[ng + 1];
+            tn_vector *vp[ng + 1];
+            key_views(&G->table, off, m, views, vp);
+            for (uint32_t g = 0; g < ng && !rc; g++) rc = tn_vector_gather(&out.cols[g], vp[g], NULL, m);
+        }
+        for (uint32_t a = 0; a < na && !rc; a++) {
+            tn_vector *ov = &out.cols[ng + a];
+            if (ov->capacity < m) rc = tn_vector_reserve(ov, m);
+            for (uint32_t i = 0; i < m && !rc; i++) rc = agg_finalize(&G->st.a[a], off + i, ov, i);
+            ov->count = m;
+        }
+        out.count = m;
+        if (!rc) rc = tn_collection_append(sh->result, &out, NULL, m);
+        tn_chunk_free(&out);
+    }
+    tn_free(gmap);
+    return rc;
+}
+
+
+int tn_sink_aggregate(tn_exec *ex, tn_plan *node, tn_collection *result, tn_sink **out) {
+    tn_sink *s = tn_calloc(1, sizeof *s);
+    agg_shared *sh = tn_calloc(1, sizeof *sh);
+    if (!s || !sh) { tn_free(s); tn_free(sh); return TN_ENOMEM; }
+    sh->ex = ex;
+    sh->node = node;
+    sh->result = result;
+    sh->key_types = tn_arena_alloc(ex->arena, (node->u.agg.ngroups + 1) * sizeof *sh->key_types);
+    if (!sh->key_types) { tn_free(s); tn_free(sh); return TN_ENOMEM; }
+    for (uint32_t g = 0; g < node->u.agg.ngroups; g++) sh->key_types[g] = node->u.agg.groups[g]->type;
+    s->name = "HASH_AGGREGATE";
+    s->shared = sh;
+    s->worker_init = agg_local_init;
+    s->worker_free = agg_local_free;
+    s->consume = agg_consume;
+    s->combine = agg_combine;
+    int rc = tn_collection_init(result, node->ncols, node->types);
+    if (rc) { tn_free(sh); tn_free(s); return rc; }
+    *out = s;
+    return 0;
+}

@@ -1,0 +1,399 @@
+/*
+ * sql/op_join.c: hash join. The build side is materialized into a collection, its key
+ * expressions evaluated and hashed into a chained table (no per-row allocation); the probe
+ * side streams: each probe chunk finds candidate pairs by hash and key equality, filters them
+ * with the residual condition, and emits INNER / LEFT / RIGHT / FULL rows or SEMI / ANTI probe
+ * rows. Rows of the build side never matched are emitted at the end (RIGHT / FULL). No keys:
+ * a nested loop (CROSS JOIN, theta joins). NULL keys never match.
+ */
+#include <string.h>
+
+#include "sql/exec.h"
+
+struct tn_join_table {
+    tn_plan *node;
+    bool build_left;
+    tn_collection c;
+    uint32_t nkeys;
+    tn_vector *keyv;            /* nchunks * nkeys */
+    uint64_t *refs;             /* row id -> (chunk << 32) | row */
+    uint64_t *hashes;
+    uint32_t *next;             /* chain: row id + 1, 0 = end */
+    uint32_t *heads;
+    uint32_t mask;
+    uint32_t nrows;
+    uint8_t *matched;
+    uint8_t *keynull;
+};
+
+void tn_join_table_free(tn_join_table *t) {
+    if (!t) return;
+    if (t->keyv)
+        for (uint32_t i = 0; i < t->c.nchunks * t->nkeys; i++) tn_vector_free(&t->keyv[i]);
+    tn_free(t->keyv);
+    tn_free(t->refs);
+    tn_free(t->hashes);
+    tn_free(t->next);
+    tn_free(t->heads);
+    tn_free(t->matched);
+    tn_free(t->keynull);
+    tn_collection_free(&t->c);
+    tn_free(t);
+}
+
+int tn_join_build(tn_exec *ex, tn_plan *node, tn_collection *build, bool build_is_left,
+                  tn_join_table **out) {
+    int rc = 0;
+    tn_join_table *t = tn_calloc(1, sizeof *t);
+    if (!t) {
+        tn_collection_free(build);
+        return TN_ENOMEM;
+    }
+    t->node = node;
+    t->build_left = build_is_left;
+    t->c = *build;
+    memset(build, 0, sizeof *build);
+    t->nkeys = node->u.join.nkeys;
+    if (t->c.nrows > (int64_t)UINT32_MAX - 2) {
+        tn_join_table_free(t);
+        return tn_error_set(TN_ELIMIT, "join build side too large");
+    }
+    t->nrows = (uint32_t)t->c.nrows;
+    uint32_t n = t->nrows;
+    t->refs = tn_malloc(((size_t)n + 1) * sizeof *t->refs);
+    t->hashes = tn_malloc(((size_t)n + 1) * sizeof *t->hashes);
+    t->next = tn_calloc((size_t)n + 1, sizeof *t->next);
+    t->matched = tn_calloc((size_t)n + 1, 1);
+    t->keynull = tn_calloc((size_t)n + 1, 1);
+    t->keyv = tn_calloc((size_t)t->c.nchunks * t->nkeys + 1, sizeof *t->keyv);
+    uint32_t cap = 16;
+    while (cap < n * 2u && cap < (1u << 31)) cap *= 2;
+    t->mask = cap - 1;
+    t->heads = tn_calloc(cap, sizeof *t->heads);
+    if (!t->refs || !t->hashes || !t->next || !t->matched || !t->keynull || !t->keyv || !t->heads) {
+        tn_join_table_free(t);
+        return TN_ENOMEM;
+    }
+    rc = tn_exec_mem(ex, (int64_t)n * 40 + (int64_t)cap * 4);
+    tn_expr **keys = build_is_left ? node->u.join.lkeys : node->u.join.rkeys;
+    tn_expr_state **st = tn_calloc(t->nkeys + 1, sizeof *st);
+    if (!st) rc = TN_ENOMEM;
+    for (uint32_t k = 0; k < t->nkeys && !rc; k++) rc = tn_expr_state_create(keys[k], &st[k]);
+    uint32_t id = 0;
+    for (uint32_t ci = 0; ci < t->c.nchunks && !rc; ci++) {
+        tn_chunk *ch = &t->c.chunks[ci];
+        tn_vector *kv = &t->keyv[(size_t)ci * t->nkeys];
+        for (uint32_t k = 0; k < t->nkeys && !rc; k++) {
+            rc = tn_vector_init(&kv[k], keys[k]->type, ch->count ? ch->count : 1);
+            if (!rc) rc = tn_expr_eval(keys[k], ch, &kv[k], st[k]);
+            if (!rc) tn_vector_hash(&kv[k], ch->count, t->hashes + id, k == 0);
+        }
+        for (uint32_t r = 0; r < ch->count && !rc; r++, id++) {
+            t->refs[id] = ((uint64_t)ci << 32) | r;
+            bool null = false;
+            for (uint32_t k = 0; k < t->nkeys; k++)
+                if (kv[k].type.id == TN_TYPE_NULL || !tn_vector_is_valid(&kv[k], r)) null = true;
+            t->keynull[id] = null;
+            if (null) continue;
+            uint32_t b = (uint32_t)t->hashes[id] & t->mask;
+            if (t->nkeys == 0) b = 0;
+            t->next[id] = t->heads[b];
+            t->heads[b] = id + 1;
+        }
+    }
+    for (uint32_t k = 0; st && k < t->nkeys; k++) tn_expr_state_free(st[k]);
+    tn_free(st);
+    if (rc) {
+        tn_join_table_free(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Probe.
+ */
+typedef struct probe_state {
+    tn_expr_state **kst;
+    tn_vector *kv;
+    uint64_t *h;
+    tn_expr_state *rst;         /* residual */
+    uint32_t *psel;             /* candidate pairs: probe row, build id */
+    uint32_t *bids;
+    uint32_t npairs;
+    uint8_t *pmatched;          /* per probe row */
+    uint32_t *sel;
+    tn_chunk pair;              /* pairs (left ++ right layout) */
+    tn_chunk out;               /* emitted rows */
+    uint32_t nl, nr;
+} probe_state;
+
+static int gather_build(tn_vector *dst, const tn_join_table *t, uint32_t col, const uint32_t *ids,
+                        uint32_t n) {
+    int rc = 0;
+    if (dst->capacity < n && (rc = tn_vector_reserve(dst, n))) return rc;
+    size_t w = tn_type_width(dst->type);
+    bool nulls = false;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t ref = t->refs[ids[i]];
+        const tn_vector *src = &t->c.chunks[ref >> 32].cols[col];
+        uint32_t r = (uint32_t)ref;
+        if (w && src->data) memcpy((uint8_t *)dst->data + (size_t)i * w, (const uint8_t *)src->data + (size_t)r * w, w);
+        if (src->validity || src->type.id == TN_TYPE_NULL) nulls = true;
+    }
+    if (nulls || dst->validity) {
+        if ((rc = tn_vector_ensure_validity(dst))) return rc;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t ref = t->refs[ids[i]];
+            const tn_vector *src = &t->c.chunks[ref >> 32].cols[col];
+            tn_vector_set_valid_bit(dst, i, src->type.id != TN_TYPE_NULL && tn_vector_is_valid(src, (uint32_t)ref));
+        }
+    }
+    dst->count = n;
+    return 0;
+}
+
+static int probe_init(tn_op *op, void **state) {
+    tn_join_table *t = op->shared;
+    tn_plan *node = t->node;
+    probe_state *s = tn_calloc(1, sizeof *s);
+    if (!s) return TN_ENOMEM;
+    *state = s;
+    tn_plan *l = node->child[0], *r = node->child[1];
+    s->nl = l->ncols;
+    s->nr = r->ncols;
+    uint32_t nk = t->nkeys;
+    tn_expr **keys = t->build_left ? node->u.join.rkeys : node->u.join.lkeys;
+    s->kst = tn_calloc(nk + 1, sizeof *s->kst);
+    s->kv = tn_calloc(nk + 1, sizeof *s->kv);
+    s->h = tn_malloc(TN_VECTOR_SIZE * sizeof *s->h);
+    s->psel = tn_malloc(TN_VECTOR_SIZE * sizeof *s->psel);
+    s->bids = tn_malloc(TN_VECTOR_SIZE * sizeof *s->bids);
+    s->pmatched = tn_malloc(TN_VECTOR_SIZE);
+    s->sel = tn_malloc(TN_VECTOR_SIZE * sizeof *s->sel);
+    if (!s->kst || !s->kv || !s->h || !s->psel || !s->bids || !s->pmatched || !s->sel) return TN_ENOMEM;
+    int rc = 0;
+    for (uint32_t k = 0; k < nk && !rc; k++) {
+        rc = tn_expr_state_create(keys[k], &s->kst[k]);
+        if (!rc) rc = tn_vector_init(&s->kv[k], keys[k]->type, TN_VECTOR_SIZE);
+    }
+    if (!rc && node->u.join.residual) rc = tn_expr_state_create(node->u.join.residual, &s->rst);
+    tn_type types[s->nl + s->nr + 1];
+    for (uint32_t i = 0; i < s->nl; i++) types[i] = l->types[i];
+    for (uint32_t i = 0; i < s->nr; i++) types[s->nl + i] = r->types[i];
+    if (!rc) rc = tn_chunk_init(&s->pair, s->nl + s->nr, types, TN_VECTOR_SIZE);
+    if (!rc) rc = tn_chunk_init(&s->out, s->nl + s->nr, types, TN_VECTOR_SIZE);
+    return rc;
+}
+
+static void probe_free(tn_op *op, void *state) {
+    tn_join_table *t = op->shared;
+    probe_state *s = state;
+    for (uint32_t k = 0; k < t->nkeys; k++) {
+        if (s->kst) tn_expr_state_free(s->kst[k]);
+        if (s->kv) tn_vector_free(&s->kv[k]);
+    }
+    tn_free(s->kst);
+    tn_free(s->kv);
+    tn_free(s->h);
+    tn_free(s->psel);
+    tn_free(s->bids);
+    tn_free(s->pmatched);
+    tn_free(s->sel);
+    tn_expr_state_free(s->rst);
+    if (s->pair.cols) tn_chunk_free(&s->pair);
+    if (s->out.cols) tn_chunk_free(&s->out);
+    tn_free(s);
+}
+
+/* Build the pair chunk from the pending candidates. */
+static int fill_pairs(tn_join_table *t, probe_state *s, const tn_chunk *in) {
+    int rc = 0;
+    uint32_t n = s->npairs;
+    uint32_t poff = t->build_left ? s->nl : 0, boff = t->build_left ? 0 : s->nl;
+    uint32_t np = t->build_left ? s->nr : s->nl, nb = t->build_left ? s->nl : s->nr;
+    for (uint32_t c = 0; c < np && !rc; c++) rc = tn_vector_gather(&s->pair.cols[poff + c], &in->cols[c], s->psel, n);
+    for (uint32_t c = 0; c < nb && !rc; c++) rc = gather_build(&s->pair.cols[boff + c], t, c, s->bids, n);
+    s->pair.count = n;
+    return rc;
+}
+
+static int flush_pairs(tn_join_table *t, probe_state *s, tn_pipeline *p, uint32_t stage,
+                       uint32_t worker, const tn_chunk *in) {
+    tn_plan *node = t->node;
+    tn_join_kind k = node->u.join.kind;
+    uint32_t n = s->npairs;
+    if (n == 0) return 0;
+    int rc = fill_pairs(t, s, in);
+    if (rc) return rc;
+    uint32_t npass = n;
+    const uint32_t *pass = NULL;
+    if (node->u.join.residual) {
+        rc = tn_expr_filter(node->u.join.residual, &s->pair, s->sel, &npass, s->rst);
+        if (rc) return rc;
+        pass = s->sel;
+    }
+    for (uint32_t i = 0; i < npass; i++) {
+        uint32_t j = pass ? pass[i] : i;
+        s->pmatched[s->psel[j]] = 1;
+        if (k == TN_JOIN_RIGHT || k == TN_JOIN_FULL) __atomic_store_n(&t->matched[s->bids[j]], 1, __ATOMIC_RELAXED);
+    }
+    s->npairs = 0;
+    if (k == TN_JOIN_SEMI || k == TN_JOIN_ANTI || npass == 0) return 0;
+    if (pass && npass != n) {
+        for (uint32_t c = 0; c < s->out.ncols && !rc; c++) rc = tn_vector_gather(&s->out.cols[c], &s->pair.cols[c], pass, npass);
+        s->out.count = npass;
+        if (rc) return rc;
+        return tn_pipe_push(p, stage + 1, worker, &s->out);
+    }
+    return tn_pipe_push(p, stage + 1, worker, &s->pair);
+}
+
+static inline bool keys_eq(const tn_join_table *t, const probe_state *s, uint32_t pi, uint32_t id) {
+    uint64_t ref = t->refs[id];
+    const tn_vector *bk = &t->keyv[(size_t)(ref >> 32) * t->nkeys];
+    uint32_t br = (uint32_t)ref;
+    for (uint32_t k = 0; k < t->nkeys; k++)
+        if (!tn_vector_eq_rows(&bk[k], br, &s->kv[k], pi)) return false;
+    return true;
+}
+
+static int probe_exec(tn_op *op, void *state, tn_pipeline *p, uint32_t stage, uint32_t worker,
+                      const tn_chunk *in) {
+    tn_join_table *t = op->shared;
+    probe_state *s = state;
+    tn_plan *node = t->node;
+    tn_join_kind kind = node->u.join.kind;
+    uint32_t n = in->count;
+    int rc = 0;
+    if (n > TN_VECTOR_SIZE) {
+        /* split oversized chunks */
+        tn_chunk part;
+        memset(&part, 0, sizeof part);
+        part.cols = tn_calloc(in->ncols + 1, sizeof *part.cols);
+        if (!part.cols) return TN_ENOMEM;
+        uint32_t sel[TN_VECTOR_SIZE];
+        for (uint32_t off = 0; off < n && !rc; off += TN_VECTOR_SIZE) {
+            uint32_t m = n - off < TN_VECTOR_SIZE ? n - off : TN_VECTOR_SIZE;
+            for (uint32_t i = 0; i < m; i++) sel[i] = off + i;
+            for (uint32_t c = 0; c < in->ncols && !rc; c++) {
+                if (!part.cols[c].data && !part.cols[c].heap) rc = tn_vector_init(&part.cols[c], in->cols[c].type, m);
+                if (!rc) rc = tn_vector_gather(&part.cols[c], &in->cols[c], sel, m);
+            }
+            part.ncols = in->ncols;
+            part.count = m;
+            if (!rc) rc = probe_exec(op, state, p, stage, worker, &part);
+        }
+        for (uint32_t c = 0; c < in->ncols; c++) tn_vector_free(&part.cols[c]);
+        tn_free(part.cols);
+        return rc;
+    }
+    tn_expr **keys = t->build_left ? node->u.join.rkeys : node->u.join.lkeys;
+    for (uint32_t k = 0; k < t->nkeys && !rc; k++) rc = tn_expr_eval(keys[k], in, &s->kv[k], s->kst[k]);
+    if (rc) return rc;
+    for (uint32_t k = 0; k < t->nkeys; k++) tn_vector_hash(&s->kv[k], n, s->h, k == 0);
+    memset(s->pmatched, 0, n);
+    bool first_only = (kind == TN_JOIN_SEMI || kind == TN_JOIN_ANTI) && !node->u.join.residual;
+    s->npairs = 0;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        bool null = false;
+        for (uint32_t k = 0; k < t->nkeys; k++)
+            if (s->kv[k].type.id == TN_TYPE_NULL || !tn_vector_is_valid(&s->kv[k], i)) null = true;
+        if (null) continue;
+        uint64_t h = t->nkeys ? s->h[i] : 0;
+        uint32_t e = t->heads[t->nkeys ? ((uint32_t)h & t->mask) : 0];
+        while (e) {
+            uint32_t id = e - 1;
+            e = t->next[id];
+            if (t->nkeys && (t->hashes[id] != h || !keys_eq(t, s, i, id))) continue;
+            if (first_only) {
+                s->pmatched[i] = 1;
+                break;
+            }
+            s->psel[s->npairs] = i;
+            s->bids[s->npairs] = id;
+            if (++s->npairs == TN_VECTOR_SIZE) {
+                rc = flush_pairs(t, s, p, stage, worker, in);
+                if (rc) break;
+            }
+        }
+    }
+    if (!rc) rc = flush_pairs(t, s, p, stage, worker, in);
+    if (rc) return rc;
+    /* probe rows without a match, or the matched ones for SEMI */
+    if (kind == TN_JOIN_LEFT || kind == TN_JOIN_FULL || kind == TN_JOIN_SEMI || kind == TN_JOIN_ANTI) {
+        bool want = kind == TN_JOIN_SEMI;
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if ((s->pmatched[i] != 0) == want) s->sel[m++] = i;
+        if (m == 0) return 0;
+        if (kind == TN_JOIN_SEMI || kind == TN_JOIN_ANTI) {
+            if (m == n) return tn_pipe_push(p, stage + 1, worker, in);
+            for (uint32_t c = 0; c < s->nl && !rc; c++) rc = tn_vector_gather(&s->out.cols[c], &in->cols[c], s->sel, m);
+            if (rc) return rc;
+            tn_chunk semi = {s->nl, m, s->out.cols};
+            return tn_pipe_push(p, stage + 1, worker, &semi);
+        }
+        for (uint32_t c = 0; c < s->nl && !rc; c++) rc = tn_vector_gather(&s->out.cols[c], &in->cols[c], s->sel, m);
+        for (uint32_t c = 0; c < s->nr && !rc; c++) {
+            s->out.cols[s->nl + c].count = 0;
+            rc = tn_vector_fill_null(&s->out.cols[s->nl + c], 0, m);
+            s->out.cols[s->nl + c].count = m;
+        }
+        if (rc) return rc;
+        s->out.count = m;
+        return tn_pipe_push(p, stage + 1, worker, &s->out);
+    }
+    return 0;
+}
+
+/* RIGHT / FULL: build rows never matched, with NULLs for the probe side. */
+static int probe_finish(tn_op *op, tn_pipeline *p, uint32_t stage) {
+    tn_join_table *t = op->shared;
+    tn_join_kind kind = t->node->u.join.kind;
+    if (kind != TN_JOIN_RIGHT && kind != TN_JOIN_FULL) return 0;
+    probe_state *s = p->op_states[0][stage];
+    int rc = 0;
+    uint32_t ids[TN_VECTOR_SIZE];
+    uint32_t m = 0;
+    for (uint32_t id = 0; id <= t->nrows && !rc; id++) {
+        if (id < t->nrows && t->matched[id]) continue;
+        if (id < t->nrows) ids[m++] = id;
+        if (m == TN_VECTOR_SIZE || (id == t->nrows && m > 0)) {
+            for (uint32_t c = 0; c < s->nl && !rc; c++) {
+                s->out.cols[c].count = 0;
+                rc = tn_vector_fill_null(&s->out.cols[c], 0, m);
+                s->out.cols[c].count = m;
+            }
+            for (uint32_t c = 0; c < s->nr && !rc; c++) rc = gather_build(&s->out.cols[s->nl + c], t, c, ids, m);
+            s->out.count = m;
+            if (!rc) rc = tn_pipe_push(p, stage + 1, 0, &s->out);
+            m = 0;
+        }
+    }
+    return rc;
+}
+
+static void probe_op_free(tn_op *op) {
+    tn_join_table_free(op->shared);
+    op->shared = NULL;
+}
+
+int tn_op_join_probe(tn_exec *ex, tn_plan *node, tn_join_table *table, tn_op **out) {
+    tn_op *op = tn_calloc(1, sizeof *op);
+    if (!op) {
+        tn_join_table_free(table);
+        return TN_ENOMEM;
+    }
+    op->name = "HASH_JOIN";
+    op->node = node;
+    op->shared = table;
+    op->worker_init = probe_init;
+    op->worker_free = probe_free;
+    op->execute = probe_exec;
+    op->finish = probe_finish;
+    op->free = probe_op_free;
+    *out = op;
+    return 0;
+}

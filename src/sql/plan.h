@@ -1,0 +1,174 @@
+/*
+ * sql/plan.h: logical plan nodes (private to sql/). The binder builds a tree of these from the
+ * AST; optimize.c rewrites it (column pruning, filter pushdown, join keys, scan predicates);
+ * exec.c turns it into pipelines. Every node's output is a list of typed, named columns and the
+ * expressions in a node refer to its input columns by index (a join's input is the left
+ * child's columns followed by the right child's). Nodes live in the statement's arena; the
+ * tn_expr trees and opened files they hold are released by tn_plan_free.
+ */
+#ifndef TN_SQL_PLAN_H
+#define TN_SQL_PLAN_H
+
+#include "parquet/parquet.h"
+#include "sql/expr.h"
+
+typedef enum tn_plan_kind {
+    TN_PLAN_SCAN,        /* a file source: Parquet files, CSV, NDJSON */
+    TN_PLAN_VALUES,      /* constant rows (also the one empty row of SELECT without FROM) */
+    TN_PLAN_FILTER,
+    TN_PLAN_PROJECT,
+    TN_PLAN_AGGREGATE,   /* output: groups, then aggregates */
+    TN_PLAN_JOIN,
+    TN_PLAN_SORT,        /* with a limit: top-N */
+    TN_PLAN_LIMIT,
+    TN_PLAN_SETOP,       /* UNION / INTERSECT / EXCEPT [ALL] of two inputs with equal types */
+} tn_plan_kind;
+
+typedef enum tn_scan_format { TN_SCAN_PARQUET, TN_SCAN_CSV, TN_SCAN_JSON } tn_scan_format;
+
+typedef enum tn_agg_kind {
+    TN_AGG_COUNT_STAR,
+    TN_AGG_COUNT,
+    TN_AGG_SUM,
+    TN_AGG_AVG,
+    TN_AGG_MIN,
+    TN_AGG_MAX,
+    TN_AGG_STDDEV_SAMP,
+    TN_AGG_STDDEV_POP,
+    TN_AGG_VAR_SAMP,
+    TN_AGG_VAR_POP,
+    TN_AGG_BOOL_AND,
+    TN_AGG_BOOL_OR,
+    TN_AGG_STRING_AGG,
+    TN_AGG_APPROX_COUNT_DISTINCT,
+    TN_AGG_ANY_VALUE,    /* first value seen (also used for `first`) */
+} tn_agg_kind;
+
+typedef struct tn_plan_agg {
+    tn_agg_kind kind;
+    tn_expr *arg;        /* NULL for count(*) */
+    tn_expr *sep;        /* string_agg separator (constant VARCHAR) or NULL */
+    tn_expr *filter;     /* FILTER (WHERE ...) or NULL */
+    bool distinct;
+    tn_type type;        /* result type */
+} tn_plan_agg;
+
+typedef enum tn_join_kind {
+    TN_JOIN_INNER, TN_JOIN_LEFT, TN_JOIN_RIGHT, TN_JOIN_FULL, TN_JOIN_SEMI, TN_JOIN_ANTI,
+} tn_join_kind;
+
+typedef enum tn_setop_kind { TN_SETOP_UNION, TN_SETOP_INTERSECT, TN_SETOP_EXCEPT } tn_setop_kind;
+
+typedef struct tn_plan tn_plan;
+
+typedef struct tn_plan_scan {
+    tn_scan_format format;
+    char **paths;                  /* files (globs expanded) */
+    uint32_t npaths;
+    tn_parquet_file **files;       /* Parquet: opened at bind time, closed by tn_plan_free */
+    /* The source's full schema. */
+    uint32_t nsrc;
+    char **src_names;
+    tn_type *src_types;
+    /* Columns read, as source column indexes in output order. */
+    uint32_t *cols;
+    uint32_t ncols;
+    /* Pushed-down simple predicates (source column indexes) for row-group/page skipping. */
+    tn_parquet_predicate *preds;
+    uint32_t npreds;
+    /* CSV / NDJSON options. */
+    int csv_header;                /* -1 detect */
+    char csv_delim, csv_quote, csv_escape;
+    const char *csv_null;
+    bool csv_all_varchar;
+    uint32_t csv_skip;
+    /* TABLESAMPLE: percent in (0,100] or rows (>0); 0 = none. */
+    double sample_percent;
+    int64_t sample_rows;
+    uint64_t sample_seed;
+    int64_t total_rows;            /* rows in the source (-1 unknown) */
+} tn_plan_scan;
+
+struct tn_plan {
+    tn_plan_kind kind;
+    uint32_t ncols;
+    tn_type *types;
+    const char **names;
+    tn_plan *child[2];
+    double est_rows;               /* estimate for join ordering */
+    union {
+        tn_plan_scan scan;
+        struct {
+            uint32_t nrows;
+            tn_expr **exprs;       /* nrows * ncols, evaluated over one empty row */
+        } values;
+        struct {
+            tn_expr *pred;
+            uint32_t *out_cols;    /* columns passed on after filtering; NULL = all */
+            uint32_t nout;
+        } filter;
+        struct {
+            tn_expr **exprs;       /* ncols */
+        } project;
+        struct {
+            uint32_t ngroups;
+            tn_expr **groups;
+            uint32_t naggs;
+            tn_plan_agg *aggs;
+        } agg;
+        struct {
+            tn_join_kind kind;
+            tn_expr *cond;         /* before key extraction (over left ++ right), or NULL */
+            uint32_t nkeys;
+            tn_expr **lkeys;       /* over the left columns */
+            tn_expr **rkeys;       /* over the right columns */
+            tn_expr *residual;     /* over left ++ right, or NULL */
+            bool build_left;       /* build the hash table on the left input (INNER only) */
+        } join;
+        struct {
+            uint32_t nkeys;
+            uint32_t *keys;        /* input column indexes */
+            bool *desc;
+            bool *nulls_first;
+            int64_t limit;         /* -1: sort everything */
+            int64_t offset;
+        } sort;
+        struct {
+            int64_t limit;         /* -1: none */
+            int64_t offset;
+        } limit;
+        struct {
+            tn_setop_kind op;
+            bool all;
+        } setop;
+    } u;
+    /* EXPLAIN ANALYZE counters (filled by the executor). */
+    uint64_t rows_out;
+    uint64_t time_ns;
+};
+
+/* Allocate a node of `kind` with ncols output columns (types/names arrays zeroed). */
+tn_plan *tn_plan_new(tn_arena *arena, tn_plan_kind kind, uint32_t ncols);
+/* Free the expressions and files held by the tree (the nodes themselves are arena memory). */
+void tn_plan_free(tn_plan *plan);
+/* Replace *slot with a new expression, freeing the old one. */
+void tn_plan_set_expr(tn_expr **slot, tn_expr *e);
+/* Rewrite the column indexes of e: map[old] = new (every referenced column must map). */
+void tn_expr_remap(tn_expr *e, const uint32_t *map);
+/* Add the column indexes e references to used[] (bools of size >= max index + 1). */
+void tn_expr_columns(const tn_expr *e, bool *used, uint32_t nused);
+/* Whether e references only columns in [lo, hi). */
+bool tn_expr_columns_within(const tn_expr *e, uint32_t lo, uint32_t hi);
+/* Shift every column index by delta. */
+void tn_expr_shift(tn_expr *e, int64_t delta);
+
+const char *tn_agg_kind_name(tn_agg_kind kind);
+const char *tn_join_kind_name(tn_join_kind kind);
+
+/* The optimizer (optimize.c): rewrites the tree in place; may allocate nodes in arena. */
+int tn_optimize(tn_plan **root, tn_arena *arena);
+
+/* EXPLAIN text of a plan (explain.c); with analyze, rows and time per operator. */
+int tn_plan_explain(tn_buf *out, const tn_plan *plan, bool analyze);
+
+#endif

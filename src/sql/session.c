@@ -1,0 +1,350 @@
+/*
+ * sql/session.c: the sql/ layer's front door (sql.h): sessions (warehouse, thread pool, session
+ * options), scripts (parsed statements), statement execution (bind -> optimize -> execute, or
+ * EXPLAIN [ANALYZE], DESCRIBE <query>, SET) and materialized results.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sql/bindInt.h"
+#include "sql/parse.h"
+
+struct tn_sql_script {
+    tn_sql_session *session;
+    tn_arena *arena;
+    char *sql;
+    size_t len;
+    tn_sql_stmt_list list;
+};
+
+struct tn_sql_result {
+    uint32_t ncols;
+    const char **names;
+    tn_type *types;
+    tn_collection rows;
+    uint32_t cursor;
+    bool has_rows;
+    tn_sql_stats stats;
+    uint64_t time_ns;
+    tn_arena *arena;
+};
+
+static uint64_t default_memory_limit(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || psize <= 0) return 0;
+    return (uint64_t)pages * (uint64_t)psize / 10 * 8;
+}
+
+int tn_sql_session_open(tn_sql_session **out, const char *warehouse, int threads) {
+    *out = NULL;
+    tn_sql_session *s = tn_calloc(1, sizeof *s);
+    if (!s) return TN_ENOMEM;
+    if (warehouse && !(s->warehouse = tn_strdup(warehouse))) {
+        tn_free(s);
+        return TN_ENOMEM;
+    }
+    int rc = tn_pool_create(&s->pool, threads);
+    if (rc) {
+        tn_free(s->warehouse);
+        tn_free(s);
+        return rc;
+    }
+    s->threads = (int)tn_pool_size(s->pool);
+    s->memory_limit = default_memory_limit();
+    *out = s;
+    return 0;
+}
+
+void tn_sql_session_close(tn_sql_session *s) {
+    if (!s) return;
+    tn_pool_destroy(s->pool);
+    tn_free(s->warehouse);
+    tn_free(s);
+}
+
+int tn_sql_session_threads(const tn_sql_session *s) { return s->threads; }
+void tn_sql_session_set_memory_limit(tn_sql_session *s, uint64_t bytes) { s->memory_limit = bytes; }
+
+int tn_sql_script_parse(tn_sql_script **out, tn_sql_session *s, const char *sql, size_t len) {
+    *out = NULL;
+    tn_sql_script *sc = tn_calloc(1, sizeof *sc);
+    if (!sc) return TN_ENOMEM;
+    sc->session = s;
+    sc->arena = tn_arena_create(0);
+    sc->sql = tn_malloc(len + 1);
+    if (!sc->arena || !sc->sql) {
+        tn_sql_script_free(sc);
+        return TN_ENOMEM;
+    }
+    memcpy(sc->sql, sql, len);
+    sc->sql[len] = 0;
+    sc->len = len;
+    int rc = tn_sql_parse_n(sc->arena, sc->sql, len, &sc->list);
+    if (rc) {
+        tn_bind_set_pos(tn_sql_last_error_pos());
+        tn_sql_script_free(sc);
+        return rc;
+    }
+    *out = sc;
+    return 0;
+}
+
+void tn_sql_script_free(tn_sql_script *sc) {
+    if (!sc) return;
+    tn_arena_destroy(sc->arena);
+    tn_free(sc->sql);
+    tn_free(sc);
+}
+
+uint32_t tn_sql_script_count(const tn_sql_script *sc) { return (uint32_t)sc->list.n; }
+const char *tn_sql_script_text(const tn_sql_script *sc, uint32_t i) {
+    return i < (uint32_t)sc->list.n ? sc->list.stmts[i]->text : NULL;
+}
+uint32_t tn_sql_script_nparams(const tn_sql_script *sc, uint32_t i) {
+    return i < (uint32_t)sc->list.n ? (uint32_t)sc->list.stmts[i]->n_params : 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Results.
+ */
+static int result_new(tn_sql_result **out, uint32_t ncols, const char *const *names, const tn_type *types) {
+    tn_sql_result *r = tn_calloc(1, sizeof *r);
+    if (!r) return TN_ENOMEM;
+    r->arena = tn_arena_create(0);
+    if (!r->arena) { tn_free(r); return TN_ENOMEM; }
+    r->ncols = ncols;
+    r->names = tn_arena_calloc(r->arena, (ncols + 1) * sizeof *r->names);
+    r->types = tn_arena_calloc(r->arena, (ncols + 1) * sizeof *r->types);
+    if (!r->names || !r->types) { tn_sql_result_free(r); return TN_ENOMEM; }
+    for (uint32_t i = 0; i < ncols; i++) {
+        r->names[i] = tn_arena_strdup(r->arena, names[i] ? names[i] : "");
+        r->types[i] = types[i];
+        if (!r->names[i]) { tn_sql_result_free(r); return TN_ENOMEM; }
+    }
+    r->has_rows = true;
+    *out = r;
+    return 0;
+}
+
+/* A result of VARCHAR lines (EXPLAIN). */
+static int text_result(tn_sql_result **out, const char *colname, const char *text) {
+    tn_type t = tn_type_make(TN_TYPE_VARCHAR);
+    int rc = result_new(out, 1, &colname, &t);
+    if (rc) return rc;
+    tn_sql_result *r = *out;
+    rc = tn_collection_init(&r->rows, 1, &t);
+    tn_chunk c;
+    memset(&c, 0, sizeof c);
+    if (!rc) rc = tn_chunk_init(&c, 1, &t, TN_VECTOR_SIZE);
+    const char *p = text;
+    while (!rc && *p) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (c.count == TN_VECTOR_SIZE) {
+            rc = tn_collection_append(&r->rows, &c, NULL, c.count);
+            tn_chunk_reset(&c);
+            c.count = 0;
+        }
+        if (!rc) rc = tn_vector_set_str(&c.cols[0], c.count, p, n);
+        c.count++;
+        c.cols[0].count = c.count;
+        p = e ? e + 1 : p + n;
+    }
+    if (!rc && c.count) rc = tn_collection_append(&r->rows, &c, NULL, c.count);
+    if (c.cols) tn_chunk_free(&c);
+    if (rc) {
+        tn_sql_result_free(r);
+        *out = NULL;
+    }
+    return rc;
+}
+
+uint32_t tn_sql_result_ncols(const tn_sql_result *r) { return r->ncols; }
+const char *tn_sql_result_name(const tn_sql_result *r, uint32_t col) { return col < r->ncols ? r->names[col] : NULL; }
+tn_type tn_sql_result_type(const tn_sql_result *r, uint32_t col) {
+    return col < r->ncols ? r->types[col] : tn_type_make(TN_TYPE_NULL);
+}
+int64_t tn_sql_result_nrows(const tn_sql_result *r) { return r->rows.nrows; }
+const tn_chunk *tn_sql_result_next(tn_sql_result *r) {
+    while (r->cursor < r->rows.nchunks) {
+        const tn_chunk *c = &r->rows.chunks[r->cursor++];
+        if (c->count) return c;
+    }
+    return NULL;
+}
+void tn_sql_result_rewind(tn_sql_result *r) { r->cursor = 0; }
+bool tn_sql_result_has_rows(const tn_sql_result *r) { return r->has_rows; }
+const tn_sql_stats *tn_sql_result_stats(const tn_sql_result *r) { return &r->stats; }
+uint64_t tn_sql_result_time_ns(const tn_sql_result *r) { return r->time_ns; }
+
+void tn_sql_result_free(tn_sql_result *r) {
+    if (!r) return;
+    tn_collection_free(&r->rows);
+    tn_arena_destroy(r->arena);
+    tn_free(r);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Execution.
+ */
+static int parse_bytes(const char *s, uint64_t *out) {
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end == s || v < 0) return -1;
+    while (*end == ' ') end++;
+    double mul = 1;
+    if (*end == 'k' || *end == 'K') mul = 1e3;
+    else if (*end == 'm' || *end == 'M') mul = 1e6;
+    else if (*end == 'g' || *end == 'G') mul = 1e9;
+    else if (*end == 't' || *end == 'T') mul = 1e12;
+    if (end[0] && (end[1] == 'i' || end[1] == 'I')) mul = mul == 1e3 ? 1024.0 : mul == 1e6 ? 1048576.0 : mul == 1e9 ? 1073741824.0 : mul == 1e12 ? 1099511627776.0 : mul;
+    *out = (uint64_t)(v * mul);
+    return 0;
+}
+
+static int exec_set(tn_binder *b, tn_sql_stmt *stmt, tn_sql_result **out) {
+    tn_sql_session *s = b->session;
+    const tn_sql_option *o = &stmt->u.set;
+    const char *v = o->value ? o->value : "";
+    if (tn_str_iequal(o->key, "threads") || tn_str_iequal(o->key, "worker_threads")) {
+        int n = atoi(v);
+        if (n < 1 || n > 1024) return tn_bind_error(b, o->value_pos, "threads must be between 1 and 1024");
+        tn_pool *p = NULL;
+        int rc = tn_pool_create(&p, n);
+        if (rc) return rc;
+        tn_pool_destroy(s->pool);
+        s->pool = p;
+        s->threads = (int)tn_pool_size(p);
+    } else if (tn_str_iequal(o->key, "memory_limit") || tn_str_iequal(o->key, "max_memory")) {
+        uint64_t bytes;
+        if (parse_bytes(v, &bytes)) return tn_bind_error(b, o->value_pos, "cannot read memory limit '%s'", v);
+        s->memory_limit = bytes;
+    } else {
+        return tn_bind_error_code(b, TN_EUNSUPPORTED, o->pos, "SET '%s' is not supported yet", o->key);
+    }
+    int rc = result_new(out, 0, NULL, NULL);
+    if (!rc) (*out)->has_rows = false;
+    return rc;
+}
+
+static int describe_result(tn_plan *p, tn_sql_result **out) {
+    static const char *names[] = {"column_name", "column_type", "null", "key", "default", "extra"};
+    tn_type t[6];
+    for (int i = 0; i < 6; i++) t[i] = tn_type_make(TN_TYPE_VARCHAR);
+    int rc = result_new(out, 6, names, t);
+    if (rc) return rc;
+    tn_sql_result *r = *out;
+    tn_chunk c;
+    memset(&c, 0, sizeof c);
+    rc = tn_collection_init(&r->rows, 6, t);
+    if (!rc) rc = tn_chunk_init(&c, 6, t, p->ncols ? p->ncols : 1);
+    for (uint32_t i = 0; i < p->ncols && !rc; i++) {
+        char tb[64];
+        tn_type_format(p->types[i], tb, sizeof tb);
+        rc = tn_vector_set_str(&c.cols[0], i, p->names[i], strlen(p->names[i]));
+        if (!rc) rc = tn_vector_set_str(&c.cols[1], i, tb, strlen(tb));
+        if (!rc) rc = tn_vector_set_str(&c.cols[2], i, "YES", 3);
+        for (int k = 3; k < 6 && !rc; k++) rc = tn_vector_set_null(&c.cols[k], i);
+    }
+    for (int k = 0; k < 6; k++) c.cols[k].count = p->ncols;
+    c.count = p->ncols;
+    if (!rc) rc = tn_collection_append(&r->rows, &c, NULL, c.count);
+    if (c.cols) tn_chunk_free(&c);
+    return rc;
+}
+
+int tn_sql_script_execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_value *params,
+                          uint32_t nparams) {
+    *out = NULL;
+    if (i >= (uint32_t)sc->list.n) return tn_error_set(TN_EINVAL, "no statement %u", i);
+    tn_sql_stmt *stmt = sc->list.stmts[i];
+    tn_sql_session *s = sc->session;
+    uint64_t t0 = tn_time_ns();
+    tn_bind_set_pos((tn_sql_pos){0, 0, 0});
+    tn_arena *arena = tn_arena_create(0);
+    if (!arena) return TN_ENOMEM;
+    tn_exec ex;
+    memset(&ex, 0, sizeof ex);
+    ex.pool = s->pool;
+    ex.nworkers = tn_pool_size(s->pool);
+    ex.arena = arena;
+    ex.memory_limit = s->memory_limit;
+    tn_binder b;
+    memset(&b, 0, sizeof b);
+    b.session = s;
+    b.arena = arena;
+    b.sql = sc->sql;
+    b.sql_len = sc->len;
+    b.params = params;
+    b.nparams = nparams;
+    b.ex = &ex;
+    if ((uint32_t)stmt->n_params > nparams) {
+        tn_arena_destroy(arena);
+        return tn_bind_error(&b, stmt->pos, "statement needs %d parameters, %u given", stmt->n_params, nparams);
+    }
+    tn_func_set_statement_time(tn_time_now_us());
+    int rc = 0;
+    tn_plan *plan = NULL;
+    tn_sql_result *r = NULL;
+    bool explain = false, analyze = false;
+    if (stmt->kind == TN_SQL_S_SET) {
+        rc = exec_set(&b, stmt, &r);
+        goto done;
+    }
+    rc = tn_bind_statement(&b, stmt, &plan, &explain, &analyze);
+    if (rc) goto done;
+    tn_sql_stmt *inner = stmt->kind == TN_SQL_S_EXPLAIN ? stmt->u.explain.stmt : stmt;
+    if (inner->kind == TN_SQL_S_DESCRIBE) {
+        rc = describe_result(plan, &r);
+        goto done;
+    }
+    if (explain) {
+        tn_buf text = TN_BUF_INIT;
+        if (analyze) {
+            tn_collection res;
+            ex.analyze = true;
+            rc = tn_exec_run(&ex, plan, &res);
+            if (!rc) {
+                plan->rows_out = (uint64_t)res.nrows;
+                tn_collection_free(&res);
+            }
+        }
+        if (!rc) rc = tn_plan_explain(&text, plan, analyze);
+        if (!rc && analyze)
+            rc = tn_buf_printf(&text, "total time: %.3f ms\n", (double)(tn_time_ns() - t0) / 1e6);
+        if (!rc) rc = tn_buf_append_byte(&text, 0);
+        if (!rc) rc = text_result(&r, analyze ? "explain_analyze" : "explain", (const char *)text.data);
+        tn_buf_free(&text);
+        goto done;
+    }
+    rc = result_new(&r, plan->ncols, plan->names, plan->types);
+    if (!rc) rc = tn_exec_run(&ex, plan, &r->rows);
+done:
+    if (rc) {
+        tn_sql_result_free(r);
+        r = NULL;
+    } else if (r) {
+        r->stats = ex.stats;
+        r->time_ns = tn_time_ns() - t0;
+        *out = r;
+    }
+    tn_plan_free(plan);
+    tn_arena_destroy(arena);
+    return rc;
+}
+
+int tn_sql_execute(tn_sql_result **out, tn_sql_session *s, const char *sql) {
+    *out = NULL;
+    tn_sql_script *sc = NULL;
+    int rc = tn_sql_script_parse(&sc, s, sql, strlen(sql));
+    if (rc) return rc;
+    for (uint32_t i = 0; i < tn_sql_script_count(sc) && !rc; i++) {
+        tn_sql_result_free(*out);
+        *out = NULL;
+        rc = tn_sql_script_execute(out, sc, i, NULL, 0);
+    }
+    tn_sql_script_free(sc);
+    return rc;
+}

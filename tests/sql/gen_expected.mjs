@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// tests/sql/gen_expected.mjs: fills in the expected rows of `query` records in sqllogictest
+// files from DuckDB (the oracle), so that tarn's expectations come from another system.
+// usage: node tests/sql/gen_expected.mjs FILE.test...   (rewrites the files in place)
+// A record preceded by a line "# tarn-only" keeps its hand-written expectation. Values are
+// DuckDB's ::VARCHAR text, NULL as NULL, the empty string as (empty), tab separated.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import path from 'node:path';
+
+const oracleDir = process.env.TARN_ORACLE_DIR || path.join(process.env.XDG_CACHE_HOME || path.join(homedir(), '.cache'), 'tarn-oracle');
+const require = createRequire(path.join(oracleDir, 'package.json'));
+const { DuckDBInstance } = require('@duckdb/node-api');
+
+const files = process.argv.slice(2);
+const instance = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false' });
+const conn = await instance.connect();
+
+function cell(v) {
+  if (v === null || v === undefined) return 'NULL';
+  const s = String(v);
+  return s === '' ? '(empty)' : s.replace(/[\t\n]/g, ' ');
+}
+
+for (const file of files) {
+  const dataDir = path.resolve(path.dirname(file), 'data');
+  const shared = process.env.TARN_SHARED || path.resolve(path.dirname(file), '../../../shared');
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const out = [];
+  let i = 0, changed = 0, failed = 0;
+  while (i < lines.length) {
+    const ln = lines[i];
+    if (!ln.startsWith('query')) { out.push(ln); i++; continue; }
+    const tarnOnly = out.length > 0 && out[out.length - 1].trim() === '# tarn-only';
+    out.push(ln);
+    i++;
+    const sql = [];
+    while (i < lines.length && lines[i] !== '' && lines[i] !== '----') { sql.push(lines[i]); out.push(lines[i]); i++; }
+    if (i >= lines.length || lines[i] !== '----') continue;
+    out.push('----');
+    i++;
+    const old = [];
+    while (i < lines.length && lines[i] !== '') old.push(lines[i++]);
+    if (tarnOnly) { out.push(...old); continue; }
+    const q = sql.join('\n').replaceAll('${DATA}', dataDir).replaceAll('${SHARED}', shared).replace(/;\s*$/, '');
+    try {
+      const r = await conn.runAndReadAll(`SELECT COLUMNS(*)::VARCHAR FROM (${q})`);
+      const rows = r.getRows().map((row) => row.map(cell).join('\t'));
+      out.push(...rows);
+      changed++;
+    } catch (e) {
+      console.error(`${file}: DuckDB failed on:\n${q}\n${e.message}`);
+      out.push(...old);
+      failed++;
+    }
+  }
+  writeFileSync(file, out.join('\n'));
+  console.error(`${file}: ${changed} queries filled, ${failed} failed`);
+}
+conn.closeSync();

@@ -1,0 +1,265 @@
+/*
+ * tests/unit/test_sql_engine.c: the SQL engine through sql/sql.h: results (names, types,
+ * values as DuckDB answers them), binder errors with positions, parameters, scan counters and
+ * pushdown, EXPLAIN, memory limit, thread-count independence, and the group hash table.
+ * Expected values come from DuckDB 1.5 on the same data (tests/sql/data, flights-3m).
+ */
+#include <string.h>
+
+#include "sql/exec.h"
+#include "sql/sql.h"
+#include "testlib.h"
+
+static char g_t1[2048], g_flights[2048];
+
+static void paths(void) {
+    snprintf(g_t1, sizeof g_t1, "tests/sql/data/t1.parquet");
+    snprintf(g_flights, sizeof g_flights, "%s/data/datasets/flights-3m.parquet", tn_test_shared_dir());
+}
+
+/* Runs sql and returns the text of row r, column c of the result (static buffer). */
+static const char *cell(tn_sql_result *res, int64_t r, uint32_t c) {
+    static char buf[256];
+    tn_sql_result_rewind(res);
+    const tn_chunk *ch;
+    while ((ch = tn_sql_result_next(res)) != NULL) {
+        if (r < ch->count) {
+            tn_buf b = TN_BUF_INIT;
+            if (!tn_vector_is_valid(&ch->cols[c], (uint32_t)r)) snprintf(buf, sizeof buf, "NULL");
+            else {
+                tn_value_format(&b, &ch->cols[c], (uint32_t)r);
+                snprintf(buf, sizeof buf, "%.*s", (int)b.len, b.data ? (const char *)b.data : "");
+            }
+            tn_buf_free(&b);
+            return buf;
+        }
+        r -= ch->count;
+    }
+    return "<no row>";
+}
+
+static tn_sql_result *run(tn_sql_session *s, const char *sql) {
+    tn_sql_result *r = NULL;
+    if (tn_sql_execute(&r, s, sql) != 0) {
+        fprintf(stderr, "query failed: %s\n  %s\n", sql, tn_error_message());
+        return NULL;
+    }
+    return r;
+}
+
+TEST(select_constants) {
+    tn_sql_session *s = NULL;
+    CHECK_OK(tn_sql_session_open(&s, NULL, 2));
+    tn_sql_result *r = run(s, "SELECT 1 + 2, 7 / 2, 'a' || 'b' AS s, NULL, DATE '2024-02-29' + 1");
+    CHECK(r != NULL);
+    CHECK_EQ_INT(tn_sql_result_ncols(r), 5);
+    CHECK_EQ_STR(tn_sql_result_name(r, 0), "(1 + 2)");
+    CHECK_EQ_STR(tn_sql_result_name(r, 2), "s");
+    CHECK_EQ_INT(tn_sql_result_type(r, 0).id, TN_TYPE_INTEGER);
+    CHECK_EQ_INT(tn_sql_result_type(r, 1).id, TN_TYPE_DOUBLE);
+    CHECK_EQ_STR(cell(r, 0, 0), "3");
+    CHECK_EQ_STR(cell(r, 0, 1), "3.5");
+    CHECK_EQ_STR(cell(r, 0, 2), "ab");
+    CHECK_EQ_STR(cell(r, 0, 3), "NULL");
+    CHECK_EQ_STR(cell(r, 0, 4), "2024-03-01");
+    tn_sql_result_free(r);
+    tn_sql_session_close(s);
+}
+
+TEST(flights_group_by_matches_duckdb) {
+    paths();
+    tn_sql_session *s = NULL;
+    CHECK_OK(tn_sql_session_open(&s, NULL, 0));
+    char sql[4096];
+    snprintf(sql, sizeof sql, "SELECT origin, count(*), avg(delay) FROM read_parquet('%s') GROUP BY origin "
+             "ORDER BY 2 DESC LIMIT 5", g_flights);
+    tn_sql_result *r = run(s, sql);
+    CHECK(r != NULL);
+    CHECK_EQ_INT(tn_sql_result_nrows(r), 5);
+    CHECK_EQ_STR(tn_sql_result_name(r, 1), "count_star()");
+    /* DuckDB 1.5.6 */
+    CHECK_EQ_STR(cell(r, 0, 0), "ORD");
+    CHECK_EQ_STR(cell(r, 0, 1), "166341");
+    CHECK_EQ_STR(cell(r, 0, 2), "9.27365472132547");
+    CHECK_EQ_STR(cell(r, 4, 0), "PHX");
+    CHECK_EQ_STR(cell(r, 4, 2), "9.994400017197643");
+    const tn_sql_stats *st = tn_sql_result_stats(r);
+    CHECK_EQ_INT(st->table_rows, 3000000);
+    CHECK_EQ_INT(st->rows_scanned, 3000000);
+    CHECK_EQ_INT(st->row_groups_scanned, 11);
+    CHECK_EQ_INT(st->files_scanned, 1);
+    tn_sql_result_free(r);
+    tn_sql_session_close(s);
+}
+
+TEST(results_do_not_depend_on_threads) {
+    paths();
+    char sql[4096];
+    snprintf(sql, sizeof sql, "SELECT origin, destination, count(*), sum(distance), min(delay) FROM read_parquet('%s') "
+             "WHERE delay > 30 GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT 20", g_flights);
+    tn_buf out[2] = {TN_BUF_INIT, TN_BUF_INIT};
+    int threads[2] = {1, 4};
+    for (int k = 0; k < 2; k++) {
+        tn_sql_session *s = NULL;
+        CHECK_OK(tn_sql_session_open(&s, NULL, threads[k]));
+        tn_sql_result *r = run(s, sql);
+        CHECK(r != NULL);
+        for (int64_t i = 0; r && i < tn_sql_result_nrows(r); i++)
+            for (uint32_t c = 0; c < 5; c++) tn_buf_printf(&out[k], "%s|", cell(r, i, c));
+        tn_sql_result_free(r);
+        tn_sql_session_close(s);
+    }
+    CHECK(out[0].len > 0);
+    CHECK(out[0].len == out[1].len && memcmp(out[0].data, out[1].data, out[0].len) == 0);
+    tn_buf_free(&out[0]);
+    tn_buf_free(&out[1]);
+}
+
+TEST(pushdown_skips_row_groups) {
+    paths();
+    tn_sql_session *s = NULL;
+    CHECK_OK(tn_sql_session_open(&s, NULL, 2));
+    char sql[4096];
+    /* flights-3m is ordered by date: 11 row groups, the last one holds June 20 onwards */
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM read_parquet('%s') WHERE date >= TIMESTAMP '2001-06-20'", g_flights);
+    tn_sql_result *r = run(s, sql);
+    CHECK(r != NULL);
+    CHECK_EQ_STR(cell(r, 0, 0), "185538");   /* DuckDB 1.5.6 */
+    const tn_sql_stats *st = tn_sql_result_stats(r);
+    CHECK_EQ_INT(st->table_rows, 3000000);
+    CHECK_EQ_INT(st->row_groups_scanned, 1);
+    CHECK(st->rows_scanned < 300000);
+    tn_sql_result_free(r);
+    /* count(*) alone reads no column data */
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM read_parquet('%s')", g_t1);
+    r = run(s, sql);
+    CHECK(r != NULL);
+    CHECK_EQ_STR(cell(r, 0, 0), "1000");
+    CHECK_EQ_INT(tn_sql_result_stats(r)->bytes_scanned, 0);
+    tn_sql_result_free(r);
+    tn_sql_session_close(s);
+}
+
+TEST(explain_shows_pushed_predicates) {
+    paths();
+    tn_sql_session *s = NULL;
+    CHECK_OK(tn_sql_session_open(&s, NULL, 2));
+    char sql[4096];
+    snprintf(sql, sizeof sql, "EXPLAIN SELECT grp, count(*) FROM read_parquet('%s') WHERE id > 900 GROUP BY grp", g_t1);
+    tn_sql_result *r = run(s, sql);
+    CHECK(r != NULL);
+    tn_buf all = TN_BUF_INIT;
+    for (int64_t i = 0; r && i < tn_sql_result_nrows(r); i++) tn_buf_printf(&all, "%s\n", cell(r, i, 0));
+    tn_buf_append_byte(&all, 0);
+    CHECK(strstr((const char *)all.data, "HASH_AGGREGATE") != NULL);
+    CHECK(strstr((const char *)all.data, "pushed: [id > 900]") != NULL);
+    CHECK(strstr((const char *)all.data, "columns: [id, grp]") != NULL);
+    tn_buf_free(&all);
+    tn_sql_result_free(r);
+    snprintf(sql, sizeof sql, "EXPLAIN ANALYZE SELECT count(*) FROM read_parquet('%s') WHERE id > 900", g_t1);
+    r = run(s, sql);
+    CHECK(r != NULL);
+    CHECK(r && strstr(cell(r, 0, 0), "rows: 1") != NULL);
+    tn_sql_result_free(r);
+    tn_sql_session_close(s);
+}
+
+TEST(binder_errors_name_position) {
+    tn_sql_session *s = NULL;
+    CHECK_OK(tn_sql_session_open(&s, NULL, 1));
+    tn_sql_result *r = NULL;
+    int rc = tn_sql_execute(&r, s, "SELECT x\nFROM (VALUES (1)) t(x)\nWHERE yy > 1");
+    CHECK_EQ_INT(rc, TN_EBIND);
+    CHECK(strstr(tn_error_message(), "Referenced column \"yy\" not found") != NULL);
+    CHECK(strstr(tn_error_message(), "line 3, column 7") != NULL);
+    CHECK_EQ_INT(tn_sql_error_pos().line, 3);
+    CHECK_EQ_INT(tn_sql_error_pos().col, 7);
+    rc = tn_sql_execute(&r, s, "SELECT x, count(*) FROM (VALUES (1)) t(x)");
+    CHECK_EQ_INT(rc, TN_EBIND);
+    CHECK(strstr(tn_error_message(), "must appear in the GROUP BY clause") != NULL);
+    rc = tn_sql_execute(&r, s, "CREATE TABLE t (a INT)");
+    CHECK_EQ_INT(rc, TN_EUNSUPPORTED);
+    CHECK(strstr(tn_error_message(), "CREATE TABLE is not supported yet") != NULL);
+    rc = tn_sql_execute(&r, s, "SELECT (1");
+    CHECK_EQ_INT(rc, TN_ESYNTAX);
+    CHECK(tn_sql_error_pos().line == 1);
+    tn_sql_session_close(s);
+}
+
+TEST(parameters) {
+    tn_sql_session *s = NULL;
+    CHECK_OK(tn_sql_session_open(&s, NULL, 1));
+    tn_sql_script *sc = NULL;
+    const char *sql = "SELECT x * $1, $2 || 'z' FROM (VALUES (1), (2)) t(x) WHERE x >= $1 ORDER BY 1";
+    CHECK_OK(tn_sql_script_parse(&sc, s, sql, strlen(sql)));
+    CHECK_EQ_INT(tn_sql_script_nparams(sc, 0), 2);
+    tn_value p[2];
+    memset(p, 0, sizeof p);
+    p[0].type = tn_type_make(TN_TYPE_INTEGER);
+    p[0].u.i = 2;
+    p[1].type = tn_type_make(TN_TYPE_VARCHAR);
+    p[1].u.s.ptr = "y";
+    p[1].u.s.len = 1;
+    tn_sql_result *r = NULL;
+    CHECK_OK(tn_sql_script_execute(&r, sc, 0, p, 2));
+    CHECK_EQ_INT(tn_sql_result_nrows(r), 1);
+    CHECK_EQ_STR(cell(r, 0, 0), "4");
+    CHECK_EQ_STR(cell(r, 0, 1), "yz");
+    tn_sql_result_free(r);
+    CHECK(tn_sql_script_execute(&r, sc, 0, p, 1) != 0);
+    tn_sql_script_free(sc);
+    tn_sql_session_close(s);
+}
+
+TEST(memory_limit) {
+    paths();
+    tn_sql_session *s = NULL;
+    CHECK_OK(tn_sql_session_open(&s, NULL, 2));
+    tn_sql_session_set_memory_limit(s, 1 << 20);
+    char sql[4096];
+    snprintf(sql, sizeof sql, "SELECT * FROM read_parquet('%s') ORDER BY delay", g_flights);
+    tn_sql_result *r = NULL;
+    int rc = tn_sql_execute(&r, s, sql);
+    CHECK_EQ_INT(rc, TN_ELIMIT);
+    CHECK(strstr(tn_error_message(), "memory limit") != NULL);
+    tn_sql_session_close(s);
+}
+
+TEST(group_table) {
+    tn_type t[2] = {tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_VARCHAR)};
+    tn_group_table gt;
+    CHECK_OK(tn_group_table_init(&gt, 2, t));
+    tn_vector a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    CHECK_OK(tn_vector_init(&a, t[0], 2048));
+    CHECK_OK(tn_vector_init(&b, t[1], 2048));
+    uint32_t gids[2048];
+    uint32_t total = 0;
+    for (int round = 0; round < 3; round++) {
+        tn_vector_reset(&a);
+        tn_vector_reset(&b);
+        for (uint32_t i = 0; i < 2048; i++) {
+            uint32_t k = (i * 7 + (uint32_t)round * 2048) % 5000;
+            ((int64_t *)a.data)[i] = k % 1000;
+            char s[16];
+            int n = snprintf(s, sizeof s, "s%u", k / 1000);
+            CHECK_OK(tn_vector_set_str(&b, i, s, (size_t)n));
+            if (k % 97 == 0) CHECK_OK(tn_vector_set_null(&a, i));
+        }
+        a.count = b.count = 2048;
+        tn_vector *keys[2] = {&a, &b};
+        CHECK_OK(tn_group_table_lookup(&gt, keys, 2048, gids));
+        /* the same key twice gets the same group */
+        uint32_t again[2048];
+        CHECK_OK(tn_group_table_lookup(&gt, keys, 2048, again));
+        CHECK(memcmp(gids, again, sizeof gids) == 0);
+        total = gt.ngroups;
+    }
+    CHECK(total > 1000 && total <= 5000);
+    tn_vector_free(&a);
+    tn_vector_free(&b);
+    tn_group_table_free(&gt);
+}
+
+TEST_MAIN()

@@ -134,6 +134,11 @@ uint32_t tn_crc32(uint32_t crc, const void *data, size_t n);
  */
 typedef struct tn_file tn_file;                         /* opaque, owned by the fs */
 typedef struct tn_fs tn_fs;
+typedef struct tn_fs_stat {
+    uint64_t size;
+    int64_t mtime_us;                                   /* modification time, µs since epoch */
+    bool is_dir;
+} tn_fs_stat;
 struct tn_fs {
     int (*open_read)(tn_fs *fs, const char *path, tn_file **out);
     int (*open_write)(tn_fs *fs, const char *path, bool exclusive, tn_file **out); /* create/trunc */
@@ -151,8 +156,16 @@ struct tn_fs {
     int (*list_dir)(tn_fs *fs, const char *path, int (*fn)(void *ctx, const char *name, bool is_dir),
                     void *ctx);
     void *state;
+    /* Optional operations, after `state` so that older positional initializers still compile:
+     * NULL means unsupported, and the tn_fs_* wrappers below then return TN_EUNSUPPORTED. */
+    int (*stat)(tn_fs *fs, const char *path, tn_fs_stat *out);  /* TN_ENOTFOUND if missing */
+    int (*rmdir)(tn_fs *fs, const char *path);                  /* an empty directory */
+    int (*sync_dir)(tn_fs *fs, const char *path);               /* fsync a directory */
 };
 tn_fs *tn_fs_default(void);
+int tn_fs_stat_path(tn_fs *fs, const char *path, tn_fs_stat *out);
+int tn_fs_rmdir(tn_fs *fs, const char *path);
+int tn_fs_sync_dir(tn_fs *fs, const char *path);
 /* Convenience wrappers over the vtable. */
 int tn_fs_read_all(tn_fs *fs, const char *path, tn_buf *out);
 int tn_fs_write_all(tn_fs *fs, const char *path, const void *data, size_t n, bool do_sync);

@@ -247,6 +247,29 @@ cleanup:
     return rc;
 }
 
+static int posix_stat(tn_fs *fs, const char *path, tn_fs_stat *out) {
+    struct stat st;
+    if (stat(path, &st) != 0) return sys_error(path, "stat", errno);
+    out->size = (uint64_t)st.st_size;
+    out->mtime_us = (int64_t)st.st_mtim.tv_sec * 1000000 + st.st_mtim.tv_nsec / 1000;
+    out->is_dir = S_ISDIR(st.st_mode);
+    return 0;
+}
+
+static int posix_rmdir(tn_fs *fs, const char *path) {
+    if (rmdir(path) != 0) return sys_error(path, "rmdir", errno);
+    return 0;
+}
+
+static int posix_sync_dir(tn_fs *fs, const char *path) {
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return sys_error(path, "open directory", errno);
+    int rc = 0;
+    if (fsync(fd) != 0) rc = sys_error(path, "fsync directory", errno);
+    close(fd);
+    return rc;
+}
+
 static tn_fs g_posix_fs = {
     .open_read = posix_open_read,
     .open_write = posix_open_write,
@@ -262,9 +285,27 @@ static tn_fs g_posix_fs = {
     .exists = posix_exists,
     .list_dir = posix_list_dir,
     .state = NULL,
+    .stat = posix_stat,
+    .rmdir = posix_rmdir,
+    .sync_dir = posix_sync_dir,
 };
 
 tn_fs *tn_fs_default(void) { return &g_posix_fs; }
+
+int tn_fs_stat_path(tn_fs *fs, const char *path, tn_fs_stat *out) {
+    if (!fs->stat) return tn_error_set(TN_EUNSUPPORTED, "%s: stat: not supported by this file system", path);
+    return fs->stat(fs, path, out);
+}
+
+int tn_fs_rmdir(tn_fs *fs, const char *path) {
+    if (!fs->rmdir) return tn_error_set(TN_EUNSUPPORTED, "%s: rmdir: not supported by this file system", path);
+    return fs->rmdir(fs, path);
+}
+
+int tn_fs_sync_dir(tn_fs *fs, const char *path) {
+    if (!fs->sync_dir) return tn_error_set(TN_EUNSUPPORTED, "%s: fsync directory: not supported by this file system", path);
+    return fs->sync_dir(fs, path);
+}
 
 int tn_fs_read_all(tn_fs *fs, const char *path, tn_buf *out) {
     tn_file *f = NULL;

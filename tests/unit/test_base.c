@@ -337,6 +337,37 @@ TEST(fs_roundtrip) {
     rm_rf(g_tmp);
 }
 
+TEST(fs_stat_rmdir_sync_dir) {
+    CHECK(make_tmpdir() == 0);
+    tn_fs *fs = tn_fs_default();
+    char dir[512], file[600];
+    snprintf(dir, sizeof dir, "%s/sub", g_tmp);
+    snprintf(file, sizeof file, "%s/f.txt", dir);
+    CHECK_OK(fs->mkdir_p(fs, dir));
+    int64_t before = tn_time_now_us();
+    CHECK_OK(tn_fs_write_all(fs, file, "hello", 5, false));
+    tn_fs_stat st;
+    CHECK_OK(tn_fs_stat_path(fs, file, &st));
+    CHECK_EQ_INT(st.size, 5);
+    CHECK(!st.is_dir);
+    /* mtime is within a few seconds of now (file systems round to their granularity) */
+    CHECK(st.mtime_us > before - 5000000 && st.mtime_us < tn_time_now_us() + 5000000);
+    CHECK_OK(tn_fs_stat_path(fs, dir, &st));
+    CHECK(st.is_dir);
+    CHECK_OK(tn_fs_sync_dir(fs, dir));
+    /* rmdir refuses a non-empty directory, then removes the empty one */
+    CHECK(tn_fs_rmdir(fs, dir) < 0);
+    CHECK(strstr(tn_error_message(), "sub") != NULL);
+    CHECK_OK(fs->unlink(fs, file));
+    CHECK_OK(tn_fs_rmdir(fs, dir));
+    CHECK_EQ_INT(tn_fs_stat_path(fs, dir, &st), TN_ENOTFOUND);
+    CHECK(strstr(tn_error_message(), "sub: stat") != NULL);
+    /* an fs without the optional operations says so */
+    tn_fs bare = *fs;
+    bare.stat = NULL;
+    CHECK_EQ_INT(tn_fs_stat_path(&bare, g_tmp, &st), TN_EUNSUPPORTED);
+}
+
 TEST(fs_errors_name_path) {
     tn_fs *fs = tn_fs_default();
     tn_buf b = TN_BUF_INIT;

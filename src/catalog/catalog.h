@@ -1,0 +1,116 @@
+/*
+ * catalog/catalog.h: the warehouse directory: schemas, tables, views, and names -> paths.
+ * Depends on table/ (creating and opening tables) and below. The SQL binder resolves every
+ * table and view name through this interface.
+ *
+ * On disk (paths relative to the warehouse root):
+ *
+ *   <table>/                      a table of the default schema (a directory holding _delta_log/)
+ *   <schema>/                     a schema (a directory without _delta_log/)
+ *   <schema>/<table>/             a table of that schema
+ *   _views/<view>.json            a view of the default schema
+ *   <schema>/_views/<view>.json   a view of a schema: {"name":..,"schema":..,"sql":"SELECT ..",
+ *                                 "columns":[..] (optional column aliases),"createdTime":ms}
+ *
+ * Names: folded to lower case (identifiers are case-insensitive; quote nothing on disk), at
+ * most 128 bytes, refused when they could escape or confuse the warehouse: empty, "." or "..",
+ * containing '/', '\', NUL, control characters or ':' , or starting with '_' or '.' (Delta and
+ * tarn ignore such directories). "default" and "main" name the default schema (the root).
+ * `global_temp` is an ordinary schema.
+ */
+#ifndef TN_CATALOG_H
+#define TN_CATALOG_H
+
+#include "table/table.h"
+
+#define TN_CATALOG_NAME_MAX 128
+
+typedef struct tn_catalog tn_catalog;
+
+/* Opens the warehouse at dir, creating it (and parents) if missing. fs NULL = tn_fs_default().
+ * The warehouse path is kept as given (without trailing '/'). */
+int tn_catalog_open(tn_catalog **out, tn_fs *fs, const char *dir);
+void tn_catalog_close(tn_catalog *cat);
+const char *tn_catalog_path(const tn_catalog *cat);
+tn_fs *tn_catalog_fs(const tn_catalog *cat);
+
+/* A resolved name: schema "" = the default schema. Lower-cased and validated. */
+typedef struct tn_catalog_name {
+    char schema[TN_CATALOG_NAME_MAX + 1];
+    char name[TN_CATALOG_NAME_MAX + 1];
+} tn_catalog_name;
+
+/* Validates one identifier; `kind` names it in the error ("invalid table name '../x': ..."). */
+int tn_catalog_check_name(const char *kind, const char *name);
+/* From separate parts (schema NULL or "" = default). kind: "table" / "view". */
+int tn_catalog_name_make(tn_catalog_name *out, const char *kind, const char *schema, const char *name);
+/* From "s.t" or "t" (one dot at most; use tn_catalog_name_make for quoted names with dots). */
+int tn_catalog_name_parse(tn_catalog_name *out, const char *kind, const char *qualified);
+/* "s.t" or "t" into buf. */
+const char *tn_catalog_name_format(const tn_catalog_name *n, char *buf, size_t cap);
+
+/* Directory of a schema / table (tn_malloc'd, caller tn_free's). Does not check existence. */
+int tn_catalog_schema_path(const tn_catalog *cat, const char *schema, char **out);
+int tn_catalog_table_path(const tn_catalog *cat, const tn_catalog_name *name, char **out);
+
+/* A list of names (sorted); free with tn_catalog_list_free. */
+typedef struct tn_catalog_list {
+    char **names;
+    uint32_t count;
+} tn_catalog_list;
+void tn_catalog_list_free(tn_catalog_list *list);
+
+/* ---------------------------------------------------------------------------------------------
+ * Schemas.
+ */
+int tn_catalog_schema_exists(tn_catalog *cat, const char *schema, bool *out);
+/* CREATE SCHEMA [IF NOT EXISTS]: TN_EEXISTS "schema 's' already exists" (also when a table of
+ * the default schema has that name). */
+int tn_catalog_schema_create(tn_catalog *cat, const char *schema, bool if_not_exists);
+/* DROP SCHEMA [IF EXISTS] s [CASCADE]: without cascade a schema holding tables or views is
+ * refused (TN_ECONSTRAINT). The default schema cannot be dropped. */
+int tn_catalog_schema_drop(tn_catalog *cat, const char *schema, bool if_exists, bool cascade);
+/* SHOW SCHEMAS: "default" first, then each schema directory. */
+int tn_catalog_schema_list(tn_catalog *cat, tn_catalog_list *out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Tables.
+ */
+int tn_catalog_table_exists(tn_catalog *cat, const tn_catalog_name *name, bool *out);
+/* CREATE TABLE: the schema must exist; a view or table of that name must not (unless
+ * opts->if_not_exists and it is a table). Column names are kept as given. */
+int tn_catalog_table_create(tn_catalog *cat, const tn_catalog_name *name, const tn_table_create_options *opts);
+/* Opens a table (TN_ENOTFOUND "table 's.t' does not exist"). opts NULL = latest. */
+int tn_catalog_table_open(tn_catalog *cat, const tn_catalog_name *name, const tn_table_open_options *opts,
+                          tn_table **out);
+/* DROP TABLE [IF EXISTS]: removes the table's directory tree. */
+int tn_catalog_table_drop(tn_catalog *cat, const tn_catalog_name *name, bool if_exists);
+/* ALTER TABLE a RENAME TO b (may move across schemas): rename(2) of the directory; refused
+ * when b exists. Concurrent writers of a keep writing to the old path (documented limit). */
+int tn_catalog_table_rename(tn_catalog *cat, const tn_catalog_name *from, const tn_catalog_name *to);
+/* SHOW TABLES [IN schema]: table names of a schema (schema NULL/"" = default). */
+int tn_catalog_table_list(tn_catalog *cat, const char *schema, tn_catalog_list *out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Views.
+ */
+typedef struct tn_catalog_view {
+    char *sql;                       /* the SELECT text */
+    char **columns;                  /* optional column aliases (NULL when none) */
+    uint32_t ncolumns;
+    int64_t created_ms;
+} tn_catalog_view;
+void tn_catalog_view_free(tn_catalog_view *v);
+
+int tn_catalog_view_exists(tn_catalog *cat, const tn_catalog_name *name, bool *out);
+/* CREATE [OR REPLACE] VIEW [IF NOT EXISTS]: TN_EEXISTS when the view exists and neither flag is
+ * set, or when a table has that name. Written atomically (temp file + rename/link). */
+int tn_catalog_view_create(tn_catalog *cat, const tn_catalog_name *name, const char *sql,
+                           const char *const *columns, uint32_t ncolumns, bool or_replace,
+                           bool if_not_exists);
+/* Reads a view definition: TN_ENOTFOUND "view 's.v' does not exist". */
+int tn_catalog_view_get(tn_catalog *cat, const tn_catalog_name *name, tn_catalog_view *out);
+int tn_catalog_view_drop(tn_catalog *cat, const tn_catalog_name *name, bool if_exists);
+int tn_catalog_view_list(tn_catalog *cat, const char *schema, tn_catalog_list *out);
+
+#endif

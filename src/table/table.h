@@ -1,0 +1,288 @@
+/*
+ * table/table.h: a table = a Delta snapshot + its schema + its (plain, Hive-partitioned) layout.
+ * Create a table (version 0), open a snapshot (latest, at a version, at a timestamp), plan and
+ * run scans (projection, partition pruning, stats skipping, row-group/page pruning, deletion
+ * vectors, partition constants, type widening; one morsel per (file, row group)), write
+ * (append / overwrite / static and dynamic partition overwrite), delete rows (copy-on-write),
+ * alter metadata, history and vacuum. Every commit goes through the optimistic retry loop.
+ * Depends on delta/, parquet/, types/, base/. The SQL layer drives statements through this API.
+ *
+ * Conventions: functions return 0 or a negative TN_E* code with the message set; output
+ * parameters first; a tn_table is an immutable snapshot (thread-safe to scan from many threads);
+ * writes read the snapshot they were opened on and commit at the next free version.
+ */
+#ifndef TN_TABLE_H
+#define TN_TABLE_H
+
+#include "delta/delta.h"
+#include "parquet/parquet.h"
+
+#define TN_ENGINE_INFO "tarn/0.1.0"
+#define TN_TABLE_DEFAULT_TARGET_FILE_BYTES ((uint64_t)128 << 20)
+#define TN_TABLE_DEFAULT_RETENTION_HOURS 168.0
+
+/* ---------------------------------------------------------------------------------------------
+ * Create and open.
+ */
+typedef struct tn_table_column_def {
+    const char *name;
+    tn_type type;
+    bool nullable;                     /* false = NOT NULL */
+    const char *comment;               /* stored in the field metadata as "comment"; may be NULL */
+} tn_table_column_def;
+
+typedef struct tn_table_create_options {
+    int version;                       /* TN_TABLE_CREATE_OPTIONS_VERSION */
+    const tn_table_column_def *columns;
+    uint32_t ncolumns;
+    const char *const *partition_columns;   /* names (must be columns), in directory order */
+    uint32_t npartition_columns;
+    const tn_delta_kv *configuration;  /* WITH / OPTIONS / TBLPROPERTIES, stored as given */
+    uint32_t nconfiguration;
+    const char *name;                  /* metaData.name (optional) */
+    const char *description;           /* metaData.description (optional) */
+    bool if_not_exists;                /* an existing table is success (nothing written) */
+    const char *operation;             /* commitInfo operation; NULL = "CREATE TABLE" */
+} tn_table_create_options;
+#define TN_TABLE_CREATE_OPTIONS_VERSION 1
+#define TN_TABLE_CREATE_OPTIONS_INIT {TN_TABLE_CREATE_OPTIONS_VERSION, NULL, 0, NULL, 0, NULL, 0, \
+                                      NULL, NULL, false, NULL}
+
+/* Writes version 0 of a new Delta table at path (directories created): commitInfo (CREATE
+ * TABLE), protocol (1,2) (or (3,7) with timestampNtz when a column is TIMESTAMP without zone),
+ * metaData. Column names must be unique case-insensitively; nested types are not supported.
+ * TN_EEXISTS "table 'path' already exists" unless if_not_exists. */
+int tn_table_create(tn_fs *fs, const char *path, const tn_table_create_options *opts);
+
+typedef struct tn_table tn_table;
+
+typedef struct tn_table_open_options {
+    int version;                       /* TN_TABLE_OPEN_OPTIONS_VERSION */
+    int64_t at_version;                /* -1 = latest (VERSION AS OF n) */
+    bool has_at_timestamp;             /* TIMESTAMP AS OF: latest commit with timestamp <= ms */
+    int64_t at_timestamp_ms;
+} tn_table_open_options;
+#define TN_TABLE_OPEN_OPTIONS_VERSION 1
+#define TN_TABLE_OPEN_OPTIONS_INIT {TN_TABLE_OPEN_OPTIONS_VERSION, -1, false, 0}
+
+/* Loads a snapshot. opts may be NULL (latest). TN_ENOTFOUND "no Delta table at 'path'" when
+ * there is no log. The fs must outlive the table. Close with tn_table_close. */
+int tn_table_open(tn_table **out, tn_fs *fs, const char *path, const tn_table_open_options *opts);
+void tn_table_close(tn_table *t);
+/* Parses 'YYYY-MM-DD[ HH:MM:SS[.ffffff]][Z|+hh:mm]' (as UTC when no zone) into ms since epoch,
+ * for TIMESTAMP AS OF. */
+int tn_table_parse_timestamp_ms(const char *text, int64_t *out);
+
+/* Accessors (borrowed from the table, valid until tn_table_close). */
+const tn_delta_snapshot *tn_table_snapshot(const tn_table *t);
+const char *tn_table_path(const tn_table *t);
+tn_fs *tn_table_fs(const tn_table *t);
+int64_t tn_table_version(const tn_table *t);
+/* Logical columns in schema order (name, type, nullable, is_partition, nested ...). */
+uint32_t tn_table_num_columns(const tn_table *t);
+const tn_delta_column *tn_table_column(const tn_table *t, uint32_t i);
+/* Index of a column by name (case-insensitive), -1 if none. */
+int tn_table_column_index(const tn_table *t, const char *name);
+/* Configuration value (metaData.configuration) or NULL. */
+const char *tn_table_property(const tn_table *t, const char *key);
+
+/* ---------------------------------------------------------------------------------------------
+ * Scans. A filter is `column OP constant` on a LOGICAL column (index into the table's columns);
+ * the constant should have the column's type (numeric constants of other numeric types are
+ * compared by value; anything else incomparable just disables skipping for that filter).
+ * Filters only skip data (partitions, files by add.stats, row groups and pages): the scan
+ * returns a superset of the matching rows and the caller still evaluates its predicate —
+ * except that files pruned on partition columns are exact.
+ */
+typedef struct tn_table_filter {
+    uint32_t column;                   /* logical column index */
+    tn_parquet_op op;
+    tn_value constant;                 /* ignored for IS [NOT] NULL; strings borrowed */
+} tn_table_filter;
+
+typedef struct tn_table_scan_options {
+    int version;                       /* TN_TABLE_SCAN_OPTIONS_VERSION */
+    const uint32_t *columns;           /* logical columns to output, in order */
+    uint32_t ncolumns;
+    bool all_columns;                  /* ignore columns/ncolumns: every column in schema order */
+    const tn_table_filter *filters;
+    uint32_t nfilters;
+} tn_table_scan_options;
+#define TN_TABLE_SCAN_OPTIONS_VERSION 1
+#define TN_TABLE_SCAN_OPTIONS_INIT {TN_TABLE_SCAN_OPTIONS_VERSION, NULL, 0, false, NULL, 0}
+
+/* What a scan read against what the table holds (--stats). Atomically updated by morsels. */
+typedef struct tn_table_scan_stats {
+    uint64_t files_scanned;            /* files with at least one row group to read */
+    uint64_t row_groups_scanned;
+    uint64_t rows_scanned;             /* rows decoded from storage (before deletion vectors) */
+    uint64_t bytes_scanned;            /* compressed bytes read */
+    uint64_t table_files;
+    uint64_t table_rows;               /* sum of numRecords (files without stats: footer rows) */
+    uint64_t table_bytes;
+    uint64_t files_pruned;             /* by partition values */
+    uint64_t files_skipped;            /* by add.stats */
+    uint64_t row_groups_skipped;       /* by row-group statistics */
+} tn_table_scan_stats;
+
+typedef struct tn_table_scan tn_table_scan;
+
+/* Plans the scan: prunes files, opens the footers of the remaining files, prunes row groups,
+ * reads deletion vectors, and builds the morsel list. A nested column in the projection fails
+ * by name ("column 'a' has nested type struct<...>: not supported"). The scan borrows t. */
+int tn_table_scan_open(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts);
+void tn_table_scan_close(tn_table_scan *scan);
+/* Output schema: ncolumns and their (logical, table) types. */
+uint32_t tn_table_scan_num_columns(const tn_table_scan *scan);
+const tn_type *tn_table_scan_types(const tn_table_scan *scan);
+uint32_t tn_table_scan_num_morsels(const tn_table_scan *scan);
+/* Index of the data file (in the snapshot's files) a morsel reads, and its row group. */
+void tn_table_scan_morsel_info(const tn_table_scan *scan, uint32_t morsel, uint32_t *file,
+                               uint32_t *row_group);
+/* Runs one morsel (any thread; morsels are independent): calls fn with each output chunk
+ * (the scan's output columns, at most TN_VECTOR_SIZE rows, deleted rows removed; count-only
+ * chunks with ncols = 0 when no column was asked for). The chunk is borrowed for the call;
+ * first_row is the file row index of the chunk's first row before DV removal. A non-zero
+ * return from fn stops the morsel and is returned. */
+typedef int (*tn_table_chunk_fn)(void *ctx, const tn_chunk *chunk, uint32_t file, int64_t first_row);
+int tn_table_scan_run_morsel(tn_table_scan *scan, uint32_t morsel, tn_table_chunk_fn fn, void *ctx);
+/* Runs every morsel in order on the calling thread. */
+int tn_table_scan_run(tn_table_scan *scan, tn_table_chunk_fn fn, void *ctx);
+/* Counters so far (copied). */
+void tn_table_scan_get_stats(const tn_table_scan *scan, tn_table_scan_stats *out);
+
+/* Typed value of a partition value string for a column type (partition text spelling:
+ * integers, true/false, decimals, YYYY-MM-DD, 'YYYY-MM-DD HH:MM:SS[.f]' or ISO-8601 with Z or
+ * an offset). NULL, "" and __HIVE_DEFAULT_PARTITION__ give is_null. Strings borrow text. */
+int tn_table_partition_value_parse(tn_value *out, tn_type type, const char *text);
+
+/* ---------------------------------------------------------------------------------------------
+ * Writes. A writer takes chunks holding ALL the table's logical columns in schema order, with
+ * exactly the schema's types (the SQL layer casts; static partition columns are given as
+ * constants), splits rows by partition values into Hive-style directories (Spark escaping, NULL
+ * as __HIVE_DEFAULT_PARTITION__; partition columns are not stored in the files), rolls files at
+ * the target size, collects stats, and on commit writes add/remove/txn/commitInfo actions at
+ * the next free version (retry on concurrent commits after a conflict check). Any failure
+ * removes the files written and commits nothing.
+ */
+typedef enum tn_table_write_mode {
+    TN_WRITE_APPEND = 0,               /* blind append */
+    TN_WRITE_OVERWRITE,                /* replace the whole table, or the static partition spec */
+    TN_WRITE_OVERWRITE_DYNAMIC,        /* replace only the partitions present in the new data */
+} tn_table_write_mode;
+
+typedef struct tn_table_write_options {
+    int version;                       /* TN_TABLE_WRITE_OPTIONS_VERSION */
+    tn_table_write_mode mode;
+    /* INSERT OVERWRITE ... PARTITION (k = v, ...): partition column name -> value text (NULL =
+     * null). Only files of that partition are replaced; every written row must belong to it. */
+    const tn_delta_kv *partition_spec;
+    uint32_t npartition_spec;
+    const char *app_id;                /* txn: idempotent write (skipped when the table already */
+    int64_t app_version;               /* has app_id at a version >= app_version) */
+    uint64_t target_file_bytes;        /* 0: table property 'target_file_size' / delta.targetFileSize, else 128 MiB */
+    tn_parquet_codec codec;            /* default ZSTD ('delta.parquet.compression.codec' honoured) */
+    uint64_t row_group_rows;           /* 0 = parquet default */
+    uint32_t max_open_files;           /* partitions written at once (0 = 64); LRU ones are closed */
+    const char *operation;             /* commitInfo operation; NULL = "WRITE" */
+    const tn_delta_kv *operation_parameters;   /* extra commitInfo.operationParameters */
+    uint32_t noperation_parameters;
+    int max_attempts;                  /* commit attempts (0 = 20) */
+} tn_table_write_options;
+#define TN_TABLE_WRITE_OPTIONS_VERSION 1
+#define TN_TABLE_WRITE_OPTIONS_INIT {TN_TABLE_WRITE_OPTIONS_VERSION, TN_WRITE_APPEND, NULL, 0, \
+                                     NULL, -1, 0, TN_CODEC_ZSTD, 0, 0, NULL, NULL, 0, 0}
+
+/* What a commit did. */
+typedef struct tn_table_commit_result {
+    int64_t version;                   /* committed version; -1 when nothing was committed */
+    bool skipped;                      /* txn app_id/version already applied: nothing done */
+    uint64_t files_added, files_removed;
+    uint64_t rows_written;             /* rows in added files */
+    uint64_t rows_deleted;             /* DELETE: rows removed */
+    uint64_t bytes_added;
+    int attempts;                      /* commit attempts used */
+} tn_table_commit_result;
+
+typedef struct tn_table_writer tn_table_writer;
+/* Opens a writer on t's snapshot (t must stay open until commit/abort). opts may be NULL. */
+int tn_table_writer_open(tn_table_writer **out, tn_table *t, const tn_table_write_options *opts);
+/* Accepts rows (see above). NOT NULL violations fail naming the column (TN_ECONSTRAINT). */
+int tn_table_writer_write(tn_table_writer *w, const tn_chunk *chunk);
+/* Finishes the files and commits; frees w in every case. result may be NULL. */
+int tn_table_writer_commit(tn_table_writer *w, tn_table_commit_result *result);
+/* Removes the files written and frees w. */
+void tn_table_writer_abort(tn_table_writer *w);
+/* Files written so far (for tests and progress). */
+uint64_t tn_table_writer_num_files(const tn_table_writer *w);
+
+/* DELETE FROM t [WHERE ...], copy-on-write. filters (optional) skip files that cannot hold a
+ * matching row; fn (NULL = every row matches) is called with chunks of ALL logical columns in
+ * schema order and sets match[i] = 1 for each row to delete. Files without matches are left
+ * untouched; the others are rewritten without the matching rows (the old file removed).
+ * predicate_text goes into commitInfo.operationParameters.predicate. Retries like a write. */
+typedef int (*tn_table_match_fn)(void *ctx, const tn_chunk *chunk, uint8_t *match);
+typedef struct tn_table_delete_options {
+    int version;                       /* TN_TABLE_DELETE_OPTIONS_VERSION */
+    const tn_table_filter *filters;
+    uint32_t nfilters;
+    tn_table_match_fn match;
+    void *match_ctx;
+    const char *predicate_text;
+    const char *app_id;
+    int64_t app_version;
+    int max_attempts;
+} tn_table_delete_options;
+#define TN_TABLE_DELETE_OPTIONS_VERSION 1
+#define TN_TABLE_DELETE_OPTIONS_INIT {TN_TABLE_DELETE_OPTIONS_VERSION, NULL, 0, NULL, NULL, \
+                                      NULL, NULL, -1, 0}
+int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_commit_result *result);
+
+/* ALTER TABLE t SET (k = v, ...) / UNSET: commits a new metaData with the configuration changed
+ * (value NULL = remove the key). */
+int tn_table_set_properties(tn_table *t, const tn_delta_kv *props, uint32_t nprops,
+                            int64_t *version);
+/* ALTER TABLE t ADD COLUMN: appends nullable columns to the schema (old files read them as
+ * NULL). */
+int tn_table_add_columns(tn_table *t, const tn_table_column_def *cols, uint32_t ncols,
+                         int64_t *version);
+
+/* ---------------------------------------------------------------------------------------------
+ * DESCRIBE HISTORY (history.c): one entry per version still in the log, newest first.
+ */
+typedef struct tn_table_history_entry {
+    int64_t version;
+    int64_t timestamp_ms;              /* commitInfo.timestamp (ICT first); -1 unknown */
+    const char *operation;             /* NULL when the commit has no commitInfo */
+    const char *operation_parameters;  /* JSON object text ("{}" when absent) */
+    const char *engine_info;           /* may be NULL */
+    bool has_is_blind_append;
+    bool is_blind_append;
+} tn_table_history_entry;
+
+typedef struct tn_table_history {
+    tn_table_history_entry *entries;
+    uint32_t count;
+    tn_arena *arena;                   /* owns everything */
+} tn_table_history;
+/* limit <= 0: all versions. Free with tn_table_history_free. */
+int tn_table_history_read(tn_table_history *out, tn_fs *fs, const char *table_path, int64_t limit);
+void tn_table_history_free(tn_table_history *h);
+
+/* ---------------------------------------------------------------------------------------------
+ * VACUUM (vacuum.c): deletes files under the table directory that the latest snapshot does not
+ * reference (data files and deletion-vector files) and whose modification time is older than
+ * the retention. Never touches _delta_log/ or other directories starting with '_' or '.'
+ * (except partition directories "name=value"). A retention under 168 hours is refused unless
+ * force is set (as Delta's retentionDurationCheck); retain_hours < 0 = the table's
+ * delta.deletedFileRetentionDuration ("interval N hours/days") or 168.
+ */
+typedef struct tn_table_vacuum_result {
+    uint64_t files_deleted;
+    uint64_t bytes_deleted;
+    uint64_t dirs_deleted;
+} tn_table_vacuum_result;
+int tn_table_vacuum(tn_table *t, double retain_hours, bool force, bool dry_run,
+                    tn_table_vacuum_result *result);
+
+#endif

@@ -1,0 +1,77 @@
+/*
+ * table/tableInt.h: private to table/: the tn_table struct and helpers shared by table.c,
+ * scan.c, write.c, history.c and vacuum.c (value comparison for skipping, partition value text
+ * and Hive escaping, stats parsing, UUIDs, the commit retry loop).
+ */
+#ifndef TN_TABLE_INT_H
+#define TN_TABLE_INT_H
+
+#include "table/table.h"
+
+struct tn_table {
+    tn_fs *fs;
+    char *path;
+    tn_delta_snapshot *snap;
+};
+
+/* Random UUID v4 text. */
+void tb_uuid(char out[37]);
+/* Wall clock in ms. */
+int64_t tb_now_ms(void);
+
+/* Parses a date or timestamp text: 'YYYY-MM-DD', optionally followed by ' ' or 'T' and
+ * 'HH:MM[:SS[.f{1,9}]]', optionally 'Z' or '+hh[:mm]' / '-hh[:mm]' (or ' UTC'). Micros since
+ * epoch (converted to UTC when a zone is given). */
+int tb_parse_timestamp_us(const char *s, size_t len, int64_t *out, bool *has_zone);
+int tb_parse_date(const char *s, size_t len, int32_t *out);
+/* Parses a decimal number text into an unscaled integer at `scale` (exact; TN_EINVAL if more
+ * fraction digits than scale or out of range). */
+int tb_parse_decimal(const char *s, size_t len, int scale, tn_int128 *out);
+
+/* Compares two non-null values that may differ in type (numeric families compared by value;
+ * decimals of different scales; dates vs timestamps). Returns false when incomparable. */
+bool tb_value_cmp(const tn_value *a, const tn_value *b, int *out);
+/* Whether a non-null / null value satisfies `op constant` (exact, SQL semantics: a NULL value
+ * only satisfies IS NULL). */
+bool tb_filter_eval(const tn_table_filter *f, const tn_value *v);
+/* Whether a file may hold a row matching all filters on non-partition columns, by add.stats.
+ * Conservative: true when stats are missing or unusable. */
+bool tb_stats_may_match(const tn_table *t, const tn_delta_file *file, const tn_table_filter *filters,
+                        uint32_t nfilters);
+/* Whether the file's partition values satisfy all filters on partition columns (exact). */
+bool tb_partition_may_match(const tn_table *t, const tn_delta_file *file,
+                            const tn_table_filter *filters, uint32_t nfilters);
+
+/* Partition value text of a value as Delta logs it (NULL value -> *is_null). */
+int tb_partition_text(tn_buf *out, const tn_value *v, bool *is_null);
+/* Hive/Spark path escaping of a partition column name or value (appends). */
+int tb_hive_escape(tn_buf *out, const char *s, size_t len);
+
+/* Stores a value (of v's type; numeric values are converted) at row (strings copied into the
+ * vector's heap). Does not change v->count. */
+int tb_vector_set_value(tn_vector *v, uint32_t row, const tn_value *val);
+/* Converts a non-null value to type `to` (widening casts: integers, float -> double, integers
+ * and decimals -> decimal, date -> timestamp, timestamp <-> timestamptz, string <-> binary).
+ * TN_EUNSUPPORTED when there is no such widening. */
+int tb_value_cast(tn_value *out, const tn_value *in, tn_type to);
+/* Copies rows sel[0..n) of src (same type) to dst starting at dst->count; advances count. */
+int tb_vector_append(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n);
+
+/* A scan over some of the snapshot's files only (indexes into snap->files); NULL = all. */
+int tb_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts,
+                       const uint32_t *files, uint32_t nfiles);
+
+/* The optimistic commit loop (write.c). Tries read_version+1, then on TN_EEXISTS reads the
+ * winners, treats a winner carrying our txn appId at >= our version as "already applied"
+ * (*skipped), checks conflicts, backs off and retries up to max_attempts. If the commit's fate
+ * is unknown after an I/O error, the version file is compared with our bytes. */
+int tb_commit(tn_table *t, const tn_delta_txn_info *info, tn_delta_action *actions,
+              uint32_t nactions, int max_attempts, const char *app_id, int64_t app_version,
+              int64_t *version, bool *skipped, int *attempts);
+/* Builds a commitInfo action with a JSON object holding timestamp, operation,
+ * operationParameters (string values), isBlindAppend, engineInfo, txnId. */
+int tb_commit_info(tn_delta_action *out, tn_arena *arena, const char *operation,
+                   const tn_delta_kv *params, uint32_t nparams, bool is_blind_append,
+                   int64_t read_version);
+
+#endif

@@ -1,8 +1,8 @@
 /*
  * catalog/catalog.c: the warehouse directory (layout in catalog.h): name validation and
  * folding, schema directories, tables (create/open/drop/rename/list via table/), and views as
- * JSON files under _views/. Directory removal uses rmdir(2) directly (the tn_fs vtable has no
- * rmdir); a dropped table is first renamed to a hidden name so it disappears atomically.
+ * JSON files under _views/. A dropped table is first renamed to a hidden name so it disappears
+ * atomically, then its tree is removed through the fs.
  */
 #include "catalog/catalog.h"
 
@@ -237,7 +237,7 @@ static int list_dir(tn_catalog *cat, const char *dir, int want, tn_catalog_list 
     return rc;
 }
 
-/* Removes a directory tree (files via the fs, directories with rmdir). */
+/* Removes a directory tree through the fs. */
 typedef struct rm_ctx {
     tn_fs *fs;
     const char *dir;
@@ -259,8 +259,7 @@ static int remove_tree(tn_fs *fs, const char *dir) {
     rm_ctx r = {fs, dir, 0};
     int rc = fs->list_dir(fs, dir, rm_fn, &r);
     if (rc) return rc;
-    if (rmdir(dir) != 0) return tn_error_set(TN_EIO, "%s: rmdir failed", dir);
-    return 0;
+    return tn_fs_rmdir(fs, dir);
 }
 
 /* ---------------------------------------------------------------------------------------------

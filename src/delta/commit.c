@@ -103,14 +103,8 @@ int tn_delta_commit(tn_fs *fs, const char *table_path, int64_t version,
     if (rc) goto cleanup;
     /* Committed. Making the directory entry durable is best effort: the version is visible now,
      * and reporting a failure here would make the caller retry a commit that happened. */
-    {
-        tn_file *d = NULL;
-        if (fs->open_read(fs, log, &d) == 0) {
-            fs->sync(fs, d);
-            fs->close(fs, d);
-        }
-        tn_error_clear();
-    }
+    if (fs->sync_dir) fs->sync_dir(fs, log);
+    tn_error_clear();
 cleanup:
     if (f) fs->close(fs, f);
     if (tmp_created) {

@@ -3,7 +3,6 @@
  * hidden '_'/'.' entries, except partition directories "name=value"), and deletes files that
  * the latest snapshot does not reference (data files and 'u' deletion-vector files) and whose
  * modification time is older than the retention; then removes directories left empty.
- * Modification times and rmdir come from POSIX directly (the tn_fs vtable has neither).
  */
 #include "table/tableInt.h"
 
@@ -71,7 +70,7 @@ static int walk(vac *v, const char *dir, bool top, uint32_t *left) {
             uint32_t sub = 0;
             rc = walk(v, path, false, &sub);
             if (!rc && sub == 0 && !v->dry_run) {
-                if (rmdir(path) == 0) v->res->dirs_deleted++;
+                if (tn_fs_rmdir(v->t->fs, path) == 0) v->res->dirs_deleted++;
                 else (*left)++;
             } else if (!rc && sub == 0) {
                 v->res->dirs_deleted++;
@@ -81,14 +80,13 @@ static int walk(vac *v, const char *dir, bool top, uint32_t *left) {
         } else {
             const char *key = path;
             bool referenced = bsearch(&key, v->keep, v->nkeep, sizeof *v->keep, cmp_str) != NULL;
-            struct stat st;
-            bool old = stat(path, &st) == 0 &&
-                       (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000 < v->cutoff_ms;
+            tn_fs_stat st;
+            bool old = tn_fs_stat_path(v->t->fs, path, &st) == 0 && st.mtime_us / 1000 < v->cutoff_ms;
             if (!referenced && old) {
                 if (!v->dry_run) rc = v->t->fs->unlink(v->t->fs, path);
                 if (!rc) {
                     v->res->files_deleted++;
-                    v->res->bytes_deleted += (uint64_t)st.st_size;
+                    v->res->bytes_deleted += st.size;
                 }
             } else {
                 (*left)++;

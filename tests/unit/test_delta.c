@@ -856,8 +856,10 @@ static void fault_init(fault_fs *f, int op, int at, bool short_write) {
     f->op = op;
     f->at = at;
     f->short_write = short_write;
-    f->fs = (tn_fs){f_open_read, f_open_write, f_size, f_pread, f_write, f_sync, f_close, f_link,
-                    f_rename, f_unlink, f_mkdir_p, f_exists, f_list_dir, NULL};
+    f->fs = (tn_fs){.open_read = f_open_read, .open_write = f_open_write, .size = f_size,
+                    .pread = f_pread, .write = f_write, .sync = f_sync, .close = f_close,
+                    .link = f_link, .rename = f_rename, .unlink = f_unlink, .mkdir_p = f_mkdir_p,
+                    .exists = f_exists, .list_dir = f_list_dir, .state = NULL};
 }
 
 TEST(commit_fault_injection_leaves_no_version) {

@@ -1122,9 +1122,16 @@ static int ff_list(tn_fs *f, const char *p, int (*fn)(void *, const char *, bool
     return FBASE(f)->list_dir(FBASE(f), p, fn, c);
 }
 
+static int ff_stat(tn_fs *f, const char *p, tn_fs_stat *o) { return tn_fs_stat_path(FBASE(f), p, o); }
+static int ff_rmdir(tn_fs *f, const char *p) { return tn_fs_rmdir(FBASE(f), p); }
+static int ff_sync_dir(tn_fs *f, const char *p) { return tn_fs_sync_dir(FBASE(f), p); }
+
 static void fault_init(fault_fs *x, int op, int k) {
-    tn_fs fs = {ff_open_read, ff_open_write, ff_size, ff_pread, ff_write, ff_sync, ff_close, ff_link,
-                ff_rename, ff_unlink, ff_mkdir, ff_exists, ff_list, x};
+    tn_fs fs = {.open_read = ff_open_read, .open_write = ff_open_write, .size = ff_size,
+                .pread = ff_pread, .write = ff_write, .sync = ff_sync, .close = ff_close,
+                .link = ff_link, .rename = ff_rename, .unlink = ff_unlink, .mkdir_p = ff_mkdir,
+                .exists = ff_exists, .list_dir = ff_list, .state = x, .stat = ff_stat,
+                .rmdir = ff_rmdir, .sync_dir = ff_sync_dir};
     x->fs = fs;
     x->base = tn_fs_default();
     x->op = op;

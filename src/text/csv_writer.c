@@ -1,25 +1,16 @@
 /*
  * text/csv_writer.c: writes chunks as CSV (header line, then RFC 4180 rows ending in LF) through
- * the tn_fs vtable, with values spelled by tn_value_format. Also the field-quoting helper the
- * shell's --csv output can share. Owns nothing outside src/text/.
+ * the shared buffered output, with values spelled by tn_value_format. Also the field-quoting
+ * helper the shell's --csv output can share. Owns nothing outside src/text/.
  */
-#include "text/text.h"
+#include "text/textInt.h"
 
 #include <string.h>
 
-#define FLUSH_BYTES ((size_t)1 << 20)
-
 struct tn_csv_writer {
-    tn_fs *fs;
-    tn_file *file;
-    char *path;
-    uint32_t ncols;
-    tn_type *types;
+    tn_text_output o;            /* file, column types, buffers, row count */
     char delim, quote;
     char *null_string;
-    tn_buf out;
-    tn_buf val;
-    int64_t rows;
 };
 
 int tn_csv_append_field(tn_buf *out, const char *s, size_t n, char delim, char quote) {
@@ -49,14 +40,6 @@ int tn_csv_append_field(tn_buf *out, const char *s, size_t n, char delim, char q
     return tn_buf_append_byte(out, (uint8_t)quote);
 }
 
-static int flush(tn_csv_writer *w) {
-    if (w->out.len == 0) return 0;
-    int rc = w->fs->write(w->fs, w->file, w->out.data, w->out.len);
-    if (rc < 0) return tn_error_prefix(rc, "%s", w->path);
-    tn_buf_clear(&w->out);
-    return 0;
-}
-
 int tn_csv_writer_open(tn_csv_writer **out, tn_fs *fs, const char *path, uint32_t ncolumns,
                        const char *const *names, const tn_type *types,
                        const tn_csv_write_options *opts) {
@@ -66,32 +49,24 @@ int tn_csv_writer_open(tn_csv_writer **out, tn_fs *fs, const char *path, uint32_
     *out = NULL;
     tn_csv_writer *w = tn_calloc(1, sizeof *w);
     if (!w) return TN_ENOMEM;
-    w->fs = fs;
-    w->ncols = ncolumns;
     w->delim = o->delimiter ? o->delimiter : ',';
     w->quote = o->quote ? o->quote : '"';
-    w->path = tn_strdup(path);
-    w->types = tn_calloc(ncolumns ? ncolumns : 1, sizeof *w->types);
-    if (!w->path || !w->types) { rc = TN_ENOMEM; goto cleanup; }
     if (o->null_string && !(w->null_string = tn_strdup(o->null_string))) { rc = TN_ENOMEM; goto cleanup; }
-    memcpy(w->types, types, ncolumns * sizeof *types);
-    rc = fs->open_write(fs, path, false, &w->file);
+    rc = tn_text_output_open(&w->o, fs, path, ncolumns, types);
     if (rc < 0) goto cleanup;
     if (o->header) {
+        tn_buf *b = &w->o.out;
         for (uint32_t c = 0; c < ncolumns; c++) {
-            if (c && (rc = tn_buf_append_byte(&w->out, (uint8_t)w->delim)) < 0) goto cleanup;
-            rc = tn_csv_append_field(&w->out, names[c], strlen(names[c]), w->delim, w->quote);
+            if (c && (rc = tn_buf_append_byte(b, (uint8_t)w->delim)) < 0) goto cleanup;
+            rc = tn_csv_append_field(b, names[c], strlen(names[c]), w->delim, w->quote);
             if (rc < 0) goto cleanup;
         }
-        if ((rc = tn_buf_append_byte(&w->out, '\n')) < 0) goto cleanup;
+        if ((rc = tn_buf_append_byte(b, '\n')) < 0) goto cleanup;
     }
     rc = 0;
 cleanup:
     if (rc < 0) {
-        if (w->file) fs->close(fs, w->file);
-        tn_buf_free(&w->out);
-        tn_free(w->types);
-        tn_free(w->path);
+        tn_text_output_free(&w->o);
         tn_free(w->null_string);
         tn_free(w);
         return rc;
@@ -101,22 +76,16 @@ cleanup:
 }
 
 int tn_csv_writer_write(tn_csv_writer *w, const tn_chunk *chunk) {
-    int rc = 0;
-    if (chunk->ncols != w->ncols)
-        return tn_error_set(TN_EINVAL, "%s: chunk has %u columns, writer %u", w->path, chunk->ncols,
-                            w->ncols);
-    for (uint32_t c = 0; c < w->ncols; c++) {
-        if (!tn_type_equal(chunk->cols[c].type, w->types[c]))
-            return tn_error_set(TN_EINVAL, "%s: column %u: chunk type differs from the writer's",
-                                w->path, c + 1);
-    }
+    int rc = tn_text_output_check(&w->o, chunk);
+    if (rc < 0) return rc;
+    tn_buf *out = &w->o.out, *val = &w->o.val;
     for (uint32_t row = 0; row < chunk->count; row++) {
-        for (uint32_t c = 0; c < w->ncols; c++) {
+        for (uint32_t c = 0; c < w->o.ncols; c++) {
             const tn_vector *v = &chunk->cols[c];
-            if (c && (rc = tn_buf_append_byte(&w->out, (uint8_t)w->delim)) < 0) return rc;
+            if (c && (rc = tn_buf_append_byte(out, (uint8_t)w->delim)) < 0) return rc;
             if (!tn_vector_is_valid(v, row)) {
                 if (w->null_string) {
-                    rc = tn_buf_append(&w->out, w->null_string, strlen(w->null_string));
+                    rc = tn_buf_append(out, w->null_string, strlen(w->null_string));
                     if (rc < 0) return rc;
                 }
                 continue;
@@ -124,35 +93,28 @@ int tn_csv_writer_write(tn_csv_writer *w, const tn_chunk *chunk) {
             uint8_t id = v->type.id;
             if (id == TN_TYPE_VARCHAR) {
                 const tn_str *s = &((const tn_str *)v->data)[row];
-                rc = tn_csv_append_field(&w->out, s->ptr, s->len, w->delim, w->quote);
+                rc = tn_csv_append_field(out, s->ptr, s->len, w->delim, w->quote);
             } else {
-                tn_buf_clear(&w->val);
-                rc = tn_value_format(&w->val, v, row);
+                tn_buf_clear(val);
+                rc = tn_value_format(val, v, row);
                 if (rc < 0) return rc;
-                rc = tn_csv_append_field(&w->out, (const char *)w->val.data, w->val.len, w->delim,
-                                         w->quote);
+                rc = tn_csv_append_field(out, (const char *)val->data, val->len, w->delim, w->quote);
             }
             if (rc < 0) return rc;
         }
-        if ((rc = tn_buf_append_byte(&w->out, '\n')) < 0) return rc;
-        if (w->out.len >= FLUSH_BYTES && (rc = flush(w)) < 0) return rc;
+        if ((rc = tn_buf_append_byte(out, '\n')) < 0) return rc;
+        if ((rc = tn_text_output_row_done(&w->o)) < 0) return rc;
     }
-    w->rows += chunk->count;
+    w->o.rows += chunk->count;
     return 0;
 }
 
 int tn_csv_writer_close(tn_csv_writer *w) {
     if (!w) return 0;
-    int rc = flush(w);
-    int rc2 = w->fs->close(w->fs, w->file);
-    if (rc == 0 && rc2 < 0) rc = tn_error_prefix(rc2, "%s", w->path);
-    tn_buf_free(&w->out);
-    tn_buf_free(&w->val);
-    tn_free(w->types);
-    tn_free(w->path);
+    int rc = tn_text_output_close(&w->o);
     tn_free(w->null_string);
     tn_free(w);
     return rc;
 }
 
-int64_t tn_csv_writer_rows(const tn_csv_writer *w) { return w->rows; }
+int64_t tn_csv_writer_rows(const tn_csv_writer *w) { return w->o.rows; }

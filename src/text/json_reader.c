@@ -1,13 +1,11 @@
 /*
- * text/json_reader.c: the NDJSON reader: a line buffer over the tn_fs, a small bounded JSON
- * tokenizer for one top-level object per line (strings decoded to UTF-8, nested values kept
- * as compact JSON text, depth-limited), type detection over a sample, and conversion into
- * chunks. Owns nothing outside src/text/.
+ * text/json_reader.c: the NDJSON reader: lines from the shared buffered input, a small bounded
+ * JSON tokenizer for one top-level object per line (strings decoded to UTF-8, nested values
+ * kept as compact JSON text, depth-limited), type detection over a sample, and conversion into
+ * chunks (values parsed by text_common.c). Owns nothing outside src/text/.
  */
-#include "text/text.h"
+#include "text/textInt.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define MAX_DEPTH 512
@@ -32,20 +30,14 @@ typedef struct jcol {
     tn_type type;
     bool json_text;              /* VARCHAR holding each value's JSON text */
     unsigned kinds;              /* bit per J_* kind seen in the sample */
-    unsigned str_mask;           /* 1 DATE, 2 TIMESTAMP, 4 TIMESTAMPTZ over sampled strings */
+    unsigned str_mask;           /* TN_TEXT_M_DATE / _TS / _TSTZ candidates of sampled strings */
     uint32_t last_row;           /* row index + 1 last set in the current chunk */
 } jcol;
 
 struct tn_ndjson_reader {
-    tn_fs *fs;
-    tn_file *file;
+    tn_text_input in;            /* the file and its buffer */
     char *path;
-    uint64_t file_size, file_off;
-    char *buf;
-    size_t cap, len, pos;
-    bool eof;
     uint64_t line;               /* line number of the line just read */
-    size_t max_record;
     tn_buf scratch;
     jkv *kvs;
     uint32_t nkv, kv_cap;
@@ -56,6 +48,7 @@ struct tn_ndjson_reader {
     uint32_t ncols, cols_cap;
     char **names;
     tn_type *types;
+    tn_text_conv conv;           /* names and types for parsing values */
     uint32_t hint;               /* column index the next key probably has */
     bool done, failed;
 };
@@ -63,47 +56,19 @@ struct tn_ndjson_reader {
 /* ---------------------------------------------------------------------------------------------
  * Lines.
  */
-static int refill(tn_ndjson_reader *r) {
-    size_t keep = r->len - r->pos;
-    if (r->pos > 0 && keep > 0) memmove(r->buf, r->buf + r->pos, keep);
-    r->len = keep;
-    r->pos = 0;
-    if (r->len == r->cap) {
-        if (r->cap >= r->max_record)
-            return tn_error_set(TN_ELIMIT, "%s: line %llu: line longer than %zu bytes", r->path,
-                                (unsigned long long)r->line + 1, r->max_record);
-        size_t ncap = r->cap * 2 > r->max_record ? r->max_record : r->cap * 2;
-        char *nb = tn_realloc(r->buf, ncap);
-        if (!nb) return TN_ENOMEM;
-        r->buf = nb;
-        r->cap = ncap;
-    }
-    uint64_t left = r->file_size - r->file_off;
-    size_t n = r->cap - r->len;
-    if (left < n) n = (size_t)left;
-    if (n > 0) {
-        int rc = r->fs->pread(r->fs, r->file, r->buf + r->len, n, r->file_off);
-        if (rc < 0) return tn_error_prefix(rc, "%s", r->path);
-        r->file_off += n;
-        r->len += n;
-    }
-    r->eof = r->file_off >= r->file_size;
-    return 0;
-}
-
 /* 1: a non-blank line in [*s, *e); 0: end of file; < 0 error. */
 static int next_line(tn_ndjson_reader *r, const char **s, const char **e) {
     for (;;) {
-        const char *p = r->buf + r->pos, *end = r->buf + r->len;
+        const char *p = r->in.buf + r->in.pos, *end = r->in.buf + r->in.len;
         const char *nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
-        if (!nl && !r->eof) {
-            int rc = refill(r);
+        if (!nl && !r->in.eof) {
+            int rc = tn_text_input_refill(&r->in, "line", r->line + 1);
             if (rc < 0) return rc;
             continue;
         }
         if (!nl && p == end) return 0;
         const char *le = nl ? nl : end;
-        r->pos = (size_t)(le - r->buf) + (nl ? 1 : 0);
+        r->in.pos = (size_t)(le - r->in.buf) + (nl ? 1 : 0);
         r->line++;
         const char *q = p;
         while (q < le && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
@@ -436,7 +401,7 @@ static int add_col(tn_ndjson_reader *r, const char *key, uint32_t len) {
     c->name = tn_strndup(key, len);
     if (!c->name) return TN_ENOMEM;
     c->name_len = len;
-    c->str_mask = 7;
+    c->str_mask = TN_TEXT_M_TEMPORAL;
     r->ncols++;
     return 0;
 }
@@ -450,25 +415,17 @@ static void finish_type(jcol *c) {
     else if ((k & ~kb) == 0) c->type = tn_type_make(TN_TYPE_BOOLEAN);
     else if (k == (1u << J_INT)) c->type = tn_type_make(TN_TYPE_BIGINT);
     else if ((k & ~kn) == 0) c->type = tn_type_make(TN_TYPE_DOUBLE);
-    else if (k == (1u << J_STRING)) {
-        if (c->str_mask & 1) c->type = tn_type_make(TN_TYPE_DATE);
-        else if (c->str_mask & 2) c->type = tn_type_make(TN_TYPE_TIMESTAMP);
-        else if (c->str_mask & 4) c->type = tn_type_make(TN_TYPE_TIMESTAMP_TZ);
-        else c->type = tn_type_make(TN_TYPE_VARCHAR);
-    } else {
+    else if (k == (1u << J_STRING)) c->type = tn_text_type_from_mask(c->str_mask, true);
+    else {
         c->type = tn_type_make(TN_TYPE_VARCHAR);
         c->json_text = true;
     }
 }
 
-static unsigned string_mask(const char *s, size_t n) {
-    int32_t d;
-    int64_t ts;
-    bool tz;
+/* A string's temporal candidates (ISO 8601 only; it must start with the year's digits). */
+static unsigned string_mask(const tn_ndjson_reader *r, const char *s, size_t n) {
     if (n < 10 || s[0] < '0' || s[0] > '9') return 0;
-    if (tn_text_parse_date(s, n, &d)) return 1;
-    if (tn_text_parse_timestamp(s, n, &ts, &tz)) return tz ? 4 : 2;
-    return 0;
+    return tn_text_classify_temporal(&r->conv, s, n);
 }
 
 static int sniff(tn_ndjson_reader *r, const tn_ndjson_options *o) {
@@ -497,7 +454,7 @@ static int sniff(tn_ndjson_reader *r, const tn_ndjson_options *o) {
             jcol *col = &r->cols[c];
             col->kinds |= 1u << kv->kind;
             if (kv->kind == J_STRING && col->str_mask)
-                col->str_mask &= string_mask((const char *)r->scratch.data + kv->val_off, kv->val_len);
+                col->str_mask &= string_mask(r, (const char *)r->scratch.data + kv->val_off, kv->val_len);
         }
     }
     r->names = tn_calloc(r->ncols ? r->ncols : 1, sizeof *r->names);
@@ -526,37 +483,19 @@ int tn_ndjson_open(tn_ndjson_reader **out, tn_fs *fs, const char *path,
     *out = NULL;
     tn_ndjson_reader *r = tn_calloc(1, sizeof *r);
     if (!r) return TN_ENOMEM;
-    r->fs = fs;
     r->path = tn_strdup(path);
     if (!r->path) { rc = TN_ENOMEM; goto cleanup; }
-    r->max_record = o->max_record_size ? o->max_record_size : (size_t)64 << 20;
-    if (r->max_record > ((size_t)1 << 30)) r->max_record = (size_t)1 << 30; /* offsets are 32-bit */
-    rc = fs->open_read(fs, path, &r->file);
-    if (rc < 0) goto cleanup;
-    rc = fs->size(fs, r->file, &r->file_size);
-    if (rc < 0) goto cleanup;
-    size_t cap = o->buffer_size ? o->buffer_size : (size_t)4 << 20;
-    if (cap < 16) cap = 16;
-    if (cap > r->file_size + 16) cap = (size_t)r->file_size + 16;
-    if (cap > r->max_record) r->max_record = cap;
-    r->cap = cap;
-    r->buf = tn_malloc(cap);
-    if (!r->buf) { rc = TN_ENOMEM; goto cleanup; }
+    r->conv.path = r->path;
     uint64_t start = 0;
-    if (r->file_size >= 3) {
-        uint8_t bom[3];
-        rc = fs->pread(fs, r->file, bom, 3, 0);
-        if (rc < 0) goto cleanup;
-        if (bom[0] == 0xEF && bom[1] == 0xBB && bom[2] == 0xBF) start = 3;
-    }
-    r->file_off = start;
-    r->eof = start >= r->file_size;
+    rc = tn_text_input_open(&r->in, fs, r->path, o->buffer_size, o->max_record_size, &start);
+    if (rc < 0) goto cleanup;
+    tn_text_input_seek(&r->in, start);
     rc = sniff(r, o);
     if (rc < 0) goto cleanup;
+    r->conv.names = (const char *const *)r->names;
+    r->conv.types = r->types;
     /* Read again from the start. */
-    r->file_off = start;
-    r->len = r->pos = 0;
-    r->eof = start >= r->file_size;
+    tn_text_input_seek(&r->in, start);
     r->line = 0;
     r->hint = 0;
     rc = 0;
@@ -572,14 +511,13 @@ cleanup:
 
 void tn_ndjson_close(tn_ndjson_reader *r) {
     if (!r) return;
-    if (r->file) r->fs->close(r->fs, r->file);
+    tn_text_input_close(&r->in);
     for (uint32_t i = 0; i < r->ncols; i++) tn_free(r->cols[i].name);
     tn_free(r->cols);
     tn_free(r->names);
     tn_free(r->types);
     tn_free(r->kvs);
     tn_buf_free(&r->scratch);
-    tn_free(r->buf);
     tn_free(r->path);
     tn_free(r);
 }
@@ -594,21 +532,24 @@ uint32_t tn_ndjson_columns(const tn_ndjson_reader *r, const char *const **names,
 /* ---------------------------------------------------------------------------------------------
  * Reading rows.
  */
-static int convert_error(const tn_ndjson_reader *r, uint32_t col, const char *s, size_t n) {
-    char tname[32];
-    tn_type_format(r->types[col], tname, sizeof tname);
-    int shown = n > 80 ? 80 : (int)n;
-    return tn_error_set(TN_ECORRUPT, "%s: line %llu, column '%s': could not convert '%.*s%s' to %s",
-                        r->path, (unsigned long long)r->line, r->names[col], shown, s,
-                        n > 80 ? "..." : "", tname);
+/* Whether a value of this kind may be read as a column of type id: numbers (and strings) as
+ * numbers, only true/false as BOOLEAN, only strings as dates and timestamps. */
+static bool kind_fits(uint8_t kind, uint8_t id) {
+    switch (id) {
+    case TN_TYPE_VARCHAR: case TN_TYPE_VARBINARY: return true;
+    case TN_TYPE_BOOLEAN: return kind == J_TRUE || kind == J_FALSE;
+    case TN_TYPE_TINYINT: case TN_TYPE_SMALLINT: case TN_TYPE_INTEGER: case TN_TYPE_BIGINT:
+        return kind == J_INT || kind == J_STRING;
+    case TN_TYPE_FLOAT: case TN_TYPE_DOUBLE: case TN_TYPE_DECIMAL:
+        return kind == J_INT || kind == J_REAL || kind == J_STRING;
+    case TN_TYPE_DATE: case TN_TYPE_TIMESTAMP: case TN_TYPE_TIMESTAMP_TZ: return kind == J_STRING;
+    default: return false;
+    }
 }
 
 static int store(tn_ndjson_reader *r, tn_vector *v, uint32_t row, uint32_t col, const jkv *kv) {
     const char *sval = (const char *)r->scratch.data + kv->val_off;
-    if (kv->kind == J_NULL) {
-        memset((char *)v->data + (size_t)row * tn_type_width(v->type), 0, tn_type_width(v->type));
-        return tn_vector_set_null(v, row);
-    }
+    if (kv->kind == J_NULL) return tn_text_store_null(v, row);
     if (r->cols[col].json_text) {
         if (kv->kind == J_NESTED) return tn_vector_set_str(v, row, sval, kv->val_len);
         return tn_vector_set_str(v, row, kv->raw, kv->raw_len);
@@ -620,95 +561,17 @@ static int store(tn_ndjson_reader *r, tn_vector *v, uint32_t row, uint32_t col, 
         s = sval;
         n = kv->val_len;
     }
-    int64_t i64;
-    switch (v->type.id) {
-    case TN_TYPE_VARCHAR:
-    case TN_TYPE_VARBINARY:
-        return tn_vector_set_str(v, row, s, n);
-    case TN_TYPE_BOOLEAN:
-        if (kv->kind != J_TRUE && kv->kind != J_FALSE) return convert_error(r, col, s, n);
-        ((uint8_t *)v->data)[row] = kv->kind == J_TRUE;
-        return 0;
-    case TN_TYPE_TINYINT:
-    case TN_TYPE_SMALLINT:
-    case TN_TYPE_INTEGER:
-    case TN_TYPE_BIGINT: {
-        if ((kv->kind != J_INT && kv->kind != J_STRING) || !tn_text_parse_int(s, n, &i64))
-            return convert_error(r, col, s, n);
-        int64_t lo = INT64_MIN, hi = INT64_MAX;
-        if (v->type.id == TN_TYPE_INTEGER) { lo = INT32_MIN; hi = INT32_MAX; }
-        if (v->type.id == TN_TYPE_SMALLINT) { lo = INT16_MIN; hi = INT16_MAX; }
-        if (v->type.id == TN_TYPE_TINYINT) { lo = INT8_MIN; hi = INT8_MAX; }
-        if (i64 < lo || i64 > hi) return convert_error(r, col, s, n);
-        switch (v->type.id) {
-        case TN_TYPE_INTEGER: ((int32_t *)v->data)[row] = (int32_t)i64; break;
-        case TN_TYPE_SMALLINT: ((int16_t *)v->data)[row] = (int16_t)i64; break;
-        case TN_TYPE_TINYINT: ((int8_t *)v->data)[row] = (int8_t)i64; break;
-        default: ((int64_t *)v->data)[row] = i64; break;
-        }
-        return 0;
-    }
-    case TN_TYPE_FLOAT:
-    case TN_TYPE_DOUBLE: {
-        double d;
-        if ((kv->kind != J_INT && kv->kind != J_REAL && kv->kind != J_STRING) ||
-            !tn_text_parse_double(s, n, &d))
-            return convert_error(r, col, s, n);
-        if (v->type.id == TN_TYPE_FLOAT) ((float *)v->data)[row] = (float)d;
-        else ((double *)v->data)[row] = d;
-        return 0;
-    }
-    case TN_TYPE_DECIMAL: {
-        tn_int128 d;
-        if ((kv->kind != J_INT && kv->kind != J_REAL && kv->kind != J_STRING) ||
-            !tn_text_parse_decimal(s, n, v->type.precision, v->type.scale, &d))
-            return convert_error(r, col, s, n);
-        if (v->type.precision <= TN_DECIMAL_INT64_MAX_PRECISION) ((int64_t *)v->data)[row] = (int64_t)d;
-        else ((tn_int128 *)v->data)[row] = d;
-        return 0;
-    }
-    case TN_TYPE_DATE: {
-        int32_t d;
-        if (kv->kind != J_STRING || !tn_text_parse_date(s, n, &d)) return convert_error(r, col, s, n);
-        ((int32_t *)v->data)[row] = d;
-        return 0;
-    }
-    case TN_TYPE_TIMESTAMP:
-    case TN_TYPE_TIMESTAMP_TZ: {
-        bool tz;
-        int32_t d;
-        if (kv->kind == J_STRING && tn_text_parse_timestamp(s, n, &i64, &tz)) {
-            ((int64_t *)v->data)[row] = i64;
-            return 0;
-        }
-        if (kv->kind == J_STRING && tn_text_parse_date(s, n, &d)) {
-            ((int64_t *)v->data)[row] = (int64_t)d * 86400000000LL;
-            return 0;
-        }
-        return convert_error(r, col, s, n);
-    }
-    default:
-        return convert_error(r, col, s, n);
-    }
+    if (!kind_fits(kv->kind, v->type.id)) return tn_text_convert_error(&r->conv, r->line, col, s, n);
+    return tn_text_store_field(&r->conv, r->line, col, v, row, s, n);
 }
 
 int tn_ndjson_next(tn_ndjson_reader *r, tn_chunk *out) {
     int rc = 0;
+    uint32_t cap, n = 0;
     if (r->failed) return tn_error_set(TN_EINVAL, "%s: reader failed earlier", r->path);
-    if (!out->cols) {
-        rc = tn_chunk_init(out, r->ncols, r->types, TN_VECTOR_SIZE);
-        if (rc < 0) goto cleanup;
-    } else if (out->ncols != r->ncols) {
-        rc = tn_error_set(TN_EINVAL, "%s: chunk has %u columns, reader %u", r->path, out->ncols,
-                          r->ncols);
-        goto cleanup;
-    }
-    tn_chunk_reset(out);
-    uint32_t cap = TN_VECTOR_SIZE;
-    for (uint32_t c = 0; c < out->ncols; c++)
-        if (out->cols[c].capacity < cap) cap = out->cols[c].capacity;
+    rc = tn_text_chunk_begin(out, r->path, r->ncols, r->types, &cap);
+    if (rc < 0) goto cleanup;
     for (uint32_t c = 0; c < r->ncols; c++) r->cols[c].last_row = 0;
-    uint32_t n = 0;
     while (n < cap && !r->done) {
         rc = read_object(r);
         if (rc < 0) goto cleanup;
@@ -729,22 +592,12 @@ int tn_ndjson_next(tn_ndjson_reader *r, tn_chunk *out) {
         }
         for (uint32_t c = 0; c < r->ncols; c++) {
             if (r->cols[c].last_row == n + 1) continue;
-            tn_vector *v = &out->cols[c];
-            memset((char *)v->data + (size_t)n * tn_type_width(v->type), 0, tn_type_width(v->type));
-            rc = tn_vector_set_null(v, n);
+            rc = tn_text_store_null(&out->cols[c], n);
             if (rc < 0) goto cleanup;
         }
         n++;
     }
-    for (uint32_t c = 0; c < out->ncols; c++) out->cols[c].count = n;
-    out->count = n;
     rc = 0;
 cleanup:
-    if (rc < 0) {
-        r->failed = true;
-        if (out->cols)
-            for (uint32_t c = 0; c < out->ncols; c++) out->cols[c].count = 0;
-        out->count = 0;
-    }
-    return rc;
+    return tn_text_chunk_end(out, n, rc, &r->failed);
 }

@@ -1,25 +1,17 @@
 /*
- * text/json_writer.c: writes chunks as NDJSON (one object per line) through the tn_fs vtable:
- * numbers and booleans as JSON literals (non-finite doubles as NaN / Infinity / -Infinity, as
- * DuckDB writes them), everything else as escaped strings spelled by tn_value_format, NULL as
- * null. Owns nothing outside src/text/.
+ * text/json_writer.c: writes chunks as NDJSON (one object per line) through the shared
+ * buffered output: numbers and booleans as JSON literals (non-finite doubles as NaN / Infinity /
+ * -Infinity, as DuckDB writes them), everything else as escaped strings spelled by
+ * tn_value_format, NULL as null. Owns nothing outside src/text/.
  */
-#include "text/text.h"
+#include "text/textInt.h"
 
 #include <string.h>
 
-#define FLUSH_BYTES ((size_t)1 << 20)
-
 struct tn_ndjson_writer {
-    tn_fs *fs;
-    tn_file *file;
-    char *path;
-    uint32_t ncols;
-    tn_type *types;
+    tn_text_output o;            /* file, column types, buffers, row count */
+    uint32_t nkeys;
     tn_buf *keys;                /* "name": per column, pre-escaped */
-    tn_buf out;
-    tn_buf val;
-    int64_t rows;
 };
 
 int tn_json_append_string(tn_buf *out, const char *s, size_t n) {
@@ -56,14 +48,11 @@ int tn_json_append_string(tn_buf *out, const char *s, size_t n) {
     return tn_buf_append_byte(out, '"');
 }
 
+/* Releases the keys and w (the output is released by the caller). */
 static void free_writer(tn_ndjson_writer *w) {
     if (w->keys)
-        for (uint32_t c = 0; c < w->ncols; c++) tn_buf_free(&w->keys[c]);
+        for (uint32_t c = 0; c < w->nkeys; c++) tn_buf_free(&w->keys[c]);
     tn_free(w->keys);
-    tn_buf_free(&w->out);
-    tn_buf_free(&w->val);
-    tn_free(w->types);
-    tn_free(w->path);
     tn_free(w);
 }
 
@@ -73,21 +62,18 @@ int tn_ndjson_writer_open(tn_ndjson_writer **out, tn_fs *fs, const char *path, u
     *out = NULL;
     tn_ndjson_writer *w = tn_calloc(1, sizeof *w);
     if (!w) return TN_ENOMEM;
-    w->fs = fs;
-    w->ncols = ncolumns;
-    w->path = tn_strdup(path);
-    w->types = tn_calloc(ncolumns ? ncolumns : 1, sizeof *w->types);
+    w->nkeys = ncolumns;
     w->keys = tn_calloc(ncolumns ? ncolumns : 1, sizeof *w->keys);
-    if (!w->path || !w->types || !w->keys) { rc = TN_ENOMEM; goto cleanup; }
-    memcpy(w->types, types, ncolumns * sizeof *types);
+    if (!w->keys) { rc = TN_ENOMEM; goto cleanup; }
     for (uint32_t c = 0; c < ncolumns; c++) {
         rc = tn_json_append_string(&w->keys[c], names[c], strlen(names[c]));
         if (rc < 0 || (rc = tn_buf_append_byte(&w->keys[c], ':')) < 0) goto cleanup;
     }
-    rc = fs->open_write(fs, path, false, &w->file);
+    rc = tn_text_output_open(&w->o, fs, path, ncolumns, types);
     if (rc < 0) goto cleanup;
 cleanup:
     if (rc < 0) {
+        tn_text_output_free(&w->o);
         free_writer(w);
         return rc;
     }
@@ -95,21 +81,14 @@ cleanup:
     return 0;
 }
 
-static int flush(tn_ndjson_writer *w) {
-    if (w->out.len == 0) return 0;
-    int rc = w->fs->write(w->fs, w->file, w->out.data, w->out.len);
-    if (rc < 0) return tn_error_prefix(rc, "%s", w->path);
-    tn_buf_clear(&w->out);
-    return 0;
-}
-
 static int append_value(tn_ndjson_writer *w, const tn_vector *v, uint32_t row) {
+    tn_buf *out = &w->o.out, *val = &w->o.val;
     int rc;
-    if (!tn_vector_is_valid(v, row)) return tn_buf_append(&w->out, "null", 4);
+    if (!tn_vector_is_valid(v, row)) return tn_buf_append(out, "null", 4);
     switch (v->type.id) {
     case TN_TYPE_VARCHAR: {
         const tn_str *s = &((const tn_str *)v->data)[row];
-        return tn_json_append_string(&w->out, s->ptr, s->len);
+        return tn_json_append_string(out, s->ptr, s->len);
     }
     case TN_TYPE_BOOLEAN:
     case TN_TYPE_TINYINT:
@@ -117,59 +96,52 @@ static int append_value(tn_ndjson_writer *w, const tn_vector *v, uint32_t row) {
     case TN_TYPE_INTEGER:
     case TN_TYPE_BIGINT:
     case TN_TYPE_DECIMAL:
-        rc = tn_value_format(&w->out, v, row);
+        rc = tn_value_format(out, v, row);
         return rc < 0 ? rc : 0;
     case TN_TYPE_FLOAT:
     case TN_TYPE_DOUBLE: {
-        tn_buf_clear(&w->val);
-        rc = tn_value_format(&w->val, v, row);
+        tn_buf_clear(val);
+        rc = tn_value_format(val, v, row);
         if (rc < 0) return rc;
-        const char *t = (const char *)w->val.data;
-        size_t n = w->val.len;
-        if (n == 3 && memcmp(t, "nan", 3) == 0) return tn_buf_append(&w->out, "NaN", 3);
-        if (n == 4 && memcmp(t, "-nan", 4) == 0) return tn_buf_append(&w->out, "NaN", 3);
-        if (n == 3 && memcmp(t, "inf", 3) == 0) return tn_buf_append(&w->out, "Infinity", 8);
-        if (n == 4 && memcmp(t, "-inf", 4) == 0) return tn_buf_append(&w->out, "-Infinity", 9);
-        return tn_buf_append(&w->out, t, n);
+        const char *t = (const char *)val->data;
+        size_t n = val->len;
+        if (n == 3 && memcmp(t, "nan", 3) == 0) return tn_buf_append(out, "NaN", 3);
+        if (n == 4 && memcmp(t, "-nan", 4) == 0) return tn_buf_append(out, "NaN", 3);
+        if (n == 3 && memcmp(t, "inf", 3) == 0) return tn_buf_append(out, "Infinity", 8);
+        if (n == 4 && memcmp(t, "-inf", 4) == 0) return tn_buf_append(out, "-Infinity", 9);
+        return tn_buf_append(out, t, n);
     }
     default:
-        tn_buf_clear(&w->val);
-        rc = tn_value_format(&w->val, v, row);
+        tn_buf_clear(val);
+        rc = tn_value_format(val, v, row);
         if (rc < 0) return rc;
-        return tn_json_append_string(&w->out, (const char *)w->val.data, w->val.len);
+        return tn_json_append_string(out, (const char *)val->data, val->len);
     }
 }
 
 int tn_ndjson_writer_write(tn_ndjson_writer *w, const tn_chunk *chunk) {
-    int rc;
-    if (chunk->ncols != w->ncols)
-        return tn_error_set(TN_EINVAL, "%s: chunk has %u columns, writer %u", w->path, chunk->ncols,
-                            w->ncols);
-    for (uint32_t c = 0; c < w->ncols; c++)
-        if (!tn_type_equal(chunk->cols[c].type, w->types[c]))
-            return tn_error_set(TN_EINVAL, "%s: column %u: chunk type differs from the writer's",
-                                w->path, c + 1);
+    int rc = tn_text_output_check(&w->o, chunk);
+    if (rc < 0) return rc;
+    tn_buf *out = &w->o.out;
     for (uint32_t row = 0; row < chunk->count; row++) {
-        if ((rc = tn_buf_append_byte(&w->out, '{')) < 0) return rc;
-        for (uint32_t c = 0; c < w->ncols; c++) {
-            if (c && (rc = tn_buf_append_byte(&w->out, ',')) < 0) return rc;
-            if ((rc = tn_buf_append(&w->out, w->keys[c].data, w->keys[c].len)) < 0) return rc;
+        if ((rc = tn_buf_append_byte(out, '{')) < 0) return rc;
+        for (uint32_t c = 0; c < w->o.ncols; c++) {
+            if (c && (rc = tn_buf_append_byte(out, ',')) < 0) return rc;
+            if ((rc = tn_buf_append(out, w->keys[c].data, w->keys[c].len)) < 0) return rc;
             if ((rc = append_value(w, &chunk->cols[c], row)) < 0) return rc;
         }
-        if ((rc = tn_buf_append(&w->out, "}\n", 2)) < 0) return rc;
-        if (w->out.len >= FLUSH_BYTES && (rc = flush(w)) < 0) return rc;
+        if ((rc = tn_buf_append(out, "}\n", 2)) < 0) return rc;
+        if ((rc = tn_text_output_row_done(&w->o)) < 0) return rc;
     }
-    w->rows += chunk->count;
+    w->o.rows += chunk->count;
     return 0;
 }
 
 int tn_ndjson_writer_close(tn_ndjson_writer *w) {
     if (!w) return 0;
-    int rc = flush(w);
-    int rc2 = w->fs->close(w->fs, w->file);
-    if (rc == 0 && rc2 < 0) rc = tn_error_prefix(rc2, "%s", w->path);
+    int rc = tn_text_output_close(&w->o);
     free_writer(w);
     return rc;
 }
 
-int64_t tn_ndjson_writer_rows(const tn_ndjson_writer *w) { return w->rows; }
+int64_t tn_ndjson_writer_rows(const tn_ndjson_writer *w) { return w->o.rows; }

@@ -63,40 +63,87 @@ w("mixed.json", '{"a":1,"b":2}\n{"a":"x","b":3}\n{"a":1.5,"b":null}\n{"a":true}\
 w("ints.json", "".join('{"i":%d,"d":%s}\n' % (i * 1000003, str(i) if i % 2 else "%d.25" % i) for i in range(100)))
 EOF
 
-# DuckDB's types as tarn names them: "name<TAB>TYPE" per column.
-duck_types() { # reader file
-    "$DUCK" "SELECT column_name, CASE WHEN column_type = 'TIMESTAMP WITH TIME ZONE' THEN 'TIMESTAMPTZ'
+# DuckDB runs in ONE node process (starting the oracle once per query took ~100 s): it reads
+# "reader<TAB>file<TAB>result-stem" jobs and writes result-stem.types ("name<TAB>TYPE" per
+# column, nested types as VARCHAR) and/or result-stem.values (COLUMNS(*)::VARCHAR as CSV in the
+# oracle's spelling, nested columns as their JSON text); a failing query writes its error
+# instead. The package is loaded from the oracle's install ($TARN_ORACLE_DIR), the CSV spelling
+# is q.mjs's.
+ORACLE_DIR=${TARN_ORACLE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tarn-oracle}
+cat > "$dir/batch.mjs" <<'EOF'
+import { createRequire } from 'node:module';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+const oracle = process.argv[2];
+const req = createRequire(oracle + '/q.mjs');
+const { DuckDBInstance } = await import(pathToFileURL(req.resolve('@duckdb/node-api')).href);
+const csvField = (v) => {
+  if (v === null || v === undefined) return '';
+  const s = typeof v === 'string' ? v : v.toString();
+  return s === '' || /[",\r\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
+};
+const instance = await DuckDBInstance.create(':memory:', {
+  extension_directory: process.env.DUCKDB_EXTENSION_DIR || oracle + '/duckdb_extensions',
+  autoinstall_known_extensions: 'false',
+});
+const conn = await instance.connect();
+const rows = async (sql) => (await conn.runAndReadAll(sql)).getRows();
+for (const job of readFileSync(0, 'utf8').split('\n').filter(Boolean)) {
+  const [reader, file, stem, what] = job.split('\t');
+  const src = `FROM (DESCRIBE SELECT * FROM ${reader}('${file}'))`;
+  if (what !== 'values') {
+    let text;
+    try {
+      text = (await rows(`SELECT column_name, CASE WHEN column_type = 'TIMESTAMP WITH TIME ZONE' THEN 'TIMESTAMPTZ'
                WHEN column_type = 'JSON' OR column_type LIKE 'STRUCT%' OR column_type LIKE '%[]' OR column_type LIKE 'MAP%'
-               THEN 'VARCHAR' ELSE column_type END FROM (DESCRIBE SELECT * FROM $1('$2'))" --no-header |
-        python3 -c 'import sys,csv; [print(r[0]+"\t"+r[1]) for r in csv.reader(sys.stdin)]'
+               THEN 'VARCHAR' ELSE column_type END ${src}`)).map((r) => r[0] + '\t' + r[1]).join('\n');
+    } catch (e) { text = String(e && e.message ? e.message : e); }
+    writeFileSync(stem + '.types', text);
+  }
+  let text;
+  try {
+    const sel = (await rows(`SELECT string_agg(CASE WHEN column_type LIKE 'STRUCT%' OR column_type LIKE '%[]' OR column_type LIKE 'MAP%'
+               THEN 'to_json("' || column_name || '") AS "' || column_name || '"'
+               ELSE '"' || column_name || '"' END, ', ') ${src}`))[0][0];
+    const r = await conn.runAndReadAll(`SELECT COLUMNS(*)::VARCHAR FROM (SELECT ${sel} FROM ${reader}('${file}'))`);
+    text = [r.columnNames(), ...r.getRows()].map((row) => row.map(csvField).join(',')).join('\n');
+  } catch (e) { text = String(e && e.message ? e.message : e); }
+  writeFileSync(stem + '.values', text);
 }
-# Select list turning nested columns into their JSON text (so they compare to tarn's VARCHAR).
-select_list() { # reader file
-    "$DUCK" "SELECT string_agg(CASE WHEN column_type LIKE 'STRUCT%' OR column_type LIKE '%[]' OR column_type LIKE 'MAP%'
-               THEN 'to_json(\"' || column_name || '\") AS \"' || column_name || '\"'
-               ELSE '\"' || column_name || '\"' END, ', ') FROM (DESCRIBE SELECT * FROM $1('$2'))" --no-header |
-        python3 -c 'import sys,csv; [print(r[0]) for r in csv.reader(sys.stdin)]'
-}
-duck_values() { # reader file
-    local sel; sel=$(select_list "$1" "$2")
-    "$DUCK" "SELECT COLUMNS(*)::VARCHAR FROM (SELECT $sel FROM $1('$2'))"
-}
+conn.closeSync();
+EOF
+duck_batch() { node "$dir/batch.mjs" "$ORACLE_DIR" < "$1"; }
+reader_of() { case $1 in *.json) echo read_json;; *) echo read_csv;; esac; }
 
+# tarn's side, and the jobs for DuckDB: each input file, and each file tarn's writers produce.
+: > "$dir/jobs"
 for f in "$dir"/*.csv "$dir"/*.json; do
     name=$(basename "$f")
-    reader=read_csv; case $name in *.json) reader=read_json;; esac
-    # types
-    want=$(duck_types $reader "$f" 2>&1); got=$("$BIN" --describe "$f" 2>&1)
+    "$BIN" --describe "$f" > "$dir/$name.tarn_types" 2>&1
+    "$BIN" --cat "$f" > "$dir/$name.tarn_values" 2>&1
+    printf '%s\t%s\t%s\tboth\n' "$(reader_of "$name")" "$f" "$dir/$name.duck" >> "$dir/jobs"
+    for ext in csv json; do
+        out="$dir/out_${name%.*}_${name##*.}.$ext"
+        if "$BIN" --rewrite "$f" "$out" > "$out.err" 2>&1; then
+            printf '%s\t%s\t%s\tvalues\n' "$(reader_of "$out")" "$out" "$out.duck" >> "$dir/jobs"
+        fi
+    done
+done
+if ! err=$(duck_batch "$dir/jobs" 2>&1); then bad "duckdb batch" "$err"; fi
+
+for f in "$dir"/*.csv "$dir"/*.json; do
+    case $(basename "$f") in out_*) continue;; esac
+    name=$(basename "$f")
+    # types, values ($(< file) drops trailing newlines as the old $(command) captures did)
+    want=$(< "$dir/$name.duck.types"); got=$(< "$dir/$name.tarn_types")
     if [ "$want" = "$got" ]; then ok "$name: types"; else bad "$name: types" "$(diff <(echo "$want") <(echo "$got"))"; fi
-    # values
-    want=$(duck_values $reader "$f" 2>&1); got=$("$BIN" --cat "$f" 2>&1)
+    want=$(< "$dir/$name.duck.values"); got=$(< "$dir/$name.tarn_values")
     if [ "$want" = "$got" ]; then ok "$name: values"; else bad "$name: values" "$(diff <(echo "$want") <(echo "$got"))"; fi
     # writers: DuckDB reads tarn's CSV and NDJSON output back to the same values
     for ext in csv json; do
         out="$dir/out_${name%.*}_${name##*.}.$ext"
-        if ! err=$("$BIN" --rewrite "$f" "$out" 2>&1); then bad "$name -> $ext: write" "$err"; continue; fi
-        oreader=read_csv; [ $ext = json ] && oreader=read_json
-        back=$(duck_values $oreader "$out" 2>&1)
+        if [ ! -f "$out.duck.values" ]; then bad "$name -> $ext: write" "$(cat "$out.err")"; continue; fi
+        back=$(< "$out.duck.values")
         if [ "$want" = "$back" ]; then ok "$name -> tarn $ext -> duckdb"; else bad "$name -> tarn $ext -> duckdb" "$(diff <(echo "$want") <(echo "$back"))"; fi
     done
 done

@@ -500,6 +500,98 @@ TEST(ndjson_writer) {
     tn_buf_free(&s);
 }
 
+/* The contract errors of both readers and writers, and NDJSON values read into given types
+ * (what text_common.c shares between them). */
+TEST(reader_writer_contracts) {
+    /* NDJSON: a line longer than max_record_size */
+    tn_ndjson_options jo = TN_NDJSON_OPTIONS_INIT;
+    jo.buffer_size = 16;
+    jo.max_record_size = 32;
+    const char *p = WFILE("long.json", "{\"a\":1}\n{\"a\":\"0123456789012345678901234567890123456789\"}\n");
+    tn_buf b = TN_BUF_INIT;
+    CHECK(render_file(&b, p, NULL, &jo) < 0);
+    CHECK(strstr(tn_error_message(), "long.json: line 2: line longer than 32 bytes") != NULL);
+    /* NDJSON into given types: JSON kinds gate the conversion */
+    static const char *const names[] = {"b", "i", "f", "t", "d"};
+    const tn_type types[] = {tn_type_make(TN_TYPE_BOOLEAN), tn_type_make(TN_TYPE_INTEGER),
+                             tn_type_make(TN_TYPE_FLOAT), tn_type_make(TN_TYPE_TIMESTAMP),
+                             tn_type_make(TN_TYPE_DATE)};
+    jo = (tn_ndjson_options)TN_NDJSON_OPTIONS_INIT;
+    jo.ncolumns = 5;
+    jo.column_names = names;
+    jo.column_types = types;
+    p = WFILE("typed.json", "{\"b\":true,\"i\":\"7\",\"f\":\"2.5\",\"t\":\"2024-01-02\",\"d\":\"2024-01-03\"}\n"
+                            "{\"b\":false,\"i\":-8,\"f\":1e3,\"t\":\"2024-01-02 03:04:05.123456789\"}\n");
+    tn_buf_clear(&b);
+    CHECK_OK(render_file(&b, p, NULL, &jo));
+    tn_buf_append_byte(&b, 0);
+    CHECK_EQ_STR((const char *)b.data, "b BOOLEAN|i INTEGER|f FLOAT|t TIMESTAMP|d DATE\n"
+                                       "true,7,2.5,2024-01-02 00:00:00,2024-01-03\n"
+                                       "false,-8,1000.0,2024-01-02 03:04:05.123456,\n");
+    static const struct { const char *line, *msg; } bad[] = {
+        {"{\"b\":1}", "line 1, column 'b': could not convert '1' to BOOLEAN"},
+        {"{\"b\":\"true\"}", "line 1, column 'b': could not convert 'true' to BOOLEAN"},
+        {"{\"i\":3000000000}", "line 1, column 'i': could not convert '3000000000' to INTEGER"},
+        {"{\"i\":true}", "line 1, column 'i': could not convert 'true' to INTEGER"},
+        {"{\"f\":[1]}", "line 1, column 'f': could not convert '[1]' to FLOAT"},
+        {"{\"d\":20240103}", "line 1, column 'd': could not convert '20240103' to DATE"},
+        {"{\"t\":{\"x\":1}}", "line 1, column 't': could not convert '{\"x\":1}' to TIMESTAMP"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char body[128];
+        snprintf(body, sizeof body, "%s\n", bad[k].line);
+        p = write_file("typed_bad.json", body, strlen(body));
+        tn_buf_clear(&b);
+        CHECK(render_file(&b, p, NULL, &jo) < 0);
+        CHECK_MSG(strstr(tn_error_message(), bad[k].msg) != NULL, "%s: %s", bad[k].line,
+                  tn_error_message());
+    }
+    tn_buf_free(&b);
+    /* CSV: %f takes at most 9 digits (6 kept) */
+    tn_csv_options co = TN_CSV_OPTIONS_INIT;
+    co.timestamp_format = "%d/%m/%Y %H:%M:%S.%f";
+    CHECK_CSV("fmt.csv", "t\n02/01/2024 03:04:05.123456789\n", &co,
+              "t TIMESTAMP\n2024-01-02 03:04:05.123456\n");
+    co.sample_size = 1;
+    CHECK_CSV_ERROR("fmt10.csv", "t\n02/01/2024 03:04:05.1\n02/01/2024 03:04:05.1234567891\n", &co,
+                    "line 3, column 't': could not convert '02/01/2024 03:04:05.1234567891' to TIMESTAMP");
+    /* CSV reader: a chunk of another shape; after an error the reader stays failed */
+    p = WFILE("two.csv", "a,b\n1,2\n");
+    tn_csv_reader *r;
+    CHECK_OK(tn_csv_open(&r, tn_fs_default(), p, NULL));
+    tn_type one = tn_type_make(TN_TYPE_BIGINT);
+    tn_chunk c = {0, 0, NULL};
+    CHECK_OK(tn_chunk_init(&c, 1, &one, 16));
+    CHECK(tn_csv_next(r, &c) == TN_EINVAL);
+    CHECK(strstr(tn_error_message(), "two.csv: chunk has 1 columns, reader 2") != NULL);
+    CHECK_EQ_INT(c.count, 0);
+    CHECK(tn_csv_next(r, &c) == TN_EINVAL);
+    CHECK(strstr(tn_error_message(), "two.csv: reader failed earlier") != NULL);
+    tn_csv_close(r);
+    /* writers: a chunk of another shape or type */
+    tn_chunk w6 = {0, 0, NULL};
+    CHECK_OK(build_chunk(&w6));
+    const char *wn[2] = {"x", "y"};
+    const tn_type wt[2] = {tn_type_make(TN_TYPE_VARCHAR), tn_type_make(TN_TYPE_BIGINT)};
+    tn_csv_writer *cw;
+    CHECK_OK(tn_csv_writer_open(&cw, tn_fs_default(), tmp_path("shape.csv"), 2, wn, wt, NULL));
+    CHECK(tn_csv_writer_write(cw, &w6) == TN_EINVAL);
+    CHECK(strstr(tn_error_message(), "shape.csv: chunk has 6 columns, writer 2") != NULL);
+    CHECK(tn_csv_writer_write(cw, &c) == TN_EINVAL);
+    CHECK(strstr(tn_error_message(), "shape.csv: chunk has 1 columns, writer 2") != NULL);
+    CHECK_OK(tn_csv_writer_close(cw));
+    CHECK_EQ_STR(slurp(tmp_path("shape.csv")), "x,y\n");
+    tn_ndjson_writer *jw;
+    CHECK_OK(tn_ndjson_writer_open(&jw, tn_fs_default(), tmp_path("shape.json"), 1, wn, wt));
+    CHECK(tn_ndjson_writer_write(jw, &c) == TN_EINVAL);
+    CHECK(strstr(tn_error_message(), "shape.json: column 1: chunk type differs from the writer's") != NULL);
+    CHECK_EQ_INT(tn_ndjson_writer_rows(jw), 0);
+    CHECK_OK(tn_ndjson_writer_close(jw));
+    CHECK_EQ_STR(slurp(tmp_path("shape.json")), "");
+    tn_chunk_free(&w6);
+    tn_chunk_free(&c);
+}
+
 TEST(parse_helpers) {
     int32_t d;
     int64_t ts;

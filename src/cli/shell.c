@@ -6,9 +6,11 @@
  * errors go to stderr and make the exit status non-zero. Uses only sql/sql.h of libtarn.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <editline/readline.h>
@@ -26,6 +28,7 @@ typedef struct shell {
     bool stats;
     bool timer;
     bool interactive;
+    bool progress;               /* progress bar on stderr (a terminal only) */
     FILE *out;
 } shell;
 
@@ -222,6 +225,86 @@ static void print_error(void) {
     fprintf(stderr, "Error: %s\n", m);
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Progress bar: a thread that, once a statement has run for a second, redraws one line on
+ * stderr every 100 ms from the session's scan counters, and erases it when the statement ends.
+ */
+typedef struct progress {
+    shell *sh;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool stop, running, drawn;
+} progress;
+
+static void *progress_main(void *arg) {
+    progress *pg = arg;
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    pthread_mutex_lock(&pg->mu);
+    while (!pg->stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100000000L;
+        if (ts.tv_nsec >= 1000000000L) { ts.tv_sec++; ts.tv_nsec -= 1000000000L; }
+        pthread_cond_timedwait(&pg->cv, &pg->mu, &ts);
+        if (pg->stop) break;
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double el = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+        uint64_t done = 0, total = 0;
+        if (el < 1.0 || !tn_sql_session_progress(pg->sh->session, &done, &total) || total == 0) continue;
+        int pct = done >= total ? 99 : (int)(done * 100 / total);
+        enum { W = 40 };
+        char bar[W + 1];
+        int fill = pct * W / 100;
+        for (int i = 0; i < W; i++) bar[i] = i < fill ? '=' : i == fill ? '>' : ' ';
+        bar[W] = 0;
+        fprintf(stderr, "\r%3d%% [%s] %.1fs", pct, bar, el);
+        fflush(stderr);
+        pg->drawn = true;
+    }
+    pthread_mutex_unlock(&pg->mu);
+    if (pg->drawn) {
+        fputs("\r\033[2K", stderr);
+        fflush(stderr);
+    }
+    return NULL;
+}
+
+static void progress_start(shell *sh, progress *pg) {
+    memset(pg, 0, sizeof *pg);
+    pg->sh = sh;
+    if (!sh->progress) return;
+    pthread_mutex_init(&pg->mu, NULL);
+    pthread_cond_init(&pg->cv, NULL);
+    if (pthread_create(&pg->thread, NULL, progress_main, pg) != 0) {
+        pthread_mutex_destroy(&pg->mu);
+        pthread_cond_destroy(&pg->cv);
+        return;
+    }
+    pg->running = true;
+}
+
+static void progress_stop(progress *pg) {
+    if (!pg->running) return;
+    pthread_mutex_lock(&pg->mu);
+    pg->stop = true;
+    pthread_cond_signal(&pg->cv);
+    pthread_mutex_unlock(&pg->mu);
+    pthread_join(pg->thread, NULL);
+    pthread_mutex_destroy(&pg->mu);
+    pthread_cond_destroy(&pg->cv);
+    pg->running = false;
+}
+
+/* Only on a terminal, never in pipes or CI logs. */
+static bool progress_wanted(void) {
+    const char *term = getenv("TERM"), *off = getenv("TARN_NO_PROGRESS");
+    if (!isatty(STDERR_FILENO) || getenv("CI") || (off && *off && strcmp(off, "0") != 0)) return false;
+    return !term || strcmp(term, "dumb") != 0;
+}
+
 /* Runs every statement of text; returns 0 or 1 (an error was printed). */
 static int run_text(shell *sh, const char *text, size_t len) {
     tn_sql_script *sc = NULL;
@@ -232,7 +315,11 @@ static int run_text(shell *sh, const char *text, size_t len) {
     int status = 0;
     for (uint32_t i = 0; i < tn_sql_script_count(sc); i++) {
         tn_sql_result *r = NULL;
-        if (tn_sql_script_execute(&r, sc, i, NULL, 0)) {
+        progress pg;
+        progress_start(sh, &pg);
+        int erc = tn_sql_script_execute(&r, sc, i, NULL, 0);
+        progress_stop(&pg);
+        if (erc) {
             print_error();
             status = 1;
             break;
@@ -291,9 +378,45 @@ static const char help_text[] =
     ".tables            list the tables of the warehouse\n"
     ".schema [TABLE]    show table definitions\n"
     ".read FILE         run the SQL in FILE\n"
+    ".progress on|off   progress bar on stderr for statements over a second (a terminal only)\n"
     ".quit              leave (also .exit, Ctrl-D)\n"
     "SQL statements end with ';'. Files: SELECT * FROM read_parquet('f.parquet');\n";
 
+
+/* .schema [TABLE]: DESCRIBE the table, or every table SHOW TABLES lists. */
+static void show_schema(shell *sh, const char *table) {
+    char sql[600];
+    if (table) {
+        snprintf(sql, sizeof sql, "DESCRIBE %s", table);
+        run_text(sh, sql, strlen(sql));
+        return;
+    }
+    tn_sql_result *r = NULL;
+    if (tn_sql_execute(&r, sh->session, "SHOW TABLES")) {
+        print_error();
+        return;
+    }
+    const tn_chunk *ch;
+    tn_buf name = TN_BUF_INIT;
+    /* SHOW TABLES: the qualified name is (schema, name) when it has two columns */
+    uint32_t nc = tn_sql_result_ncols(r);
+    while ((ch = tn_sql_result_next(r)) != NULL)
+        for (uint32_t i = 0; i < ch->count; i++) {
+            tn_buf_clear(&name);
+            bool two = nc >= 2 && strcmp(tn_sql_result_name(r, 0), "schema") == 0;
+            for (uint32_t c = 0; c < (two ? 2u : 1u); c++) {
+                if (c) tn_buf_append_byte(&name, '.');
+                tn_buf_append_byte(&name, '"');
+                tn_value_format(&name, &ch->cols[c], i);
+                tn_buf_append_byte(&name, '"');
+            }
+            printf("%.*s:\n", (int)name.len, name.data ? (const char *)name.data : "");
+            snprintf(sql, sizeof sql, "DESCRIBE %.*s", (int)name.len, name.data ? (const char *)name.data : "");
+            run_text(sh, sql, strlen(sql));
+        }
+    tn_buf_free(&name);
+    tn_sql_result_free(r);
+}
 
 /* Returns 1 to quit. */
 static int dot_command(shell *sh, char *line) {
@@ -313,10 +436,12 @@ static int dot_command(shell *sh, char *line) {
     else if (strcmp(cmd, ".read") == 0) {
         if (!arg) fprintf(stderr, "Error: .read needs a file name\n");
         else run_file(sh, arg);
-    } else if (strcmp(cmd, ".tables") == 0 || strcmp(cmd, ".schema") == 0) {
-        const char *wh = getenv("TARN_WAREHOUSE");
-        (void)wh;
-        printf("(tables arrive with the catalog; query files with read_parquet / read_csv / read_json)\n");
+    } else if (strcmp(cmd, ".tables") == 0) {
+        run_text(sh, "SHOW TABLES", strlen("SHOW TABLES"));
+    } else if (strcmp(cmd, ".schema") == 0) {
+        show_schema(sh, arg);
+    } else if (strcmp(cmd, ".progress") == 0) {
+        sh->progress = arg && strcmp(arg, "on") == 0 && isatty(STDERR_FILENO);
     } else fprintf(stderr, "Error: unknown command %s (try .help)\n", cmd);
     return 0;
 }
@@ -398,6 +523,7 @@ int tn_cli_shell_main(int argc, char **argv) {
     memset(&sh, 0, sizeof sh);
     sh.out = stdout;
     sh.mode = isatty(STDOUT_FILENO) ? MODE_TABLE : MODE_CSV;
+    sh.progress = progress_wanted();
     const char *warehouse = getenv("TARN_WAREHOUSE");
     if (!warehouse || !*warehouse) warehouse = "./warehouse";
     int nwork = 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sql/bindInt.h"
+#include "sql/stmt.h"
 #include "text/text.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -316,6 +317,8 @@ static int bind_table_function(tn_binder *b, tn_sql_tableref *t, tn_plan **out) 
     else if (strcmp(name, "read_json") == 0 || strcmp(name, "read_ndjson") == 0 ||
              strcmp(name, "read_json_auto") == 0 || strcmp(name, "read_ndjson_auto") == 0)
         fmt = TN_SCAN_JSON;
+    else if (strcmp(name, "delta_scan") == 0)
+        return tn_bind_delta_scan(b, t, out);          /* bind_table.c */
     else
         return tn_bind_error_code(b, TN_ENOTFOUND, f->pos, "Table Function with name %s does not exist",
                                   name);
@@ -575,7 +578,7 @@ static int bind_join(tn_binder *b, tn_sql_tableref *t, bind_scope *scope, bind_s
             if (rc) return rc;
         }
     } else if (t->u.join.on) {
-        bind_ctx c = {b, scope, NULL, false, "ON", NULL};
+        bind_ctx c = {b, scope, NULL, false, "ON", NULL, NULL};
         rc = tn_bind_pred(&c, t->u.join.on, &cond);
         if (rc) return rc;
     }
@@ -637,12 +640,7 @@ int tn_bind_tableref(tn_binder *b, tn_sql_tableref *t, bind_scope *scope, bind_s
             if (!alias) alias = cte->name.name;
             break;
         }
-        char name[512];
-        size_t off = 0;
-        for (int i = 0; i < q->n && off < sizeof name - 1; i++)
-            off += (size_t)snprintf(name + off, sizeof name - off, "%s%s", i ? "." : "", q->parts[i].name);
-        rc = tn_bind_error_code(b, TN_ENOTFOUND, t->pos, "Table with name %s does not exist "
-                                "(tables arrive with the catalog; query files with read_parquet)", name);
+        rc = tn_bind_table_name(b, t, &p, &alias);     /* bind_table.c: catalog tables and views */
         break;
     }
     }

@@ -5,6 +5,8 @@
 #ifndef TN_SQL_BIND_INT_H
 #define TN_SQL_BIND_INT_H
 
+#include <pthread.h>
+
 #include "sql/ast.h"
 #include "sql/exec.h"
 #include "sql/plan.h"
@@ -15,6 +17,9 @@ struct tn_sql_session {
     tn_pool *pool;
     int threads;
     uint64_t memory_limit;
+    pthread_mutex_t run_lock;      /* guards running (tn_sql_session_progress) */
+    tn_exec *running;              /* the statement executing now, or NULL */
+    struct tn_stmt_state *tables;  /* stmt_ddl.c: catalog handle and SET options (stmt.h) */
 };
 
 /* A FROM item visible by name. Columns are scope columns [offset, offset + ncols). */
@@ -65,6 +70,33 @@ typedef struct agg_info {
     char **agg_text;
 } agg_info;
 
+/*
+ * Columns a SELECT computes late, above its FROM/WHERE (and aggregate): decorrelated scalar
+ * subqueries (LEFT JOINs of a grouped inner query, placed first) and window functions (one
+ * WINDOW node, placed after HAVING). Expressions bound before their place is known refer to them
+ * by marker column indexes TN_BIND_LATE_MARK + k, which tn_bind_late_* rewrite.
+ */
+#define TN_BIND_LATE_MARK 0x40000000u
+
+typedef struct late_join {
+    tn_plan *inner;              /* output: the correlation keys, then the aggregates */
+    uint32_t nkeys;
+    tn_expr **outer_keys;        /* over the outer plan at the join point */
+    uint32_t mark0;              /* markers mark0 .. mark0 + inner->ncols - 1 */
+} late_join;
+
+typedef struct late_info {
+    bool allow_windows;
+    uint32_t nmarks;
+    uint32_t *mark_col;          /* resolved column of each marker (after placement) */
+    late_join *joins;
+    uint32_t njoins, jcap;
+    tn_plan_window_func *wins;
+    char **win_text;
+    uint32_t *win_mark;
+    uint32_t nwins, wcap;
+} late_info;
+
 typedef struct bind_ctx {
     tn_binder *b;
     bind_scope *scope;           /* names resolve here (the pre-aggregate scope in agg mode) */
@@ -72,6 +104,7 @@ typedef struct bind_ctx {
     bool in_agg;                 /* inside an aggregate's arguments */
     const char *clause;          /* "WHERE", "GROUP BY", ... for messages */
     tn_plan **plan;              /* plan below this expression (for decorrelated subqueries) */
+    late_info *late;             /* where window functions and correlated scalar subqueries go */
 } bind_ctx;
 
 /* Errors: "binder error at line L, column C: msg" + source line + caret. Returns TN_EBIND
@@ -105,6 +138,20 @@ int tn_bind_const_int(tn_binder *b, tn_sql_expr *e, const char *what, int64_t *o
 int tn_bind_const_value(tn_binder *b, tn_sql_expr *e, tn_value *out);
 /* Text of a bound expression (structural identity). */
 char *tn_bind_expr_text(tn_binder *b, const tn_expr *e);
+
+/* Late columns (bind_query.c): add the decorrelation joins to *plan; add the WINDOW node;
+ * rewrite marker columns of e (in place) to their placed columns; free what is left. */
+int tn_bind_late_joins(tn_binder *b, late_info *L, tn_plan **plan);
+int tn_bind_late_windows(tn_binder *b, late_info *L, tn_plan **plan);
+void tn_bind_late_resolve(const late_info *L, tn_expr *e);
+void tn_bind_late_free(late_info *L);
+/* A correlated scalar subquery of the form (SELECT <aggregate expression> FROM ... WHERE
+ * inner = outer AND ...) as a late LEFT JOIN on a grouped aggregate; *done false (and nothing
+ * changed) when q does not have that form. */
+int tn_bind_scalar_decorrelate(bind_ctx *c, tn_sql_query *q, tn_expr **out, bool *done);
+/* A window function call (bind_expr.c) into c->late. */
+int tn_bind_window(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
+bool tn_bind_contains_subquery(const tn_sql_expr *e);
 
 /* bind_query.c */
 int tn_bind_query(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan **out);

@@ -2,8 +2,9 @@
  * sql/bind_expr.c: binding of AST expressions into typed tn_expr trees: name resolution in
  * scopes (with outer references for correlated subqueries), literals and parameters, operators
  * and functions through the registry's implicit casts, aggregates (GROUP BY matching and
- * validation), subqueries used as values (run once when uncorrelated), constant folding, and
- * DuckDB's names for result columns.
+ * validation), subqueries used as values (run once when uncorrelated, decorrelated when they
+ * can be), window function calls (into the SELECT's late columns), INTERVAL literals and casts,
+ * constant folding, and DuckDB's names for result columns.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,10 @@ static bool is_window(const tn_sql_expr *e) {
     return e->kind == TN_SQL_E_FUNCTION && e->u.func.over != NULL;
 }
 bool tn_bind_contains_window(const tn_sql_expr *e) { return ast_any(e, is_window); }
+static bool is_subquery(const tn_sql_expr *e) {
+    return e->kind == TN_SQL_E_SUBQUERY || e->kind == TN_SQL_E_EXISTS || e->kind == TN_SQL_E_IN_QUERY;
+}
+bool tn_bind_contains_subquery(const tn_sql_expr *e) { return ast_any(e, is_subquery); }
 
 /* ---------------------------------------------------------------------------------------------
  * Result column names, as DuckDB derives them.
@@ -280,7 +285,22 @@ static int name_rec(tn_buf *o, const tn_sql_expr *e) {
         if (!rc) rc = name_rec(o, e->u.extract.arg);
         if (!rc) rc = tn_buf_printf(o, ")");
         return rc;
-    case TN_SQL_E_INTERVAL: return tn_buf_printf(o, "INTERVAL");
+    case TN_SQL_E_INTERVAL: {
+        static const char *fn[] = {"", "to_years", "to_months", "to_weeks", "to_days", "to_hours", "to_minutes",
+                                   "to_seconds", "to_milliseconds", "to_microseconds"};
+        tn_sql_interval_unit u = e->u.interval.unit;
+        if (u == TN_SQL_UNIT_NONE) {
+            rc = tn_buf_printf(o, "CAST(");
+            if (!rc) rc = name_rec(o, e->u.interval.value);
+            if (!rc) rc = tn_buf_printf(o, " AS INTERVAL)");
+            return rc;
+        }
+        bool frac = u >= TN_SQL_UNIT_SECOND;
+        rc = tn_buf_printf(o, "%s(%sCAST(", fn[u], frac ? "" : "CAST(trunc(");
+        if (!rc) rc = name_rec(o, e->u.interval.value);
+        if (!rc) rc = tn_buf_printf(o, frac ? " AS DOUBLE))" : " AS DOUBLE)) AS INTEGER))");
+        return rc;
+    }
     case TN_SQL_E_LIST:
         rc = tn_buf_printf(o, "[");
         if (!rc) rc = name_list(o, &e->u.list);
@@ -343,7 +363,7 @@ int tn_bind_fold(tn_binder *b, tn_expr **e) {
 
 int tn_bind_const_value(tn_binder *b, tn_sql_expr *e, tn_value *out) {
     bind_scope empty = {0};
-    bind_ctx c = {b, &empty, NULL, false, "constant", NULL};
+    bind_ctx c = {b, &empty, NULL, false, "constant", NULL, NULL};
     tn_expr *x = NULL;
     int rc = tn_bind_expr(&c, e, &x);
     if (rc) return rc;
@@ -614,8 +634,7 @@ static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
 static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     tn_binder *b = c->b;
     const char *name = func_name(e);
-    if (e->u.func.over)
-        return tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "window functions (%s ... OVER) are not supported yet", name);
+    if (e->u.func.over) return tn_bind_window(c, e, out);
     if (tn_bind_is_agg_name(name)) {
         if (c->in_agg) return tn_bind_error(b, e->pos, "aggregate function calls cannot be nested");
         if (!c->agg)
@@ -667,7 +686,7 @@ static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     int n = e->u.func.args.n;
     if (e->u.func.order_by.n)
         return tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "ORDER BY inside %s() is not supported yet", name);
-    bind_ctx ic = {b, A->pre, NULL, true, c->clause, NULL};
+    bind_ctx ic = {b, A->pre, NULL, true, c->clause, NULL, NULL};
     int rc = 0;
     if (ag.kind == TN_AGG_COUNT && (e->u.func.star || n == 0)) {
         ag.kind = TN_AGG_COUNT_STAR;
@@ -791,9 +810,15 @@ static int bind_subquery_value(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     tn_collection res;
     uint32_t ncols = 0;
     tn_sql_query *q = e->kind == TN_SQL_E_IN_QUERY ? e->u.in_query.query : e->u.subquery.query;
+    int rc = 0;
+    if (e->kind == TN_SQL_E_SUBQUERY && c->late) {
+        bool done = false;
+        rc = tn_bind_scalar_decorrelate(c, q, out, &done);
+        if (rc || done) return rc;
+    }
     /* Correlated references make the subquery bind fail with TN_EUNSUPPORTED: the WHERE
      * decorrelation in bind_query.c handles the forms it can before we get here. */
-    int rc = tn_bind_run_subquery(b, q, c->scope, &res, &ncols);
+    rc = tn_bind_run_subquery(b, q, c->scope, &res, &ncols);
     if (rc) return rc;
     if (e->kind == TN_SQL_E_EXISTS) {
         tn_value v;
@@ -980,6 +1005,92 @@ static int bind_is(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     return 0;
 }
 
+/* INTERVAL 'text' / INTERVAL n UNIT, as DuckDB: a unit takes a number (truncated to an integer
+ * except for seconds and smaller) through to_days(...) and its kin. */
+static int bind_interval(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
+    tn_binder *b = c->b;
+    tn_sql_interval_unit u = e->u.interval.unit;
+    if (e->u.interval.to_unit)
+        return tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "INTERVAL ... TO ... is not supported");
+    tn_expr *x = NULL;
+    int rc = tn_bind_expr(c, e->u.interval.value, &x);
+    if (rc) return rc;
+    const char *fn = NULL;
+    bool frac = false;
+    switch (u) {
+    case TN_SQL_UNIT_NONE: fn = "__cast_to_interval"; break;
+    case TN_SQL_UNIT_YEAR: fn = "to_years"; break;
+    case TN_SQL_UNIT_MONTH: fn = "to_months"; break;
+    case TN_SQL_UNIT_WEEK: fn = "to_weeks"; break;
+    case TN_SQL_UNIT_DAY: fn = "to_days"; break;
+    case TN_SQL_UNIT_HOUR: fn = "to_hours"; break;
+    case TN_SQL_UNIT_MINUTE: fn = "to_minutes"; break;
+    case TN_SQL_UNIT_SECOND: fn = "to_seconds"; frac = true; break;
+    case TN_SQL_UNIT_MILLISECOND: fn = "to_milliseconds"; frac = true; break;
+    case TN_SQL_UNIT_MICROSECOND: fn = "to_microseconds"; frac = true; break;
+    }
+    if (u == TN_SQL_UNIT_NONE) {
+        if (x->type.id == TN_TYPE_INTERVAL) { *out = x; return 0; }
+        rc = tn_expr_cast(&x, x, tn_type_make(TN_TYPE_VARCHAR), false);
+    } else {
+        rc = tn_expr_cast(&x, x, tn_type_make(TN_TYPE_DOUBLE), false);
+        if (!rc && !frac) {
+            tn_expr *arg = x;
+            x = NULL;
+            rc = tn_expr_function(&x, "trunc", &arg, 1);
+        }
+        if (!rc && !frac) rc = tn_expr_cast(&x, x, tn_type_make(TN_TYPE_BIGINT), false);
+    }
+    if (!rc) {
+        tn_expr *arg = x;
+        rc = tn_expr_function(out, fn, &arg, 1);
+    }
+    if (!rc) rc = tn_bind_fold(b, out);
+    if (rc) return tn_bind_error_at(b, rc, e->pos);
+    return 0;
+}
+
+/* CAST(x AS INTERVAL) and CAST(interval AS VARCHAR), which func_cast.c does not know; *done
+ * false for every other cast. */
+static int bind_interval_cast(bind_ctx *c, tn_sql_expr *e, tn_expr **out, bool *done) {
+    tn_binder *b = c->b;
+    tn_sql_type *t = e->u.cast.type;
+    bool to_iv = !t->known;
+    *done = false;
+    tn_expr *x = NULL;
+    int rc = tn_bind_expr(c, e->u.cast.arg, &x);
+    if (rc) return rc;
+    if (!to_iv && x->type.id != TN_TYPE_INTERVAL) {
+        /* not ours: bind the cast again the usual way (the argument is bound twice, which
+         * costs only time) */
+        tn_expr_free(x);
+        return 0;
+    }
+    *done = true;
+    if (to_iv) {
+        if (x->type.id == TN_TYPE_INTERVAL) { *out = x; return 0; }
+        if (x->type.id == TN_TYPE_NULL) {
+            tn_expr_free(x);
+            tn_value v;
+            memset(&v, 0, sizeof v);
+            v.type = tn_type_make(TN_TYPE_INTERVAL);
+            v.is_null = true;
+            return tn_expr_constant(out, &v);
+        }
+        if (x->type.id != TN_TYPE_VARCHAR) {
+            char tb[64];
+            rc = tn_bind_error(b, e->pos, "Unimplemented type for cast (%s -> INTERVAL)", tn_type_format(x->type, tb, sizeof tb));
+            tn_expr_free(x);
+            return rc;
+        }
+        rc = tn_expr_function(out, "__cast_to_interval", &x, 1);
+    } else {
+        rc = tn_expr_function(out, "__cast_interval_to_varchar", &x, 1);
+    }
+    if (rc) return tn_bind_error_at(b, rc, e->pos);
+    return 0;
+}
+
 int tn_bind_expr(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     tn_binder *b = c->b;
     int rc = 0;
@@ -990,10 +1101,17 @@ int tn_bind_expr(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     }
     /* Over an aggregate: group expressions, aggregates, constants. */
     if (c->agg && !c->in_agg && !is_agg_call(e) && e->kind != TN_SQL_E_LITERAL &&
-        e->kind != TN_SQL_E_PARAM && !tn_bind_contains_agg(e)) {
-        bind_ctx pc = {b, c->agg->pre, NULL, false, c->clause, NULL};
+        e->kind != TN_SQL_E_PARAM && e->kind != TN_SQL_E_SUBQUERY && !tn_bind_contains_agg(e) &&
+        !tn_bind_contains_window(e)) {
+        bind_ctx pc = {b, c->agg->pre, NULL, false, c->clause, NULL, NULL};
         tn_expr *x = NULL;
         rc = tn_bind_expr(&pc, e, &x);
+        if (rc && rc != TN_ENOMEM && c->late && tn_bind_contains_subquery(e)) {
+            /* a correlated subquery inside: bind the parts over the aggregate */
+            tn_error_clear();
+            rc = 0;
+            goto parts;
+        }
         if (rc) goto done;
         char *text = tn_bind_expr_text(b, x);
         if (!text) { tn_expr_free(x); rc = TN_ENOMEM; goto done; }
@@ -1019,6 +1137,7 @@ int tn_bind_expr(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         }
         /* else: bind the parts (some of them are group expressions) */
     }
+parts:
     switch (e->kind) {
     case TN_SQL_E_LITERAL: rc = bind_literal(c, e, out); break;
     case TN_SQL_E_COLUMN: rc = bind_column(c, e, out); break;
@@ -1095,6 +1214,12 @@ int tn_bind_expr(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     case TN_SQL_E_CASE: rc = bind_case(c, e, out); break;
     case TN_SQL_E_CAST: {
         tn_sql_type *t = e->u.cast.type;
+        if ((!t->known && tn_str_iequal(t->name, "INTERVAL")) ||
+            (t->known && t->type.id == TN_TYPE_VARCHAR && !tn_bind_contains_subquery(e->u.cast.arg))) {
+            bool done = false;
+            rc = bind_interval_cast(c, e, out, &done);
+            if (rc || done) break;
+        }
         if (!t->known) {
             rc = tn_bind_error(b, t->pos, "Type with name %s does not exist!", t->name);
             break;
@@ -1128,9 +1253,7 @@ int tn_bind_expr(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         if (rc) rc = tn_bind_error_at(b, rc, e->pos);
         break;
     }
-    case TN_SQL_E_INTERVAL:
-        rc = tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "INTERVAL values are not supported yet (use date_add)");
-        break;
+    case TN_SQL_E_INTERVAL: rc = bind_interval(c, e, out); break;
     case TN_SQL_E_LIST:
     case TN_SQL_E_ROW:
         rc = tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "list and row values are not supported yet");
@@ -1149,4 +1272,242 @@ int tn_bind_pred(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         if (rc) return tn_bind_error_at(c->b, rc, e->pos);
     }
     return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Window functions: bound into c->late (one WINDOW node per SELECT, placed by bind_query.c);
+ * the call becomes a marker column.
+ */
+static const struct { const char *name; tn_win_kind kind; int min_args, max_args; } g_wins[] = {
+    {"row_number", TN_WIN_ROW_NUMBER, 0, 0},   {"rank", TN_WIN_RANK, 0, 0},
+    {"dense_rank", TN_WIN_DENSE_RANK, 0, 0},   {"percent_rank", TN_WIN_PERCENT_RANK, 0, 0},
+    {"cume_dist", TN_WIN_CUME_DIST, 0, 0},     {"ntile", TN_WIN_NTILE, 1, 1},
+    {"lag", TN_WIN_LAG, 1, 3},                 {"lead", TN_WIN_LEAD, 1, 3},
+    {"first_value", TN_WIN_FIRST_VALUE, 1, 1}, {"last_value", TN_WIN_LAST_VALUE, 1, 1},
+    {"nth_value", TN_WIN_NTH_VALUE, 2, 2},     {"count", TN_WIN_COUNT, 0, 1},
+    {"sum", TN_WIN_SUM, 1, 1},                 {"avg", TN_WIN_AVG, 1, 1},
+    {"mean", TN_WIN_AVG, 1, 1},                {"min", TN_WIN_MIN, 1, 1},
+    {"max", TN_WIN_MAX, 1, 1},
+};
+
+static int win_bound(tn_binder *b, tn_sql_frame_bound_kind k, tn_sql_expr *off, bool rows,
+                     tn_win_bound *out, int64_t *out_off) {
+    *out_off = 0;
+    switch (k) {
+    case TN_SQL_BOUND_UNBOUNDED_PRECEDING: *out = TN_WIN_UNBOUNDED_PRECEDING; return 0;
+    case TN_SQL_BOUND_UNBOUNDED_FOLLOWING: *out = TN_WIN_UNBOUNDED_FOLLOWING; return 0;
+    case TN_SQL_BOUND_NONE:
+    case TN_SQL_BOUND_CURRENT_ROW: *out = TN_WIN_CURRENT_ROW; return 0;
+    case TN_SQL_BOUND_PRECEDING:
+    case TN_SQL_BOUND_FOLLOWING: {
+        *out = k == TN_SQL_BOUND_PRECEDING ? TN_WIN_PRECEDING : TN_WIN_FOLLOWING;
+        if (!off) return tn_bind_error(b, (tn_sql_pos){0, 0, 0}, "frame offset missing");
+        if (!rows)
+            return tn_bind_error_code(b, TN_EUNSUPPORTED, off->pos,
+                                      "RANGE frames with an offset are not supported yet (use ROWS)");
+        int rc = tn_bind_const_int(b, off, "frame offset", out_off);
+        if (rc) return rc;
+        if (*out_off < 0) return tn_bind_error(b, off->pos, "Frame offset must be non-negative");
+        return 0;
+    }
+    }
+    return 0;
+}
+
+int tn_bind_window(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
+    tn_binder *b = c->b;
+    const char *name = func_name(e);
+    tn_sql_window *w = e->u.func.over;
+    late_info *L = c->late;
+    int kind = -1, mina = 0, maxa = 0;
+    for (size_t i = 0; i < sizeof g_wins / sizeof g_wins[0]; i++)
+        if (tn_str_iequal(name, g_wins[i].name)) {
+            kind = (int)g_wins[i].kind;
+            mina = g_wins[i].min_args;
+            maxa = g_wins[i].max_args;
+            break;
+        }
+    if (kind < 0) {
+        if (tn_bind_is_agg_name(name))
+            return tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "%s() as a window function is not supported yet", name);
+        return tn_bind_error(b, e->pos, "Function %s is not a window function or an aggregate", name);
+    }
+    if (c->in_agg) return tn_bind_error(b, e->pos, "aggregate function calls cannot contain window function calls");
+    if (!L || !L->allow_windows)
+        return tn_bind_error(b, e->pos, "%s clause cannot contain window functions!", c->clause ? c->clause : "this");
+    if (w->name.name)
+        return tn_bind_error_code(b, TN_EUNSUPPORTED, w->name.pos, "named windows (OVER %s) are not supported yet", w->name.name);
+    if (e->u.func.distinct || e->u.func.filter || e->u.func.order_by.n)
+        return tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "DISTINCT, FILTER and ORDER BY in window function %s are not supported yet", name);
+    if (w->frame_mode == 3)
+        return tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "GROUPS frames are not supported yet");
+    int n = e->u.func.args.n;
+    if (kind == TN_WIN_COUNT && (e->u.func.star || n == 0)) kind = TN_WIN_COUNT_STAR;
+    else if (n < mina || n > maxa)
+        return tn_bind_error(b, e->pos, "%s takes %d%s%d argument%s", name, mina, mina == maxa ? "" : " to ",
+                             maxa, maxa == 1 ? "" : "s");
+    if (kind == TN_WIN_COUNT_STAR) mina = maxa = n = 0;
+
+    tn_plan_window_func f;
+    memset(&f, 0, sizeof f);
+    f.kind = (tn_win_kind)kind;
+    f.offset = 1;
+    bind_ctx ac = *c;
+    ac.late = NULL;              /* no window calls inside window calls */
+    int rc = 0;
+    tn_buf key = TN_BUF_INIT;
+    /* the value argument */
+    bool value_arg = kind != TN_WIN_NTILE && n >= 1;
+    if (value_arg) {
+        rc = tn_bind_expr(&ac, e->u.func.args.items[0], &f.arg);
+        if (!rc) rc = tn_bind_fold(b, &f.arg);
+        if (rc) goto fail;
+    }
+    if (kind == TN_WIN_NTILE || kind == TN_WIN_NTH_VALUE || ((kind == TN_WIN_LAG || kind == TN_WIN_LEAD) && n >= 2)) {
+        tn_sql_expr *oe = e->u.func.args.items[kind == TN_WIN_NTILE ? 0 : 1];
+        rc = tn_bind_const_int(b, oe, kind == TN_WIN_NTILE ? "ntile bucket count" : "offset", &f.offset);
+        if (rc) goto fail;
+        if (f.offset < (kind == TN_WIN_LAG || kind == TN_WIN_LEAD ? 0 : 1)) {
+            rc = tn_bind_error(b, oe->pos, kind == TN_WIN_NTILE ? "Argument for ntile must be greater than zero"
+                                                                 : "%s offset must not be negative", name);
+            goto fail;
+        }
+    }
+    tn_type at = f.arg ? f.arg->type : tn_type_make(TN_TYPE_BIGINT);
+    tn_type want = at;
+    switch (f.kind) {
+    case TN_WIN_ROW_NUMBER:
+    case TN_WIN_RANK:
+    case TN_WIN_DENSE_RANK:
+    case TN_WIN_NTILE:
+    case TN_WIN_COUNT_STAR:
+    case TN_WIN_COUNT: f.type = tn_type_make(TN_TYPE_BIGINT); break;
+    case TN_WIN_PERCENT_RANK:
+    case TN_WIN_CUME_DIST: f.type = tn_type_make(TN_TYPE_DOUBLE); break;
+    case TN_WIN_SUM:
+    case TN_WIN_AVG:
+        if (at.id == TN_TYPE_NULL || at.id == TN_TYPE_BOOLEAN || tn_type_is_integer(at)) want = tn_type_make(TN_TYPE_BIGINT);
+        else if (at.id == TN_TYPE_DECIMAL) want = at;
+        else if (at.id == TN_TYPE_FLOAT || at.id == TN_TYPE_DOUBLE) want = tn_type_make(TN_TYPE_DOUBLE);
+        else {
+            char tb[64];
+            rc = tn_bind_error(b, e->pos, "No function matches the given name and argument types '%s(%s)'", name,
+                               tn_type_format(at, tb, sizeof tb));
+            goto fail;
+        }
+        if (f.kind == TN_WIN_AVG) f.type = tn_type_make(TN_TYPE_DOUBLE);
+        else if (want.id == TN_TYPE_BIGINT) f.type = tn_type_decimal(38, 0);
+        else if (want.id == TN_TYPE_DECIMAL) f.type = tn_type_decimal(38, want.scale);
+        else f.type = want;
+        break;
+    default:
+        if (at.id == TN_TYPE_NULL) want = tn_type_make(TN_TYPE_INTEGER);
+        f.type = want;
+        break;
+    }
+    if (f.arg && !tn_type_equal(want, at) && f.kind != TN_WIN_COUNT) {
+        rc = tn_expr_cast(&f.arg, f.arg, want, false);
+        if (rc) { rc = tn_bind_error_at(b, rc, e->pos); goto fail; }
+    }
+    if ((f.kind == TN_WIN_LAG || f.kind == TN_WIN_LEAD) && n == 3) {
+        rc = tn_bind_expr(&ac, e->u.func.args.items[2], &f.def);
+        if (!rc && !tn_type_equal(f.def->type, f.type)) rc = tn_expr_cast(&f.def, f.def, f.type, false);
+        if (!rc) rc = tn_bind_fold(b, &f.def);
+        if (rc) { rc = tn_bind_error_at(b, rc, e->u.func.args.items[2]->pos); goto fail; }
+    }
+    /* PARTITION BY / ORDER BY */
+    f.part = tn_arena_calloc(b->arena, ((size_t)w->partition_by.n + 1) * sizeof *f.part);
+    f.order = tn_arena_calloc(b->arena, ((size_t)w->order_by.n + 1) * sizeof *f.order);
+    f.desc = tn_arena_calloc(b->arena, (size_t)w->order_by.n + 1);
+    f.nulls_first = tn_arena_calloc(b->arena, (size_t)w->order_by.n + 1);
+    if (!f.part || !f.order || !f.desc || !f.nulls_first) { rc = TN_ENOMEM; goto fail; }
+    for (int i = 0; i < w->partition_by.n; i++) {
+        rc = tn_bind_expr(&ac, w->partition_by.items[i], &f.part[i]);
+        if (!rc) rc = tn_bind_fold(b, &f.part[i]);
+        if (rc) goto fail;
+        f.npart++;
+    }
+    for (int i = 0; i < w->order_by.n; i++) {
+        tn_sql_order_item *it = &w->order_by.items[i];
+        rc = tn_bind_expr(&ac, it->expr, &f.order[i]);
+        if (!rc) rc = tn_bind_fold(b, &f.order[i]);
+        if (rc) goto fail;
+        f.desc[i] = it->desc;
+        f.nulls_first[i] = it->nulls == 1;
+        f.norder++;
+    }
+    /* frame */
+    if (w->frame_mode == 0) {
+        f.rows = false;
+        f.start = TN_WIN_UNBOUNDED_PRECEDING;
+        f.end = f.norder ? TN_WIN_CURRENT_ROW : TN_WIN_UNBOUNDED_FOLLOWING;
+    } else {
+        f.rows = w->frame_mode == 1;
+        rc = win_bound(b, w->start_kind, w->start_offset, f.rows, &f.start, &f.start_off);
+        if (!rc) rc = win_bound(b, w->end_kind, w->end_offset, f.rows, &f.end, &f.end_off);
+        if (rc) goto fail;
+        if (f.start == TN_WIN_UNBOUNDED_FOLLOWING) {
+            rc = tn_bind_error(b, e->pos, "Frame start cannot be UNBOUNDED FOLLOWING");
+            goto fail;
+        }
+        if (f.end == TN_WIN_UNBOUNDED_PRECEDING) {
+            rc = tn_bind_error(b, e->pos, "Frame end cannot be UNBOUNDED PRECEDING");
+            goto fail;
+        }
+    }
+    /* identity for de-duplication */
+    tn_buf_printf(&key, "%d|%lld|%d|%d|%d|%lld|%lld|", (int)f.kind, (long long)f.offset, f.rows, (int)f.start,
+                  (int)f.end, (long long)f.start_off, (long long)f.end_off);
+    if (f.arg) tn_expr_to_text(&key, f.arg);
+    tn_buf_printf(&key, "|");
+    if (f.def) tn_expr_to_text(&key, f.def);
+    for (uint32_t i = 0; i < f.npart; i++) {
+        tn_buf_printf(&key, "|p");
+        tn_expr_to_text(&key, f.part[i]);
+    }
+    for (uint32_t i = 0; i < f.norder; i++) {
+        tn_buf_printf(&key, "|o%d%d", f.desc[i], f.nulls_first[i]);
+        tn_expr_to_text(&key, f.order[i]);
+    }
+    if ((rc = tn_buf_append_byte(&key, 0))) goto fail;
+    for (uint32_t i = 0; i < L->nwins; i++)
+        if (strcmp(L->win_text[i], (const char *)key.data) == 0) {
+            tn_buf_free(&key);
+            tn_type t = L->wins[i].type;
+            tn_expr_free(f.arg);
+            tn_expr_free(f.def);
+            free_args(f.part, (int)f.npart);
+            free_args(f.order, (int)f.norder);
+            return tn_expr_column(out, TN_BIND_LATE_MARK + L->win_mark[i], t);
+        }
+    if (L->nwins == L->wcap) {
+        uint32_t cap = L->wcap ? L->wcap * 2 : 4;
+        tn_plan_window_func *nw = tn_arena_calloc(b->arena, cap * sizeof *nw);
+        char **nt = tn_arena_calloc(b->arena, cap * sizeof *nt);
+        uint32_t *nm = tn_arena_calloc(b->arena, cap * sizeof *nm);
+        if (!nw || !nt || !nm) { rc = TN_ENOMEM; goto fail; }
+        if (L->nwins) {
+            memcpy(nw, L->wins, L->nwins * sizeof *nw);
+            memcpy(nt, L->win_text, L->nwins * sizeof *nt);
+            memcpy(nm, L->win_mark, L->nwins * sizeof *nm);
+        }
+        L->wins = nw;
+        L->win_text = nt;
+        L->win_mark = nm;
+        L->wcap = cap;
+    }
+    L->win_text[L->nwins] = tn_arena_strdup(b->arena, (const char *)key.data);
+    tn_buf_free(&key);
+    if (!L->win_text[L->nwins]) { rc = TN_ENOMEM; goto fail; }
+    L->wins[L->nwins] = f;
+    L->win_mark[L->nwins] = L->nmarks++;
+    L->nwins++;
+    return tn_expr_column(out, TN_BIND_LATE_MARK + L->win_mark[L->nwins - 1], f.type);
+fail:
+    tn_buf_free(&key);
+    tn_expr_free(f.arg);
+    tn_expr_free(f.def);
+    if (f.part) free_args(f.part, (int)f.npart);
+    if (f.order) free_args(f.order, (int)f.norder);
+    return rc;
 }

@@ -2,7 +2,9 @@
  * sql/bind_query.c: binding of query blocks into logical plans: SELECT (FROM, WHERE with
  * EXISTS / IN subqueries decorrelated into semi/anti joins, GROUP BY and aggregates, HAVING,
  * the select list with `*`, DISTINCT, ORDER BY with ordinals, aliases and hidden sort columns,
- * LIMIT / OFFSET), set operations with type unification, VALUES, and WITH (CTEs).
+ * LIMIT / OFFSET), set operations with type unification, VALUES, and WITH (CTEs). Late columns:
+ * correlated scalar subqueries (SELECT agg FROM .. WHERE inner = outer ..) become LEFT JOINs on a
+ * grouped aggregate, window functions one WINDOW node after HAVING.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,25 @@ static int sel_push(tn_binder *b, sel_list *l, tn_expr *e, const char *name, con
     it->ast = ast;
     it->text = tn_bind_expr_text(b, e);
     return it->text ? 0 : TN_ENOMEM;
+}
+
+/* A growable list of bound expressions (arena array; the expressions are owned). */
+typedef struct elist_t {
+    tn_expr **items;
+    uint32_t n, cap;
+} elist_t;
+
+static int el_add(tn_binder *b, elist_t *l, tn_expr *e) {
+    if (l->n == l->cap) {
+        uint32_t cap = l->cap ? l->cap * 2 : 8;
+        tn_expr **ni = tn_arena_calloc(b->arena, (cap + 1) * sizeof *ni);
+        if (!ni) { tn_expr_free(e); return TN_ENOMEM; }
+        if (l->n) memcpy(ni, l->items, l->n * sizeof *ni);
+        l->items = ni;
+        l->cap = cap;
+    }
+    l->items[l->n++] = e;
+    return 0;
 }
 
 static void sel_free(sel_list *l) {
@@ -163,7 +184,7 @@ static int try_decorrelate(tn_binder *b, tn_sql_expr *conj, bind_scope *S, tn_pl
         IS.correlated = false;
         IS.allow_outer = true;
         tn_expr *x = NULL;
-        bind_ctx c = {b, &IS, NULL, false, "WHERE", NULL};
+        bind_ctx c = {b, &IS, NULL, false, "WHERE", NULL, NULL};
         rc = tn_bind_pred(&c, conjs[i], &x);
         IS.allow_outer = false;
         if (rc) goto cleanup;
@@ -171,7 +192,7 @@ static int try_decorrelate(tn_binder *b, tn_sql_expr *conj, bind_scope *S, tn_pl
         if (rc) goto cleanup;
     }
     if (corr.n == 0) goto cleanup;   /* not correlated: bound as a value instead */
-    uint32_t no = S->ncols, ni = IS.ncols;
+    uint32_t no = (*plan)->ncols, ni = IS.ncols;   /* the plan may hold late columns past S */
     /* inner filter */
     if (filt.n) {
         tn_expr *f = NULL;
@@ -197,8 +218,8 @@ static int try_decorrelate(tn_binder *b, tn_sql_expr *conj, bind_scope *S, tn_pl
     }
     if (e->kind == TN_SQL_E_IN_QUERY) {
         tn_expr *x = NULL, *y = NULL, *eq = NULL;
-        bind_ctx oc = {b, S, NULL, false, "WHERE", NULL};
-        bind_ctx icx = {b, &IS, NULL, false, "SELECT", NULL};
+        bind_ctx oc = {b, S, NULL, false, "WHERE", NULL, NULL};
+        bind_ctx icx = {b, &IS, NULL, false, "SELECT", NULL, NULL};
         rc = tn_bind_expr(&oc, e->u.in_query.arg, &x);
         if (!rc) rc = tn_bind_expr(&icx, s->items[0].expr, &y);
         if (rc) { tn_expr_free(x); for (uint32_t i = 0; i < ncx; i++) tn_expr_free(cx[i]); goto cleanup; }
@@ -251,6 +272,306 @@ cleanup:
     return rc;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Late columns: decorrelated scalar subqueries and window functions.
+ */
+static int late_marks(tn_binder *b, late_info *L) {
+    if (L->mark_col || L->nmarks == 0) return 0;
+    L->mark_col = tn_arena_calloc(b->arena, (L->nmarks + 1) * sizeof *L->mark_col);
+    return L->mark_col ? 0 : TN_ENOMEM;
+}
+
+int tn_bind_late_joins(tn_binder *b, late_info *L, tn_plan **plan) {
+    int rc = late_marks(b, L);
+    for (uint32_t j = 0; j < L->njoins && !rc; j++) {
+        late_join *J = &L->joins[j];
+        tn_plan *left = *plan, *inner = J->inner;
+        uint32_t base = left->ncols;
+        tn_expr **eqs = tn_arena_calloc(b->arena, (J->nkeys + 1) * sizeof *eqs);
+        if (!eqs) return TN_ENOMEM;
+        for (uint32_t i = 0; i < J->nkeys && !rc; i++) {
+            tn_expr *args[2] = {J->outer_keys[i], NULL};
+            J->outer_keys[i] = NULL;
+            rc = tn_expr_column(&args[1], base + i, inner->types[i]);
+            if (rc) { tn_expr_free(args[0]); break; }
+            rc = tn_expr_function(&eqs[i], "=", args, 2);
+        }
+        tn_expr *cond = NULL;
+        if (!rc) {
+            if (J->nkeys == 1) cond = eqs[0];
+            else rc = tn_expr_and(&cond, eqs, J->nkeys);
+        } else {
+            for (uint32_t i = 0; i < J->nkeys; i++) tn_expr_free(eqs[i]);
+        }
+        if (rc) break;
+        tn_plan *jn = tn_plan_new(b->arena, TN_PLAN_JOIN, base + inner->ncols);
+        if (!jn) { tn_expr_free(cond); return TN_ENOMEM; }
+        memcpy(jn->types, left->types, base * sizeof *jn->types);
+        memcpy(jn->names, left->names, base * sizeof *jn->names);
+        memcpy(jn->types + base, inner->types, inner->ncols * sizeof *jn->types);
+        memcpy(jn->names + base, inner->names, inner->ncols * sizeof *jn->names);
+        jn->u.join.kind = TN_JOIN_LEFT;
+        jn->u.join.cond = cond;
+        jn->child[0] = left;
+        jn->child[1] = inner;
+        jn->est_rows = left->est_rows;
+        J->inner = NULL;
+        for (uint32_t i = 0; i < inner->ncols; i++) L->mark_col[J->mark0 + i] = base + i;
+        *plan = jn;
+    }
+    return rc;
+}
+
+int tn_bind_late_windows(tn_binder *b, late_info *L, tn_plan **plan) {
+    if (L->nwins == 0) return 0;
+    int rc = late_marks(b, L);
+    if (rc) return rc;
+    tn_plan *child = *plan;
+    uint32_t base = child->ncols, nf = L->nwins;
+    tn_plan *w = tn_plan_new(b->arena, TN_PLAN_WINDOW, base + nf);
+    tn_plan_window_func *funcs = tn_arena_calloc(b->arena, (nf + 1) * sizeof *funcs);
+    if (!w || !funcs) return TN_ENOMEM;
+    memcpy(w->types, child->types, base * sizeof *w->types);
+    memcpy(w->names, child->names, base * sizeof *w->names);
+    for (uint32_t f = 0; f < nf; f++) {
+        funcs[f] = L->wins[f];
+        tn_expr **slots[4 + 64];
+        tn_expr ***sl = slots;
+        uint32_t need = 2 + funcs[f].npart + funcs[f].norder;
+        if (need > 4 + 64 && !(sl = tn_arena_alloc(b->arena, need * sizeof *sl))) return TN_ENOMEM;
+        uint32_t ne = tn_window_func_exprs(&funcs[f], sl);
+        for (uint32_t k = 0; k < ne; k++) tn_bind_late_resolve(L, *sl[k]);
+        w->types[base + f] = funcs[f].type;
+        w->names[base + f] = "#window";
+        L->mark_col[L->win_mark[f]] = base + f;
+    }
+    L->nwins = 0;               /* the node owns the expressions now */
+    w->u.window.funcs = funcs;
+    w->u.window.nfuncs = nf;
+    w->child[0] = child;
+    w->est_rows = child->est_rows;
+    *plan = w;
+    return 0;
+}
+
+void tn_bind_late_resolve(const late_info *L, tn_expr *e) {
+    if (!e) return;
+    if (e->kind == TN_EXPR_COLUMN) {
+        if (e->u.column >= TN_BIND_LATE_MARK && L->mark_col && e->u.column - TN_BIND_LATE_MARK < L->nmarks)
+            e->u.column = L->mark_col[e->u.column - TN_BIND_LATE_MARK];
+        return;
+    }
+    for (uint32_t i = 0; i < e->nargs; i++) tn_bind_late_resolve(L, e->args[i]);
+}
+
+void tn_bind_late_free(late_info *L) {
+    for (uint32_t j = 0; j < L->njoins; j++) {
+        tn_plan_free(L->joins[j].inner);
+        L->joins[j].inner = NULL;
+        for (uint32_t i = 0; i < L->joins[j].nkeys; i++) {
+            tn_expr_free(L->joins[j].outer_keys[i]);
+            L->joins[j].outer_keys[i] = NULL;
+        }
+    }
+    L->njoins = 0;
+    for (uint32_t f = 0; f < L->nwins; f++) {
+        tn_plan_window_func *fn = &L->wins[f];
+        tn_expr_free(fn->arg);
+        tn_expr_free(fn->def);
+        for (uint32_t k = 0; k < fn->npart; k++) tn_expr_free(fn->part[k]);
+        for (uint32_t k = 0; k < fn->norder; k++) tn_expr_free(fn->order[k]);
+    }
+    L->nwins = 0;
+}
+
+/* Whether e binds in scope IS alone (no outer references); the trial's error is cleared. */
+static int bind_inner_only(tn_binder *b, bind_scope *IS, tn_sql_expr *e, bool pred, tn_expr **out) {
+    bind_scope *parent = IS->parent;
+    IS->parent = NULL;
+    bind_ctx ic = {b, IS, NULL, false, "WHERE", NULL, NULL};
+    tn_sql_pos saved = tn_sql_error_pos();
+    int rc = pred ? tn_bind_pred(&ic, e, out) : tn_bind_expr(&ic, e, out);
+    IS->parent = parent;
+    if (rc && rc != TN_ENOMEM) {
+        tn_error_clear();
+        tn_bind_set_pos(saved);
+        *out = NULL;
+        return 1;
+    }
+    return rc;
+}
+
+/* Wrap count aggregates' columns (no match in a LEFT JOIN gives NULL) in COALESCE(x, 0) and
+ * move every column of the inner aggregate to its marker. */
+static int mark_inner(tn_expr **slot, const tn_plan *agg, uint32_t mark0) {
+    tn_expr *e = *slot;
+    if (e->kind == TN_EXPR_COLUMN) {
+        uint32_t col = e->u.column;
+        e->u.column = TN_BIND_LATE_MARK + mark0 + col;
+        uint32_t ng = agg->u.agg.ngroups;
+        if (col >= ng) {
+            tn_agg_kind k = agg->u.agg.aggs[col - ng].kind;
+            if (k == TN_AGG_COUNT || k == TN_AGG_COUNT_STAR || k == TN_AGG_APPROX_COUNT_DISTINCT) {
+                tn_value zero;
+                memset(&zero, 0, sizeof zero);
+                zero.type = e->type;
+                tn_expr *args[2] = {e, NULL};
+                int rc = tn_expr_constant(&args[1], &zero);
+                if (rc) return rc;
+                *slot = NULL;
+                rc = tn_expr_coalesce(slot, args, 2);
+                return rc;
+            }
+        }
+        return 0;
+    }
+    for (uint32_t i = 0; i < e->nargs; i++) {
+        int rc = mark_inner(&e->args[i], agg, mark0);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+int tn_bind_scalar_decorrelate(bind_ctx *c, tn_sql_query *q, tn_expr **out, bool *done) {
+    tn_binder *b = c->b;
+    late_info *L = c->late;
+    *done = false;
+    if (!L || q->kind != TN_SQL_Q_SELECT || q->limit || q->offset || q->n_ctes || q->order_by.n) return 0;
+    tn_sql_select *s = &q->u.select;
+    if (!s->from || !s->where || s->group_by.n || s->having || s->distinct || s->n_items != 1) return 0;
+    tn_sql_expr *item = s->items[0].expr;
+    if (item->kind == TN_SQL_E_STAR || !tn_bind_contains_agg(item) || tn_bind_contains_window(item)) return 0;
+
+    int rc = 0;
+    bind_scope IS = {0};
+    tn_plan *inner = NULL;
+    tn_expr *val = NULL;
+    elist_t filt = {0}, ikeys = {0}, okeys = {0};
+    agg_info A;
+    memset(&A, 0, sizeof A);
+    rc = tn_bind_tableref(b, s->from, &IS, c->scope, &inner);
+    if (rc) return rc;
+    tn_sql_expr **conjs = NULL;
+    int nc = 0, cap = 0;
+    rc = split_and(b, s->where, &conjs, &nc, &cap);
+    for (int i = 0; i < nc && !rc; i++) {
+        tn_expr *x = NULL;
+        rc = bind_inner_only(b, &IS, conjs[i], true, &x);
+        if (rc == 0) { rc = el_add(b, &filt, x); continue; }
+        if (rc != 1) break;
+        rc = 0;
+        /* inner = outer */
+        tn_sql_expr *ce = conjs[i];
+        if (ce->kind != TN_SQL_E_BINARY || ce->u.binary.op != TN_SQL_OP_EQ) goto not_ours;
+        tn_sql_expr *sides[2] = {ce->u.binary.left, ce->u.binary.right};
+        tn_expr *ik = NULL, *ok = NULL;
+        int which = -1;
+        for (int k = 0; k < 2 && which < 0; k++) {
+            rc = bind_inner_only(b, &IS, sides[k], false, &ik);
+            if (rc > 1 || rc < 0) goto cleanup;
+            if (rc == 1) { rc = 0; continue; }
+            tn_expr *probe = NULL;
+            rc = bind_inner_only(b, &IS, sides[1 - k], false, &probe);
+            if (rc == 0) { tn_expr_free(probe); tn_expr_free(ik); ik = NULL; continue; }
+            if (rc != 1) { tn_expr_free(ik); goto cleanup; }
+            rc = 0;
+            bind_ctx oc = *c;
+            oc.late = NULL;
+            rc = tn_bind_expr(&oc, sides[1 - k], &ok);
+            if (rc) { tn_expr_free(ik); goto cleanup; }
+            which = k;
+        }
+        if (which < 0) goto not_ours;
+        rc = el_add(b, &ikeys, ik);
+        if (!rc) rc = el_add(b, &okeys, ok);
+        else tn_expr_free(ok);
+    }
+    if (rc) goto cleanup;
+    if (ikeys.n == 0) goto not_ours;   /* not correlated (or not in a form we take) */
+    /* inner filter */
+    if (filt.n) {
+        tn_expr *f = NULL;
+        if (filt.n == 1) f = filt.items[0];
+        else if ((rc = tn_expr_and(&f, filt.items, filt.n))) { filt.n = 0; goto cleanup; }
+        filt.n = 0;
+        rc = add_filter(b, &inner, f);
+        if (rc) goto cleanup;
+    }
+    /* grouped aggregate: the inner keys, then the select item's aggregates */
+    A.pre = &IS;
+    A.ngroups = ikeys.n;
+    A.groups = ikeys.items;
+    A.group_text = tn_arena_calloc(b->arena, (ikeys.n + 1) * sizeof *A.group_text);
+    if (!A.group_text) { rc = TN_ENOMEM; goto cleanup; }
+    for (uint32_t i = 0; i < ikeys.n; i++)
+        if (!(A.group_text[i] = tn_bind_expr_text(b, ikeys.items[i]))) { rc = TN_ENOMEM; goto cleanup; }
+    ikeys.n = 0;
+    {
+        IS.parent = NULL;
+        bind_ctx ac = {b, &IS, &A, false, "SELECT", NULL, NULL};
+        rc = tn_bind_expr(&ac, item, &val);
+        if (!rc) rc = tn_bind_fold(b, &val);
+        if (rc) goto cleanup;
+    }
+    tn_plan *ag = tn_plan_new(b->arena, TN_PLAN_AGGREGATE, A.ngroups + A.naggs);
+    if (!ag) { rc = TN_ENOMEM; goto cleanup; }
+    for (uint32_t g = 0; g < A.ngroups; g++) {
+        ag->types[g] = A.groups[g]->type;
+        ag->names[g] = "#group";
+    }
+    for (uint32_t k = 0; k < A.naggs; k++) {
+        ag->types[A.ngroups + k] = A.aggs[k].type;
+        ag->names[A.ngroups + k] = "#agg";
+    }
+    ag->u.agg.ngroups = A.ngroups;
+    ag->u.agg.groups = A.groups;
+    ag->u.agg.naggs = A.naggs;
+    ag->u.agg.aggs = A.aggs;
+    A.ngroups = A.naggs = 0;
+    ag->child[0] = inner;
+    ag->est_rows = inner->est_rows * 0.1 + 1;
+    inner = ag;
+    /* the late join */
+    if (L->njoins == L->jcap) {
+        uint32_t ncap = L->jcap ? L->jcap * 2 : 4;
+        late_join *nj = tn_arena_calloc(b->arena, ncap * sizeof *nj);
+        if (!nj) { rc = TN_ENOMEM; goto cleanup; }
+        if (L->njoins) memcpy(nj, L->joins, L->njoins * sizeof *nj);
+        L->joins = nj;
+        L->jcap = ncap;
+    }
+    late_join *J = &L->joins[L->njoins];
+    J->mark0 = L->nmarks;
+    rc = mark_inner(&val, inner, J->mark0);
+    if (rc) goto cleanup;
+    J->inner = inner;
+    J->nkeys = okeys.n;
+    J->outer_keys = okeys.items;
+    okeys.n = 0;
+    inner = NULL;
+    L->nmarks += J->inner->ncols;
+    L->njoins++;
+    *out = val;
+    val = NULL;
+    *done = true;
+    goto cleanup;
+not_ours:
+    rc = 0;
+cleanup:
+    for (uint32_t i = 0; i < filt.n; i++) tn_expr_free(filt.items[i]);
+    for (uint32_t i = 0; i < ikeys.n; i++) tn_expr_free(ikeys.items[i]);
+    for (uint32_t i = 0; i < okeys.n; i++) tn_expr_free(okeys.items[i]);
+    for (uint32_t g = 0; g < A.ngroups; g++) tn_expr_free(A.groups[g]);
+    for (uint32_t k = 0; k < A.naggs; k++) {
+        tn_expr_free(A.aggs[k].arg);
+        tn_expr_free(A.aggs[k].sep);
+        tn_expr_free(A.aggs[k].filter);
+    }
+    tn_expr_free(val);
+    tn_plan_free(inner);
+    return rc;
+}
+
 static int bind_where(tn_binder *b, tn_sql_expr *where, bind_scope *S, tn_plan **plan) {
     tn_sql_expr **conjs = NULL;
     int nc = 0, cap = 0;
@@ -259,16 +580,21 @@ static int bind_where(tn_binder *b, tn_sql_expr *where, bind_scope *S, tn_plan *
     tn_expr **keep = tn_arena_calloc(b->arena, ((size_t)nc + 1) * sizeof *keep);
     if (!keep) return TN_ENOMEM;
     uint32_t nk = 0;
+    late_info L;
+    memset(&L, 0, sizeof L);
     for (int i = 0; i < nc; i++) {
         bool done = false;
         rc = try_decorrelate(b, conjs[i], S, plan, &done);
         if (rc) break;
         if (done) continue;
-        bind_ctx c = {b, S, NULL, false, "WHERE", plan};
+        bind_ctx c = {b, S, NULL, false, "WHERE", plan, &L};
         rc = tn_bind_pred(&c, conjs[i], &keep[nk]);
         if (rc) break;
         nk++;
     }
+    if (!rc) rc = tn_bind_late_joins(b, &L, plan);
+    for (uint32_t i = 0; i < nk && !rc; i++) tn_bind_late_resolve(&L, keep[i]);
+    tn_bind_late_free(&L);
     if (rc) {
         for (uint32_t i = 0; i < nk; i++) tn_expr_free(keep[i]);
         return rc;
@@ -388,7 +714,7 @@ static int order_over_output(tn_binder *b, tn_sql_query *q, tn_plan **plan) {
             keys[i].col = (uint32_t)(k - 1);
             continue;
         }
-        bind_ctx c = {b, &S, NULL, false, "ORDER BY", NULL};
+        bind_ctx c = {b, &S, NULL, false, "ORDER BY", NULL, NULL};
         tn_expr *x = NULL;
         rc = tn_bind_expr(&c, it->expr, &x);
         if (rc) break;
@@ -515,7 +841,7 @@ static int bind_groups(tn_binder *b, tn_sql_query *q, bind_scope *S, agg_info *A
         }
         if (tn_bind_contains_agg(src))
             return tn_bind_error(b, g->pos, "GROUP BY clause cannot contain aggregates!");
-        bind_ctx c = {b, S, NULL, false, "GROUP BY", NULL};
+        bind_ctx c = {b, S, NULL, false, "GROUP BY", NULL, NULL};
         int rc = tn_bind_expr(&c, src, &A->groups[i]);
         if (!rc) rc = tn_bind_fold(b, &A->groups[i]);
         if (rc) {
@@ -543,6 +869,8 @@ static int bind_select(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan
     order_key *keys = NULL;
     sel_list extra = {0};
     bool has_agg = select_has_agg(q);
+    late_info L;
+    memset(&L, 0, sizeof L);
 
     if (s->from) {
         rc = tn_bind_tableref(b, s->from, &S, outer, &P);
@@ -560,12 +888,8 @@ static int bind_select(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan
         rc = bind_where(b, s->where, &S, &P);
         if (rc) goto cleanup;
     }
-    for (int i = 0; i < s->n_items; i++)
-        if (tn_bind_contains_window(s->items[i].expr)) {
-            rc = tn_bind_error_code(b, TN_EUNSUPPORTED, s->items[i].expr->pos, "window functions are not supported yet");
-            goto cleanup;
-        }
-    bind_ctx c = {b, &S, NULL, false, "SELECT", &P};
+    L.allow_windows = true;
+    bind_ctx c = {b, &S, NULL, false, "SELECT", &P, &L};
     if (has_agg) {
         A.pre = &S;
         rc = bind_groups(b, q, &S, &A);
@@ -594,12 +918,14 @@ static int bind_select(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan
     if (s->having) {
         bind_ctx hc = c;
         hc.clause = "HAVING";
+        L.allow_windows = false;
         if (!has_agg) {
             rc = tn_bind_error(b, s->having->pos, "HAVING needs GROUP BY or an aggregate");
             goto cleanup;
         }
         rc = tn_bind_pred(&hc, s->having, &having);
         if (!rc) rc = tn_bind_fold(b, &having);
+        L.allow_windows = true;
         if (rc) goto cleanup;
     }
     /* ORDER BY: ordinals, aliases, select expressions, or hidden extra columns */
@@ -690,12 +1016,20 @@ static int bind_select(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan
         ag->child[0] = P;
         ag->est_rows = ag->u.agg.ngroups ? P->est_rows * 0.1 + 1 : 1;
         P = ag;
-        if (having) {
-            rc = add_filter(b, &P, having);
-            having = NULL;
-            if (rc) goto cleanup;
-        }
     }
+    /* late columns: decorrelated subqueries, then HAVING, then window functions */
+    rc = tn_bind_late_joins(b, &L, &P);
+    if (rc) goto cleanup;
+    if (having) {
+        tn_bind_late_resolve(&L, having);
+        rc = add_filter(b, &P, having);
+        having = NULL;
+        if (rc) goto cleanup;
+    }
+    rc = tn_bind_late_windows(b, &L, &P);
+    if (rc) goto cleanup;
+    for (uint32_t i = 0; i < items.n; i++) tn_bind_late_resolve(&L, items.items[i].expr);
+    for (uint32_t i = 0; i < extra.n; i++) tn_bind_late_resolve(&L, extra.items[i].expr);
     /* projection: select items then hidden ORDER BY columns */
     {
         uint32_t tot = items.n + extra.n;
@@ -750,6 +1084,7 @@ cleanup:
     tn_expr_free(having);
     sel_free(&items);
     sel_free(&extra);
+    tn_bind_late_free(&L);
     tn_plan_free(P);
     return rc;
 }
@@ -773,7 +1108,7 @@ static int bind_values(tn_binder *b, tn_sql_query *q, tn_plan **out) {
     p->est_rows = nrows;
     *out = p;
     bind_scope empty = {0};
-    bind_ctx c = {b, &empty, NULL, false, "VALUES", NULL};
+    bind_ctx c = {b, &empty, NULL, false, "VALUES", NULL, NULL};
     for (int r = 0; r < nrows; r++)
         for (int k = 0; k < ncols; k++) {
             tn_expr **slot = &p->u.values.exprs[(size_t)r * ncols + k];

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sql/exec.h"
+#include "sql/stmt.h"
 
 /* ---------------------------------------------------------------------------------------------
  * Memory accounting.
@@ -136,25 +137,43 @@ static inline uint64_t hash_double(double d) {
     return mix(u);
 }
 
-/* Strings of dictionary-encoded columns repeat the same pointer: a small cache keyed by the
- * pointer skips hashing the bytes again. */
+/* Strings of dictionary-encoded columns repeat the same pointer: a per-thread cache keyed by
+ * (pointer, length), valid for one call (generation stamps), skips hashing the bytes again. */
+#define HCACHE_SIZE 1024
+typedef struct hcache_entry {
+    const char *p;
+    uint32_t len, gen;
+    uint64_t h;
+} hcache_entry;
+static _Thread_local hcache_entry hcache[HCACHE_SIZE];
+static _Thread_local uint32_t hcache_gen;
+
 static void hash_strings(const tn_vector *v, uint32_t n, uint64_t *h, bool init) {
     const uint64_t null_hash = 0xbf58476d1ce4e5b9ULL;
-    struct { const char *p; uint32_t len; uint64_t h; } cache[64];
-    memset(cache, 0, sizeof cache);
+    bool use_cache = n >= 64;   /* small calls (one row) hash directly */
+    if (use_cache && ++hcache_gen == 0) {
+        memset(hcache, 0, sizeof hcache);
+        hcache_gen = 1;
+    }
+    uint32_t gen = hcache_gen;
     const tn_str *d = v->data;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t tmp;
         if (!tn_vector_is_valid(v, i)) tmp = null_hash;
         else {
             const tn_str *s = &d[i];
-            uint32_t slot = (uint32_t)(((uintptr_t)s->ptr >> 3) ^ s->len) & 63;
-            if (cache[slot].p == s->ptr && cache[slot].len == s->len && s->ptr) tmp = cache[slot].h;
+            if (!use_cache) tmp = tn_hash_bytes(s->ptr, s->len, 0);
             else {
-                tmp = tn_hash_bytes(s->ptr, s->len, 0);
-                cache[slot].p = s->ptr;
-                cache[slot].len = s->len;
-                cache[slot].h = tmp;
+                uint32_t slot = (uint32_t)((((uintptr_t)s->ptr ^ s->len) * 0x9E3779B97F4A7C15ULL) >> 54);
+                hcache_entry *e = &hcache[slot];
+                if (e->gen == gen && e->p == s->ptr && e->len == s->len) tmp = e->h;
+                else {
+                    tmp = tn_hash_bytes(s->ptr, s->len, 0);
+                    e->p = s->ptr;
+                    e->len = s->len;
+                    e->gen = gen;
+                    e->h = tmp;
+                }
             }
         }
         h[i] = init ? tmp : mix(h[i] * 31 + tmp);
@@ -595,7 +614,9 @@ static int build(tn_exec *ex, tn_plan *node, tn_pipeline *p) {
     int rc = 0;
     tn_op *op = NULL;
     switch (node->kind) {
-    case TN_PLAN_SCAN: return tn_op_scan_source(ex, node, &p->source);
+    case TN_PLAN_SCAN:
+        if (node->u.scan.format == TN_SCAN_DELTA) return tn_op_table_scan_source(ex, node, &p->source);
+        return tn_op_scan_source(ex, node, &p->source);
     case TN_PLAN_VALUES: return tn_op_values_source(ex, node, &p->source);
     case TN_PLAN_FILTER:
         rc = build(ex, node->child[0], p);
@@ -634,6 +655,7 @@ static int build(tn_exec *ex, tn_plan *node, tn_pipeline *p) {
     }
     case TN_PLAN_AGGREGATE:
     case TN_PLAN_SORT:
+    case TN_PLAN_WINDOW:
     case TN_PLAN_SETOP: {
         tn_collection *res = tn_calloc(1, sizeof *res);
         if (!res) return TN_ENOMEM;
@@ -669,6 +691,7 @@ static int build(tn_exec *ex, tn_plan *node, tn_pipeline *p) {
         } else {
             tn_sink *sink = NULL;
             rc = node->kind == TN_PLAN_AGGREGATE ? tn_sink_aggregate(ex, node, res, &sink)
+                 : node->kind == TN_PLAN_WINDOW  ? tn_sink_window(ex, node, res, &sink)  /* op_window.c */
                                                  : tn_sink_sort(ex, node, res, &sink);
             if (!rc) rc = run_into(ex, node->child[0], sink);
             tn_sink_destroy(sink);
@@ -713,3 +736,6 @@ int tn_exec_run(tn_exec *ex, tn_plan *plan, tn_collection *out) {
     if (rc) tn_collection_free(out);
     return rc;
 }
+
+/* Runs plan into a caller's sink (stmt.h: INSERT writes through its own sink). */
+int tn_exec_run_sink(tn_exec *ex, tn_plan *plan, tn_sink *sink) { return run_into(ex, plan, sink); }

@@ -153,6 +153,7 @@ int tn_sink_collect(tn_exec *ex, uint32_t ncols, const tn_type *types, tn_collec
 int tn_sink_aggregate(tn_exec *ex, tn_plan *node, tn_collection *result, tn_sink **out);
 int tn_sink_sort(tn_exec *ex, tn_plan *node, tn_collection *result, tn_sink **out); /* op_sort.c */
 int tn_sink_setop(tn_exec *ex, tn_plan *node, tn_collection *result, tn_sink **out); /* op_setop.c */
+int tn_sink_window(tn_exec *ex, tn_plan *node, tn_collection *result, tn_sink **out); /* op_window.c */
 void tn_sink_destroy(tn_sink *sink);
 /* Hash join: build the table from the right (or left) input collection, then probe. */
 typedef struct tn_join_table tn_join_table;
@@ -176,6 +177,15 @@ typedef struct tn_group_table {
     uint32_t slot_mask;
     tn_arena *strings;
     uint64_t *hbuf;              /* scratch: row hashes */
+    /* A row-wise copy of the keys in a canonical byte form, so that comparing a row with a
+     * group touches one cache line (op_aggregate.c); rowsize 0: not used for these types. */
+    uint32_t rowsize;
+    uint32_t *koff;              /* per key: byte offset of its value in a row */
+    uint8_t *rows;               /* gcap rows */
+    uint8_t *probe;              /* scratch: the input rows of one lookup, serialized */
+    uint8_t *plong;              /* scratch: per input row, whether it holds a string > 12 bytes */
+    void *pcache;                /* one string key: (pointer, length) -> group, per lookup */
+    uint32_t pgen;
 } tn_group_table;
 
 int tn_group_table_init(tn_group_table *t, uint32_t nkeys, const tn_type *types);

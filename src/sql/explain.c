@@ -26,7 +26,7 @@ static int node_line(tn_buf *o, const tn_plan *p) {
     switch (p->kind) {
     case TN_PLAN_SCAN: {
         const tn_plan_scan *s = &p->u.scan;
-        rc = tn_buf_printf(o, "%s %s%s", s->format == TN_SCAN_PARQUET ? "PARQUET_SCAN" : s->format == TN_SCAN_CSV ? "READ_CSV" : "READ_JSON",
+        rc = tn_buf_printf(o, "%s %s%s", s->format == TN_SCAN_PARQUET ? "PARQUET_SCAN" : s->format == TN_SCAN_CSV ? "READ_CSV" : s->format == TN_SCAN_DELTA ? "DELTA_SCAN" : "READ_JSON",
                            s->npaths ? s->paths[0] : "", s->npaths > 1 ? " ..." : "");
         if (!rc && s->npaths > 1) rc = tn_buf_printf(o, " (%u files)", s->npaths);
         if (!rc) rc = tn_buf_printf(o, " columns: [");
@@ -107,6 +107,27 @@ static int node_line(tn_buf *o, const tn_plan *p) {
         rc = tn_buf_printf(o, "%s%s", n[p->u.setop.op], p->u.setop.all ? " ALL" : "");
         break;
     }
+    case TN_PLAN_WINDOW:
+        rc = tn_buf_printf(o, "WINDOW");
+        for (uint32_t i = 0; i < p->u.window.nfuncs && !rc; i++) {
+            const tn_plan_window_func *f = &p->u.window.funcs[i];
+            rc = tn_buf_printf(o, "%s%s(", i ? ", " : " ", tn_win_kind_name(f->kind));
+            if (!rc && f->arg) rc = tn_expr_to_text(o, f->arg);
+            if (!rc) rc = tn_buf_printf(o, ") OVER (");
+            if (!rc && f->npart) {
+                rc = tn_buf_printf(o, "PARTITION BY ");
+                if (!rc) rc = exprs(o, f->part, f->npart);
+                if (!rc && f->norder) rc = tn_buf_printf(o, " ");
+            }
+            for (uint32_t k = 0; k < f->norder && !rc; k++) {
+                rc = tn_buf_printf(o, "%s", k ? ", " : "ORDER BY ");
+                if (!rc) rc = tn_expr_to_text(o, f->order[k]);
+                if (!rc && f->desc[k]) rc = tn_buf_printf(o, " DESC");
+            }
+            if (!rc && f->rows) rc = tn_buf_printf(o, " ROWS");
+            if (!rc) rc = tn_buf_printf(o, ")");
+        }
+        break;
     }
     return rc;
 }

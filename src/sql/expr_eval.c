@@ -42,6 +42,7 @@ static int put_value(tn_vector *v, uint32_t row, const tn_value *val) {
         return 0;
     case TN_TYPE_VARCHAR:
     case TN_TYPE_VARBINARY: return tn_vector_set_str(v, row, val->u.s.ptr, val->u.s.len);
+    case TN_TYPE_INTERVAL: ((tn_interval *)v->data)[row] = val->u.iv; return 0;
     default: return tn_vector_set_null(v, row);
     }
 }

@@ -12,22 +12,74 @@
 #include "sql/exec.h"
 
 /* ---------------------------------------------------------------------------------------------
- * Group table.
+ * Group table. Besides the key vectors (the output), every group keeps its keys as one row of
+ * rowsize bytes in a canonical form: a null byte per key, then each value (doubles with -0.0
+ * and NaN normalized; strings as 16 bytes: length, then up to 12 bytes inline zero-padded, or
+ * a 4-byte prefix and a pointer to the bytes). Input rows are serialized the same way, so
+ * two rows without long strings are equal exactly when their bytes are; the probe loop
+ * prefetches slots and rows ahead. A table with one non-null string key also caches
+ * (pointer, length) -> group within a lookup: strings decoded from a Parquet dictionary share
+ * pointers, so most rows skip hashing and probing.
  */
+#define PCACHE_SIZE 1024
+
+typedef struct pcache_entry {
+    const char *ptr;
+    uint32_t len, gen;
+    uint32_t gid;
+} pcache_entry;
+
+/* Bytes of key type t in a row; 0: no canonical form (the table then compares vectors). */
+static uint32_t row_width(tn_type t) {
+    switch (t.id) {
+    case TN_TYPE_NULL: return 0;
+    case TN_TYPE_VARCHAR:
+    case TN_TYPE_VARBINARY: return 16;
+    case TN_TYPE_BOOLEAN:
+    case TN_TYPE_TINYINT:
+    case TN_TYPE_SMALLINT:
+    case TN_TYPE_INTEGER:
+    case TN_TYPE_BIGINT:
+    case TN_TYPE_FLOAT:
+    case TN_TYPE_DOUBLE:
+    case TN_TYPE_DATE:
+    case TN_TYPE_TIMESTAMP:
+    case TN_TYPE_TIMESTAMP_TZ:
+    case TN_TYPE_DECIMAL: return (uint32_t)tn_type_width(t);
+    default: return UINT32_MAX;
+    }
+}
+
 int tn_group_table_init(tn_group_table *t, uint32_t nkeys, const tn_type *types) {
     memset(t, 0, sizeof *t);
     t->nkeys = nkeys;
     t->key_types = tn_malloc((nkeys + 1) * sizeof *t->key_types);
     t->keys = tn_calloc(nkeys + 1, sizeof *t->keys);
+    t->koff = tn_calloc(nkeys + 1, sizeof *t->koff);
     t->strings = tn_arena_create(0);
     t->hbuf = tn_malloc(TN_VECTOR_SIZE * sizeof *t->hbuf);
-    if (!t->key_types || !t->keys || !t->strings || !t->hbuf) return TN_ENOMEM;
+    if (!t->key_types || !t->keys || !t->koff || !t->strings || !t->hbuf) return TN_ENOMEM;
+    uint32_t off = nkeys;
+    bool rows_ok = nkeys > 0 && nkeys <= 64;
     for (uint32_t k = 0; k < nkeys; k++) {
         t->key_types[k] = types[k];
         int rc = tn_vector_init(&t->keys[k], types[k], 256);
         if (rc) return rc;
+        uint32_t w = row_width(types[k]);
+        if (w == UINT32_MAX) rows_ok = false;
+        else {
+            t->koff[k] = off;
+            off += w;
+        }
     }
     t->gcap = 256;
+    if (rows_ok) {
+        t->rowsize = (off + 7) & ~7u;
+        t->rows = tn_malloc((size_t)t->gcap * t->rowsize);
+        t->probe = tn_malloc((size_t)TN_VECTOR_SIZE * t->rowsize);
+        t->plong = tn_malloc(TN_VECTOR_SIZE);
+        if (!t->rows || !t->probe || !t->plong) return TN_ENOMEM;
+    }
     t->hashes = tn_malloc(t->gcap * sizeof *t->hashes);
     t->slot_mask = 1023;
     t->slots = tn_calloc(t->slot_mask + 1, sizeof *t->slots);
@@ -40,15 +92,20 @@ void tn_group_table_free(tn_group_table *t) {
     for (uint32_t k = 0; t->keys && k < t->nkeys; k++) tn_vector_free(&t->keys[k]);
     tn_free(t->keys);
     tn_free(t->key_types);
+    tn_free(t->koff);
     tn_free(t->hashes);
     tn_free(t->slots);
     tn_free(t->hbuf);
+    tn_free(t->rows);
+    tn_free(t->probe);
+    tn_free(t->plong);
+    tn_free(t->pcache);
     tn_arena_destroy(t->strings);
     memset(t, 0, sizeof *t);
 }
 
 uint64_t tn_group_table_bytes(const tn_group_table *t) {
-    uint64_t b = (uint64_t)(t->slot_mask + 1) * 8 + (uint64_t)t->gcap * 8 + tn_arena_bytes(t->strings);
+    uint64_t b = (uint64_t)(t->slot_mask + 1) * 8 + (uint64_t)t->gcap * (8 + t->rowsize) + tn_arena_bytes(t->strings);
     for (uint32_t k = 0; k < t->nkeys; k++) b += (uint64_t)t->gcap * tn_type_width(t->key_types[k]);
     return b;
 }
@@ -81,6 +138,11 @@ static int grow_groups(tn_group_table *t, uint32_t need) {
     uint64_t *nh = tn_realloc(t->hashes, (size_t)cap * sizeof *nh);
     if (!nh) return TN_ENOMEM;
     t->hashes = nh;
+    if (t->rowsize) {
+        uint8_t *nr = tn_realloc(t->rows, (size_t)cap * t->rowsize);
+        if (!nr) return TN_ENOMEM;
+        t->rows = nr;
+    }
     for (uint32_t k = 0; k < t->nkeys; k++) {
         int rc = tn_vector_reserve(&t->keys[k], cap);
         if (rc) return rc;
@@ -128,6 +190,210 @@ static inline bool key_eq(const tn_group_table *t, uint32_t g, tn_vector *const 
     return true;
 }
 
+/* Serialize rows [0, n) of keys into t->probe (and t->plong). */
+static void serialize_rows(tn_group_table *t, tn_vector *const *keys, uint32_t n) {
+    uint32_t rs = t->rowsize;
+    uint8_t *base = t->probe;
+    memset(base, 0, (size_t)n * rs);
+    memset(t->plong, 0, n);
+    for (uint32_t k = 0; k < t->nkeys; k++) {
+        const tn_vector *v = keys[k];
+        uint32_t off = t->koff[k];
+        if (v->type.id == TN_TYPE_NULL) {
+            for (uint32_t i = 0; i < n; i++) base[(size_t)i * rs + k] = 1;
+            continue;
+        }
+        if (v->validity)
+            for (uint32_t i = 0; i < n; i++)
+                if (!((v->validity[i >> 6] >> (i & 63)) & 1)) base[(size_t)i * rs + k] = 1;
+        uint8_t *p = base + off;
+        switch (v->type.id) {
+        case TN_TYPE_VARCHAR:
+        case TN_TYPE_VARBINARY: {
+            const tn_str *d = v->data;
+            for (uint32_t i = 0; i < n; i++, p += rs) {
+                if (base[(size_t)i * rs + k]) continue;
+                uint32_t len = d[i].len;
+                memcpy(p, &len, 4);
+                if (len <= 12) {
+                    if (len) memcpy(p + 4, d[i].ptr, len);
+                } else {
+                    memcpy(p + 4, d[i].ptr, 4);
+                    memcpy(p + 8, &d[i].ptr, sizeof(char *));
+                    t->plong[i] = 1;
+                }
+            }
+            break;
+        }
+        case TN_TYPE_DOUBLE: {
+            const double *d = v->data;
+            for (uint32_t i = 0; i < n; i++, p += rs) {
+                if (base[(size_t)i * rs + k]) continue;
+                double x = d[i];
+                if (x == 0) x = 0;
+                if (x != x) x = __builtin_nan("");
+                memcpy(p, &x, 8);
+            }
+            break;
+        }
+        case TN_TYPE_FLOAT: {
+            const float *d = v->data;
+            for (uint32_t i = 0; i < n; i++, p += rs) {
+                if (base[(size_t)i * rs + k]) continue;
+                float x = d[i];
+                if (x == 0) x = 0;
+                if (x != x) x = __builtin_nanf("");
+                memcpy(p, &x, 4);
+            }
+            break;
+        }
+        case TN_TYPE_BOOLEAN: {
+            const uint8_t *d = v->data;
+            for (uint32_t i = 0; i < n; i++, p += rs)
+                if (!base[(size_t)i * rs + k]) *p = d[i] != 0;
+            break;
+        }
+        default: {
+            size_t w = tn_type_width(v->type);
+            const uint8_t *d = v->data;
+            switch (w) {
+            case 4:
+                for (uint32_t i = 0; i < n; i++, p += rs)
+                    if (!base[(size_t)i * rs + k]) memcpy(p, d + (size_t)i * 4, 4);
+                break;
+            case 8:
+                for (uint32_t i = 0; i < n; i++, p += rs)
+                    if (!base[(size_t)i * rs + k]) memcpy(p, d + (size_t)i * 8, 8);
+                break;
+            default:
+                for (uint32_t i = 0; i < n; i++, p += rs)
+                    if (!base[(size_t)i * rs + k]) memcpy(p, d + (size_t)i * w, w);
+                break;
+            }
+            break;
+        }
+        }
+    }
+}
+
+static inline bool row_eq_fast(const uint8_t *a, const uint8_t *b, uint32_t rs) {
+    uint64_t diff = 0;
+    for (uint32_t o = 0; o < rs; o += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + o, 8);
+        memcpy(&y, b + o, 8);
+        diff |= x ^ y;
+    }
+    return diff == 0;
+}
+
+/* Equality of a group's row and an input row holding long strings. */
+static bool row_eq_slow(const tn_group_table *t, const uint8_t *a, const uint8_t *b) {
+    if (memcmp(a, b, t->nkeys)) return false;
+    for (uint32_t k = 0; k < t->nkeys; k++) {
+        if (a[k]) continue;
+        uint32_t off = t->koff[k];
+        if (tn_type_is_string(t->key_types[k])) {
+            if (memcmp(a + off, b + off, 8)) return false;
+            uint32_t len;
+            memcpy(&len, a + off, 4);
+            if (len <= 12) {
+                if (memcmp(a + off + 8, b + off + 8, 8)) return false;
+            } else {
+                const char *pa, *pb;
+                memcpy(&pa, a + off + 8, sizeof pa);
+                memcpy(&pb, b + off + 8, sizeof pb);
+                if (pa != pb && memcmp(pa, pb, len)) return false;
+            }
+        } else {
+            uint32_t w = row_width(t->key_types[k]);
+            if (w && memcmp(a + off, b + off, w)) return false;
+        }
+    }
+    return true;
+}
+
+/* A new group g for input row i: keys, hash, slot, row. */
+static inline int new_group(tn_group_table *t, tn_vector *const *keys, uint32_t i, uint64_t hh,
+                            uint32_t pos, uint32_t *gout) {
+    uint32_t g = t->ngroups++;
+    int rc = append_key(t, keys, i, g);
+    if (rc) return rc;
+    t->hashes[g] = hh;
+    t->slots[pos] = (hh & 0xffffffff00000000ULL) | (uint64_t)(g + 1);
+    if (t->rowsize) {
+        uint8_t *row = t->rows + (size_t)g * t->rowsize;
+        memcpy(row, t->probe + (size_t)i * t->rowsize, t->rowsize);
+        if (t->plong[i])   /* point long strings at the table's own copies */
+            for (uint32_t k = 0; k < t->nkeys; k++)
+                if (tn_type_is_string(t->key_types[k]) && !row[k]) {
+                    const tn_str *s = &((const tn_str *)t->keys[k].data)[g];
+                    if (s->len > 12) memcpy(row + t->koff[k] + 8, &s->ptr, sizeof s->ptr);
+                }
+    }
+    *gout = g;
+    return 0;
+}
+
+/* One non-null string key: the pointer cache in front of the hash table. */
+static int lookup_str1(tn_group_table *t, const tn_vector *k0, uint32_t n, uint32_t *gids) {
+    if (!t->pcache && !(t->pcache = tn_calloc(PCACHE_SIZE, sizeof(pcache_entry)))) return TN_ENOMEM;
+    pcache_entry *pc = t->pcache;
+    if (++t->pgen == 0) {
+        memset(pc, 0, PCACHE_SIZE * sizeof *pc);
+        t->pgen = 1;
+    }
+    uint32_t gen = t->pgen;
+    const tn_str *d = k0->data;
+    const tn_str *gk = t->keys[0].data;
+    tn_vector *const keys[1] = {(tn_vector *)k0};
+    uint32_t mask = t->slot_mask;
+    for (uint32_t i = 0; i < n; i++) {
+        const tn_str *s = &d[i];
+        uintptr_t pv = (uintptr_t)s->ptr;
+        pcache_entry *e = &pc[(uint32_t)((pv >> 3) ^ (pv >> 13) ^ s->len) & (PCACHE_SIZE - 1)];
+        if (e->gen == gen && e->ptr == s->ptr && e->len == s->len) {
+            gids[i] = e->gid;
+            continue;
+        }
+        uint64_t hh = tn_hash_bytes(s->ptr, s->len, 0);
+        uint64_t tag = hh & 0xffffffff00000000ULL;
+        uint32_t pos = (uint32_t)hh & mask, g;
+        for (;;) {
+            uint64_t x = t->slots[pos];
+            if (x == 0) {
+                if (t->rowsize) {   /* the row of this one input row */
+                    uint8_t *p = t->probe + (size_t)i * t->rowsize;
+                    memset(p, 0, t->rowsize);
+                    t->plong[i] = s->len > 12;
+                    memcpy(p + t->koff[0], &s->len, 4);
+                    if (s->len <= 12) {
+                        if (s->len) memcpy(p + t->koff[0] + 4, s->ptr, s->len);
+                    } else {
+                        memcpy(p + t->koff[0] + 4, s->ptr, 4);
+                        memcpy(p + t->koff[0] + 8, &s->ptr, sizeof s->ptr);
+                    }
+                }
+                int rc = new_group(t, keys, i, hh, pos, &g);
+                if (rc) return rc;
+                gk = t->keys[0].data;
+                break;
+            }
+            if ((x & 0xffffffff00000000ULL) == tag) {
+                g = (uint32_t)(x & 0xffffffffu) - 1;
+                if (gk[g].len == s->len && (s->len == 0 || memcmp(gk[g].ptr, s->ptr, s->len) == 0)) break;
+            }
+            pos = (pos + 1) & mask;
+        }
+        e->ptr = s->ptr;
+        e->len = s->len;
+        e->gen = gen;
+        e->gid = g;
+        gids[i] = g;
+    }
+    return 0;
+}
+
 int tn_group_table_lookup(tn_group_table *t, tn_vector *const *keys, uint32_t n, uint32_t *gids) {
     int rc = 0;
     uint64_t *h = t->hbuf;
@@ -151,38 +417,49 @@ int tn_group_table_lookup(tn_group_table *t, tn_vector *const *keys, uint32_t n,
     }
     if ((rc = grow_slots(t, t->ngroups + n))) return rc;
     if ((rc = grow_groups(t, t->ngroups + n))) return rc;
+    const tn_vector *k0 = t->nkeys ? keys[0] : NULL;
+    if (t->nkeys == 1 && !k0->validity && !t->keys[0].validity && tn_type_is_string(k0->type))
+        return lookup_str1(t, k0, n, gids);
     for (uint32_t k = 0; k < t->nkeys; k++) tn_vector_hash(keys[k], n, h, k == 0);
     if (t->nkeys == 0)
         for (uint32_t i = 0; i < n; i++) h[i] = 0;
     uint64_t *slots = t->slots;
     uint32_t mask = t->slot_mask;
     /* fast path: one non-null 8-byte integer key */
-    const tn_vector *k0 = t->nkeys ? keys[0] : NULL;
     bool fast8 = t->nkeys == 1 && !k0->validity && !t->keys[0].validity &&
                  (k0->type.id == TN_TYPE_BIGINT || k0->type.id == TN_TYPE_TIMESTAMP ||
                   k0->type.id == TN_TYPE_TIMESTAMP_TZ);
-    bool fasts = t->nkeys == 1 && !k0->validity && !t->keys[0].validity && tn_type_is_string(k0->type);
+    uint32_t rs = t->rowsize;
+    if (rs) serialize_rows(t, keys, n);
+    /* prefetch slots and rows ahead only when the table outgrows the caches */
+    bool pf = t->ngroups > 16384;
     for (uint32_t i = 0; i < n; i++) {
+        if (pf) {
+            if (i + 16 < n) __builtin_prefetch(&slots[(uint32_t)h[i + 16] & mask]);
+            if (rs && i + 8 < n) {
+                uint64_t e = slots[(uint32_t)h[i + 8] & mask];
+                if (e) __builtin_prefetch(t->rows + (size_t)((uint32_t)e - 1) * rs);
+            }
+        }
         uint64_t hh = h[i];
         uint64_t tag = hh & 0xffffffff00000000ULL;
         uint32_t pos = (uint32_t)hh & mask;
         uint32_t g;
+        const uint8_t *prow = rs ? t->probe + (size_t)i * rs : NULL;
         for (;;) {
             uint64_t e = slots[pos];
             if (e == 0) {
-                g = t->ngroups++;
-                rc = append_key(t, keys, i, g);
+                rc = new_group(t, keys, i, hh, pos, &g);
                 if (rc) return rc;
-                t->hashes[g] = hh;
-                slots[pos] = tag | (uint64_t)(g + 1);
                 break;
             }
             if ((e & 0xffffffff00000000ULL) == tag) {
                 g = (uint32_t)(e & 0xffffffffu) - 1;
                 bool eq;
                 if (fast8) eq = ((const int64_t *)t->keys[0].data)[g] == ((const int64_t *)k0->data)[i];
-                else if (fasts) {
-                    eq = tn_vector_eq_rows(&t->keys[0], g, k0, i);
+                else if (rs) {
+                    const uint8_t *grow = t->rows + (size_t)g * rs;
+                    eq = t->plong[i] ? row_eq_slow(t, grow, prow) : row_eq_fast(grow, prow, rs);
                 } else eq = key_eq(t, g, keys, i);
                 if (eq) break;
             }
@@ -924,6 +1201,157 @@ static void key_views(const tn_group_table *t, uint32_t off, uint32_t m, tn_vect
     }
 }
 
+/* Finalize every group of table t with states st into chunks appended to result. */
+static int emit_groups(const tn_plan *node, const tn_group_table *t, tn_agg_states *st,
+                       tn_collection *result) {
+    uint32_t ng = node->u.agg.ngroups, na = node->u.agg.naggs;
+    uint32_t total = t->ngroups;
+    int rc = 0;
+    for (uint32_t off = 0; off < total && !rc; off += TN_VECTOR_SIZE) {
+        uint32_t m = total - off < TN_VECTOR_SIZE ? total - off : TN_VECTOR_SIZE;
+        tn_chunk out;
+        memset(&out, 0, sizeof out);
+        rc = tn_chunk_init(&out, node->ncols, node->types, m);
+        if (rc) break;
+        if (ng) {
+            tn_vector views[ng + 1];
+            tn_vector *vp[ng + 1];
+            key_views(t, off, m, views, vp);
+            for (uint32_t g = 0; g < ng && !rc; g++) rc = tn_vector_gather(&out.cols[g], vp[g], NULL, m);
+        }
+        for (uint32_t a = 0; a < na && !rc; a++) {
+            tn_vector *ov = &out.cols[ng + a];
+            agg_state *as = &st->a[a];
+            if (ov->capacity < m) rc = tn_vector_reserve(ov, m);
+            if (rc) break;
+            if ((as->def->kind == TN_AGG_COUNT || as->def->kind == TN_AGG_COUNT_STAR) &&
+                as->def->type.id == TN_TYPE_BIGINT) {
+                memcpy(ov->data, as->s1 + (size_t)off * 8, (size_t)m * 8);
+                if (ov->validity) memset(ov->validity, 0xff, (m + 63) / 64 * 8);
+            } else {
+                for (uint32_t i = 0; i < m && !rc; i++) rc = agg_finalize(as, off + i, ov, i);
+            }
+            ov->count = m;
+        }
+        out.count = m;
+        if (!rc) rc = tn_collection_append(result, &out, NULL, m);
+        tn_chunk_free(&out);
+    }
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Partitioned merge: with several workers and many groups, the groups of every worker's table
+ * are split by hash into AGG_PARTS partitions; each partition is then merged and finalized by
+ * one pool task, so the merge runs on every core. Output order is partition by partition.
+ */
+#define AGG_PARTS 32
+#define AGG_PART_MIN_GROUPS 20000
+
+typedef struct part_job {
+    agg_shared *sh;
+    agg_local **locals;
+    uint32_t nlocals;
+    uint32_t **idx;             /* per local: its group ids ordered by partition */
+    uint32_t **start;           /* per local: AGG_PARTS + 1 offsets into idx */
+    tn_collection *outs;        /* per partition */
+} part_job;
+
+static inline uint32_t part_of(uint64_t h) { return (uint32_t)(h >> 59) & (AGG_PARTS - 1); }
+
+static int part_index_task(void *ctx, uint32_t task, uint32_t worker) {
+    part_job *j = ctx;
+    const tn_group_table *t = &j->locals[task]->table;
+    uint32_t *start = tn_calloc(AGG_PARTS + 2, sizeof *start);
+    uint32_t *idx = tn_malloc(((size_t)t->ngroups + 1) * sizeof *idx);
+    if (!start || !idx) {
+        tn_free(start);
+        tn_free(idx);
+        return TN_ENOMEM;
+    }
+    for (uint32_t g = 0; g < t->ngroups; g++) start[part_of(t->hashes[g]) + 1]++;
+    for (uint32_t p = 0; p < AGG_PARTS; p++) start[p + 1] += start[p];
+    uint32_t pos[AGG_PARTS];
+    memcpy(pos, start, sizeof pos);
+    for (uint32_t g = 0; g < t->ngroups; g++) idx[pos[part_of(t->hashes[g])]++] = g;
+    j->idx[task] = idx;
+    j->start[task] = start;
+    return 0;
+}
+
+static int part_merge_task(void *ctx, uint32_t p, uint32_t worker) {
+    part_job *j = ctx;
+    const tn_plan *node = j->sh->node;
+    uint32_t ng = node->u.agg.ngroups, na = node->u.agg.naggs;
+    tn_group_table t;
+    tn_agg_states st;
+    memset(&st, 0, sizeof st);
+    uint32_t gmap[TN_VECTOR_SIZE];
+    tn_vector kv[ng + 1];
+    tn_vector *kp[ng + 1];
+    memset(kv, 0, sizeof kv);
+    int rc = tn_group_table_init(&t, ng, j->sh->key_types);
+    if (!rc) rc = states_init(&st, node);
+    for (uint32_t k = 0; k < ng && !rc; k++) {
+        rc = tn_vector_init(&kv[k], j->sh->key_types[k], TN_VECTOR_SIZE);
+        kp[k] = &kv[k];
+    }
+    for (uint32_t w = 0; w < j->nlocals && !rc; w++) {
+        agg_local *l = j->locals[w];
+        const uint32_t *ids = j->idx[w] + j->start[w][p];
+        uint32_t cnt = j->start[w][p + 1] - j->start[w][p];
+        for (uint32_t off = 0; off < cnt && !rc; off += TN_VECTOR_SIZE) {
+            uint32_t m = cnt - off < TN_VECTOR_SIZE ? cnt - off : TN_VECTOR_SIZE;
+            for (uint32_t k = 0; k < ng && !rc; k++) rc = tn_vector_gather(&kv[k], &l->table.keys[k], ids + off, m);
+            if (!rc) rc = tn_group_table_lookup(&t, kp, m, gmap);
+            if (!rc) rc = states_reserve(&st, t.ngroups);
+            for (uint32_t a = 0; a < na && !rc; a++) {
+                agg_state *dst = &st.a[a], *src = &l->st.a[a];
+                tn_agg_kind kind = dst->def->kind;
+                if (kind == TN_AGG_COUNT || kind == TN_AGG_COUNT_STAR) {
+                    int64_t *d = (int64_t *)dst->s1;
+                    const int64_t *s = (const int64_t *)src->s1;
+                    for (uint32_t i = 0; i < m; i++) d[gmap[i]] += s[ids[off + i]];
+                } else {
+                    for (uint32_t i = 0; i < m && !rc; i++) rc = agg_merge(dst, gmap[i], src, ids[off + i]);
+                }
+            }
+        }
+    }
+    if (!rc) rc = emit_groups(node, &t, &st, &j->outs[p]);
+    for (uint32_t k = 0; k < ng; k++) tn_vector_free(&kv[k]);
+    tn_group_table_free(&t);
+    states_free(&st);
+    return rc;
+}
+
+static int agg_combine_partitioned(agg_shared *sh, agg_local **locals, uint32_t nlocals) {
+    const tn_plan *node = sh->node;
+    part_job j;
+    memset(&j, 0, sizeof j);
+    j.sh = sh;
+    j.locals = locals;
+    j.nlocals = nlocals;
+    j.idx = tn_calloc(nlocals + 1, sizeof *j.idx);
+    j.start = tn_calloc(nlocals + 1, sizeof *j.start);
+    j.outs = tn_calloc(AGG_PARTS, sizeof *j.outs);
+    int rc = 0;
+    if (!j.idx || !j.start || !j.outs) rc = TN_ENOMEM;
+    for (uint32_t p = 0; p < AGG_PARTS && !rc; p++) rc = tn_collection_init(&j.outs[p], node->ncols, node->types);
+    if (!rc) rc = tn_pool_run(sh->ex->pool, nlocals, part_index_task, &j);
+    if (!rc) rc = tn_pool_run(sh->ex->pool, AGG_PARTS, part_merge_task, &j);
+    for (uint32_t p = 0; p < AGG_PARTS && !rc; p++) rc = tn_collection_move(sh->result, &j.outs[p]);
+    for (uint32_t p = 0; j.outs && p < AGG_PARTS; p++) tn_collection_free(&j.outs[p]);
+    for (uint32_t w = 0; w < nlocals; w++) {
+        if (j.idx) tn_free(j.idx[w]);
+        if (j.start) tn_free(j.start[w]);
+    }
+    tn_free(j.idx);
+    tn_free(j.start);
+    tn_free(j.outs);
+    return rc;
+}
+
 static int agg_combine(tn_sink *sink, void **states, uint32_t nstates) {
     agg_shared *sh = sink->shared;
     const tn_plan *node = sh->node;
@@ -936,6 +1364,20 @@ static int agg_combine(tn_sink *sink, void **states, uint32_t nstates) {
         if (l && (!G || l->table.ngroups > G->table.ngroups)) G = l;
     }
     if (!G) return tn_error_set(TN_EINTERNAL, "aggregate without state");
+    {
+        agg_local *locals[nstates + 1];
+        uint32_t nl = 0;
+        uint64_t groups = 0;
+        bool distinct = false;
+        for (uint32_t a = 0; a < na; a++) distinct |= node->u.agg.aggs[a].distinct;
+        for (uint32_t w = 0; w < nstates; w++)
+            if (states[w]) {
+                locals[nl++] = states[w];
+                groups += ((agg_local *)states[w])->table.ngroups;
+            }
+        if (ng && !distinct && nl > 1 && sh->ex->pool && sh->ex->nworkers > 1 && groups >= AGG_PART_MIN_GROUPS)
+            return agg_combine_partitioned(sh, locals, nl);
+    }
     uint32_t *gmap = tn_malloc(TN_VECTOR_SIZE * sizeof *gmap);
     if (!gmap) return TN_ENOMEM;
     for (uint32_t w = 0; w < nstates && !rc; w++) {
@@ -1001,29 +1443,7 @@ static int agg_combine(tn_sink *sink, void **states, uint32_t nstates) {
         }
     }
     /* output */
-    uint32_t total = G->table.ngroups;
-    for (uint32_t off = 0; off < total && !rc; off += TN_VECTOR_SIZE) {
-        uint32_t m = total - off < TN_VECTOR_SIZE ? total - off : TN_VECTOR_SIZE;
-        tn_chunk out;
-        memset(&out, 0, sizeof out);
-        rc = tn_chunk_init(&out, node->ncols, node->types, m);
-        if (rc) break;
-        if (ng) {
-            tn_vector views[ng + 1];
-            tn_vector *vp[ng + 1];
-            key_views(&G->table, off, m, views, vp);
-            for (uint32_t g = 0; g < ng && !rc; g++) rc = tn_vector_gather(&out.cols[g], vp[g], NULL, m);
-        }
-        for (uint32_t a = 0; a < na && !rc; a++) {
-            tn_vector *ov = &out.cols[ng + a];
-            if (ov->capacity < m) rc = tn_vector_reserve(ov, m);
-            for (uint32_t i = 0; i < m && !rc; i++) rc = agg_finalize(&G->st.a[a], off + i, ov, i);
-            ov->count = m;
-        }
-        out.count = m;
-        if (!rc) rc = tn_collection_append(sh->result, &out, NULL, m);
-        tn_chunk_free(&out);
-    }
+    if (!rc) rc = emit_groups(node, &G->table, &G->st, sh->result);
     tn_free(gmap);
     return rc;
 }

@@ -24,6 +24,7 @@ struct tn_join_table {
     uint32_t nrows;
     uint8_t *matched;
     uint8_t *keynull;
+    int64_t *ikey;              /* one integer key: its value per row id (else NULL) */
 };
 
 void tn_join_table_free(tn_join_table *t) {
@@ -37,8 +38,76 @@ void tn_join_table_free(tn_join_table *t) {
     tn_free(t->heads);
     tn_free(t->matched);
     tn_free(t->keynull);
+    tn_free(t->ikey);
     tn_collection_free(&t->c);
     tn_free(t);
+}
+
+/* Integer key types compared as int64 values (the fast path of one-key joins). */
+static bool int_key_type(tn_type t) {
+    switch (t.id) {
+    case TN_TYPE_BOOLEAN:
+    case TN_TYPE_TINYINT:
+    case TN_TYPE_SMALLINT:
+    case TN_TYPE_INTEGER:
+    case TN_TYPE_BIGINT:
+    case TN_TYPE_DATE:
+    case TN_TYPE_TIMESTAMP:
+    case TN_TYPE_TIMESTAMP_TZ: return true;
+    default: return false;
+    }
+}
+
+static inline int64_t int_key_at(const tn_vector *v, uint32_t i) {
+    switch (v->type.id) {
+    case TN_TYPE_BOOLEAN: return ((const uint8_t *)v->data)[i] != 0;
+    case TN_TYPE_TINYINT: return ((const int8_t *)v->data)[i];
+    case TN_TYPE_SMALLINT: return ((const int16_t *)v->data)[i];
+    case TN_TYPE_INTEGER:
+    case TN_TYPE_DATE: return ((const int32_t *)v->data)[i];
+    default: return ((const int64_t *)v->data)[i];
+    }
+}
+
+/* Equal strings of the build side's string columns share one pointer afterwards (the bytes of
+ * the first occurrence, owned by the same collection), so that consumers that cache by pointer
+ * (the group table) see few distinct pointers. Only for build sides of moderate size. */
+static int intern_strings(tn_collection *c) {
+    if (c->nrows == 0 || c->nrows > (1 << 20)) return 0;
+    uint32_t cap = 16;
+    while (cap < (uint32_t)c->nrows * 2) cap *= 2;
+    tn_str *set = tn_malloc((size_t)cap * sizeof *set);
+    uint64_t *hs = tn_malloc((size_t)cap * sizeof *hs);
+    int rc = 0;
+    if (!set || !hs) rc = TN_ENOMEM;
+    for (uint32_t col = 0; col < c->ncols && !rc; col++) {
+        if (!tn_type_is_string(c->types[col])) continue;
+        memset(set, 0, (size_t)cap * sizeof *set);
+        for (uint32_t ci = 0; ci < c->nchunks; ci++) {
+            tn_vector *v = &c->chunks[ci].cols[col];
+            tn_str *d = v->data;
+            for (uint32_t r = 0; r < c->chunks[ci].count; r++) {
+                if (!tn_vector_is_valid(v, r) || d[r].len == 0) continue;
+                uint64_t h = tn_hash_bytes(d[r].ptr, d[r].len, 0);
+                uint32_t pos = (uint32_t)h & (cap - 1);
+                for (;;) {
+                    if (!set[pos].ptr) {
+                        set[pos] = d[r];
+                        hs[pos] = h;
+                        break;
+                    }
+                    if (hs[pos] == h && set[pos].len == d[r].len && memcmp(set[pos].ptr, d[r].ptr, d[r].len) == 0) {
+                        d[r].ptr = set[pos].ptr;
+                        break;
+                    }
+                    pos = (pos + 1) & (cap - 1);
+                }
+            }
+        }
+    }
+    tn_free(set);
+    tn_free(hs);
+    return rc;
 }
 
 int tn_join_build(tn_exec *ex, tn_plan *node, tn_collection *build, bool build_is_left,
@@ -75,7 +144,13 @@ int tn_join_build(tn_exec *ex, tn_plan *node, tn_collection *build, bool build_i
         return TN_ENOMEM;
     }
     rc = tn_exec_mem(ex, (int64_t)n * 40 + (int64_t)cap * 4);
+    if (!rc) rc = intern_strings(&t->c);
     tn_expr **keys = build_is_left ? node->u.join.lkeys : node->u.join.rkeys;
+    tn_expr **pkeys = build_is_left ? node->u.join.rkeys : node->u.join.lkeys;
+    if (!rc && t->nkeys == 1 && int_key_type(keys[0]->type) && pkeys[0]->type.id == keys[0]->type.id) {
+        t->ikey = tn_malloc(((size_t)n + 1) * sizeof *t->ikey);
+        if (!t->ikey) rc = TN_ENOMEM;
+    }
     tn_expr_state **st = tn_calloc(t->nkeys + 1, sizeof *st);
     if (!st) rc = TN_ENOMEM;
     for (uint32_t k = 0; k < t->nkeys && !rc; k++) rc = tn_expr_state_create(keys[k], &st[k]);
@@ -95,6 +170,7 @@ int tn_join_build(tn_exec *ex, tn_plan *node, tn_collection *build, bool build_i
                 if (kv[k].type.id == TN_TYPE_NULL || !tn_vector_is_valid(&kv[k], r)) null = true;
             t->keynull[id] = null;
             if (null) continue;
+            if (t->ikey) t->ikey[id] = int_key_at(&kv[0], r);
             uint32_t b = (uint32_t)t->hashes[id] & t->mask;
             if (t->nkeys == 0) b = 0;
             t->next[id] = t->heads[b];
@@ -296,6 +372,30 @@ static int probe_exec(tn_op *op, void *state, tn_pipeline *p, uint32_t stage, ui
     memset(s->pmatched, 0, n);
     bool first_only = (kind == TN_JOIN_SEMI || kind == TN_JOIN_ANTI) && !node->u.join.residual;
     s->npairs = 0;
+    if (t->ikey && s->kv[0].type.id != TN_TYPE_NULL) {
+        /* one integer key: compare values directly */
+        const tn_vector *pk = &s->kv[0];
+        for (uint32_t i = 0; i < n && !rc; i++) {
+            if (pk->validity && !tn_vector_is_valid(pk, i)) continue;
+            int64_t x = int_key_at(pk, i);
+            uint32_t e = t->heads[(uint32_t)s->h[i] & t->mask];
+            while (e) {
+                uint32_t id = e - 1;
+                e = t->next[id];
+                if (t->ikey[id] != x) continue;
+                if (first_only) {
+                    s->pmatched[i] = 1;
+                    break;
+                }
+                s->psel[s->npairs] = i;
+                s->bids[s->npairs] = id;
+                if (++s->npairs == TN_VECTOR_SIZE) {
+                    rc = flush_pairs(t, s, p, stage, worker, in);
+                    if (rc) break;
+                }
+            }
+        }
+    } else
     for (uint32_t i = 0; i < n && !rc; i++) {
         bool null = false;
         for (uint32_t k = 0; k < t->nkeys; k++)

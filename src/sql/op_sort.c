@@ -130,15 +130,53 @@ static int compact(sort_shared *sh, sort_local *l) {
     return 0;
 }
 
+/* Top-N: the rows of in that sort before the threshold row thr, into sel. The first key is
+ * compared with a typed loop when it is a plain number; only ties go through cmp_rows. */
+static uint32_t prefilter(const tn_plan *node, const tn_chunk *in, const tn_chunk *thr, uint32_t *sel) {
+    uint32_t col = node->u.sort.keys[0], n = 0;
+    const tn_vector *v = &in->cols[col], *tv = &thr->cols[col];
+    bool desc = node->u.sort.desc[0];
+    bool typed = v->type.id == tv->type.id && tv->type.id != TN_TYPE_NULL && tn_vector_is_valid(tv, 0);
+#define PREFILTER(T, NANCHECK)                                                                   \
+    do {                                                                                         \
+        const T *x = v->data;                                                                    \
+        T t = ((const T *)tv->data)[0];                                                          \
+        if (NANCHECK(t)) break;                                                                  \
+        for (uint32_t i = 0; i < in->count; i++) {                                               \
+            if ((!v->validity || tn_vector_is_valid(v, i)) && !NANCHECK(x[i])) {                 \
+                if (desc ? x[i] > t : x[i] < t) { sel[n++] = i; continue; }                      \
+                if (desc ? x[i] < t : x[i] > t) continue;                                        \
+            }                                                                                    \
+            if (cmp_rows(node, in, i, thr, 0) < 0) sel[n++] = i;                                 \
+        }                                                                                        \
+        return n;                                                                                \
+    } while (0)
+#define NONAN(x) 0
+#define ISNAN(x) ((x) != (x))
+    if (typed) switch (v->type.id) {
+        case TN_TYPE_BIGINT:
+        case TN_TYPE_TIMESTAMP:
+        case TN_TYPE_TIMESTAMP_TZ: PREFILTER(int64_t, NONAN); break;
+        case TN_TYPE_INTEGER:
+        case TN_TYPE_DATE: PREFILTER(int32_t, NONAN); break;
+        case TN_TYPE_DOUBLE: PREFILTER(double, ISNAN); break;
+        default: break;
+        }
+#undef PREFILTER
+#undef NONAN
+#undef ISNAN
+    for (uint32_t i = 0; i < in->count; i++)
+        if (cmp_rows(node, in, i, thr, 0) < 0) sel[n++] = i;
+    return n;
+}
+
 static int sort_consume(tn_sink *sink, void *state, uint32_t morsel, const tn_chunk *in) {
     sort_shared *sh = sink->shared;
     sort_local *l = state;
     int rc = 0;
     if (sh->keep == 0) return 0;
     if (l->has_thr && in->count <= TN_VECTOR_SIZE) {
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < in->count; i++)
-            if (cmp_rows(sh->node, in, i, &l->thr, 0) < 0) l->sel[n++] = i;
+        uint32_t n = prefilter(sh->node, in, &l->thr, l->sel);
         if (n == 0) return 0;
         rc = tn_collection_append(&l->c, in, l->sel, n);
     } else {

@@ -236,6 +236,7 @@ static int push(tn_arena *arena, tn_plan **slot, elist *conjs) {
     }
     case TN_PLAN_LIMIT:
     case TN_PLAN_SETOP:
+    case TN_PLAN_WINDOW:         /* a filter under a window would change its partitions */
     case TN_PLAN_SCAN:
     case TN_PLAN_VALUES:
         for (uint32_t i = 0; i < conjs->n && !rc; i++) {
@@ -574,6 +575,61 @@ static int prune(tn_arena *arena, tn_plan *p, const bool *req, uint32_t *map) {
         if (rc) return rc;
         return reshape(arena, p, c->types, c->names, c->ncols);
     }
+    case TN_PLAN_WINDOW: {
+        tn_plan *c = p->child[0];
+        uint32_t nin = c->ncols, nf = p->u.window.nfuncs;
+        bool *creq = tn_arena_calloc(arena, nin + 1);
+        uint32_t *cmap = tn_arena_alloc(arena, (nin + 1) * sizeof *cmap);
+        if (!creq || !cmap) return TN_ENOMEM;
+        for (uint32_t i = 0; i < nin; i++) creq[i] = req[i];
+        uint32_t kept = 0;
+        for (uint32_t f = 0; f < nf; f++) {
+            tn_plan_window_func *fn = &p->u.window.funcs[f];
+            tn_expr **slots[TN_FUNC_MAX_ARGS + 2];
+            tn_expr ***sl = slots;
+            uint32_t ns = 2 + fn->npart + fn->norder;
+            if (ns > TN_FUNC_MAX_ARGS + 2) sl = tn_arena_alloc(arena, ns * sizeof *sl);
+            if (!sl) return TN_ENOMEM;
+            uint32_t n = tn_window_func_exprs(fn, sl);
+            if (!req[nin + f]) {
+                for (uint32_t k = 0; k < n; k++) tn_plan_set_expr(sl[k], NULL);
+                fn->npart = fn->norder = 0;
+                map[nin + f] = GONE;
+                continue;
+            }
+            for (uint32_t k = 0; k < n; k++) tn_expr_columns(*sl[k], creq, nin);
+            map[nin + f] = kept;      /* fixed below once the child's width is known */
+            p->u.window.funcs[kept++] = *fn;
+        }
+        rc = prune(arena, c, creq, cmap);
+        if (rc) return rc;
+        uint32_t n = c->ncols + kept;
+        tn_type *types = tn_arena_alloc(arena, (n + 1) * sizeof *types);
+        const char **names = tn_arena_alloc(arena, (n + 1) * sizeof *names);
+        if (!types || !names) return TN_ENOMEM;
+        memcpy(types, c->types, c->ncols * sizeof *types);
+        memcpy(names, c->names, c->ncols * sizeof *names);
+        for (uint32_t f = 0; f < kept; f++) {
+            tn_plan_window_func *fn = &p->u.window.funcs[f];
+            tn_expr **slots[TN_FUNC_MAX_ARGS + 2];
+            tn_expr ***sl = slots;
+            uint32_t ns = 2 + fn->npart + fn->norder;
+            if (ns > TN_FUNC_MAX_ARGS + 2) sl = tn_arena_alloc(arena, ns * sizeof *sl);
+            if (!sl) return TN_ENOMEM;
+            uint32_t ne = tn_window_func_exprs(fn, sl);
+            for (uint32_t k = 0; k < ne; k++) tn_expr_remap(*sl[k], cmap);
+            types[c->ncols + f] = fn->type;
+            names[c->ncols + f] = "#window";
+        }
+        for (uint32_t f = 0; f < nf; f++)
+            if (map[nin + f] != GONE) map[nin + f] += c->ncols;
+        for (uint32_t i = 0; i < nin; i++) map[i] = cmap[i];
+        p->u.window.nfuncs = kept;
+        p->types = types;
+        p->names = names;
+        p->ncols = n;
+        return 0;
+    }
     case TN_PLAN_SETOP: {
         uint32_t *m0, *m1;
         rc = prune_child_all(arena, p->child[0], &m0);
@@ -654,7 +710,7 @@ static int scan_preds(tn_arena *arena, tn_plan *p) {
         }
     if (p->kind != TN_PLAN_FILTER || p->child[0]->kind != TN_PLAN_SCAN) return 0;
     tn_plan *scan = p->child[0];
-    if (scan->u.scan.format != TN_SCAN_PARQUET) return 0;
+    if (scan->u.scan.format != TN_SCAN_PARQUET && scan->u.scan.format != TN_SCAN_DELTA) return 0;
     uint32_t cap = 64;
     tn_parquet_predicate *preds = tn_arena_calloc(arena, cap * sizeof *preds);
     if (!preds) return TN_ENOMEM;

@@ -22,6 +22,8 @@ void tn_plan_free(tn_plan *p) {
             for (uint32_t i = 0; i < p->u.scan.npaths; i++) tn_parquet_close(p->u.scan.files[i]);
             p->u.scan.files = NULL;
         }
+        if (p->u.scan.source_free && p->u.scan.source) p->u.scan.source_free(p->u.scan.source);
+        p->u.scan.source = NULL;
         break;
     case TN_PLAN_VALUES:
         if (p->u.values.exprs)
@@ -59,8 +61,36 @@ void tn_plan_free(tn_plan *p) {
         p->u.join.cond = p->u.join.residual = NULL;
         p->u.join.nkeys = 0;
         break;
+    case TN_PLAN_WINDOW:
+        for (uint32_t i = 0; p->u.window.funcs && i < p->u.window.nfuncs; i++) {
+            tn_plan_window_func *f = &p->u.window.funcs[i];
+            tn_expr_free(f->arg);
+            tn_expr_free(f->def);
+            for (uint32_t k = 0; k < f->npart; k++) tn_expr_free(f->part[k]);
+            for (uint32_t k = 0; k < f->norder; k++) tn_expr_free(f->order[k]);
+            f->arg = f->def = NULL;
+            f->npart = f->norder = 0;
+        }
+        p->u.window.nfuncs = 0;
+        break;
     default: break;
     }
+}
+
+uint32_t tn_window_func_exprs(tn_plan_window_func *f, tn_expr ***out) {
+    uint32_t n = 0;
+    if (f->arg) out[n++] = &f->arg;
+    if (f->def) out[n++] = &f->def;
+    for (uint32_t k = 0; k < f->npart; k++) out[n++] = &f->part[k];
+    for (uint32_t k = 0; k < f->norder; k++) out[n++] = &f->order[k];
+    return n;
+}
+
+const char *tn_win_kind_name(tn_win_kind k) {
+    static const char *n[] = {"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile",
+                              "lag", "lead", "first_value", "last_value", "nth_value", "count_star",
+                              "count", "sum", "avg", "min", "max"};
+    return (unsigned)k < sizeof n / sizeof n[0] ? n[k] : "?";
 }
 
 void tn_expr_remap(tn_expr *e, const uint32_t *map) {

@@ -22,9 +22,11 @@ typedef enum tn_plan_kind {
     TN_PLAN_SORT,        /* with a limit: top-N */
     TN_PLAN_LIMIT,
     TN_PLAN_SETOP,       /* UNION / INTERSECT / EXCEPT [ALL] of two inputs with equal types */
+    TN_PLAN_WINDOW,      /* output: the input's columns, then one column per window function */
 } tn_plan_kind;
 
-typedef enum tn_scan_format { TN_SCAN_PARQUET, TN_SCAN_CSV, TN_SCAN_JSON } tn_scan_format;
+typedef enum tn_scan_format { TN_SCAN_PARQUET, TN_SCAN_CSV, TN_SCAN_JSON,
+                              TN_SCAN_DELTA /* a Delta table (bind_table.c, op_table_scan.c) */ } tn_scan_format;
 
 typedef enum tn_agg_kind {
     TN_AGG_COUNT_STAR,
@@ -52,6 +54,55 @@ typedef struct tn_plan_agg {
     bool distinct;
     tn_type type;        /* result type */
 } tn_plan_agg;
+
+/* Window functions (op_window.c). */
+typedef enum tn_win_kind {
+    TN_WIN_ROW_NUMBER,
+    TN_WIN_RANK,
+    TN_WIN_DENSE_RANK,
+    TN_WIN_PERCENT_RANK,
+    TN_WIN_CUME_DIST,
+    TN_WIN_NTILE,        /* offset = number of buckets */
+    TN_WIN_LAG,          /* arg, offset, def (NULL: NULL) */
+    TN_WIN_LEAD,
+    TN_WIN_FIRST_VALUE,  /* over the frame */
+    TN_WIN_LAST_VALUE,
+    TN_WIN_NTH_VALUE,    /* offset = n (1-based) */
+    TN_WIN_COUNT_STAR,   /* aggregates over the frame */
+    TN_WIN_COUNT,
+    TN_WIN_SUM,
+    TN_WIN_AVG,
+    TN_WIN_MIN,
+    TN_WIN_MAX,
+} tn_win_kind;
+
+typedef enum tn_win_bound {
+    TN_WIN_UNBOUNDED_PRECEDING,
+    TN_WIN_PRECEDING,    /* n PRECEDING */
+    TN_WIN_CURRENT_ROW,  /* RANGE: the first (start) / last (end) peer of the row */
+    TN_WIN_FOLLOWING,
+    TN_WIN_UNBOUNDED_FOLLOWING,
+} tn_win_bound;
+
+/* One window function: every expression is over the window node's input columns. The default
+ * frame is RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW with ORDER BY (the whole partition
+ * without). RANGE frames take only UNBOUNDED and CURRENT ROW bounds. */
+typedef struct tn_plan_window_func {
+    tn_win_kind kind;
+    tn_expr *arg;        /* value argument, or NULL */
+    tn_expr *def;        /* lag/lead default (of the result type), or NULL */
+    int64_t offset;      /* lag/lead offset, ntile buckets, nth_value n */
+    uint32_t npart;
+    tn_expr **part;      /* PARTITION BY */
+    uint32_t norder;
+    tn_expr **order;     /* ORDER BY */
+    bool *desc;
+    bool *nulls_first;
+    bool rows;           /* ROWS frame (false: RANGE) */
+    tn_win_bound start, end;
+    int64_t start_off, end_off;
+    tn_type type;        /* result type */
+} tn_plan_window_func;
 
 typedef enum tn_join_kind {
     TN_JOIN_INNER, TN_JOIN_LEFT, TN_JOIN_RIGHT, TN_JOIN_FULL, TN_JOIN_SEMI, TN_JOIN_ANTI,
@@ -87,6 +138,10 @@ typedef struct tn_plan_scan {
     int64_t sample_rows;
     uint64_t sample_seed;
     int64_t total_rows;            /* rows in the source (-1 unknown) */
+    /* TN_SCAN_DELTA: the opened table snapshot (a tn_table; source columns = its logical
+     * columns), released by tn_plan_free through source_free. */
+    void *source;
+    void (*source_free)(void *source);
 } tn_plan_scan;
 
 struct tn_plan {
@@ -141,6 +196,10 @@ struct tn_plan {
             tn_setop_kind op;
             bool all;
         } setop;
+        struct {
+            uint32_t nfuncs;
+            tn_plan_window_func *funcs;
+        } window;
     } u;
     /* EXPLAIN ANALYZE counters (filled by the executor). */
     uint64_t rows_out;
@@ -164,6 +223,10 @@ void tn_expr_shift(tn_expr *e, int64_t delta);
 
 const char *tn_agg_kind_name(tn_agg_kind kind);
 const char *tn_join_kind_name(tn_join_kind kind);
+const char *tn_win_kind_name(tn_win_kind kind);
+/* Every expression of window function f, in a fixed order (args, default, partition, order);
+ * returns the count and stores pointers to the slots in out (room for 2 + npart + norder). */
+uint32_t tn_window_func_exprs(tn_plan_window_func *f, tn_expr ***out);
 
 /* The optimizer (optimize.c): rewrites the tree in place; may allocate nodes in arena. */
 int tn_optimize(tn_plan **root, tn_arena *arena);

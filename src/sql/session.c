@@ -10,6 +10,7 @@
 
 #include "sql/bindInt.h"
 #include "sql/parse.h"
+#include "sql/stmt.h"
 
 struct tn_sql_script {
     tn_sql_session *session;
@@ -53,19 +54,40 @@ int tn_sql_session_open(tn_sql_session **out, const char *warehouse, int threads
     }
     s->threads = (int)tn_pool_size(s->pool);
     s->memory_limit = default_memory_limit();
+    pthread_mutex_init(&s->run_lock, NULL);
     *out = s;
     return 0;
 }
 
 void tn_sql_session_close(tn_sql_session *s) {
     if (!s) return;
+    tn_stmt_session_free(s);
     tn_pool_destroy(s->pool);
+    pthread_mutex_destroy(&s->run_lock);
     tn_free(s->warehouse);
     tn_free(s);
 }
 
 int tn_sql_session_threads(const tn_sql_session *s) { return s->threads; }
 void tn_sql_session_set_memory_limit(tn_sql_session *s, uint64_t bytes) { s->memory_limit = bytes; }
+
+static void set_running(tn_sql_session *s, tn_exec *ex) {
+    pthread_mutex_lock(&s->run_lock);
+    s->running = ex;
+    pthread_mutex_unlock(&s->run_lock);
+}
+
+bool tn_sql_session_progress(tn_sql_session *s, uint64_t *done, uint64_t *total) {
+    *done = *total = 0;
+    pthread_mutex_lock(&s->run_lock);
+    tn_exec *ex = s->running;
+    if (ex) {
+        *done = __atomic_load_n(&ex->stats.rows_scanned, __ATOMIC_RELAXED);
+        *total = __atomic_load_n(&ex->stats.table_rows, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&s->run_lock);
+    return ex != NULL;
+}
 
 int tn_sql_script_parse(tn_sql_script **out, tn_sql_session *s, const char *sql, size_t len) {
     *out = NULL;
@@ -222,7 +244,8 @@ static int exec_set(tn_binder *b, tn_sql_stmt *stmt, tn_sql_result **out) {
         if (parse_bytes(v, &bytes)) return tn_bind_error(b, o->value_pos, "cannot read memory limit '%s'", v);
         s->memory_limit = bytes;
     } else {
-        return tn_bind_error_code(b, TN_EUNSUPPORTED, o->pos, "SET '%s' is not supported yet", o->key);
+        int src = tn_stmt_set_option(s, o);     /* stmt_ddl.c: stored for later layers */
+        if (src) return src;
     }
     int rc = result_new(out, 0, NULL, NULL);
     if (!rc) (*out)->has_rows = false;
@@ -285,12 +308,25 @@ int tn_sql_script_execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, co
         return tn_bind_error(&b, stmt->pos, "statement needs %d parameters, %u given", stmt->n_params, nparams);
     }
     tn_func_set_statement_time(tn_time_now_us());
+    set_running(s, &ex);
     int rc = 0;
     tn_plan *plan = NULL;
     tn_sql_result *r = NULL;
     bool explain = false, analyze = false;
     if (stmt->kind == TN_SQL_S_SET) {
         rc = exec_set(&b, stmt, &r);
+        goto done;
+    }
+    if (tn_stmt_is_table(stmt)) {           /* stmt.h: DDL, DML, DESCRIBE t, SHOW, COPY, VACUUM */
+        tn_stmt_output so;
+        rc = tn_stmt_table_execute(&b, stmt, &so);
+        if (!rc) rc = result_new(&r, so.ncols, so.names, so.types);
+        if (!rc) {
+            r->rows = so.rows;
+            memset(&so.rows, 0, sizeof so.rows);
+            r->has_rows = so.has_rows;
+        }
+        tn_collection_free(&so.rows);
         goto done;
     }
     rc = tn_bind_statement(&b, stmt, &plan, &explain, &analyze);
@@ -330,6 +366,7 @@ done:
         r->time_ns = tn_time_ns() - t0;
         *out = r;
     }
+    set_running(s, NULL);
     tn_plan_free(plan);
     tn_arena_destroy(arena);
     return rc;

@@ -33,6 +33,10 @@ void tn_sql_session_close(tn_sql_session *s);                 /* NULL ok */
 int tn_sql_session_threads(const tn_sql_session *s);
 /* Memory limit per query in bytes (0 = none; default: 80% of physical memory). */
 void tn_sql_session_set_memory_limit(tn_sql_session *s, uint64_t bytes);
+/* Progress of the statement running on the session now (safe to call from another thread, e.g.
+ * a shell's progress bar): rows read by its scans so far and the rows the scanned sources hold
+ * (both grow as the statement opens more scans). Returns false when no statement runs. */
+bool tn_sql_session_progress(tn_sql_session *s, uint64_t *done, uint64_t *total);
 
 /* Parses sql[0, len) into statements. Syntax errors: TN_ESYNTAX, message with line:column and
  * a caret (see parse.h). The script borrows the session; free it with tn_sql_script_free. */

@@ -403,6 +403,188 @@ int tn_format_decimal(char *buf, size_t cap, tn_int128 value, int scale) {
     return tn_format_decimal_p(buf, cap, value, TN_DECIMAL_MAX_PRECISION + 1, scale);
 }
 
+/* ----- intervals ----- */
+
+int tn_format_interval(char *buf, size_t cap, tn_interval iv) {
+    char out[128];
+    size_t n = 0;
+    if (iv.months != 0) {
+        int32_t years = iv.months / 12, months = iv.months - years * 12;
+        if (years)
+            n += (size_t)snprintf(out + n, sizeof out - n, "%d year%s", years, years == 1 || years == -1 ? "" : "s");
+        if (months)
+            n += (size_t)snprintf(out + n, sizeof out - n, "%s%d month%s", n ? " " : "", months,
+                                  months == 1 || months == -1 ? "" : "s");
+    }
+    if (iv.days)
+        n += (size_t)snprintf(out + n, sizeof out - n, "%s%d day%s", n ? " " : "", iv.days,
+                              iv.days == 1 || iv.days == -1 ? "" : "s");
+    if (iv.micros || n == 0) {
+        uint64_t m = iv.micros < 0 ? (uint64_t)0 - (uint64_t)iv.micros : (uint64_t)iv.micros;
+        uint64_t hours = m / 3600000000ULL, rest = m % 3600000000ULL;
+        unsigned min = (unsigned)(rest / 60000000ULL), sec = (unsigned)(rest / 1000000ULL % 60);
+        unsigned frac = (unsigned)(rest % 1000000ULL);
+        n += (size_t)snprintf(out + n, sizeof out - n, "%s%s%02llu:%02u:%02u", n ? " " : "", iv.micros < 0 ? "-" : "",
+                              (unsigned long long)hours, min, sec);
+        if (frac) {
+            char f[8];
+            snprintf(f, sizeof f, "%06u", frac);
+            size_t fl = 6;
+            while (fl > 0 && f[fl - 1] == '0') fl--;
+            n += (size_t)snprintf(out + n, sizeof out - n, ".%.*s", (int)fl, f);
+        }
+    }
+    return emit(buf, cap, out, n);
+}
+
+/* Unit words of interval text, with their scale: months, days or microseconds. */
+static const struct { const char *w; int part; int64_t mul; } g_iv_units[] = {
+    {"millennium", 0, 12000}, {"millennia", 0, 12000}, {"millenniums", 0, 12000},
+    {"century", 0, 1200}, {"centuries", 0, 1200}, {"decade", 0, 120}, {"decades", 0, 120},
+    {"year", 0, 12}, {"years", 0, 12}, {"y", 0, 12}, {"yr", 0, 12}, {"yrs", 0, 12},
+    {"quarter", 0, 3}, {"quarters", 0, 3},
+    {"month", 0, 1}, {"months", 0, 1}, {"mon", 0, 1}, {"mons", 0, 1},
+    {"week", 1, 7}, {"weeks", 1, 7}, {"w", 1, 7},
+    {"day", 1, 1}, {"days", 1, 1}, {"d", 1, 1},
+    {"hour", 2, 3600000000LL}, {"hours", 2, 3600000000LL}, {"h", 2, 3600000000LL},
+    {"hr", 2, 3600000000LL}, {"hrs", 2, 3600000000LL},
+    {"minute", 2, 60000000LL}, {"minutes", 2, 60000000LL}, {"min", 2, 60000000LL},
+    {"mins", 2, 60000000LL}, {"m", 2, 60000000LL},
+    {"second", 2, 1000000LL}, {"seconds", 2, 1000000LL}, {"sec", 2, 1000000LL},
+    {"secs", 2, 1000000LL}, {"s", 2, 1000000LL},
+    {"millisecond", 2, 1000LL}, {"milliseconds", 2, 1000LL}, {"ms", 2, 1000LL},
+    {"msec", 2, 1000LL}, {"msecs", 2, 1000LL},
+    {"microsecond", 2, 1LL}, {"microseconds", 2, 1LL}, {"us", 2, 1LL}, {"usec", 2, 1LL},
+    {"usecs", 2, 1LL},
+};
+
+static int iv_bad(const char *s, size_t n) {
+    return tn_error_set(TN_EINVAL, "Conversion Error: could not convert string '%.*s' to INTERVAL", (int)(n > 200 ? 200 : n), s);
+}
+
+int tn_parse_interval(const char *s, size_t n, tn_interval *out) {
+    tn_int128 months = 0, days = 0, micros = 0;
+    size_t i = 0;
+    bool any = false, ago = false;
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    if (i < n && s[i] == '@') i++;
+    while (i < n) {
+        while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+        if (i >= n) break;
+        if (ago) return iv_bad(s, n);
+        /* a signed number, or HH:MM[:SS[.f]] */
+        bool neg = false;
+        size_t st = i;
+        if (s[i] == '+' || s[i] == '-') { neg = s[i] == '-'; i++; }
+        size_t ds = i;
+        tn_int128 ip = 0;
+        while (i < n && s[i] >= '0' && s[i] <= '9') {
+            ip = ip * 10 + (s[i] - '0');
+            if (ip > (tn_int128)1 << 80) return iv_bad(s, n);
+            i++;
+        }
+        size_t nd = i - ds;
+        if (i < n && s[i] == ':') {
+            if (nd == 0) return iv_bad(s, n);
+            tn_int128 parts[3] = {ip, 0, 0};
+            int np = 1;
+            while (i < n && s[i] == ':' && np < 3) {
+                i++;
+                size_t b = i;
+                tn_int128 x = 0;
+                while (i < n && s[i] >= '0' && s[i] <= '9' && i - b < 9) x = x * 10 + (s[i++] - '0');
+                if (i == b) return iv_bad(s, n);
+                parts[np++] = x;
+            }
+            tn_int128 t = parts[0] * 3600000000LL + parts[1] * 60000000LL + parts[2] * 1000000LL;
+            if (i < n && s[i] == '.' && np == 3) {
+                i++;
+                int64_t scale = 100000;
+                while (i < n && s[i] >= '0' && s[i] <= '9') {
+                    t += (s[i] - '0') * scale;
+                    scale /= 10;
+                    i++;
+                }
+            }
+            micros += neg ? -t : t;
+            any = true;
+            continue;
+        }
+        /* fraction */
+        double frac = 0, fs = 0.1;
+        if (i < n && s[i] == '.') {
+            i++;
+            while (i < n && s[i] >= '0' && s[i] <= '9') {
+                frac += (s[i] - '0') * fs;
+                fs /= 10;
+                nd++;
+                i++;
+            }
+        }
+        if (nd == 0) {
+            /* "ago" ends the text and negates it */
+            if (i == st && n - i >= 3 && tn_str_iequal_n(s + i, 3, "ago") &&
+                (n - i == 3 || s[i + 3] == ' ' || s[i + 3] == '\t')) {
+                ago = true;
+                i += 3;
+                continue;
+            }
+            return iv_bad(s, n);
+        }
+        while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+        size_t ws = i;
+        while (i < n && ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z'))) i++;
+        size_t wl = i - ws;
+        int part = -1;
+        int64_t mul = 0;
+        for (size_t k = 0; k < sizeof g_iv_units / sizeof g_iv_units[0] && wl; k++)
+            if (strlen(g_iv_units[k].w) == wl && tn_str_iequal_n(s + ws, wl, g_iv_units[k].w)) {
+                part = g_iv_units[k].part;
+                mul = g_iv_units[k].mul;
+                break;
+            }
+        if (part < 0) {
+            if (wl == 0 && i >= n && !any) {  /* a bare number: seconds */
+                part = 2;
+                mul = 1000000LL;
+            } else return iv_bad(s, n);
+        }
+        tn_int128 whole = ip * mul;
+        double fr = frac * (double)mul;
+        if (part == 0) {
+            tn_int128 fm = (tn_int128)fr;
+            months += neg ? -(whole + fm) : whole + fm;
+            /* what is left of a month becomes days (30 a month) */
+            double fd = (fr - (double)fm) * 30.0;
+            tn_int128 d = (tn_int128)fd;
+            days += neg ? -d : d;
+            tn_int128 us = (tn_int128)((fd - (double)d) * 86400000000.0 + 0.5);
+            micros += neg ? -us : us;
+        } else if (part == 1) {
+            days += neg ? -whole : whole;
+            tn_int128 us = (tn_int128)(fr * 86400000000.0 + 0.5);
+            micros += neg ? -us : us;
+        } else {
+            tn_int128 us = whole + (tn_int128)(fr + 0.5);
+            micros += neg ? -us : us;
+        }
+        any = true;
+    }
+    if (!any) return iv_bad(s, n);
+    if (ago) {
+        months = -months;
+        days = -days;
+        micros = -micros;
+    }
+    if (months > INT32_MAX || months < INT32_MIN || days > INT32_MAX || days < INT32_MIN ||
+        micros > INT64_MAX || micros < INT64_MIN)
+        return tn_error_set(TN_EINVAL, "Conversion Error: interval '%.*s' out of range", (int)(n > 200 ? 200 : n), s);
+    out->months = (int32_t)months;
+    out->days = (int32_t)days;
+    out->micros = (int64_t)micros;
+    return 0;
+}
+
 /* ----- whole values ----- */
 
 static int append_blob(tn_buf *out, const uint8_t *p, uint32_t len) {
@@ -450,6 +632,7 @@ int tn_value_to_text(tn_buf *out, const tn_value *v) {
         break;
     case TN_TYPE_VARCHAR: return tn_buf_append(out, v->u.s.ptr, v->u.s.len);
     case TN_TYPE_VARBINARY: return append_blob(out, (const uint8_t *)v->u.s.ptr, v->u.s.len);
+    case TN_TYPE_INTERVAL: n = tn_format_interval(tmp, sizeof tmp, v->u.iv); break;
     default: return tn_error_set(TN_EINTERNAL, "format: unknown type id %d", (int)v->type.id);
     }
     if (n < 0 || (size_t)n >= sizeof tmp) return tn_error_set(TN_EINTERNAL, "format: value too long");

@@ -24,7 +24,8 @@
     X(TN_TYPE_VARBINARY, "VARBINARY", 16)         \
     X(TN_TYPE_DATE, "DATE", 4)                    \
     X(TN_TYPE_TIMESTAMP, "TIMESTAMP", 8)          \
-    X(TN_TYPE_TIMESTAMP_TZ, "TIMESTAMPTZ", 8)
+    X(TN_TYPE_TIMESTAMP_TZ, "TIMESTAMPTZ", 8)     \
+    X(TN_TYPE_INTERVAL, "INTERVAL", 16)
 
 typedef enum tn_type_id {
 #define TN_TYPE_ENUM(id, name, width) id,
@@ -38,7 +39,9 @@ typedef enum tn_type_id {
  * int64_t when precision <= 18, else as tn_int128. TIMESTAMP is microseconds since the epoch
  * without a zone (Parquet isAdjustedToUTC=false, Delta timestamp_ntz); TIMESTAMPTZ is a UTC
  * instant in microseconds (isAdjustedToUTC=true, Delta timestamp), spelled with "+00".
- * DATE is days since 1970-01-01.
+ * DATE is days since 1970-01-01. INTERVAL is DuckDB's (months, days, microseconds), stored as a
+ * tn_interval; it is a computed type (literals, date/timestamp arithmetic), never a column of a
+ * file or table.
  */
 typedef struct tn_type {
     uint8_t id;          /* tn_type_id */
@@ -47,6 +50,13 @@ typedef struct tn_type {
 } tn_type;
 
 typedef __int128 tn_int128;
+
+/* An INTERVAL value: the three parts are independent (1 month is not 30 days), as in DuckDB. */
+typedef struct tn_interval {
+    int32_t months;
+    int32_t days;
+    int64_t micros;
+} tn_interval;
 
 #define TN_DECIMAL_MAX_PRECISION 38
 #define TN_DECIMAL_INT64_MAX_PRECISION 18
@@ -84,6 +94,7 @@ typedef struct tn_value {
         double d;            /* FLOAT (widened), DOUBLE */
         tn_int128 i128;      /* DECIMAL with precision > 18 */
         tn_str s;            /* VARCHAR, VARBINARY */
+        tn_interval iv;      /* INTERVAL */
     } u;
 } tn_value;
 
@@ -158,6 +169,12 @@ int tn_format_float(char *buf, size_t cap, float f);
 int tn_format_date(char *buf, size_t cap, int32_t days);
 int tn_format_timestamp(char *buf, size_t cap, int64_t micros);
 int tn_format_decimal(char *buf, size_t cap, tn_int128 value, int scale);
+/* DuckDB's interval text: "1 year 2 months", "-1 day 03:00:00", "36:00:00", "00:00:00.002",
+ * "00:00:00" for the zero interval. */
+int tn_format_interval(char *buf, size_t cap, tn_interval iv);
+/* Parse DuckDB's interval text ("2 hours", "1 day 02:03:04.5", "1.5 years", "3 days ago",
+ * "-1 year -2 months", "01:30:00"): 0 or TN_EINVAL (message set). */
+int tn_parse_interval(const char *s, size_t n, tn_interval *out);
 /* Added: the tn_format_* functions write a NUL-terminated string and return its length like
  * snprintf (truncated when cap is too small; 64 bytes always suffice). tn_format_decimal
  * always writes a "0" before the point; tn_format_decimal_p follows DuckDB exactly and omits

@@ -33,6 +33,7 @@ void tn_vector_get_value(const tn_vector *v, uint32_t row, tn_value *out) {
         break;
     case TN_TYPE_VARCHAR:
     case TN_TYPE_VARBINARY: out->u.s = ((const tn_str *)data)[row]; break;
+    case TN_TYPE_INTERVAL: memcpy(&out->u.iv, (const tn_interval *)data + row, sizeof(tn_interval)); break;
     default: out->is_null = true; break;
     }
 }
@@ -64,6 +65,13 @@ int tn_value_compare(const tn_value *a, const tn_value *b) {
         return CMP(a->u.s.len, b->u.s.len);
     }
     case TN_TYPE_NULL: return 0;
+    case TN_TYPE_INTERVAL: {
+        /* DuckDB orders intervals by their normalized length (a month counts 30 days) */
+        const tn_int128 day = (tn_int128)86400000000LL;
+        tn_int128 x = ((tn_int128)a->u.iv.months * 30 + a->u.iv.days) * day + a->u.iv.micros;
+        tn_int128 y = ((tn_int128)b->u.iv.months * 30 + b->u.iv.days) * day + b->u.iv.micros;
+        return CMP(x, y);
+    }
     default: return CMP(a->u.i, b->u.i);
     }
 }

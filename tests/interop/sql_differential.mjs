@@ -2,7 +2,8 @@
 // tests/interop/sql_differential.mjs: random SQL queries compared between tarn and DuckDB.
 // Generates a few Parquet files with DuckDB (plus the shared flights-3m file), then N random
 // queries per seed (filters, expressions, GROUP BY + aggregates, joins, ORDER BY + LIMIT with
-// full tie-breaks, IN / EXISTS / scalar subqueries, set operations), runs each on DuckDB and
+// full tie-breaks, IN / EXISTS / scalar subqueries (also correlated), set operations, window
+// functions), runs each on DuckDB and
 // writes a sqllogictest file with DuckDB's answers (rowsort where the query has no ORDER BY)
 // for tarn's runner. Queries DuckDB rejects are dropped.
 // usage: node sql_differential.mjs OUTDIR SEED COUNT   -> OUTDIR/diff-SEED.test
@@ -117,8 +118,52 @@ function orderAll(n, desc) {
   return parts.join(', ');
 }
 
+// window functions: unique tie-breaks (id) wherever the result depends on the row order
+function winExpr() {
+  const p = pick(['', '', 'PARTITION BY k1 ', 'PARTITION BY s ', 'PARTITION BY b ', 'PARTITION BY k1 % 3 ']);
+  const o = pick(['x', 'y', 'd', 'm', 'k1', 'x DESC', 'y DESC NULLS FIRST', 's']);
+  const n = pick(['x', 'y', 'm', 'k1']), c = pick(['x', 'y', 's', 'd', 'm', 'b']);
+  const frame = pick(['ROWS BETWEEN 2 PRECEDING AND CURRENT ROW', 'ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW',
+    'ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING', 'ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING',
+    'ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING', 'ROWS BETWEEN 3 FOLLOWING AND 5 FOLLOWING']);
+  switch (ri(0, 9)) {
+    case 0: return `row_number() OVER (${p}ORDER BY ${o}, id)`;
+    case 1: return `${pick(['rank', 'dense_rank'])}() OVER (${p}ORDER BY ${o})`;
+    case 2: return `${pick(['sum', 'count', 'min', 'max', 'avg'])}(${n}) OVER (${p.trim()})`;
+    case 3: return `${pick(['sum', 'count', 'min', 'max'])}(${n}) OVER (${p}ORDER BY ${o})`;
+    case 4: return `${pick(['sum', 'count', 'min', 'max', 'avg'])}(${n}) OVER (${p}ORDER BY ${o}, id ${frame})`;
+    case 5: return `${pick(['lag', 'lead'])}(${c}${chance(0.5) ? `, ${ri(1, 3)}` : ''}) OVER (${p}ORDER BY ${o}, id)`;
+    case 6: return `${pick(['first_value', 'last_value'])}(${c}) OVER (${p}ORDER BY ${o}, id${chance(0.5) ? ' ' + frame : ''})`;
+    case 7: return `ntile(${ri(1, 7)}) OVER (${p}ORDER BY ${o}, id)`;
+    case 8: return `count(*) OVER (${p}ORDER BY ${o})`;
+    default: return `cume_dist() OVER (${p}ORDER BY ${o})`;
+  }
+}
+
+const bCols = { k1: 'int', name: 'str', w: 'int', s: 'str' };
+function corrScalar() {
+  const a = pick(['count(*)', 'max(b.w)', 'min(b.name)', 'sum(b.w)', 'avg(b.w)', 'count(b.s)', 'count(*) + 1', 'max(b.w) - min(b.w)']);
+  const extra = chance(0.4) ? ` AND ${pred(bCols, 'b')}` : '';
+  const key = chance(0.8) ? 'b.k1 = a.k1' : 'a.s = b.s';
+  return `(SELECT ${a} FROM ${TB} b WHERE ${key}${extra})`;
+}
+
 function genQuery() {
-  const kind = ri(0, 12);
+  const kind = ri(0, 15);
+  if (kind === 13) { // window functions
+    const ws = [1, 2, 3].slice(0, ri(1, 3)).map(() => winExpr());
+    if (chance(0.2)) {
+      return { sql: `SELECT k1, sum(y), rank() OVER (ORDER BY sum(y) DESC), count(*) * 100 / sum(count(*)) OVER () FROM ${TA} WHERE ${pred(aCols)} GROUP BY k1`, sorted: false };
+    }
+    const w = chance(0.6) ? ` WHERE id < ${ri(30, 3000)} AND ${pred(aCols)}` : '';
+    return { sql: `SELECT id, ${ws.join(', ')} FROM ${TA}${w} ORDER BY id LIMIT ${ri(5, 60)}${chance(0.2) ? ` OFFSET ${ri(1, 500)}` : ''}`, sorted: true };
+  }
+  if (kind === 14 || kind === 15) { // correlated scalar subqueries
+    const r = ri(0, 2);
+    if (r === 0) return { sql: `SELECT a.id, ${corrScalar()} FROM ${TA} a WHERE ${pred(aCols, 'a')} ORDER BY a.id LIMIT ${ri(5, 40)}`, sorted: true };
+    if (r === 1) return { sql: `SELECT count(*), sum(a.y) FROM ${TA} a WHERE a.k1 ${pick(['<', '>', '<>', '='])} ${corrScalar().replace(/SELECT (.*?) FROM/, 'SELECT count(*) FROM')}`, sorted: false };
+    return { sql: `SELECT a.k1, count(*), ${corrScalar().replace('a.s = b.s', 'b.k1 = a.k1')} FROM ${TA} a GROUP BY a.k1`, sorted: false };
+  }
   const useF = kind === 12 || (kind === 3 && chance(0.2));
   const cols = useF ? fCols : aCols, T = useF ? TF : TA;
   switch (kind) {

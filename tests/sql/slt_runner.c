@@ -12,8 +12,9 @@
  *   # comment | halt | require ... | load ...
  *
  * ${SHARED} and ${DATA} in SQL are replaced by $TARN_SHARED and the directory of the test
- * file's data (tests/sql/data). Prints failures and ends with "N passed, N failed"; exits 1 on
- * any failure. Usage: slt_runner [-v] FILE...
+ * file's data (tests/sql/data). Each test file runs in its own session on a fresh, empty
+ * warehouse directory (removed afterwards), which ${WAREHOUSE} names. Prints failures and
+ * ends with "N passed, N failed"; exits 1 on any failure. Usage: slt_runner [-v] FILE...
  */
 #include <math.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@ static int g_pass, g_fail;
 static bool g_verbose;
 static const char *g_shared = "../shared";
 static char g_data[4096];
+static char g_warehouse[4096];
 
 typedef struct lines {
     char **v;
@@ -48,6 +50,7 @@ static char *subst(const char *sql) {
         size_t skip = 0;
         if (strncmp(p, "${SHARED}", 9) == 0) { rep = g_shared; skip = 9; }
         else if (strncmp(p, "${DATA}", 7) == 0) { rep = g_data; skip = 7; }
+        else if (strncmp(p, "${WAREHOUSE}", 12) == 0) { rep = g_warehouse; skip = 12; }
         if (rep) {
             size_t rl = strlen(rep);
             if (n + rl + 1 >= cap) { cap = (n + rl) * 2 + 64; out = realloc(out, cap); }
@@ -243,8 +246,8 @@ static void run_file(tn_sql_session *s, const char *path) {
                     snprintf(why, sizeof why, "result has %u columns, record declares %zu", nc, strlen(types));
                 }
                 if (ok && strcmp(sortmode, "rowsort") == 0) {
-                    qsort(got.v, got.n, sizeof *got.v, cmp_str);
-                    qsort(expect.v, expect.n, sizeof *expect.v, cmp_str);
+                    if (got.n) qsort(got.v, got.n, sizeof *got.v, cmp_str);
+                    if (expect.n) qsort(expect.v, expect.n, sizeof *expect.v, cmp_str);
                 }
                 if (ok && got.n != expect.n) {
                     ok = false;
@@ -297,13 +300,16 @@ static void run_file(tn_sql_session *s, const char *path) {
 int main(int argc, char **argv) {
     const char *sh = getenv("TARN_SHARED");
     if (sh && *sh) g_shared = sh;
-    tn_sql_session *s = NULL;
-    if (tn_sql_session_open(&s, NULL, 0)) {
-        printf("cannot open a session: %s\n0 passed, 1 failed\n", tn_error_message());
-        return 1;
-    }
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-v") == 0) { g_verbose = true; continue; }
+        const char *tmp = getenv("TMPDIR");
+        snprintf(g_warehouse, sizeof g_warehouse, "%s/tn_slt_wh.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        tn_sql_session *s = NULL;
+        if (!mkdtemp(g_warehouse) || tn_sql_session_open(&s, g_warehouse, 0)) {
+            printf("FAIL %s: cannot open a session on a fresh warehouse\n", argv[i]);
+            g_fail++;
+            continue;
+        }
         snprintf(g_data, sizeof g_data, "%s", argv[i]);
         char *slash = strrchr(g_data, '/');
         if (slash) snprintf(slash, sizeof g_data - (size_t)(slash - g_data), "/data");
@@ -311,8 +317,11 @@ int main(int argc, char **argv) {
         int before = g_fail;
         run_file(s, argv[i]);
         if (g_verbose || g_fail != before) printf("%s: %d failed\n", argv[i], g_fail - before);
+        tn_sql_session_close(s);
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_warehouse);
+        if (system(cmd) != 0) printf("warning: cannot remove %s\n", g_warehouse);
     }
-    tn_sql_session_close(s);
     printf("%d passed, %d failed\n", g_pass, g_fail);
     return g_fail ? 1 : 0;
 }

@@ -1,0 +1,357 @@
+/*
+ * sql/bind_table.c: FROM items that name data of the warehouse: catalog tables (`t`, `s.t`,
+ * with `VERSION AS OF n` / `TIMESTAMP AS OF '...'`), views (their stored SELECT bound in place,
+ * with column aliases) and `delta_scan('path')` for any Delta table on disk; each table becomes
+ * a TN_SCAN_DELTA scan node holding its opened snapshot (op_table_scan.c reads it). Also the
+ * simple `column OP constant` conjuncts of a predicate as table filters (DELETE's skipping).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sql/parse.h"
+#include "sql/stmt.h"
+
+static void close_table(void *t) { tn_table_close((tn_table *)t); }
+
+static const char *qname_text(tn_binder *b, const tn_sql_qname *q) {
+    char buf[600];
+    size_t off = 0;
+    buf[0] = 0;
+    for (int i = 0; i < q->n && off < sizeof buf - 1; i++)
+        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s", i ? "." : "", q->parts[i].name);
+    const char *r = tn_arena_strdup(b->arena, buf);
+    return r ? r : "?";
+}
+
+int tn_bind_catalog_name(tn_binder *b, const tn_sql_qname *q, const char *kind, tn_catalog_name *out) {
+    int rc;
+    if (q->n == 1) rc = tn_catalog_name_make(out, kind, NULL, q->parts[0].name);
+    else if (q->n == 2) rc = tn_catalog_name_make(out, kind, q->parts[0].name, q->parts[1].name);
+    else
+        return tn_bind_error_code(b, TN_EUNSUPPORTED, q->parts[0].pos,
+                                  "not supported yet: catalog-qualified names (%s); use schema.%s",
+                                  qname_text(b, q), kind);
+    if (rc) return tn_bind_error_at(b, rc, q->parts[0].pos);
+    return 0;
+}
+
+int tn_bind_table_plan(tn_binder *b, tn_table *t, const char *label, tn_plan **out) {
+    *out = NULL;
+    uint32_t n = tn_table_num_columns(t);
+    tn_plan *p = tn_plan_new(b->arena, TN_PLAN_SCAN, n);
+    if (!p) {
+        tn_table_close(t);
+        return TN_ENOMEM;
+    }
+    tn_plan_scan *s = &p->u.scan;
+    s->format = TN_SCAN_DELTA;
+    s->source = t;
+    s->source_free = close_table;
+    *out = p;                        /* tn_plan_free closes the table from here on */
+    s->paths = tn_arena_calloc(b->arena, 2 * sizeof *s->paths);
+    s->src_names = tn_arena_calloc(b->arena, (n + 1) * sizeof *s->src_names);
+    s->src_types = tn_arena_calloc(b->arena, (n + 1) * sizeof *s->src_types);
+    s->cols = tn_arena_calloc(b->arena, (n + 1) * sizeof *s->cols);
+    if (!s->paths || !s->src_names || !s->src_types || !s->cols) return TN_ENOMEM;
+    s->paths[0] = tn_arena_strdup(b->arena, label);
+    if (!s->paths[0]) return TN_ENOMEM;
+    s->npaths = 1;
+    s->nsrc = s->ncols = n;
+    for (uint32_t i = 0; i < n; i++) {
+        const tn_delta_column *c = tn_table_column(t, i);
+        s->src_names[i] = tn_arena_strdup(b->arena, c->name);
+        if (!s->src_names[i]) return TN_ENOMEM;
+        s->src_types[i] = c->nested ? tn_type_make(TN_TYPE_VARCHAR) : c->type;
+        s->cols[i] = i;
+    }
+    p->types = s->src_types;
+    p->names = (const char **)s->src_names;
+    const tn_delta_snapshot *snap = tn_table_snapshot(t);
+    int64_t rows = 0;
+    for (uint32_t i = 0; i < snap->nfiles; i++) {
+        int64_t r = tn_delta_file_num_records(&snap->files[i]);
+        if (r < 0) {
+            rows = -1;
+            break;
+        }
+        rows += r;
+    }
+    s->total_rows = rows;
+    p->est_rows = rows >= 0 ? (double)rows : 100000.0;
+    return 0;
+}
+
+int tn_bind_query_text(tn_binder *b, const char *sql, const char *what, tn_plan **out) {
+    *out = NULL;
+    char *text = tn_arena_strdup(b->arena, sql);
+    if (!text) return TN_ENOMEM;
+    tn_sql_stmt_list list;
+    memset(&list, 0, sizeof list);
+    int rc = tn_sql_parse(b->arena, text, &list);
+    if (rc) return tn_error_prefix(rc, "%s", what);
+    if (list.n != 1 || list.stmts[0]->kind != TN_SQL_S_QUERY)
+        return tn_error_set(TN_ECORRUPT, "%s: the stored definition is not one SELECT", what);
+    const char *saved_sql = b->sql;
+    size_t saved_len = b->sql_len;
+    cte_frame *saved_ctes = b->ctes;
+    b->sql = text;
+    b->sql_len = strlen(text);
+    b->ctes = NULL;
+    rc = tn_bind_query(b, list.stmts[0]->u.query, NULL, out);
+    b->sql = saved_sql;
+    b->sql_len = saved_len;
+    b->ctes = saved_ctes;
+    if (rc && rc != TN_ENOMEM && strncmp(tn_error_message(), "in view ", 8) != 0)
+        return tn_error_prefix(rc, "in %s", what);
+    if (rc) return rc;
+    return 0;
+}
+
+int tn_bind_open_table(tn_binder *b, const tn_sql_qname *name, tn_catalog_name *cn, tn_table **out) {
+    *out = NULL;
+    tn_catalog *cat = NULL;
+    int rc = tn_bind_catalog_name(b, name, "table", cn);
+    if (rc) return rc;
+    rc = tn_stmt_catalog(b, false, &cat);
+    if (rc == TN_ENOTFOUND)
+        return tn_bind_error_code(b, TN_ENOTFOUND, name->parts[0].pos, "Table with name %s does not exist",
+                                  qname_text(b, name));
+    if (rc) return tn_bind_error_at(b, rc, name->parts[0].pos);
+    bool is_table = false, is_view = false;
+    rc = tn_catalog_table_exists(cat, cn, &is_table);
+    if (!rc && !is_table) rc = tn_catalog_view_exists(cat, cn, &is_view);
+    if (rc) return tn_bind_error_at(b, rc, name->parts[0].pos);
+    if (is_view)
+        return tn_bind_error(b, name->parts[0].pos, "%s is a view, not a table", qname_text(b, name));
+    if (!is_table)
+        return tn_bind_error_code(b, TN_ENOTFOUND, name->parts[0].pos, "Table with name %s does not exist",
+                                  qname_text(b, name));
+    rc = tn_catalog_table_open(cat, cn, NULL, out);
+    if (rc) return tn_bind_error_at(b, rc, name->parts[0].pos);
+    return 0;
+}
+
+/* VERSION AS OF n / TIMESTAMP AS OF '...' into open options. */
+static int travel_options(tn_binder *b, tn_sql_tableref *t, tn_table_open_options *o) {
+    if (t->u.table.travel == TN_SQL_TT_NONE) return 0;
+    tn_sql_expr *e = t->u.table.travel_expr;
+    if (t->u.table.travel == TN_SQL_TT_VERSION) {
+        int64_t v;
+        int rc = tn_bind_const_int(b, e, "VERSION AS OF", &v);
+        if (rc) return rc;
+        if (v < 0) return tn_bind_error(b, e->pos, "VERSION AS OF must be >= 0");
+        o->at_version = v;
+        return 0;
+    }
+    tn_value v;
+    int rc = tn_bind_const_value(b, e, &v);
+    if (rc) return rc;
+    if (v.is_null) return tn_bind_error(b, e->pos, "TIMESTAMP AS OF must not be NULL");
+    int64_t ms;
+    if (tn_type_is_string(v.type)) {
+        char *text = tn_arena_strndup(b->arena, v.u.s.ptr, v.u.s.len);
+        if (!text) return TN_ENOMEM;
+        rc = tn_table_parse_timestamp_ms(text, &ms);
+        if (rc) return tn_bind_error_at(b, rc, e->pos);
+    } else if (v.type.id == TN_TYPE_TIMESTAMP || v.type.id == TN_TYPE_TIMESTAMP_TZ) {
+        ms = v.u.i >= 0 ? v.u.i / 1000 : -((-v.u.i + 999) / 1000);
+    } else if (v.type.id == TN_TYPE_DATE) {
+        ms = v.u.i * 86400000LL;
+    } else {
+        return tn_bind_error(b, e->pos, "TIMESTAMP AS OF expects a timestamp or a string");
+    }
+    o->has_at_timestamp = true;
+    o->at_timestamp_ms = ms;
+    return 0;
+}
+
+static int bind_view(tn_binder *b, tn_catalog *cat, tn_sql_tableref *t, const tn_catalog_name *cn,
+                     tn_plan **out) {
+    tn_catalog_view v;
+    memset(&v, 0, sizeof v);
+    char nb[2 * TN_CATALOG_NAME_MAX + 2], what[2 * TN_CATALOG_NAME_MAX + 16];
+    snprintf(what, sizeof what, "view '%s'", tn_catalog_name_format(cn, nb, sizeof nb));
+    int rc = tn_catalog_view_get(cat, cn, &v);
+    if (rc) return tn_bind_error_at(b, rc, t->pos);
+    if (++b->depth > 64) {
+        rc = tn_bind_error_code(b, TN_ELIMIT, t->pos, "%s: views nested too deeply (a view that reads itself?)", what);
+        goto cleanup;
+    }
+    rc = tn_bind_query_text(b, v.sql, what, out);
+    if (rc) goto cleanup;
+    if (v.ncolumns) {
+        tn_plan *p = *out;
+        if (v.ncolumns > p->ncols) {
+            rc = tn_bind_error(b, t->pos, "%s has %u column names but its query gives %u columns", what,
+                               v.ncolumns, p->ncols);
+            goto cleanup;
+        }
+        const char **names = tn_arena_alloc(b->arena, (p->ncols + 1) * sizeof *names);
+        if (!names) { rc = TN_ENOMEM; goto cleanup; }
+        for (uint32_t i = 0; i < p->ncols; i++)
+            names[i] = i < v.ncolumns ? tn_arena_strdup(b->arena, v.columns[i]) : p->names[i];
+        for (uint32_t i = 0; i < v.ncolumns; i++)
+            if (!names[i]) { rc = TN_ENOMEM; goto cleanup; }
+        p->names = names;
+    }
+cleanup:
+    b->depth--;
+    tn_catalog_view_free(&v);
+    return rc;
+}
+
+int tn_bind_table_name(tn_binder *b, tn_sql_tableref *t, tn_plan **out, const char **alias) {
+    *out = NULL;
+    const tn_sql_qname *q = &t->u.table.name;
+    const char *text = qname_text(b, q);
+    tn_catalog *cat = NULL;
+    int rc = b->session->warehouse ? tn_stmt_catalog(b, false, &cat) : TN_ENOTFOUND;
+    if (rc == TN_ENOTFOUND)
+        return tn_bind_error_code(b, TN_ENOTFOUND, t->pos, "Table with name %s does not exist", text);
+    if (rc) return tn_bind_error_at(b, rc, t->pos);
+    tn_catalog_name cn;
+    if (q->n > 2 || tn_catalog_name_make(&cn, "table", q->n == 2 ? q->parts[0].name : NULL,
+                                         q->parts[q->n - 1].name))
+        return tn_bind_error_code(b, TN_ENOTFOUND, t->pos, "Table with name %s does not exist", text);
+    bool is_table = false, is_view = false;
+    rc = tn_catalog_table_exists(cat, &cn, &is_table);
+    if (!rc && !is_table) rc = tn_catalog_view_exists(cat, &cn, &is_view);
+    if (rc) return tn_bind_error_at(b, rc, t->pos);
+    if (alias && !*alias) *alias = q->parts[q->n - 1].name;
+    if (is_view) {
+        if (t->u.table.travel != TN_SQL_TT_NONE)
+            return tn_bind_error_code(b, TN_EUNSUPPORTED, t->pos, "time travel on view %s: views have no versions", text);
+        return bind_view(b, cat, t, &cn, out);
+    }
+    if (!is_table) return tn_bind_error_code(b, TN_ENOTFOUND, t->pos, "Table with name %s does not exist", text);
+    tn_table_open_options o = TN_TABLE_OPEN_OPTIONS_INIT;
+    rc = travel_options(b, t, &o);
+    if (rc) return rc;
+    tn_table *tbl = NULL;
+    rc = tn_catalog_table_open(cat, &cn, &o, &tbl);
+    if (rc) return tn_bind_error_at(b, rc, t->pos);
+    return tn_bind_table_plan(b, tbl, text, out);
+}
+
+int tn_bind_delta_scan(tn_binder *b, tn_sql_tableref *t, tn_plan **out) {
+    *out = NULL;
+    tn_sql_expr *f = t->u.function;
+    if (f->u.func.args.n < 1 || (f->u.func.arg_names && f->u.func.arg_names[0].name))
+        return tn_bind_error(b, f->pos, "delta_scan needs the path of a Delta table");
+    tn_table_open_options o = TN_TABLE_OPEN_OPTIONS_INIT;
+    for (int i = 1; i < f->u.func.args.n; i++) {
+        tn_sql_expr *a = f->u.func.args.items[i];
+        const char *an = f->u.func.arg_names ? f->u.func.arg_names[i].name : NULL;
+        int rc;
+        if (an && strcmp(an, "version") == 0) {
+            int64_t v;
+            rc = tn_bind_const_int(b, a, "version", &v);
+            if (rc) return rc;
+            o.at_version = v;
+        } else if (an && strcmp(an, "timestamp") == 0) {
+            tn_value v;
+            rc = tn_bind_const_value(b, a, &v);
+            if (rc) return rc;
+            if (v.is_null || !tn_type_is_string(v.type)) return tn_bind_error(b, a->pos, "timestamp must be a string");
+            char *text = tn_arena_strndup(b->arena, v.u.s.ptr, v.u.s.len);
+            if (!text) return TN_ENOMEM;
+            rc = tn_table_parse_timestamp_ms(text, &o.at_timestamp_ms);
+            if (rc) return tn_bind_error_at(b, rc, a->pos);
+            o.has_at_timestamp = true;
+        } else {
+            return tn_bind_error(b, a->pos, "Invalid named parameter \"%s\" for function delta_scan (version, timestamp)",
+                                 an ? an : "?");
+        }
+    }
+    tn_value v;
+    tn_sql_expr *a0 = f->u.func.args.items[0];
+    int rc = tn_bind_const_value(b, a0, &v);
+    if (rc) return rc;
+    if (v.is_null || !tn_type_is_string(v.type))
+        return tn_bind_error(b, a0->pos, "delta_scan expects the table's path as a string");
+    char *path = tn_arena_strndup(b->arena, v.u.s.ptr, v.u.s.len);
+    if (!path) return TN_ENOMEM;
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/') path[--len] = 0;
+    tn_table *tbl = NULL;
+    rc = tn_table_open(&tbl, tn_fs_default(), path, &o);
+    if (rc) {
+        tn_error_prefix(rc, "delta_scan('%s')", path);
+        return tn_bind_error_at(b, rc, a0->pos);
+    }
+    return tn_bind_table_plan(b, tbl, path, out);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Table filters from a predicate over the table's logical columns.
+ */
+static int cmp_op(const char *name, bool flip, tn_parquet_op *op) {
+    static const struct { const char *n; tn_parquet_op op, flipped; } m[] = {
+        {"=", TN_PQ_EQ, TN_PQ_EQ}, {"<", TN_PQ_LT, TN_PQ_GT}, {"<=", TN_PQ_LE, TN_PQ_GE},
+        {">", TN_PQ_GT, TN_PQ_LT}, {">=", TN_PQ_GE, TN_PQ_LE}};
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        if (strcmp(name, m[i].n) == 0) {
+            *op = flip ? m[i].flipped : m[i].op;
+            return 0;
+        }
+    return -1;
+}
+
+static void collect(tn_binder *b, const tn_table *t, const tn_expr *e, tn_table_filter *out, uint32_t *n,
+                    uint32_t cap) {
+    if (*n >= cap) return;
+    if (e->kind == TN_EXPR_AND) {
+        for (uint32_t i = 0; i < e->nargs; i++) collect(b, t, e->args[i], out, n, cap);
+        return;
+    }
+    uint32_t ncols = tn_table_num_columns(t);
+    if ((e->kind == TN_EXPR_IS_NULL || e->kind == TN_EXPR_IS_NOT_NULL) && e->args[0]->kind == TN_EXPR_COLUMN) {
+        if (e->args[0]->u.column >= ncols) return;
+        tn_table_filter *f = &out[(*n)++];
+        memset(f, 0, sizeof *f);
+        f->column = e->args[0]->u.column;
+        f->op = e->kind == TN_EXPR_IS_NULL ? TN_PQ_IS_NULL : TN_PQ_IS_NOT_NULL;
+        return;
+    }
+    if (e->kind != TN_EXPR_FUNCTION || e->nargs != 2 || !e->u.func.call.def) return;
+    const tn_expr *a = e->args[0], *c = e->args[1];
+    bool flip = false;
+    if (a->kind == TN_EXPR_CONSTANT && c->kind == TN_EXPR_COLUMN) {
+        const tn_expr *x = a;
+        a = c;
+        c = x;
+        flip = true;
+    }
+    if (a->kind != TN_EXPR_COLUMN || c->kind != TN_EXPR_CONSTANT || c->u.value.is_null) return;
+    if (a->u.column >= ncols || !tn_type_equal(a->type, c->type)) return;
+    if (!tn_type_equal(tn_table_column(t, a->u.column)->type, a->type)) return;
+    tn_parquet_op op;
+    if (cmp_op(e->u.func.call.def->name, flip, &op)) return;
+    tn_table_filter *f = &out[(*n)++];
+    memset(f, 0, sizeof *f);
+    f->column = a->u.column;
+    f->op = op;
+    f->constant = c->u.value;
+    if (tn_type_is_string(f->constant.type)) {
+        char *copy = tn_arena_alloc(b->arena, c->u.value.u.s.len + 1);
+        if (!copy) {
+            (*n)--;
+            return;
+        }
+        memcpy(copy, c->u.value.u.s.ptr, c->u.value.u.s.len);
+        f->constant.u.s.ptr = copy;
+    }
+}
+
+int tn_bind_table_filters(tn_binder *b, const tn_table *t, const tn_expr *pred, tn_table_filter **out,
+                          uint32_t *n) {
+    *out = NULL;
+    *n = 0;
+    if (!pred) return 0;
+    uint32_t cap = 64;
+    tn_table_filter *f = tn_arena_calloc(b->arena, cap * sizeof *f);
+    if (!f) return TN_ENOMEM;
+    collect(b, t, pred, f, n, cap);
+    *out = f;
+    return 0;
+}

@@ -1,0 +1,80 @@
+/*
+ * sql/stmt.h: private to sql/: the table statements (stmt_ddl.c: schemas, tables, views,
+ * DESCRIBE, SHOW, history, VACUUM, SET; stmt_dml.c: INSERT, INSERT OVERWRITE, DELETE, COPY,
+ * CREATE TABLE AS), the binding of table names, views, time travel and delta_scan() into plan
+ * sources (bind_table.c) and the morsel source over a table scan (op_table_scan.c). The session
+ * (session.c), the binder (bind.c) and the executor (exec.c) reach them through these hooks.
+ */
+#ifndef TN_SQL_STMT_H
+#define TN_SQL_STMT_H
+
+#include "catalog/catalog.h"
+#include "sql/bindInt.h"
+
+/* What a table statement returns: named, typed columns and rows (has_rows false: a status). */
+typedef struct tn_stmt_output {
+    uint32_t ncols;
+    const char **names;          /* statement arena */
+    tn_type *types;
+    tn_collection rows;          /* moved into the result by the session */
+    bool has_rows;
+} tn_stmt_output;
+
+/* stmt_ddl.c: whether stmt is one of the statements below (not a query, EXPLAIN or SET). */
+bool tn_stmt_is_table(const tn_sql_stmt *stmt);
+/* Runs a table statement; *out is initialized here (also on error: free with
+ * tn_collection_free(&out->rows)). */
+int tn_stmt_table_execute(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
+/* SET 'key' = 'value' for keys the session does not know itself: stored for later layers. */
+int tn_stmt_set_option(tn_sql_session *s, const tn_sql_option *o);
+/* A stored session option (key compared case-insensitively) or NULL. */
+const char *tn_stmt_get_option(const tn_sql_session *s, const char *key);
+/* Frees the table state of a session (catalog handle, options); called by session close. */
+void tn_stmt_session_free(tn_sql_session *s);
+/* The session's catalog, opened on first use. create = false: TN_ENOTFOUND when the warehouse
+ * directory does not exist (reads never create it). */
+int tn_stmt_catalog(tn_binder *b, bool create, tn_catalog **out);
+/* Output helpers shared by stmt_ddl.c and stmt_dml.c. */
+int tn_stmt_output_init(tn_binder *b, tn_stmt_output *o, uint32_t ncols, const char *const *names,
+                        const tn_type *types);
+/* A one-column BIGINT status row, e.g. ("rows_inserted", n), with has_rows false. */
+int tn_stmt_output_count(tn_binder *b, tn_stmt_output *o, const char *name, int64_t n);
+
+/* stmt_dml.c */
+int tn_stmt_insert(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
+int tn_stmt_delete(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
+int tn_stmt_copy(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
+/* Writes the rows of plan (already cast to the table's types and in schema order: every
+ * logical column) into t with opts; the plan is freed. */
+int tn_stmt_write_plan(tn_binder *b, tn_table *t, tn_plan *plan, const tn_table_write_options *opts,
+                       tn_table_commit_result *res);
+/* Binds and optimizes the query of a CREATE TABLE AS / INSERT. */
+int tn_stmt_bind_query(tn_binder *b, tn_sql_query *q, tn_plan **out);
+
+/* bind_table.c */
+/* FROM name: a table or view of the catalog (after CTEs), with time travel; *alias gets the
+ * table's name when the FROM item has no alias. */
+int tn_bind_table_name(tn_binder *b, tn_sql_tableref *t, tn_plan **out, const char **alias);
+/* FROM delta_scan('path'). */
+int tn_bind_delta_scan(tn_binder *b, tn_sql_tableref *t, tn_plan **out);
+/* A scan plan over an opened table (takes ownership of t, also on error). */
+int tn_bind_table_plan(tn_binder *b, tn_table *t, const char *label, tn_plan **out);
+/* Parses sql (one SELECT) into the statement arena and binds it, with error carets pointing
+ * into sql. what names it in errors ("view 's.v'"). */
+int tn_bind_query_text(tn_binder *b, const char *sql, const char *what, tn_plan **out);
+/* Opens a catalog table by its SQL name (latest snapshot). */
+int tn_bind_open_table(tn_binder *b, const tn_sql_qname *name, tn_catalog_name *cn, tn_table **out);
+/* The catalog name of a qualified SQL name (kind: "table", "view", "schema"). */
+int tn_bind_catalog_name(tn_binder *b, const tn_sql_qname *q, const char *kind, tn_catalog_name *out);
+/* Simple conjuncts `column OP constant` of pred (over the table's logical columns) as table
+ * filters for skipping; *out in the statement arena. */
+int tn_bind_table_filters(tn_binder *b, const tn_table *t, const tn_expr *pred,
+                          tn_table_filter **out, uint32_t *n);
+
+/* op_table_scan.c: the pipeline source of a TN_SCAN_DELTA scan node. */
+int tn_op_table_scan_source(tn_exec *ex, tn_plan *node, tn_source *out);
+
+/* exec.c: runs plan into an arbitrary sink (the INSERT writer sink). */
+int tn_exec_run_sink(tn_exec *ex, tn_plan *plan, tn_sink *sink);
+
+#endif

@@ -1,0 +1,758 @@
+/*
+ * sql/stmt_ddl.c: the table statements' entry (dispatch from the session) and the catalog
+ * statements: CREATE SCHEMA / TABLE [AS SELECT] / VIEW, DROP, ALTER TABLE (SET options, ADD
+ * COLUMN, RENAME TO), DESCRIBE t, DESCRIBE HISTORY t, SHOW TABLES / SCHEMAS, VACUUM; the
+ * session's table state (the catalog, opened on first use; SET options). Capabilities of later layers (buckets, qbeast, OPTIMIZE, UPDATE,
+ * UPSERT) fail here with "not supported yet: <what>". DML lives in stmt_dml.c.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sql/stmt.h"
+
+struct tn_stmt_state {
+    tn_catalog *cat;
+    tn_delta_kv *opts;               /* SET options: keys and values tn_malloc'd */
+    uint32_t nopts, cap;
+};
+
+static int state_of(tn_sql_session *s, struct tn_stmt_state **out) {
+    if (!s->tables) {
+        s->tables = tn_calloc(1, sizeof *s->tables);
+        if (!s->tables) return TN_ENOMEM;
+    }
+    *out = s->tables;
+    return 0;
+}
+
+void tn_stmt_session_free(tn_sql_session *s) {
+    struct tn_stmt_state *st = s ? s->tables : NULL;
+    if (!st) return;
+    tn_catalog_close(st->cat);
+    for (uint32_t i = 0; i < st->nopts; i++) {
+        tn_free((char *)st->opts[i].key);
+        tn_free((char *)st->opts[i].value);
+    }
+    tn_free(st->opts);
+    tn_free(st);
+    s->tables = NULL;
+}
+
+int tn_stmt_set_option(tn_sql_session *s, const tn_sql_option *o) {
+    struct tn_stmt_state *st = NULL;
+    int rc = state_of(s, &st);
+    if (rc) return rc;
+    char *v = o->value ? tn_strdup(o->value) : NULL;
+    if (o->value && !v) return TN_ENOMEM;
+    for (uint32_t i = 0; i < st->nopts; i++)
+        if (tn_str_iequal(st->opts[i].key, o->key)) {
+            tn_free((char *)st->opts[i].value);
+            st->opts[i].value = v;
+            return 0;
+        }
+    if (st->nopts == st->cap) {
+        uint32_t cap = st->cap ? st->cap * 2 : 8;
+        tn_delta_kv *n = tn_realloc(st->opts, cap * sizeof *n);
+        if (!n) {
+            tn_free(v);
+            return TN_ENOMEM;
+        }
+        st->opts = n;
+        st->cap = cap;
+    }
+    char *k = tn_strdup(o->key);
+    if (!k) {
+        tn_free(v);
+        return TN_ENOMEM;
+    }
+    st->opts[st->nopts].key = k;
+    st->opts[st->nopts].value = v;
+    st->nopts++;
+    return 0;
+}
+
+const char *tn_stmt_get_option(const tn_sql_session *s, const char *key) {
+    const struct tn_stmt_state *st = s->tables;
+    for (uint32_t i = 0; st && i < st->nopts; i++)
+        if (tn_str_iequal(st->opts[i].key, key)) return st->opts[i].value;
+    return NULL;
+}
+
+static int session_catalog(tn_sql_session *s, bool create, tn_catalog **out);
+
+int tn_stmt_catalog(tn_binder *b, bool create, tn_catalog **out) { return session_catalog(b->session, create, out); }
+
+static int session_catalog(tn_sql_session *s, bool create, tn_catalog **out) {
+    *out = NULL;
+    if (!s->warehouse)
+        return tn_error_set(TN_EINVAL, "no warehouse: tables need a session opened on a warehouse directory (-w DIR)");
+    struct tn_stmt_state *st = NULL;
+    int rc = state_of(s, &st);
+    if (rc) return rc;
+    if (!st->cat) {
+        struct stat sb;
+        if (!create && stat(s->warehouse, &sb) != 0)
+            return tn_error_set(TN_ENOTFOUND, "warehouse '%s' does not exist", s->warehouse);
+        rc = tn_catalog_open(&st->cat, NULL, s->warehouse);
+        if (rc) return rc;
+    }
+    *out = st->cat;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Outputs.
+ */
+int tn_stmt_output_init(tn_binder *b, tn_stmt_output *o, uint32_t ncols, const char *const *names,
+                        const tn_type *types) {
+    o->ncols = ncols;
+    o->has_rows = true;
+    o->names = tn_arena_calloc(b->arena, (ncols + 1) * sizeof *o->names);
+    o->types = tn_arena_calloc(b->arena, (ncols + 1) * sizeof *o->types);
+    if (!o->names || !o->types) return TN_ENOMEM;
+    for (uint32_t i = 0; i < ncols; i++) {
+        o->names[i] = names[i];
+        o->types[i] = types[i];
+    }
+    return tn_collection_init(&o->rows, ncols, o->types);
+}
+
+/* Row-at-a-time building of an output. */
+typedef struct rows {
+    tn_stmt_output *o;
+    tn_chunk c;
+    uint32_t row;
+} rows;
+
+static int rows_open(rows *r, tn_stmt_output *o) {
+    memset(r, 0, sizeof *r);
+    r->o = o;
+    return tn_chunk_init(&r->c, o->ncols, o->types, TN_VECTOR_SIZE);
+}
+
+static int rows_flush(rows *r) {
+    if (r->row == 0) return 0;
+    r->c.count = r->row;
+    for (uint32_t i = 0; i < r->c.ncols; i++) r->c.cols[i].count = r->row;
+    int rc = tn_collection_append(&r->o->rows, &r->c, NULL, r->row);
+    tn_chunk_reset(&r->c);
+    r->row = 0;
+    return rc;
+}
+
+static int rows_str(rows *r, uint32_t col, const char *s) {
+    if (!s) return tn_vector_set_null(&r->c.cols[col], r->row);
+    return tn_vector_set_str(&r->c.cols[col], r->row, s, strlen(s));
+}
+
+static void rows_i64(rows *r, uint32_t col, int64_t v) { ((int64_t *)r->c.cols[col].data)[r->row] = v; }
+static void rows_bool(rows *r, uint32_t col, bool v) { ((uint8_t *)r->c.cols[col].data)[r->row] = v; }
+
+static int rows_next(rows *r) {
+    r->row++;
+    return r->row == TN_VECTOR_SIZE ? rows_flush(r) : 0;
+}
+
+static int rows_close(rows *r, int rc) {
+    if (!rc) rc = rows_flush(r);
+    if (r->c.cols) tn_chunk_free(&r->c);
+    return rc;
+}
+
+int tn_stmt_output_count(tn_binder *b, tn_stmt_output *o, const char *name, int64_t n) {
+    tn_type t = tn_type_make(TN_TYPE_BIGINT);
+    int rc = tn_stmt_output_init(b, o, 1, &name, &t);
+    if (rc) return rc;
+    rows r;
+    rc = rows_open(&r, o);
+    if (!rc) {
+        rows_i64(&r, 0, n);
+        rc = rows_next(&r);
+    }
+    rc = rows_close(&r, rc);
+    o->has_rows = false;
+    return rc;
+}
+
+static int status(tn_binder *b, tn_stmt_output *o) {
+    int rc = tn_stmt_output_init(b, o, 0, NULL, NULL);
+    o->has_rows = false;
+    return rc;
+}
+
+static int unsupported(tn_binder *b, tn_sql_pos pos, const char *what) {
+    return tn_bind_error_code(b, TN_EUNSUPPORTED, pos, "not supported yet: %s", what);
+}
+
+static const char *fmt_name(const tn_catalog_name *n, char *buf, size_t cap) {
+    return tn_catalog_name_format(n, buf, cap);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * CREATE SCHEMA / TABLE / VIEW.
+ */
+static int create_schema(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    const tn_sql_qname *q = &stmt->u.create_schema.name;
+    if (q->n != 1) return unsupported(b, q->parts[0].pos, "catalog-qualified schema names");
+    tn_catalog *cat = NULL;
+    int rc = tn_stmt_catalog(b, true, &cat);
+    if (!rc) rc = tn_catalog_schema_create(cat, q->parts[0].name, stmt->u.create_schema.if_not_exists);
+    if (rc) return tn_bind_error_at(b, rc, q->parts[0].pos);
+    return status(b, out);
+}
+
+/* Options that belong to later layers. */
+static int check_table_options(tn_binder *b, const tn_sql_options *opts, bool alter) {
+    for (int i = 0; i < opts->n; i++) {
+        const tn_sql_option *o = &opts->items[i];
+        if (tn_str_iequal(o->key, "bucket") || tn_str_iequal(o->key, "bucket-key") ||
+            tn_str_iequal(o->key, "bucket_key"))
+            return unsupported(b, o->pos, alter ? "changing the bucket count ('bucket' option: bucketed "
+                                                  "primary-key tables)"
+                                                : "bucketed primary-key tables ('bucket' option)");
+        if (tn_str_iequal(o->key, "columnsToIndex") || tn_str_iequal(o->key, "cubeSize"))
+            return unsupported(b, o->pos, "qbeast options (OTree tables)");
+    }
+    return 0;
+}
+
+static int options_kv(tn_binder *b, const tn_sql_options *opts, tn_delta_kv **out) {
+    *out = tn_arena_calloc(b->arena, ((size_t)opts->n + 1) * sizeof **out);
+    if (!*out) return TN_ENOMEM;
+    for (int i = 0; i < opts->n; i++) {
+        const tn_sql_option *o = &opts->items[i];
+        (*out)[i].key = o->key;
+        (*out)[i].value = o->kind == TN_SQL_VALUE_NULL ? NULL : o->kind == TN_SQL_VALUE_NONE ? "true" : o->value;
+    }
+    return 0;
+}
+
+static int column_def(tn_binder *b, const tn_sql_column_def *c, tn_table_column_def *out) {
+    if (!c->type || !c->type->known)
+        return tn_bind_error(b, c->type ? c->type->pos : c->name.pos, "unknown type %s",
+                             c->type && c->type->name ? c->type->name : "?");
+    if (c->default_expr) return unsupported(b, c->default_expr->pos, "column DEFAULT values");
+    tn_type_id id = (tn_type_id)c->type->type.id;
+    if (id == TN_TYPE_INTERVAL || id == TN_TYPE_NULL)
+        return tn_bind_error(b, c->type->pos, "a table column cannot have type %s", c->type->name);
+    out->name = c->name.name;
+    out->type = c->type->type;
+    out->nullable = !c->not_null;
+    out->comment = c->comment;
+    return 0;
+}
+
+/* Creates a symlink at the table's catalog path pointing to an absolute LOCATION. */
+static int link_location(tn_binder *b, tn_catalog *cat, const tn_catalog_name *cn, const char *location,
+                         tn_sql_pos pos) {
+    char *dir = NULL;
+    char abs[PATH_MAX];
+    int rc = tn_catalog_table_path(cat, cn, &dir);
+    if (rc) return tn_bind_error_at(b, rc, pos);
+    if (location[0] == '/') snprintf(abs, sizeof abs, "%s", location);
+    else if (!getcwd(abs, sizeof abs) || strlen(abs) + strlen(location) + 2 > sizeof abs) {
+        rc = tn_bind_error_code(b, TN_EIO, pos, "LOCATION '%s': cannot resolve the path", location);
+        goto cleanup;
+    } else {
+        size_t n = strlen(abs);
+        snprintf(abs + n, sizeof abs - n, "/%s", location);
+    }
+    if (symlink(abs, dir) != 0) {
+        rc = tn_bind_error_code(b, errno == EEXIST ? TN_EEXISTS : TN_EIO, pos, "LOCATION '%s': cannot link %s: %s",
+                                location, dir, strerror(errno));
+        goto cleanup;
+    }
+cleanup:
+    tn_free(dir);
+    return rc;
+}
+
+static int create_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    __typeof__(stmt->u.create_table) *ct = &stmt->u.create_table;
+    tn_catalog_name cn;
+    char nb[2 * TN_CATALOG_NAME_MAX + 2];
+    tn_plan *plan = NULL;
+    tn_table *t = NULL;
+    bool created = false;
+    int rc = 0;
+    if (ct->using_format.name && !tn_str_iequal(ct->using_format.name, "delta")) {
+        char what[160];
+        snprintf(what, sizeof what, "USING %s (tables are Delta tables%s)", ct->using_format.name,
+                 tn_str_iequal(ct->using_format.name, "qbeast") ? "; qbeast OTree tables arrive later" : "");
+        return unsupported(b, ct->using_format.pos, what);
+    }
+    if (ct->temporary) return unsupported(b, stmt->pos, "TEMPORARY tables");
+    rc = check_table_options(b, &ct->options, false);
+    if (rc) return rc;
+    rc = tn_bind_catalog_name(b, &ct->name, "table", &cn);
+    if (rc) return rc;
+    tn_catalog *cat = NULL;
+    rc = tn_stmt_catalog(b, true, &cat);
+    if (rc) return tn_bind_error_at(b, rc, stmt->pos);
+    bool exists = false, is_view = false;
+    rc = tn_catalog_table_exists(cat, &cn, &exists);
+    if (!rc) rc = tn_catalog_view_exists(cat, &cn, &is_view);
+    if (rc) return tn_bind_error_at(b, rc, ct->name.parts[0].pos);
+    if (is_view)
+        return tn_bind_error_code(b, TN_EEXISTS, ct->name.parts[0].pos, "%s is a view; a table cannot have its name",
+                                  fmt_name(&cn, nb, sizeof nb));
+    if (exists && ct->if_not_exists) return status(b, out);
+    if (exists && !ct->or_replace)
+        return tn_bind_error_code(b, TN_EEXISTS, ct->name.parts[0].pos, "table '%s' already exists",
+                                  fmt_name(&cn, nb, sizeof nb));
+
+    tn_table_create_options o = TN_TABLE_CREATE_OPTIONS_INIT;
+    tn_table_column_def *cols = NULL;
+    uint32_t ncols = 0;
+    if (ct->as_query) {
+        if (ct->n_columns) return unsupported(b, ct->columns[0].name.pos, "a column list with CREATE TABLE ... AS");
+        rc = tn_stmt_bind_query(b, ct->as_query, &plan);
+        if (rc) return rc;
+        ncols = plan->ncols;
+        cols = tn_arena_calloc(b->arena, (ncols + 1) * sizeof *cols);
+        if (!cols) { rc = TN_ENOMEM; goto cleanup; }
+        for (uint32_t i = 0; i < ncols; i++) {
+            cols[i].name = plan->names[i];
+            cols[i].type = plan->types[i];
+            cols[i].nullable = true;
+            if (plan->types[i].id == TN_TYPE_NULL) {
+                /* SELECT NULL AS x: a VARCHAR column, as Spark makes it a string column */
+                cols[i].type = tn_type_make(TN_TYPE_VARCHAR);
+            } else if (plan->types[i].id == TN_TYPE_INTERVAL) {
+                rc = tn_bind_error(b, ct->as_query->pos, "column '%s' has type INTERVAL, which a table cannot store",
+                                   plan->names[i]);
+                goto cleanup;
+            }
+        }
+        {
+            tn_type *types = tn_arena_calloc(b->arena, (ncols + 1) * sizeof *types);
+            if (!types) { rc = TN_ENOMEM; goto cleanup; }
+            for (uint32_t i = 0; i < ncols; i++) types[i] = cols[i].type;
+            rc = tn_bind_cast_plan(b, plan, types, &plan);
+            if (rc) goto cleanup;
+        }
+    } else {
+        ncols = (uint32_t)ct->n_columns;
+        cols = tn_arena_calloc(b->arena, (ncols + 1) * sizeof *cols);
+        if (!cols) return TN_ENOMEM;
+        for (uint32_t i = 0; i < ncols; i++) {
+            rc = column_def(b, &ct->columns[i], &cols[i]);
+            if (rc) return rc;
+        }
+    }
+    /* PRIMARY KEY without a 'bucket' option (Phoenix, plain SQL): a plain table for now; the key
+     * columns are NOT NULL as Phoenix makes them. */
+    for (int k = 0; k < ct->n_pk_columns; k++)
+        for (uint32_t i = 0; i < ncols; i++)
+            if (tn_str_iequal(cols[i].name, ct->pk_columns[k].name)) cols[i].nullable = false;
+    const char **parts = NULL;
+    if (ct->n_partitioned_by) {
+        parts = tn_arena_calloc(b->arena, (size_t)ct->n_partitioned_by * sizeof *parts);
+        if (!parts) { rc = TN_ENOMEM; goto cleanup; }
+        for (int i = 0; i < ct->n_partitioned_by; i++) {
+            bool found = false;
+            for (uint32_t c = 0; c < ncols && !found; c++)
+                if (tn_str_iequal(cols[c].name, ct->partitioned_by[i].name)) {
+                    parts[i] = cols[c].name;
+                    found = true;
+                }
+            if (!found) {
+                rc = tn_bind_error(b, ct->partitioned_by[i].pos, "PARTITIONED BY column '%s' is not a column of the table",
+                                   ct->partitioned_by[i].name);
+                goto cleanup;
+            }
+        }
+    }
+    tn_delta_kv *conf = NULL;
+    rc = options_kv(b, &ct->options, &conf);
+    if (rc) goto cleanup;
+    o.columns = cols;
+    o.ncolumns = ncols;
+    o.partition_columns = parts;
+    o.npartition_columns = (uint32_t)ct->n_partitioned_by;
+    o.configuration = conf;
+    o.nconfiguration = (uint32_t)ct->options.n;
+    o.description = ct->comment;
+    o.name = cn.name;
+    if (ct->as_query) o.operation = "CREATE TABLE AS SELECT";
+    if (exists && ct->or_replace) {
+        rc = tn_catalog_table_drop(cat, &cn, true);
+        if (rc) { rc = tn_bind_error_at(b, rc, stmt->pos); goto cleanup; }
+    }
+    if (ct->location) {
+        rc = tn_table_create(tn_catalog_fs(cat), ct->location, &o);
+        if (rc == TN_EEXISTS) rc = 0;  /* an existing Delta table at LOCATION: register it */
+        if (!rc) rc = link_location(b, cat, &cn, ct->location, stmt->pos);
+    } else {
+        rc = tn_catalog_table_create(cat, &cn, &o);
+    }
+    if (rc) { rc = tn_bind_error_at(b, rc, ct->name.parts[0].pos); goto cleanup; }
+    created = true;
+    if (plan) {
+        rc = tn_catalog_table_open(cat, &cn, NULL, &t);
+        if (rc) goto cleanup;
+        tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+        wo.operation = "CREATE TABLE AS SELECT";
+        tn_plan *p = plan;
+        plan = NULL;
+        rc = tn_stmt_write_plan(b, t, p, &wo, NULL);
+        if (rc) goto cleanup;
+    }
+    rc = status(b, out);
+cleanup:
+    tn_plan_free(plan);
+    tn_table_close(t);
+    if (rc && created && !ct->location) {
+        /* CREATE TABLE AS is one statement: no half-made table stays behind */
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", tn_error_message());
+        tn_catalog_table_drop(cat, &cn, true);
+        tn_error_set(rc, "%s", msg);
+    }
+    return rc;
+}
+
+static int create_view(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    __typeof__(stmt->u.create_view) *cv = &stmt->u.create_view;
+    if (cv->temporary) return unsupported(b, stmt->pos, "TEMPORARY views (views are stored in the warehouse)");
+    tn_catalog_name cn;
+    int rc = tn_bind_catalog_name(b, &cv->name, "view", &cn);
+    if (rc) return rc;
+    tn_catalog *cat = NULL;
+    rc = tn_stmt_catalog(b, true, &cat);
+    if (rc) return tn_bind_error_at(b, rc, stmt->pos);
+    /* the query must bind now (DuckDB and Spark check a view's query when it is created) */
+    tn_plan *p = NULL;
+    rc = tn_bind_query(b, cv->query, NULL, &p);
+    if (rc) return rc;
+    uint32_t ncols = p->ncols;
+    tn_plan_free(p);
+    if ((uint32_t)cv->n_columns > ncols)
+        return tn_bind_error(b, cv->columns[0].pos, "view has %d column names but its query gives %u columns",
+                             cv->n_columns, ncols);
+    const char **names = tn_arena_calloc(b->arena, ((size_t)cv->n_columns + 1) * sizeof *names);
+    if (!names) return TN_ENOMEM;
+    for (int i = 0; i < cv->n_columns; i++) names[i] = cv->columns[i].name;
+    rc = tn_catalog_view_create(cat, &cn, cv->query_text, names, (uint32_t)cv->n_columns, cv->or_replace,
+                                cv->if_not_exists);
+    if (rc) return tn_bind_error_at(b, rc, cv->name.parts[0].pos);
+    return status(b, out);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * DROP, ALTER.
+ */
+static int drop(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    __typeof__(stmt->u.drop) *d = &stmt->u.drop;
+    tn_catalog *cat = NULL;
+    int rc = tn_stmt_catalog(b, !d->if_exists, &cat);
+    if (rc == TN_ENOTFOUND && d->if_exists) return status(b, out);
+    if (rc) return tn_bind_error_at(b, rc, stmt->pos);
+    tn_sql_pos pos = d->name.parts[0].pos;
+    if (d->object == TN_SQL_OBJ_SCHEMA) {
+        if (d->name.n != 1) return unsupported(b, pos, "catalog-qualified schema names");
+        rc = tn_catalog_schema_drop(cat, d->name.parts[0].name, d->if_exists, d->cascade);
+        if (rc) return tn_bind_error_at(b, rc, pos);
+        return status(b, out);
+    }
+    tn_catalog_name cn;
+    char nb[2 * TN_CATALOG_NAME_MAX + 2];
+    rc = tn_bind_catalog_name(b, &d->name, d->object == TN_SQL_OBJ_VIEW ? "view" : "table", &cn);
+    if (rc) return rc;
+    bool is_table = false, is_view = false;
+    rc = tn_catalog_table_exists(cat, &cn, &is_table);
+    if (!rc) rc = tn_catalog_view_exists(cat, &cn, &is_view);
+    if (rc) return tn_bind_error_at(b, rc, pos);
+    if (d->object == TN_SQL_OBJ_VIEW) {
+        if (!is_view && is_table)
+            return tn_bind_error(b, pos, "%s is a table: use DROP TABLE", fmt_name(&cn, nb, sizeof nb));
+        rc = tn_catalog_view_drop(cat, &cn, d->if_exists);
+    } else {
+        if (!is_table && is_view)
+            return tn_bind_error(b, pos, "%s is a view: use DROP VIEW", fmt_name(&cn, nb, sizeof nb));
+        char *dir = NULL;
+        struct stat sb;
+        rc = tn_catalog_table_path(cat, &cn, &dir);
+        if (!rc && is_table && lstat(dir, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+            /* a table created with LOCATION: drop the name, keep the data (external table) */
+            if (unlink(dir) != 0) rc = tn_error_set(TN_EIO, "cannot unlink %s: %s", dir, strerror(errno));
+        } else if (!rc) {
+            rc = tn_catalog_table_drop(cat, &cn, d->if_exists);
+        }
+        tn_free(dir);
+    }
+    if (rc) return tn_bind_error_at(b, rc, pos);
+    return status(b, out);
+}
+
+static int alter(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    __typeof__(stmt->u.alter) *a = &stmt->u.alter;
+    tn_sql_pos pos = a->table.parts[0].pos;
+    switch (a->action) {
+    case TN_SQL_ALTER_DROP_COLUMN: return unsupported(b, stmt->pos, "ALTER TABLE ... DROP COLUMN");
+    case TN_SQL_ALTER_RENAME_COLUMN: return unsupported(b, stmt->pos, "ALTER TABLE ... RENAME COLUMN");
+    case TN_SQL_ALTER_SET_OPTIONS: {
+        int rc = check_table_options(b, &a->options, true);
+        if (rc) return rc;
+        break;
+    }
+    default: break;
+    }
+    tn_catalog_name cn;
+    tn_table *t = NULL;
+    int rc = 0;
+    if (a->action == TN_SQL_ALTER_RENAME_TO) {
+        tn_catalog_name to;
+        tn_catalog *cat = NULL;
+        rc = tn_bind_catalog_name(b, &a->table, "table", &cn);
+        if (!rc) rc = tn_bind_catalog_name(b, &a->new_name, "table", &to);
+        if (rc) return rc;
+        /* RENAME TO a bare name keeps the schema (Spark) */
+        if (a->new_name.n == 1) memcpy(to.schema, cn.schema, sizeof to.schema);
+        rc = tn_stmt_catalog(b, false, &cat);
+        if (!rc) rc = tn_catalog_table_rename(cat, &cn, &to);
+        if (rc) return tn_bind_error_at(b, rc, pos);
+        return status(b, out);
+    }
+    rc = tn_bind_open_table(b, &a->table, &cn, &t);
+    if (rc) return rc;
+    int64_t version = -1;
+    if (a->action == TN_SQL_ALTER_SET_OPTIONS) {
+        tn_delta_kv *kv = NULL;
+        rc = options_kv(b, &a->options, &kv);
+        if (!rc) rc = tn_table_set_properties(t, kv, (uint32_t)a->options.n, &version);
+    } else if (a->action == TN_SQL_ALTER_ADD_COLUMN) {
+        tn_table_column_def c;
+        memset(&c, 0, sizeof c);
+        rc = column_def(b, &a->column, &c);
+        if (rc) goto cleanup;
+        if (!c.nullable) {
+            rc = tn_bind_error(b, a->column.name.pos, "ADD COLUMN %s NOT NULL: existing rows would hold NULL",
+                               c.name);
+            goto cleanup;
+        }
+        if (a->if_exists && tn_table_column_index(t, c.name) >= 0) goto cleanup;
+        rc = tn_table_add_columns(t, &c, 1, &version);
+    }
+    if (rc) rc = tn_bind_error_at(b, rc, pos);
+cleanup:
+    tn_table_close(t);
+    return rc ? rc : status(b, out);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * DESCRIBE, DESCRIBE HISTORY, SHOW, VACUUM.
+ */
+static int describe_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    static const char *names[] = {"column_name", "column_type", "null", "key", "default", "extra"};
+    tn_type ty[6];
+    for (int i = 0; i < 6; i++) ty[i] = tn_type_make(TN_TYPE_VARCHAR);
+    tn_sql_tableref tr;
+    memset(&tr, 0, sizeof tr);
+    tr.kind = TN_SQL_T_TABLE;
+    tr.pos = stmt->u.describe.table.parts[0].pos;
+    tr.u.table.name = stmt->u.describe.table;
+    tn_plan *p = NULL;
+    const char *alias = NULL;
+    int rc = tn_bind_table_name(b, &tr, &p, &alias);
+    if (rc) return rc;
+    tn_table *t = p->kind == TN_PLAN_SCAN && p->u.scan.format == TN_SCAN_DELTA ? p->u.scan.source : NULL;
+    rc = tn_stmt_output_init(b, out, 6, names, ty);
+    rows r;
+    if (!rc) rc = rows_open(&r, out);
+    else { tn_plan_free(p); return rc; }
+    for (uint32_t i = 0; i < p->ncols && !rc; i++) {
+        char tb[64];
+        const tn_delta_column *c = t ? tn_table_column(t, i) : NULL;
+        const char *type = c && c->nested ? c->type_text : tn_type_format(p->types[i], tb, sizeof tb);
+        rc = rows_str(&r, 0, p->names[i]);
+        if (!rc) rc = rows_str(&r, 1, type);
+        if (!rc) rc = rows_str(&r, 2, c && !c->nullable ? "NO" : "YES");
+        if (!rc) rc = rows_str(&r, 3, c && c->is_partition ? "PARTITION" : NULL);
+        if (!rc) rc = rows_str(&r, 4, NULL);
+        if (!rc) rc = rows_str(&r, 5, NULL);
+        if (!rc) rc = rows_next(&r);
+    }
+    rc = rows_close(&r, rc);
+    tn_plan_free(p);
+    return rc;
+}
+
+static int describe_history(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    static const char *names[] = {"version", "timestamp", "operation", "operationParameters", "isBlindAppend",
+                                  "engineInfo"};
+    tn_type ty[6] = {tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_TIMESTAMP), tn_type_make(TN_TYPE_VARCHAR),
+                     tn_type_make(TN_TYPE_VARCHAR), tn_type_make(TN_TYPE_BOOLEAN), tn_type_make(TN_TYPE_VARCHAR)};
+    tn_catalog_name cn;
+    tn_table *t = NULL;
+    int rc = tn_bind_open_table(b, &stmt->u.describe.table, &cn, &t);
+    if (rc) return rc;
+    tn_table_history h;
+    memset(&h, 0, sizeof h);
+    rc = tn_table_history_read(&h, tn_table_fs(t), tn_table_path(t), 0);
+    if (rc) rc = tn_bind_error_at(b, rc, stmt->pos);
+    if (!rc) rc = tn_stmt_output_init(b, out, 6, names, ty);
+    rows r;
+    memset(&r, 0, sizeof r);
+    if (!rc) rc = rows_open(&r, out);
+    for (uint32_t i = 0; i < h.count && !rc; i++) {
+        const tn_table_history_entry *e = &h.entries[i];
+        rows_i64(&r, 0, e->version);
+        if (e->timestamp_ms >= 0) rows_i64(&r, 1, e->timestamp_ms * 1000);
+        else rc = tn_vector_set_null(&r.c.cols[1], r.row);
+        if (!rc) rc = rows_str(&r, 2, e->operation);
+        if (!rc) rc = rows_str(&r, 3, e->operation_parameters);
+        if (!rc) {
+            if (e->has_is_blind_append) rows_bool(&r, 4, e->is_blind_append);
+            else rc = tn_vector_set_null(&r.c.cols[4], r.row);
+        }
+        if (!rc) rc = rows_str(&r, 5, e->engine_info);
+        if (!rc) rc = rows_next(&r);
+    }
+    if (r.c.cols) rc = rows_close(&r, rc);
+    tn_table_history_free(&h);
+    tn_table_close(t);
+    return rc;
+}
+
+static int show(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    tn_catalog *cat = NULL;
+    tn_catalog_list tables = {0}, views = {0};
+    int rc = tn_stmt_catalog(b, false, &cat);
+    bool empty = rc == TN_ENOTFOUND;     /* no warehouse directory yet: nothing to show */
+    if (rc && !empty) return tn_bind_error_at(b, rc, stmt->pos);
+    rc = 0;
+    if (stmt->u.show.what == TN_SQL_SHOW_SCHEMAS) {
+        const char *name = "schema_name";
+        tn_type t = tn_type_make(TN_TYPE_VARCHAR);
+        rc = tn_stmt_output_init(b, out, 1, &name, &t);
+        if (rc) return rc;
+        if (!empty) rc = tn_catalog_schema_list(cat, &tables);
+        else {
+            static char def[] = "default";
+            static char *one[] = {def};
+            tables.names = one;
+            tables.count = 1;
+        }
+        rows r;
+        if (!rc) rc = rows_open(&r, out);
+        else return tn_bind_error_at(b, rc, stmt->pos);
+        for (uint32_t i = 0; i < tables.count && !rc; i++) {
+            rc = rows_str(&r, 0, tables.names[i]);
+            if (!rc) rc = rows_next(&r);
+        }
+        rc = rows_close(&r, rc);
+        if (!empty) tn_catalog_list_free(&tables);
+        return rc;
+    }
+    const char *schema = NULL;
+    if (stmt->u.show.in.n > 1) return unsupported(b, stmt->u.show.in.parts[0].pos, "catalog-qualified schema names");
+    if (stmt->u.show.in.n == 1) schema = stmt->u.show.in.parts[0].name;
+    static const char *names[] = {"name", "kind"};
+    tn_type ty[2] = {tn_type_make(TN_TYPE_VARCHAR), tn_type_make(TN_TYPE_VARCHAR)};
+    rc = tn_stmt_output_init(b, out, 2, names, ty);
+    if (rc || empty) return rc;
+    rc = tn_catalog_table_list(cat, schema, &tables);
+    if (!rc) rc = tn_catalog_view_list(cat, schema, &views);
+    if (rc) {
+        tn_catalog_list_free(&tables);
+        return tn_bind_error_at(b, rc, stmt->u.show.in.n ? stmt->u.show.in.parts[0].pos : stmt->pos);
+    }
+    rows r;
+    rc = rows_open(&r, out);
+    /* merge the two sorted lists */
+    uint32_t i = 0, k = 0;
+    while (!rc && (i < tables.count || k < views.count)) {
+        bool tab = k >= views.count || (i < tables.count && strcmp(tables.names[i], views.names[k]) <= 0);
+        rc = rows_str(&r, 0, tab ? tables.names[i++] : views.names[k++]);
+        if (!rc) rc = rows_str(&r, 1, tab ? "table" : "view");
+        if (!rc) rc = rows_next(&r);
+    }
+    rc = rows_close(&r, rc);
+    tn_catalog_list_free(&tables);
+    tn_catalog_list_free(&views);
+    return rc;
+}
+
+static int vacuum(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    static const char *names[] = {"files_deleted", "bytes_deleted", "dirs_deleted"};
+    tn_type ty[3] = {tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_BIGINT)};
+    tn_catalog_name cn;
+    tn_table *t = NULL;
+    int rc = tn_bind_open_table(b, &stmt->u.vacuum.table, &cn, &t);
+    if (rc) return rc;
+    double hours = -1;
+    if (stmt->u.vacuum.retain) {
+        char *end = NULL;
+        hours = strtod(stmt->u.vacuum.retain, &end);
+        if (!end || *end || hours < 0) {
+            tn_table_close(t);
+            return tn_bind_error(b, stmt->pos, "RETAIN %s HOURS: not a number of hours", stmt->u.vacuum.retain);
+        }
+    }
+    /* Delta's switch for retentions under 7 days */
+    const char *check = tn_stmt_get_option(b->session, "spark.databricks.delta.retentionDurationCheck.enabled");
+    bool force = check && (tn_str_iequal(check, "false") || strcmp(check, "0") == 0);
+    tn_table_vacuum_result res;
+    memset(&res, 0, sizeof res);
+    rc = tn_table_vacuum(t, hours, force, stmt->u.vacuum.dry_run, &res);
+    tn_table_close(t);
+    if (rc) return tn_bind_error_at(b, rc, stmt->pos);
+    rc = tn_stmt_output_init(b, out, 3, names, ty);
+    rows r;
+    if (!rc) rc = rows_open(&r, out);
+    if (rc) return rc;
+    rows_i64(&r, 0, (int64_t)res.files_deleted);
+    rows_i64(&r, 1, (int64_t)res.bytes_deleted);
+    rows_i64(&r, 2, (int64_t)res.dirs_deleted);
+    rc = rows_next(&r);
+    return rows_close(&r, rc);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Dispatch.
+ */
+bool tn_stmt_is_table(const tn_sql_stmt *stmt) {
+    switch (stmt->kind) {
+    case TN_SQL_S_CREATE_TABLE:
+    case TN_SQL_S_CREATE_VIEW:
+    case TN_SQL_S_CREATE_SCHEMA:
+    case TN_SQL_S_DROP:
+    case TN_SQL_S_INSERT:
+    case TN_SQL_S_DELETE:
+    case TN_SQL_S_UPDATE:
+    case TN_SQL_S_ALTER_TABLE:
+    case TN_SQL_S_OPTIMIZE:
+    case TN_SQL_S_SHOW:
+    case TN_SQL_S_COPY:
+    case TN_SQL_S_VACUUM: return true;
+    case TN_SQL_S_DESCRIBE: return stmt->u.describe.table.n > 0;
+    default: return false;
+    }
+}
+
+int tn_stmt_table_execute(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    memset(out, 0, sizeof *out);
+    switch (stmt->kind) {
+    case TN_SQL_S_CREATE_SCHEMA: return create_schema(b, stmt, out);
+    case TN_SQL_S_CREATE_TABLE: return create_table(b, stmt, out);
+    case TN_SQL_S_CREATE_VIEW: return create_view(b, stmt, out);
+    case TN_SQL_S_DROP: return drop(b, stmt, out);
+    case TN_SQL_S_ALTER_TABLE: return alter(b, stmt, out);
+    case TN_SQL_S_DESCRIBE:
+        return stmt->u.describe.history ? describe_history(b, stmt, out) : describe_table(b, stmt, out);
+    case TN_SQL_S_SHOW: return show(b, stmt, out);
+    case TN_SQL_S_VACUUM: return vacuum(b, stmt, out);
+    case TN_SQL_S_INSERT: return tn_stmt_insert(b, stmt, out);
+    case TN_SQL_S_DELETE: return tn_stmt_delete(b, stmt, out);
+    case TN_SQL_S_COPY: return tn_stmt_copy(b, stmt, out);
+    case TN_SQL_S_UPDATE: return unsupported(b, stmt->pos, "UPDATE (use DELETE and INSERT)");
+    case TN_SQL_S_OPTIMIZE: return unsupported(b, stmt->pos, "OPTIMIZE (qbeast OTree tables and compaction arrive later)");
+    default: return unsupported(b, stmt->pos, "this statement");
+    }
+}

@@ -1,0 +1,692 @@
+/*
+ * sql/stmt_dml.c: statements that change or move table data: INSERT INTO t [(cols)] VALUES /
+ * SELECT, INSERT OVERWRITE t [PARTITION (k = v, ...)] (static partitions; dynamic partition
+ * overwrite without them), DELETE FROM t [WHERE] (copy-on-write through tn_table_delete, the
+ * bound WHERE evaluated per chunk), COPY t FROM 'file' (append) and COPY t / (query) TO 'file'
+ * (CSV, Parquet, NDJSON), and the parallel writer sink CREATE TABLE AS shares. Rows are cast to
+ * the table's types in a PROJECT over the query; NOT NULL is enforced by the table writer.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql/stmt.h"
+#include "text/text.h"
+
+int tn_stmt_bind_query(tn_binder *b, tn_sql_query *q, tn_plan **out) {
+    *out = NULL;
+    return tn_bind_query(b, q, NULL, out);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The writer sink: every worker writes its chunks into one tn_table_writer under a mutex (the
+ * writer splits partitions, rolls files and collects stats).
+ */
+typedef struct wsink {
+    tn_table_writer *w;
+    pthread_mutex_t mu;
+    tn_table *t;                  /* NOT NULL columns checked before the writer sees a chunk */
+} wsink;
+
+static int ws_init(tn_sink *s, void **state) {
+    (void)s;
+    *state = NULL;
+    return 0;
+}
+
+static void ws_free_local(tn_sink *s, void *state) { (void)s; (void)state; }
+
+static int ws_consume(tn_sink *s, void *state, uint32_t morsel, const tn_chunk *in) {
+    (void)state;
+    (void)morsel;
+    if (in->count == 0) return 0;
+    wsink *ws = s->shared;
+    for (uint32_t i = 0; i < in->ncols && i < tn_table_num_columns(ws->t); i++) {
+        const tn_delta_column *c = tn_table_column(ws->t, i);
+        if (!c->nullable && in->cols[i].validity && tn_vector_null_count(&in->cols[i]) > 0)
+            return tn_error_set(TN_ECONSTRAINT, "NULL value in column '%s', which is NOT NULL", c->name);
+    }
+    pthread_mutex_lock(&ws->mu);
+    int rc = tn_table_writer_write(ws->w, in);
+    pthread_mutex_unlock(&ws->mu);
+    return rc;
+}
+
+static int ws_combine(tn_sink *s, void **states, uint32_t n) {
+    (void)s;
+    (void)states;
+    (void)n;
+    return 0;
+}
+
+static void ws_free_shared(tn_sink *s) {
+    wsink *ws = s->shared;
+    if (!ws) return;
+    pthread_mutex_destroy(&ws->mu);
+    tn_free(ws);
+    s->shared = NULL;
+}
+
+int tn_stmt_write_plan(tn_binder *b, tn_table *t, tn_plan *plan, const tn_table_write_options *opts,
+                       tn_table_commit_result *res) {
+    tn_table_writer *w = NULL;
+    tn_sink *sink = NULL;
+    int rc = tn_optimize(&plan, b->arena);
+    if (!rc) rc = tn_table_writer_open(&w, t, opts);
+    if (rc) goto cleanup;
+    sink = tn_calloc(1, sizeof *sink);
+    wsink *ws = tn_calloc(1, sizeof *ws);
+    if (!sink || !ws) {
+        tn_free(ws);
+        rc = TN_ENOMEM;
+        goto cleanup;
+    }
+    ws->w = w;
+    ws->t = t;
+    pthread_mutex_init(&ws->mu, NULL);
+    sink->name = "TABLE_WRITE";
+    sink->shared = ws;
+    sink->worker_init = ws_init;
+    sink->worker_free = ws_free_local;
+    sink->consume = ws_consume;
+    sink->combine = ws_combine;
+    sink->free_shared = ws_free_shared;
+    rc = tn_exec_run_sink(b->ex, plan, sink);
+    if (rc) goto cleanup;
+    tn_table_writer *wc = w;
+    w = NULL;
+    rc = tn_table_writer_commit(wc, res);
+cleanup:
+    if (w) tn_table_writer_abort(w);
+    if (sink) tn_sink_destroy(sink);
+    tn_plan_free(plan);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Filling every column of the table from a query: target[k] = the table column that query
+ * column k fills; static partition columns get their constant; the rest NULL.
+ */
+typedef struct fill {
+    const int *target;            /* ntarget table column indexes */
+    uint32_t ntarget;
+    const bool *is_static;        /* per table column (NULL: none) */
+    const tn_value *sval;
+    const char *label;            /* the table's name for messages */
+    tn_sql_pos pos;
+} fill;
+
+static int fill_plan(tn_binder *b, tn_table *t, const fill *f, tn_plan **plan) {
+    uint32_t n = tn_table_num_columns(t);
+    tn_plan *p = *plan;
+    if (p->ncols != f->ntarget)
+        return tn_bind_error(b, f->pos, "table %s has %u columns to fill but %u values were supplied", f->label,
+                             f->ntarget, p->ncols);
+    tn_expr **ex = tn_arena_calloc(b->arena, (n + 1) * sizeof *ex);
+    const char **names = tn_arena_calloc(b->arena, (n + 1) * sizeof *names);
+    if (!ex || !names) return TN_ENOMEM;
+    int rc = 0;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        const tn_delta_column *c = tn_table_column(t, i);
+        names[i] = c->name;
+        if (c->nested) {
+            rc = tn_bind_error_code(b, TN_EUNSUPPORTED, f->pos, "not supported yet: writing table %s, column '%s' has "
+                                    "nested type %s", f->label, c->name, c->type_text);
+            break;
+        }
+        if (f->is_static && f->is_static[i]) {
+            rc = tn_expr_constant(&ex[i], &f->sval[i]);
+            continue;
+        }
+        int k = -1;
+        for (uint32_t j = 0; j < f->ntarget; j++)
+            if (f->target[j] == (int)i) k = (int)j;
+        if (k < 0) {
+            if (!c->nullable) {
+                rc = tn_bind_error_code(b, TN_ECONSTRAINT, f->pos, "column '%s' of table %s is NOT NULL and gets no value",
+                                        c->name, f->label);
+                break;
+            }
+            tn_value v;
+            memset(&v, 0, sizeof v);
+            v.type = c->type;
+            v.is_null = true;
+            rc = tn_expr_constant(&ex[i], &v);
+            continue;
+        }
+        rc = tn_expr_column(&ex[i], (uint32_t)k, p->types[k]);
+        if (!rc && !tn_type_equal(p->types[k], c->type)) {
+            rc = tn_expr_cast(&ex[i], ex[i], c->type, false);
+            if (rc) {
+                ex[i] = NULL;
+                char a[64], bt[64];
+                rc = tn_bind_error(b, f->pos, "cannot insert %s into column '%s' of type %s (table %s)",
+                                   tn_type_format(p->types[k], a, sizeof a), c->name,
+                                   tn_type_format(c->type, bt, sizeof bt), f->label);
+            }
+        }
+    }
+    if (rc) {
+        for (uint32_t i = 0; i < n; i++) tn_expr_free(ex[i]);
+        return rc;
+    }
+    return tn_bind_project(b, p, ex, names, n, plan);
+}
+
+static int write_filled(tn_binder *b, tn_table *t, const fill *f, tn_plan *plan, const tn_table_write_options *wo,
+                        tn_table_commit_result *res) {
+    int rc = fill_plan(b, t, f, &plan);
+    if (rc) {
+        tn_plan_free(plan);
+        return rc;
+    }
+    rc = tn_stmt_write_plan(b, t, plan, wo, res);
+    if (rc && rc != TN_ENOMEM) tn_error_prefix(rc, "%s into %s", wo->mode == TN_WRITE_APPEND ? "INSERT" : "INSERT OVERWRITE",
+                                               f->label);
+    return rc;
+}
+
+static const char *qtext(tn_binder *b, const tn_sql_qname *q) {
+    char buf[600];
+    size_t off = 0;
+    buf[0] = 0;
+    for (int i = 0; i < q->n && off < sizeof buf - 1; i++)
+        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s", i ? "." : "", q->parts[i].name);
+    const char *r = tn_arena_strdup(b->arena, buf);
+    return r ? r : "?";
+}
+
+static bool has_partitions(const tn_table *t) {
+    for (uint32_t i = 0; i < tn_table_num_columns(t); i++)
+        if (tn_table_column(t, i)->is_partition) return true;
+    return false;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * INSERT.
+ */
+int tn_stmt_insert(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    __typeof__(stmt->u.insert) *ins = &stmt->u.insert;
+    if (ins->upsert)
+        return tn_bind_error_code(b, TN_EUNSUPPORTED, stmt->pos,
+                                  "not supported yet: UPSERT INTO (primary-key tables arrive with buckets)");
+    tn_catalog_name cn;
+    tn_table *t = NULL;
+    tn_plan *plan = NULL;
+    const char *label = qtext(b, &ins->table);
+    int rc = tn_bind_open_table(b, &ins->table, &cn, &t);
+    if (rc) return rc;
+    uint32_t n = tn_table_num_columns(t);
+    bool *is_static = tn_arena_calloc(b->arena, n + 1);
+    tn_value *sval = tn_arena_calloc(b->arena, (n + 1) * sizeof *sval);
+    tn_delta_kv *spec = tn_arena_calloc(b->arena, ((size_t)ins->n_partition + 1) * sizeof *spec);
+    int *target = tn_arena_calloc(b->arena, (n + 1) * sizeof *target);
+    uint32_t nspec = 0, ntarget = 0;
+    if (!is_static || !sval || !spec || !target) { rc = TN_ENOMEM; goto cleanup; }
+    for (int i = 0; i < ins->n_partition; i++) {
+        const tn_sql_partition_value *pv = &ins->partition[i];
+        int idx = tn_table_column_index(t, pv->column.name);
+        if (idx < 0 || !tn_table_column(t, (uint32_t)idx)->is_partition) {
+            rc = tn_bind_error(b, pv->column.pos, "'%s' is not a partition column of table %s", pv->column.name, label);
+            goto cleanup;
+        }
+        if (!pv->value) continue;     /* PARTITION (dt): dynamic, the query gives it */
+        if (is_static[idx]) {
+            rc = tn_bind_error(b, pv->column.pos, "partition column '%s' given twice", pv->column.name);
+            goto cleanup;
+        }
+        const tn_delta_column *c = tn_table_column(t, (uint32_t)idx);
+        tn_value v;
+        rc = tn_bind_const_value(b, pv->value, &v);
+        if (rc) goto cleanup;
+        rc = tn_cast_value(&v, c->type, false, b->arena, &sval[idx]);
+        if (rc) {
+            char tb[64];
+            rc = tn_bind_error(b, pv->value->pos, "PARTITION value for '%s' does not convert to %s: %s", c->name,
+                               tn_type_format(c->type, tb, sizeof tb), tn_error_message());
+            goto cleanup;
+        }
+        sval[idx].type = c->type;
+        is_static[idx] = true;
+        spec[nspec].key = c->name;
+        spec[nspec].value = NULL;
+        if (!sval[idx].is_null) {
+            tn_buf tb = TN_BUF_INIT;
+            rc = tn_value_to_text(&tb, &sval[idx]);
+            if (rc == 1) rc = 0;
+            if (!rc) spec[nspec].value = tn_arena_strndup(b->arena, tb.data ? (const char *)tb.data : "", tb.len);
+            tn_buf_free(&tb);
+            if (rc || !spec[nspec].value) { rc = rc ? rc : TN_ENOMEM; goto cleanup; }
+        }
+        nspec++;
+    }
+    if (ins->n_columns) {
+        for (int k = 0; k < ins->n_columns; k++) {
+            int idx = tn_table_column_index(t, ins->columns[k].name);
+            if (idx < 0) {
+                rc = tn_bind_error(b, ins->columns[k].pos, "column '%s' does not exist in table %s", ins->columns[k].name,
+                                   label);
+                goto cleanup;
+            }
+            for (uint32_t j = 0; j < ntarget; j++)
+                if (target[j] == idx) {
+                    rc = tn_bind_error(b, ins->columns[k].pos, "column '%s' named twice", ins->columns[k].name);
+                    goto cleanup;
+                }
+            if (is_static[idx]) {
+                rc = tn_bind_error(b, ins->columns[k].pos, "column '%s' has a value in PARTITION (...) already",
+                                   ins->columns[k].name);
+                goto cleanup;
+            }
+            target[ntarget++] = idx;
+        }
+    } else {
+        for (uint32_t i = 0; i < n; i++)
+            if (!is_static[i]) target[ntarget++] = (int)i;
+    }
+    rc = tn_stmt_bind_query(b, ins->query, &plan);
+    if (rc) goto cleanup;
+    tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+    if (ins->overwrite) {
+        const char *mode = tn_stmt_get_option(b->session, "spark.sql.sources.partitionOverwriteMode");
+        if (nspec) {
+            wo.mode = TN_WRITE_OVERWRITE;
+            wo.partition_spec = spec;
+            wo.npartition_spec = nspec;
+        } else if (has_partitions(t) && !(mode && tn_str_iequal(mode, "static"))) {
+            wo.mode = TN_WRITE_OVERWRITE_DYNAMIC;
+        } else {
+            wo.mode = TN_WRITE_OVERWRITE;
+        }
+    }
+    fill f = {target, ntarget, is_static, sval, label, ins->query->pos};
+    tn_table_commit_result res;
+    memset(&res, 0, sizeof res);
+    tn_plan *p = plan;
+    plan = NULL;
+    rc = write_filled(b, t, &f, p, &wo, &res);
+    if (rc) {
+        rc = tn_bind_error_at(b, rc, stmt->pos);
+        goto cleanup;
+    }
+    rc = tn_stmt_output_count(b, out, "count", (int64_t)res.rows_written);
+cleanup:
+    tn_plan_free(plan);
+    tn_table_close(t);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * DELETE.
+ */
+typedef struct match_ctx {
+    const tn_expr *pred;
+    tn_expr_state *state;
+    pthread_mutex_t mu;
+} match_ctx;
+
+static int match_rows(void *ctx, const tn_chunk *chunk, uint8_t *match) {
+    match_ctx *m = ctx;
+    memset(match, 0, chunk->count);
+    if (chunk->count == 0) return 0;
+    uint32_t *sel = tn_malloc(chunk->count * sizeof *sel);
+    if (!sel) return TN_ENOMEM;
+    uint32_t nsel = 0;
+    pthread_mutex_lock(&m->mu);
+    int rc = tn_expr_filter(m->pred, chunk, sel, &nsel, m->state);
+    pthread_mutex_unlock(&m->mu);
+    for (uint32_t i = 0; !rc && i < nsel; i++) match[sel[i]] = 1;
+    tn_free(sel);
+    return rc;
+}
+
+int tn_stmt_delete(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    __typeof__(stmt->u.delete_) *d = &stmt->u.delete_;
+    tn_catalog_name cn;
+    tn_table *t = NULL;
+    tn_expr *pred = NULL;
+    match_ctx m;
+    memset(&m, 0, sizeof m);
+    pthread_mutex_init(&m.mu, NULL);
+    const char *label = qtext(b, &d->table);
+    int rc = tn_bind_open_table(b, &d->table, &cn, &t);
+    if (rc) goto cleanup;
+    uint32_t n = tn_table_num_columns(t);
+    const char **names = tn_arena_calloc(b->arena, (n + 1) * sizeof *names);
+    tn_type *types = tn_arena_calloc(b->arena, (n + 1) * sizeof *types);
+    if (!names || !types) { rc = TN_ENOMEM; goto cleanup; }
+    for (uint32_t i = 0; i < n; i++) {
+        names[i] = tn_table_column(t, i)->name;
+        types[i] = tn_table_column(t, i)->type;
+    }
+    tn_table_delete_options o = TN_TABLE_DELETE_OPTIONS_INIT;
+    if (d->where) {
+        bind_scope scope;
+        memset(&scope, 0, sizeof scope);
+        rc = tn_scope_add(b, &scope, d->alias.name ? d->alias.name : cn.name, n, names, types);
+        if (rc) goto cleanup;
+        bind_ctx c;
+        memset(&c, 0, sizeof c);
+        c.b = b;
+        c.scope = &scope;
+        c.clause = "WHERE";
+        rc = tn_bind_pred(&c, d->where, &pred);
+        if (rc) goto cleanup;
+        rc = tn_expr_state_create(pred, &m.state);
+        if (rc) goto cleanup;
+        m.pred = pred;
+        tn_table_filter *filters = NULL;
+        uint32_t nf = 0;
+        rc = tn_bind_table_filters(b, t, pred, &filters, &nf);
+        if (rc) goto cleanup;
+        o.filters = filters;
+        o.nfilters = nf;
+        o.match = match_rows;
+        o.match_ctx = &m;
+        /* the WHERE text for commitInfo.operationParameters.predicate */
+        if (d->where->pos.offset >= stmt->pos.offset) {
+            size_t off = d->where->pos.offset - stmt->pos.offset;
+            if (off < strlen(stmt->text)) {
+                char *txt = tn_arena_strdup(b->arena, stmt->text + off);
+                if (txt) {
+                    size_t len = strlen(txt);
+                    while (len && (txt[len - 1] == ';' || txt[len - 1] == ' ' || txt[len - 1] == '\n')) txt[--len] = 0;
+                    o.predicate_text = txt;
+                }
+            }
+        }
+    }
+    tn_table_commit_result res;
+    memset(&res, 0, sizeof res);
+    rc = tn_table_delete(t, &o, &res);
+    if (rc) {
+        if (rc != TN_ENOMEM) tn_error_prefix(rc, "DELETE FROM %s", label);
+        rc = tn_bind_error_at(b, rc, stmt->pos);
+        goto cleanup;
+    }
+    rc = tn_stmt_output_count(b, out, "count", (int64_t)res.rows_deleted);
+cleanup:
+    tn_expr_state_free(m.state);
+    tn_expr_free(pred);
+    pthread_mutex_destroy(&m.mu);
+    tn_table_close(t);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * COPY.
+ */
+typedef enum copy_format { FMT_CSV, FMT_PARQUET, FMT_JSON } copy_format;
+
+typedef struct copy_opts {
+    copy_format format;
+    int header;                   /* -1 default */
+    char delim, quote, escape;
+    const char *null_str;
+    tn_parquet_codec codec;
+    bool has_codec;
+    uint64_t row_group_rows;
+} copy_opts;
+
+static bool ends_with(const char *s, const char *suffix) {
+    size_t a = strlen(s), n = strlen(suffix);
+    return a >= n && tn_str_iequal(s + a - n, suffix);
+}
+
+static int opt_bool(tn_binder *b, const tn_sql_option *o, int *out) {
+    if (o->kind == TN_SQL_VALUE_NONE) { *out = 1; return 0; }
+    const char *v = o->value ? o->value : "";
+    if (tn_str_iequal(v, "true") || strcmp(v, "1") == 0 || tn_str_iequal(v, "on")) *out = 1;
+    else if (tn_str_iequal(v, "false") || strcmp(v, "0") == 0 || tn_str_iequal(v, "off")) *out = 0;
+    else return tn_bind_error(b, o->value_pos, "COPY option %s expects true or false", o->key);
+    return 0;
+}
+
+static int opt_char(tn_binder *b, const tn_sql_option *o, char *out) {
+    const char *v = o->value ? o->value : "";
+    if (strcmp(v, "\\t") == 0) { *out = '\t'; return 0; }
+    if (strlen(v) != 1) return tn_bind_error(b, o->value_pos, "COPY option %s expects one character", o->key);
+    *out = v[0];
+    return 0;
+}
+
+static int copy_options(tn_binder *b, tn_sql_stmt *stmt, copy_opts *co) {
+    const char *path = stmt->u.copy.path;
+    memset(co, 0, sizeof *co);
+    co->header = -1;
+    co->format = ends_with(path, ".parquet") || ends_with(path, ".pq") ? FMT_PARQUET
+                 : ends_with(path, ".json") || ends_with(path, ".ndjson") || ends_with(path, ".jsonl") ? FMT_JSON
+                                                                                                       : FMT_CSV;
+    const tn_sql_options *os = &stmt->u.copy.options;
+    for (int i = 0; i < os->n; i++) {
+        const tn_sql_option *o = &os->items[i];
+        const char *v = o->value ? o->value : "";
+        int rc = 0;
+        if (tn_str_iequal(o->key, "format")) {
+            if (tn_str_iequal(v, "csv")) co->format = FMT_CSV;
+            else if (tn_str_iequal(v, "parquet")) co->format = FMT_PARQUET;
+            else if (tn_str_iequal(v, "json") || tn_str_iequal(v, "ndjson") || tn_str_iequal(v, "newline_delimited"))
+                co->format = FMT_JSON;
+            else return tn_bind_error(b, o->value_pos, "unknown COPY format '%s' (csv, parquet, json)", v);
+        } else if (tn_str_iequal(o->key, "header")) {
+            rc = opt_bool(b, o, &co->header);
+        } else if (tn_str_iequal(o->key, "delimiter") || tn_str_iequal(o->key, "delim") || tn_str_iequal(o->key, "sep")) {
+            rc = opt_char(b, o, &co->delim);
+        } else if (tn_str_iequal(o->key, "quote")) {
+            rc = opt_char(b, o, &co->quote);
+        } else if (tn_str_iequal(o->key, "escape")) {
+            rc = opt_char(b, o, &co->escape);
+        } else if (tn_str_iequal(o->key, "null") || tn_str_iequal(o->key, "nullstr")) {
+            co->null_str = o->value;
+        } else if (tn_str_iequal(o->key, "compression") || tn_str_iequal(o->key, "codec")) {
+            co->has_codec = true;
+            if (tn_str_iequal(v, "zstd")) co->codec = TN_CODEC_ZSTD;
+            else if (tn_str_iequal(v, "snappy")) co->codec = TN_CODEC_SNAPPY;
+            else if (tn_str_iequal(v, "gzip")) co->codec = TN_CODEC_GZIP;
+            else if (tn_str_iequal(v, "lz4") || tn_str_iequal(v, "lz4_raw")) co->codec = TN_CODEC_LZ4_RAW;
+            else if (tn_str_iequal(v, "uncompressed") || tn_str_iequal(v, "none")) co->codec = TN_CODEC_UNCOMPRESSED;
+            else return tn_bind_error(b, o->value_pos, "unknown compression '%s'", v);
+        } else if (tn_str_iequal(o->key, "row_group_size")) {
+            long long x = atoll(v);
+            if (x <= 0) return tn_bind_error(b, o->value_pos, "ROW_GROUP_SIZE must be a positive number");
+            co->row_group_rows = (uint64_t)x;
+        } else if (tn_str_iequal(o->key, "partition_by")) {
+            return tn_bind_error_code(b, TN_EUNSUPPORTED, o->pos, "not supported yet: COPY ... (PARTITION_BY ...)");
+        } else {
+            return tn_bind_error(b, o->pos, "unknown COPY option %s", o->key);
+        }
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static int sql_quote(tn_buf *out, const char *s) {
+    int rc = tn_buf_append_byte(out, '\'');
+    for (const char *p = s; *p && !rc; p++) {
+        if (*p == '\'') rc = tn_buf_append_byte(out, '\'');
+        if (!rc) rc = tn_buf_append_byte(out, (uint8_t)*p);
+    }
+    if (!rc) rc = tn_buf_append_byte(out, '\'');
+    return rc;
+}
+
+static int copy_from(tn_binder *b, tn_sql_stmt *stmt, const copy_opts *co, tn_stmt_output *out) {
+    __typeof__(stmt->u.copy) *cp = &stmt->u.copy;
+    tn_catalog_name cn;
+    tn_table *t = NULL;
+    tn_plan *plan = NULL;
+    tn_buf sql = TN_BUF_INIT;
+    const char *label = qtext(b, &cp->table);
+    int rc = tn_bind_open_table(b, &cp->table, &cn, &t);
+    if (rc) return rc;
+    const char *fn = co->format == FMT_PARQUET ? "read_parquet" : co->format == FMT_JSON ? "read_json" : "read_csv";
+    rc = tn_buf_printf(&sql, "SELECT * FROM %s(", fn);
+    if (!rc) rc = sql_quote(&sql, cp->path);
+    if (!rc && co->format == FMT_CSV) {
+        char c[2] = {0, 0};
+        if (co->header >= 0) rc = tn_buf_printf(&sql, ", header = %s", co->header ? "true" : "false");
+        if (!rc && co->delim) { c[0] = co->delim; rc = tn_buf_printf(&sql, ", delim = "); if (!rc) rc = sql_quote(&sql, c); }
+        if (!rc && co->quote) { c[0] = co->quote; rc = tn_buf_printf(&sql, ", quote = "); if (!rc) rc = sql_quote(&sql, c); }
+        if (!rc && co->escape) { c[0] = co->escape; rc = tn_buf_printf(&sql, ", escape = "); if (!rc) rc = sql_quote(&sql, c); }
+        if (!rc && co->null_str) { rc = tn_buf_printf(&sql, ", nullstr = "); if (!rc) rc = sql_quote(&sql, co->null_str); }
+    }
+    if (!rc) rc = tn_buf_printf(&sql, ")");
+    if (!rc) rc = tn_buf_append_byte(&sql, 0);
+    if (rc) goto cleanup;
+    rc = tn_bind_query_text(b, (const char *)sql.data, "COPY FROM", &plan);
+    if (rc) {
+        rc = tn_bind_error_at(b, rc, stmt->pos);
+        goto cleanup;
+    }
+    uint32_t n = tn_table_num_columns(t);
+    int *target = tn_arena_calloc(b->arena, (n + 1) * sizeof *target);
+    uint32_t ntarget = 0;
+    if (!target) { rc = TN_ENOMEM; goto cleanup; }
+    if (cp->n_columns) {
+        for (int k = 0; k < cp->n_columns; k++) {
+            int idx = tn_table_column_index(t, cp->columns[k].name);
+            if (idx < 0) {
+                rc = tn_bind_error(b, cp->columns[k].pos, "column '%s' does not exist in table %s", cp->columns[k].name, label);
+                goto cleanup;
+            }
+            target[ntarget++] = idx;
+        }
+    } else {
+        for (uint32_t i = 0; i < n; i++) target[ntarget++] = (int)i;
+    }
+    if (plan->ncols != ntarget) {
+        rc = tn_bind_error(b, stmt->pos, "COPY %s FROM '%s': the file has %u columns, the table %u", label, cp->path,
+                           plan->ncols, ntarget);
+        goto cleanup;
+    }
+    fill f = {target, ntarget, NULL, NULL, label, stmt->pos};
+    tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+    wo.operation = "COPY INTO";
+    tn_table_commit_result res;
+    memset(&res, 0, sizeof res);
+    tn_plan *p = plan;
+    plan = NULL;
+    rc = write_filled(b, t, &f, p, &wo, &res);
+    if (rc) {
+        rc = tn_bind_error_at(b, rc, stmt->pos);
+        goto cleanup;
+    }
+    rc = tn_stmt_output_count(b, out, "count", (int64_t)res.rows_written);
+cleanup:
+    tn_buf_free(&sql);
+    tn_plan_free(plan);
+    tn_table_close(t);
+    return rc;
+}
+
+static int write_file(const copy_opts *co, const char *path, const tn_collection *rows, const char *const *names,
+                      const tn_type *types) {
+    tn_fs *fs = tn_fs_default();
+    uint32_t n = rows->ncols;
+    int rc = 0;
+    if (co->format == FMT_CSV) {
+        tn_csv_writer *w = NULL;
+        tn_csv_write_options o = TN_CSV_WRITE_OPTIONS_INIT;
+        if (co->delim) o.delimiter = co->delim;
+        if (co->quote) o.quote = co->quote;
+        if (co->header == 0) o.header = false;
+        o.null_string = co->null_str;
+        rc = tn_csv_writer_open(&w, fs, path, n, names, types, &o);
+        for (uint32_t i = 0; !rc && i < rows->nchunks; i++) rc = tn_csv_writer_write(w, &rows->chunks[i]);
+        if (w) {
+            int crc = tn_csv_writer_close(w);
+            if (!rc) rc = crc;
+        }
+    } else if (co->format == FMT_JSON) {
+        tn_ndjson_writer *w = NULL;
+        rc = tn_ndjson_writer_open(&w, fs, path, n, names, types);
+        for (uint32_t i = 0; !rc && i < rows->nchunks; i++) rc = tn_ndjson_writer_write(w, &rows->chunks[i]);
+        if (w) {
+            int crc = tn_ndjson_writer_close(w);
+            if (!rc) rc = crc;
+        }
+    } else {
+        bool ex = false;
+        if (fs->exists(fs, path, &ex) == 0 && ex) {
+            rc = fs->unlink(fs, path);
+            if (rc) return rc;
+        }
+        tn_parquet_column_spec *specs = tn_calloc(n + 1, sizeof *specs);
+        if (!specs) return TN_ENOMEM;
+        for (uint32_t i = 0; i < n; i++) {
+            specs[i].name = names[i];
+            specs[i].type = types[i];
+            specs[i].nullable = true;
+            specs[i].field_id = -1;
+        }
+        tn_parquet_writer_options o = TN_PARQUET_WRITER_OPTIONS_INIT;
+        if (co->has_codec) o.codec = co->codec;
+        if (co->row_group_rows) o.row_group_rows = co->row_group_rows;
+        tn_parquet_writer *w = NULL;
+        rc = tn_parquet_writer_open(&w, fs, path, specs, n, &o);
+        for (uint32_t i = 0; !rc && i < rows->nchunks; i++) rc = tn_parquet_writer_write(w, &rows->chunks[i]);
+        if (w) {
+            if (rc) tn_parquet_writer_abort(w);
+            else rc = tn_parquet_writer_close(w, NULL);
+        }
+        tn_free(specs);
+    }
+    return rc;
+}
+
+static int copy_to(tn_binder *b, tn_sql_stmt *stmt, const copy_opts *co, tn_stmt_output *out) {
+    __typeof__(stmt->u.copy) *cp = &stmt->u.copy;
+    tn_plan *plan = NULL;
+    tn_collection rows;
+    memset(&rows, 0, sizeof rows);
+    int rc = 0;
+    if (cp->query) {
+        rc = tn_stmt_bind_query(b, cp->query, &plan);
+    } else {
+        tn_sql_tableref tr;
+        memset(&tr, 0, sizeof tr);
+        tr.kind = TN_SQL_T_TABLE;
+        tr.pos = cp->table.parts[0].pos;
+        tr.u.table.name = cp->table;
+        const char *alias = NULL;
+        rc = tn_bind_table_name(b, &tr, &plan, &alias);
+        if (!rc && cp->n_columns) {
+            tn_expr **ex = tn_arena_calloc(b->arena, ((size_t)cp->n_columns + 1) * sizeof *ex);
+            const char **names = tn_arena_calloc(b->arena, ((size_t)cp->n_columns + 1) * sizeof *names);
+            if (!ex || !names) rc = TN_ENOMEM;
+            for (int k = 0; !rc && k < cp->n_columns; k++) {
+                int idx = -1;
+                for (uint32_t i = 0; i < plan->ncols; i++)
+                    if (tn_str_iequal(plan->names[i], cp->columns[k].name)) idx = (int)i;
+                if (idx < 0) {
+                    rc = tn_bind_error(b, cp->columns[k].pos, "column '%s' does not exist", cp->columns[k].name);
+                    break;
+                }
+                names[k] = plan->names[idx];
+                rc = tn_expr_column(&ex[k], (uint32_t)idx, plan->types[idx]);
+            }
+            if (!rc) rc = tn_bind_project(b, plan, ex, names, (uint32_t)cp->n_columns, &plan);
+            else
+                for (int k = 0; ex && k < cp->n_columns; k++) tn_expr_free(ex[k]);
+        }
+    }
+    if (!rc) rc = tn_optimize(&plan, b->arena);
+    if (!rc) rc = tn_exec_run(b->ex, plan, &rows);
+    if (!rc) {
+        rc = write_file(co, cp->path, &rows, plan->names, plan->types);
+        if (rc) rc = tn_bind_error_at(b, tn_error_prefix(rc, "COPY TO '%s'", cp->path), stmt->pos);
+    }
+    int64_t n = rows.nrows;
+    tn_collection_free(&rows);
+    tn_plan_free(plan);
+    if (rc) return rc;
+    return tn_stmt_output_count(b, out, "count", n);
+}
+
+int tn_stmt_copy(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    copy_opts co;
+    int rc = copy_options(b, stmt, &co);
+    if (rc) return rc;
+    return stmt->u.copy.to ? copy_to(b, stmt, &co, out) : copy_from(b, stmt, &co, out);
+}

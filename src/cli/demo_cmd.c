@@ -2,8 +2,10 @@
  * cli/demo_cmd.c: `tarn demo [-w DIR]`, the quick-start job: writes <warehouse>/demo/
  * flights.parquet, either by copying the shared 3M-row flights dataset through tarn's reader
  * and writer (ZSTD) or, when the dataset is absent, from 100,000 synthetic flight rows (fixed
- * seed); then prints the schema, rows, sizes, compression ratio and time. Idempotent: the new
- * file is written under a temporary name and renamed over the previous output.
+ * seed), and prints the schema, rows, sizes, compression ratio and time; then loads it into
+ * the Delta table demo.flights with SQL (through the public API) and queries it. Idempotent:
+ * the file is written under a temporary name and renamed over the previous output, and the
+ * table is dropped and created again.
  */
 #include <inttypes.h>
 #include <libgen.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "tarn.h"
 
 #define DEMO_SYNTHETIC_ROWS 100000
 #define DEMO_DATASET "data/datasets/flights-3m.parquet"
@@ -42,6 +45,71 @@ static char *find_dataset(void) {
         if (access(cand[i], R_OK) == 0) return tn_strdup(realpath(cand[i], real) ? real : cand[i]);
     }
     return NULL;
+}
+
+/* Prints a result as an aligned text table (values spelled as DuckDB spells them). */
+static void print_result(tarn_result *r) {
+    uint32_t ncols = tarn_result_column_count(r);
+    enum { MAXC = 8, MAXR = 32, W = 64 };
+    char cells[MAXR + 1][MAXC][W];
+    size_t width[MAXC] = {0};
+    uint32_t nrows = 0;
+    if (ncols > MAXC) ncols = MAXC;
+    for (uint32_t c = 0; c < ncols; c++) snprintf(cells[0][c], W, "%s", tarn_result_column_name(r, c));
+    uint32_t n;
+    while (nrows < MAXR && (n = tarn_result_next_chunk(r)) > 0)
+        for (uint32_t row = 0; row < n && nrows < MAXR; row++, nrows++)
+            for (uint32_t c = 0; c < ncols; c++)
+                if (tarn_result_value_text(r, c, row, cells[nrows + 1][c], W) == 1)
+                    snprintf(cells[nrows + 1][c], W, "NULL");
+    for (uint32_t i = 0; i <= nrows; i++)
+        for (uint32_t c = 0; c < ncols; c++)
+            if (strlen(cells[i][c]) > width[c]) width[c] = strlen(cells[i][c]);
+    for (uint32_t i = 0; i <= nrows; i++) {
+        for (uint32_t c = 0; c < ncols; c++)
+            printf("  %-*s", c + 1 < ncols ? (int)width[c] : 0, cells[i][c]);
+        printf("\n");
+        if (i == 0) {
+            for (uint32_t c = 0; c < ncols; c++) {
+                printf("  ");
+                for (size_t k = 0; k < width[c]; k++) putchar('-');
+            }
+            printf("\n");
+        }
+    }
+}
+
+/* Loads the Parquet file into the Delta table demo.flights and runs a query on it. */
+static int load_and_query(const char *warehouse, const char *parquet_path) {
+    tarn_db *db = NULL;
+    tarn_result *res = NULL;
+    char sql[PATH_MAX + 256];
+    int rc = tarn_open(warehouse, &db);
+    if (rc) goto cleanup;
+    uint64_t t0 = tn_time_ns();
+    snprintf(sql, sizeof sql,
+             "DROP TABLE IF EXISTS demo.flights;"
+             "CREATE TABLE demo.flights AS SELECT * FROM read_parquet('%s')", parquet_path);
+    rc = tarn_query(db, sql, NULL);
+    if (rc) goto cleanup;
+    printf("\ntable demo.flights (Delta Lake, in %s/demo/flights): loaded in %.2f s\n", warehouse,
+           (double)(tn_time_ns() - t0) / 1e9);
+    static const char query[] =
+        "SELECT origin, count(*) AS flights, round(avg(delay), 2) AS avg_delay, "
+        "max(distance) AS max_distance FROM demo.flights GROUP BY origin "
+        "ORDER BY flights DESC LIMIT 5";
+    printf("\n%s;\n\n", query);
+    t0 = tn_time_ns();
+    rc = tarn_query(db, query, &res);
+    if (rc) goto cleanup;
+    double ms = (double)(tn_time_ns() - t0) / 1e6;
+    print_result(res);
+    printf("(%.1f ms)\n", ms);
+cleanup:
+    if (rc) fprintf(stderr, "tarn: demo: %s\n", tarn_last_error());
+    tarn_result_free(res);
+    tarn_close(db);
+    return rc ? TN_CLI_ERROR : TN_CLI_OK;
 }
 
 static uint64_t rng_next(uint64_t *s) {           /* xorshift64* */
@@ -189,6 +257,8 @@ int tn_cli_demo(int argc, char **argv, const char *warehouse) {
     printf("compression: %.2fx %s\n", res.bytes_out ? (double)in_bytes / (double)res.bytes_out : 0.0,
            dataset ? "(input file / output file)" : "(raw values / output file)");
     printf("time:        %.2f s\n", secs);
+    char abs_path[PATH_MAX];
+    rc = load_and_query(warehouse, realpath(out_path, abs_path) ? abs_path : out_path);
 cleanup:
     if (check) tn_parquet_close(check);
     if (in) tn_parquet_close(in);

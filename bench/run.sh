@@ -10,6 +10,7 @@
 #  - write: the same 3M rows to a ZSTD file: tarn from rows already decoded in memory (only the
 #    write is timed); DuckDB `COPY t TO ... (COMPRESSION zstd)` from a table in a DuckDB
 #    database file (only the COPY is timed; it includes DuckDB reading its own table storage).
+# Then runs the SQL benchmark, bench/sql_bench.sh (BENCH_SQL=0 skips it).
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -104,5 +105,10 @@ open(path, 'w').write(s)
 EOF
     echo "bench: bench/README.md updated" >&2
 fi
+# --- the SQL benchmark (bench/sql_bench.sh: same environment variables), unless BENCH_SQL=0
+sql_rc=0
+if [ "${BENCH_SQL:-1}" = 1 ]; then
+    BUILD=$BUILD TARN_SHARED=$SHARED bash bench/sql_bench.sh || sql_rc=1
+fi
 case "$check" in *DIFFER*|*DIFFERENTLY*) exit 1;; esac
-exit 0
+exit $sql_rc

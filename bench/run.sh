@@ -10,40 +10,20 @@
 #  - write: the same 3M rows to a ZSTD file: tarn from rows already decoded in memory (only the
 #    write is timed); DuckDB `COPY t TO ... (COMPRESSION zstd)` from a table in a DuckDB
 #    database file (only the COPY is timed; it includes DuckDB reading its own table storage).
-# Then runs the SQL benchmark, bench/sql_bench.sh (BENCH_SQL=0 skips it).
+# Then runs the SQL benchmark, bench/sql_bench.sh (BENCH_SQL=0 skips it), and the table
+# benchmark, bench/table_bench.sh (BENCH_TABLE=0 skips it). Helpers: bench/common.sh.
 set -u
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build}
-SHARED=${TARN_SHARED:-$(cd .. && pwd)/shared}
-F=$SHARED/data/datasets/flights-3m.parquet
-DUCK=$SHARED/oracle/duckdb
-REPS=${BENCH_REPS:-5}
-LDLIBS="-lsnappy -lzstd -llz4 -lz -ljansson -lroaring -lxxhash -ledit -lssl -lcrypto -lstdc++ -lm -pthread"
+. bench/common.sh   # BUILD, SHARED, F, DUCK, REPS; bench_cc, med, ratio, duck_time, tarn_field
 [ -f "$BUILD/libtarn.a" ] || { echo "bench: $BUILD/libtarn.a missing (run make)" >&2; exit 1; }
 [ -f "$F" ] || { echo "bench: $F missing" >&2; exit 1; }
-mkdir -p "$BUILD/bench"
 BIN=$BUILD/bench/parquet_bench
-${CC:-cc} -std=c11 -O2 -g -Isrc -Iinclude -D_GNU_SOURCE $(pkg-config --cflags libzstd 2>/dev/null) \
-    -o "$BIN" bench/parquet_bench.c "$BUILD/libtarn.a" $LDLIBS || { echo "bench: build failed" >&2; exit 1; }
+bench_cc "$BIN" bench/parquet_bench.c -Isrc $(pkg-config --cflags libzstd 2>/dev/null) ||
+    { echo "bench: build failed" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tarn-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-med() { sort -n | awk '{v[NR]=$1} END {if (NR==0) {print "nan"; exit}; if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a/b; else print "n/a"}'; }
-
-# DuckDB: one warm-up then REPS timed runs; prints the median of time_ms.
-duck_time() {   # threads sql [extra oracle args]
-    local threads=$1 sql=$2; shift 2
-    local i
-    for i in $(seq 0 "$REPS"); do
-        "$DUCK" "$sql" --threads "$threads" --time "$@" 2>"$tmp/d.err" >"$tmp/d.out" ||
-            { echo "bench: duckdb failed: $(cat "$tmp/d.err")" >&2; return 1; }
-        [ "$i" -gt 0 ] && sed -n 's/^time_ms=//p' "$tmp/d.err"
-    done | med
-}
-tarn_field() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" "$2" | tail -n 1; }
-
-load_before=$(cut -d' ' -f1 /proc/loadavg)
+load_before=$(load1)
 echo "bench: flights-3m.parquet ($(stat -c %s "$F") bytes), $REPS repetitions, median" >&2
 # --- read
 read_query() { echo "SELECT min(date)::VARCHAR AS a, max(delay) AS b, sum(distance) AS c, max(origin) AS d, max(destination) AS e FROM read_parquet('$1')"; }
@@ -82,7 +62,7 @@ cmp -s "$tmp/dres.csv" "$tmp/dres2.csv" || check="$check; DuckDB READS TARN'S WR
 
 mb() { awk -v k="$1" 'BEGIN {printf "%.0f MB", k/1024}'; }
 {
-    echo "Run: $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m), DuckDB $(cd "$SHARED/oracle" && node -p "require('./package.json').dependencies['@duckdb/node-api']" 2>/dev/null || echo '?'), flights-3m.parquet (3,000,000 rows x 5 columns, $(stat -c %s "$F") bytes), median of $REPS; load average $load_before before / $(cut -d' ' -f1 /proc/loadavg) after the run (anything well above 0 means other work shared the 2 cores: treat ratios as rough)."
+    echo "Run: $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m), DuckDB $(duck_version), flights-3m.parquet (3,000,000 rows x 5 columns, $(stat -c %s "$F") bytes), median of $REPS; load average $load_before before / $(load1) after the run (anything well above 0 means other work shared the 2 cores: treat ratios as rough)."
     echo
     echo "| benchmark | tarn ms | DuckDB ms | tarn / DuckDB | tarn peak RSS |"
     echo "|---|---:|---:|---:|---:|"
@@ -95,20 +75,16 @@ mb() { awk -v k="$1" 'BEGIN {printf "%.0f MB", k/1024}'; }
 } >"$BUILD/bench/last.md"
 cat "$BUILD/bench/last.md"
 if [ "${BENCH_UPDATE_README:-0}" = 1 ]; then
-    python3 - "$BUILD/bench/last.md" bench/README.md <<'EOF'
-import sys, re
-table = open(sys.argv[1]).read().strip()
-path = sys.argv[2]
-s = open(path).read()
-s = re.sub(r'(<!-- bench:start -->\n).*?(\n<!-- bench:end -->)', lambda m: m.group(1) + table + m.group(2), s, flags=re.S)
-open(path, 'w').write(s)
-EOF
-    echo "bench: bench/README.md updated" >&2
+    readme_section bench "$BUILD/bench/last.md" && echo "bench: bench/README.md updated" >&2
 fi
-# --- the SQL benchmark (bench/sql_bench.sh: same environment variables), unless BENCH_SQL=0
+# --- the SQL benchmark (bench/sql_bench.sh: same environment variables), unless BENCH_SQL=0,
+# then the table benchmark (bench/table_bench.sh), unless BENCH_TABLE=0
 sql_rc=0
 if [ "${BENCH_SQL:-1}" = 1 ]; then
     BUILD=$BUILD TARN_SHARED=$SHARED bash bench/sql_bench.sh || sql_rc=1
+fi
+if [ "${BENCH_TABLE:-1}" = 1 ]; then
+    BUILD=$BUILD TARN_SHARED=$SHARED bash bench/table_bench.sh || sql_rc=1
 fi
 case "$check" in *DIFFER*|*DIFFERENTLY*) exit 1;; esac
 exit $sql_rc

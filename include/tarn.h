@@ -13,6 +13,21 @@
  * tarn_finalize() the statement, tarn_close() the warehouse. tarn_query() runs a text of one or
  * more statements directly. One tarn_db may be used by one thread at a time; results and
  * statements belong to the thread that uses their tarn_db.
+ *
+ * Streaming: a query made only of scans, filters, projections and LIMIT (no aggregate, ORDER
+ * BY, join, window function, DISTINCT or set operation) is not materialized: tarn_execute /
+ * tarn_query return once its first chunk is ready and the rest is produced while the caller
+ * reads it, holding a few chunks in memory whatever the row count, in the plan's row order.
+ * Other queries compute their whole result before tarn_execute returns. Consequences:
+ *   - an error that happens after the first chunk (a corrupt page further in a file, a failed
+ *     cast in a later row) is reported by tarn_result_next_chunk: it returns 0 as at the end,
+ *     and tarn_result_error() then returns the negative code (the message is
+ *     tarn_last_error()). Check tarn_result_error() after the loop. The chunks read before
+ *     the error are a prefix of the result (with several threads, a failure in a later part
+ *     of the input may end the rows before the part that precedes it is complete).
+ *   - tarn_result_row_count() counts the rows read so far until the end is reached.
+ *   - running another statement on the same tarn_db while a result still streams first reads
+ *     the rest of that result into memory (it stays valid and readable).
  */
 #ifndef TARN_H
 #define TARN_H
@@ -99,7 +114,8 @@ TARN_API void tarn_close(tarn_db *db);
 TARN_API int tarn_query(tarn_db *db, const char *sql, tarn_result **out);
 
 /* Prepares one statement (the first of sql; more is an error). Parameters are `?` or `$n`.
- * The caller frees *out with tarn_finalize; the statement borrows db. */
+ * The caller frees *out with tarn_finalize (results of it may outlive that call: the statement
+ * is released with its last result); the statement borrows db. */
 TARN_API int tarn_prepare(tarn_db *db, const char *sql, tarn_stmt **out);
 TARN_API void tarn_finalize(tarn_stmt *stmt);              /* NULL ok */
 TARN_API int tarn_stmt_param_count(const tarn_stmt *stmt);
@@ -117,9 +133,14 @@ TARN_API int tarn_execute(tarn_stmt *stmt, tarn_result **out);
 TARN_API uint32_t tarn_result_column_count(const tarn_result *r);
 TARN_API const char *tarn_result_column_name(const tarn_result *r, uint32_t col);
 TARN_API tarn_type tarn_result_column_type(const tarn_result *r, uint32_t col);
+/* Rows of the result; for a streaming one, the rows read so far (the total at the end). */
 TARN_API int64_t tarn_result_row_count(const tarn_result *r);
-/* Moves to the next chunk; returns its number of rows, 0 at the end. */
+/* Moves to the next chunk; returns its number of rows, 0 at the end or when the execution
+ * failed after the first chunk (then tarn_result_error() < 0 and tarn_last_error() says why;
+ * the rows read before the error were correct, the remaining ones never come). */
 TARN_API uint32_t tarn_result_next_chunk(tarn_result *r);
+/* 0, or the negative error code that ended the result's rows early (see "Streaming"). */
+TARN_API int tarn_result_error(const tarn_result *r);
 /* Column col of the current chunk (after tarn_result_next_chunk returned > 0). */
 TARN_API int tarn_result_column(const tarn_result *r, uint32_t col, tarn_column *out);
 /* Text of one value of the current chunk as DuckDB spells it (NULL: returns 1 and writes "").
@@ -127,7 +148,7 @@ TARN_API int tarn_result_column(const tarn_result *r, uint32_t col, tarn_column 
 TARN_API int tarn_result_value_text(const tarn_result *r, uint32_t col, uint32_t row, char *buf,
                                     size_t cap);
 /* Scan counters of the statement: files/row groups/rows/bytes read, and what the scanned
- * sources hold. */
+ * sources hold. For a streaming result they are final once tarn_result_next_chunk returned 0. */
 typedef struct tarn_stats {
     uint64_t files_scanned, row_groups_scanned, rows_scanned, bytes_scanned;
     uint64_t table_files, table_rows, table_bytes;

@@ -20,10 +20,12 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 # Build the targets if `make fuzz` did not (e.g. when this script is run alone).
 shopt -s nullglob
 srcs=(tests/fuzz/fuzz_*.c)
+hdrs=(tests/fuzz/*.h)                     # shared harness code (memfs.h): every target uses it
 need_build=0
 for s in "${srcs[@]}"; do
     b=$FUZZ_DIR/$(basename "$s" .c)
     [ -x "$b" ] && [ "$b" -nt "$s" ] || need_build=1
+    for h in "${hdrs[@]}"; do [ -x "$b" ] && [ "$b" -nt "$h" ] || need_build=1; done
 done
 if [ $need_build -eq 1 ]; then make -s fuzz >/dev/null || echo "fuzz-run: make fuzz failed" >&2; fi
 
@@ -41,13 +43,17 @@ for s in "${srcs[@]}"; do
     regs=("$regress_dir"/*)
     regs_files=()
     for r in "${regs[@]}"; do [ -f "$r" ] && regs_files+=("$r"); done
-    if [ ${#regs_files[@]} -gt 0 ]; then
-        if ! "$bin" -runs=1 -timeout=20 "${regs_files[@]}" >"$log" 2>&1; then
-            echo "FAIL $target: a regression input crashes again:"
-            grep -E 'ERROR|SUMMARY|Running:|runtime error' "$log" | tail -n 6 | sed 's/^/    /'
-            fail=$((fail + 1)); continue
+    # Each file alone, so that every one still failing is named (not just the first).
+    bad=0
+    for r in "${regs_files[@]}"; do
+        if ! "$bin" -runs=1 -timeout=20 "$r" >"$log" 2>&1; then
+            [ $bad -eq 0 ] && echo "FAIL $target: regression input(s) fail again:"
+            echo "    $r:"
+            grep -E 'ERROR|SUMMARY|runtime error|^[a-z_]+: ' "$log" | grep -v '^INFO' | head -n 3 | sed 's/^/        /'
+            bad=$((bad + 1))
         fi
-    fi
+    done
+    if [ $bad -ne 0 ]; then fail=$((fail + 1)); continue; fi
     # 2. Fuzz over a copy of the seed corpus.
     corpus=$tmp/corpus-$target; art=$tmp/art-$target/
     mkdir -p "$corpus" "$art"

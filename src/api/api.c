@@ -25,12 +25,17 @@ struct tarn_stmt {
     uint32_t nparams;
     tn_value *params;
     char **texts;                /* copies of bound strings */
+    uint32_t results;            /* live results of it (a streaming one borrows the script) */
+    bool finalized;              /* tarn_finalize came while results lived: freed with the last */
 };
 
 struct tarn_result {
     tn_sql_result *r;
     const tn_chunk *cur;
+    tarn_stmt *stmt;             /* the statement it came from (tarn_execute), or NULL */
 };
+
+static void stmt_free(tarn_stmt *s);
 
 const char *tarn_version(void) { return TARN_VERSION; }
 
@@ -61,7 +66,7 @@ int tarn_query(tarn_db *db, const char *sql, tarn_result **out) {
     if (out) *out = NULL;
     if (!db || !sql) return tn_error_set(TN_EINVAL, "tarn_query: no database or no SQL");
     tn_sql_result *r = NULL;
-    int rc = tn_sql_execute(&r, db->session, sql);
+    int rc = tn_sql_execute_stream(&r, db->session, sql);
     if (rc) return rc;
     if (!out) {
         tn_sql_result_free(r);
@@ -107,6 +112,14 @@ int tarn_prepare(tarn_db *db, const char *sql, tarn_stmt **out) {
 
 void tarn_finalize(tarn_stmt *s) {
     if (!s) return;
+    if (s->results) {
+        s->finalized = true;
+        return;
+    }
+    stmt_free(s);
+}
+
+static void stmt_free(tarn_stmt *s) {
     for (uint32_t i = 0; s->texts && i < s->nparams; i++) tn_free(s->texts[i]);
     tn_free(s->texts);
     tn_free(s->params);
@@ -180,7 +193,7 @@ int tarn_bind_text(tarn_stmt *s, int index, const char *text, size_t len) {
 int tarn_execute(tarn_stmt *s, tarn_result **out) {
     *out = NULL;
     tn_sql_result *r = NULL;
-    int rc = tn_sql_script_execute(&r, s->script, 0, s->params, s->nparams);
+    int rc = tn_sql_script_execute_stream(&r, s->script, 0, s->params, s->nparams);
     if (rc) return rc;
     tarn_result *res = tn_calloc(1, sizeof *res);
     if (!res) {
@@ -188,6 +201,8 @@ int tarn_execute(tarn_stmt *s, tarn_result **out) {
         return TN_ENOMEM;
     }
     res->r = r;
+    res->stmt = s;
+    s->results++;
     *out = res;
     return 0;
 }
@@ -200,9 +215,12 @@ tarn_type tarn_result_column_type(const tarn_result *r, uint32_t col) {
 int64_t tarn_result_row_count(const tarn_result *r) { return tn_sql_result_nrows(r->r); }
 
 uint32_t tarn_result_next_chunk(tarn_result *r) {
-    r->cur = tn_sql_result_next(r->r);
+    r->cur = NULL;
+    if (tn_sql_result_fetch(r->r, &r->cur)) r->cur = NULL;   /* message set by the fetch */
     return r->cur ? r->cur->count : 0;
 }
+
+int tarn_result_error(const tarn_result *r) { return tn_sql_result_error(r->r); }
 
 int tarn_result_column(const tarn_result *r, uint32_t col, tarn_column *out) {
     memset(out, 0, sizeof *out);
@@ -253,5 +271,7 @@ void tarn_result_stats(const tarn_result *r, tarn_stats *out) {
 void tarn_result_free(tarn_result *r) {
     if (!r) return;
     tn_sql_result_free(r->r);
+    tarn_stmt *s = r->stmt;
+    if (s && --s->results == 0 && s->finalized) stmt_free(s);
     tn_free(r);
 }

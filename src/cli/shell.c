@@ -3,7 +3,9 @@
  * [--csv|--json|--table] [--stats]`. Runs -c texts and -f files in order (or stdin when it is
  * not a terminal), else the interactive shell (libedit line editing, ~/.tarn_history,
  * dot-commands). Prints results as a table, CSV (RFC 4180, DuckDB's value spelling) or JSON;
- * errors go to stderr and make the exit status non-zero. Uses only sql/sql.h of libtarn.
+ * CSV and JSON rows of a streaming query are written while it runs (bounded memory). Errors go
+ * to stderr (also one that ends a stream after rows were printed) and make the exit status
+ * non-zero. Uses only sql/sql.h of libtarn.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -48,8 +50,8 @@ static int print_csv(shell *sh, tn_sql_result *r) {
     }
     if (!rc) rc = tn_buf_append_byte(&b, '\n');
     tn_buf cell = TN_BUF_INIT;
-    const tn_chunk *ch;
-    while (!rc && (ch = tn_sql_result_next(r)) != NULL) {
+    const tn_chunk *ch = NULL;
+    while (!rc && !(rc = tn_sql_result_fetch(r, &ch)) && ch) {
         for (uint32_t i = 0; i < ch->count && !rc; i++) {
             for (uint32_t c = 0; c < nc && !rc; c++) {
                 if (c) rc = tn_buf_append_byte(&b, ',');
@@ -67,7 +69,7 @@ static int print_csv(shell *sh, tn_sql_result *r) {
             }
         }
     }
-    if (!rc && b.len) fwrite(b.data, 1, b.len, sh->out);
+    if (b.len) fwrite(b.data, 1, b.len, sh->out);   /* the rows before an error too */
     tn_buf_free(&cell);
     tn_buf_free(&b);
     return rc;
@@ -78,8 +80,8 @@ static int print_json(shell *sh, tn_sql_result *r) {
     uint32_t nc = tn_sql_result_ncols(r);
     int rc = tn_buf_append_byte(&b, '[');
     bool first = true;
-    const tn_chunk *ch;
-    while (!rc && (ch = tn_sql_result_next(r)) != NULL) {
+    const tn_chunk *ch = NULL;
+    while (!rc && !(rc = tn_sql_result_fetch(r, &ch)) && ch) {
         for (uint32_t i = 0; i < ch->count && !rc; i++) {
             rc = tn_buf_printf(&b, "%s{", first ? "" : ",\n");
             first = false;
@@ -103,10 +105,14 @@ static int print_json(shell *sh, tn_sql_result *r) {
                 rc = bare ? tn_buf_append(&b, s, cell.len) : tn_json_append_string(&b, s, cell.len);
             }
             if (!rc) rc = tn_buf_append_byte(&b, '}');
+            if (!rc && b.len > (1 << 16)) {
+                fwrite(b.data, 1, b.len, sh->out);
+                tn_buf_clear(&b);
+            }
         }
     }
     if (!rc) rc = tn_buf_printf(&b, "]\n");
-    if (!rc) fwrite(b.data, 1, b.len, sh->out);
+    if (b.len) fwrite(b.data, 1, b.len, sh->out);
     tn_buf_free(&cell);
     tn_buf_free(&b);
     return rc;
@@ -123,12 +129,13 @@ static size_t utf8_width(const char *s, size_t n) {
 #define MAX_CELL 48
 #define MAX_TABLE_ROWS 10000
 
+/* Reads every row (a streaming result too: the first MAX_TABLE_ROWS are kept for display, the
+ * rest only counted), then prints. */
 static int print_table(shell *sh, tn_sql_result *r) {
     uint32_t nc = tn_sql_result_ncols(r);
-    int64_t nrows = tn_sql_result_nrows(r);
-    int64_t shown = nrows > MAX_TABLE_ROWS ? MAX_TABLE_ROWS : nrows;
+    int64_t nrows = 0, shown = 0;
     size_t *w = calloc(nc + 1, sizeof *w);
-    char **cells = calloc((size_t)(shown * nc) + 1, sizeof *cells);
+    char **cells = calloc((size_t)MAX_TABLE_ROWS * nc + 1, sizeof *cells);
     if (!w || !cells) { free(w); free(cells); return TN_ENOMEM; }
     tn_buf cell = TN_BUF_INIT;
     char tb[64];
@@ -139,10 +146,11 @@ static int print_table(shell *sh, tn_sql_result *r) {
         if (tw > w[c]) w[c] = tw;
     }
     int64_t row = 0;
-    const tn_chunk *ch;
+    const tn_chunk *ch = NULL;
     int rc = 0;
-    while (!rc && row < shown && (ch = tn_sql_result_next(r)) != NULL) {
-        for (uint32_t i = 0; i < ch->count && row < shown && !rc; i++, row++) {
+    while (!rc && !(rc = tn_sql_result_fetch(r, &ch)) && ch) {
+        nrows += ch->count;
+        for (uint32_t i = 0; i < ch->count && row < MAX_TABLE_ROWS && !rc; i++, row++) {
             for (uint32_t c = 0; c < nc; c++) {
                 const tn_vector *v = &ch->cols[c];
                 tn_buf_clear(&cell);
@@ -171,6 +179,7 @@ static int print_table(shell *sh, tn_sql_result *r) {
             }
         }
     }
+    shown = row;
     tn_buf_free(&cell);
     if (!rc) {
         FILE *o = sh->out;
@@ -202,7 +211,7 @@ static int print_table(shell *sh, tn_sql_result *r) {
         if (shown < nrows) fprintf(o, " (%lld shown)", (long long)shown);
         fputc('\n', o);
     }
-    for (int64_t i = 0; i < shown * nc; i++) free(cells[i]);
+    for (int64_t i = 0; i < (int64_t)MAX_TABLE_ROWS * nc; i++) free(cells[i]);
     free(cells);
     free(w);
     return rc;
@@ -317,8 +326,10 @@ static int run_text(shell *sh, const char *text, size_t len) {
         tn_sql_result *r = NULL;
         progress pg;
         progress_start(sh, &pg);
-        int erc = tn_sql_script_execute(&r, sc, i, NULL, 0);
-        progress_stop(&pg);
+        /* streams: rows are printed while the query runs (stays bounded in memory) */
+        int erc = tn_sql_script_execute_stream(&r, sc, i, NULL, 0);
+        /* the bar keeps drawing while a stream prints, unless the rows go to the terminal too */
+        if (erc || !tn_sql_result_streaming(r) || isatty(fileno(sh->out))) progress_stop(&pg);
         if (erc) {
             print_error();
             status = 1;
@@ -330,6 +341,7 @@ static int run_text(shell *sh, const char *text, size_t len) {
             else if (sh->mode == MODE_JSON) rc = print_json(sh, r);
             else rc = print_table(sh, r);
         }
+        progress_stop(&pg);
         fflush(sh->out);
         if (sh->stats) print_stats(r);
         if (sh->timer) fprintf(stderr, "Run Time: %.3f s\n", (double)tn_sql_result_time_ns(r) / 1e9);
@@ -375,7 +387,7 @@ static const char help_text[] =
     ".mode table|csv|json   result format\n"
     ".timer on|off      print the time of each statement\n"
     ".stats on|off      print scan statistics (JSON) after each statement\n"
-    ".tables            list the tables of the warehouse\n"
+    ".tables            list the tables and views of every schema (schema, name, kind)\n"
     ".schema [TABLE]    show table definitions\n"
     ".read FILE         run the SQL in FILE\n"
     ".progress on|off   progress bar on stderr for statements over a second (a terminal only)\n"
@@ -392,7 +404,7 @@ static void show_schema(shell *sh, const char *table) {
         return;
     }
     tn_sql_result *r = NULL;
-    if (tn_sql_execute(&r, sh->session, "SHOW TABLES")) {
+    if (tn_sql_execute(&r, sh->session, "SHOW ALL TABLES")) {
         print_error();
         return;
     }
@@ -437,7 +449,7 @@ static int dot_command(shell *sh, char *line) {
         if (!arg) fprintf(stderr, "Error: .read needs a file name\n");
         else run_file(sh, arg);
     } else if (strcmp(cmd, ".tables") == 0) {
-        run_text(sh, "SHOW TABLES", strlen("SHOW TABLES"));
+        run_text(sh, "SHOW ALL TABLES", strlen("SHOW ALL TABLES"));
     } else if (strcmp(cmd, ".schema") == 0) {
         show_schema(sh, arg);
     } else if (strcmp(cmd, ".progress") == 0) {

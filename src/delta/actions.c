@@ -768,6 +768,16 @@ const char *tn_delta_config_get(const tn_delta_metadata *md, const char *key) {
 
 int64_t tn_delta_file_num_records(const tn_delta_file *file) {
     if (!file->stats) return -1;
+    /* Writers (tarn, Spark, delta-rs) put numRecords first: read it without a JSON parse
+     * (this runs for every file in planning, row estimates and --stats). */
+    static const char prefix[] = "{\"numRecords\":";
+    if (strncmp(file->stats, prefix, sizeof prefix - 1) == 0) {
+        const char *p = file->stats + sizeof prefix - 1;
+        int64_t n = 0;
+        int digits = 0;
+        while (p[digits] >= '0' && p[digits] <= '9' && digits < 18) n = n * 10 + (p[digits++] - '0');
+        if (digits > 0 && (p[digits] == ',' || p[digits] == '}') && (digits == 1 || p[0] != '0')) return n;
+    }
     json_t *j = json_loads(file->stats, 0, NULL);
     int64_t n = -1;
     json_t *v = json_object_get(j, "numRecords");

@@ -126,8 +126,12 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem) {
 
 static int apply_file(replay *r, const tn_delta_file *f, bool live) {
     const char *dvid = f->has_dv ? f->dv.unique_id : "";
-    const char *key = tn_arena_printf(r->arena, "%s\x01%s", f->path_decoded, dvid);
+    size_t pl = strlen(f->path_decoded), dl = strlen(dvid);
+    char *key = tn_arena_alloc(r->arena, pl + dl + 2);   /* path \x01 dv id */
     if (!key) return TN_ENOMEM;
+    memcpy(key, f->path_decoded, pl);
+    key[pl] = '\x01';
+    memcpy(key + pl + 1, dvid, dl + 1);
     uint32_t idx;
     bool existed;
     int rc = smap_upsert(&r->files_by_key, key, r->nfiles, &idx, &existed);
@@ -248,24 +252,15 @@ int tn_delta_read_commit(tn_fs *fs, const char *table_path, int64_t version, tn_
     return read_json_file(fs, path, arena, out, nactions);
 }
 
-typedef struct ck_ctx {
-    replay *r;
-    tn_arena *arena;
-    int64_t row;
-} ck_ctx;
+/* checkpoint_read.c: every checkpoint row as an action (add/remove decoded without JSON).
+ * Declared here until deltaInt.h carries it. */
+int dl_checkpoint_read_actions(tn_fs *fs, const char *path, tn_arena *arena,
+                               int (*fn)(void *ctx, const tn_delta_action *a), void *ctx);
 
-static int checkpoint_row(void *vctx, json_t *row) {
-    ck_ctx *c = vctx;
-    tn_delta_action a;
-    c->row++;
-    int rc = dl_action_from_json(&a, c->arena, row);
-    if (rc) return tn_error_prefix(rc, "row %" PRId64, c->row - 1);
-    return apply_action(c->r, &a);
-}
+static int checkpoint_action(void *vctx, const tn_delta_action *a) { return apply_action(vctx, a); }
 
 static int read_parquet_checkpoint(tn_fs *fs, replay *r, const char *path) {
-    ck_ctx c = {r, r->arena, 0};
-    return dl_checkpoint_read(fs, path, checkpoint_row, &c);
+    return dl_checkpoint_read_actions(fs, path, r->arena, checkpoint_action, r);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -582,6 +577,204 @@ static int read_checkpoint(tn_fs *fs, replay *r, const char *log, int kind, cons
     return 0;
 }
 
+/* Forgets everything a replay collected (its arena keeps the bytes). */
+static void replay_clear(replay *r) {
+    tn_arena *arena = r->arena;
+    smap_free(&r->files_by_key);
+    smap_free(&r->txn_by_app);
+    smap_free(&r->dom_by_name);
+    tn_free(r->files);
+    tn_free(r->txns);
+    tn_free(r->domains);
+    tn_free(r->sidecars);
+    memset(r, 0, sizeof *r);
+    r->arena = arena;
+    r->commit_timestamp = -1;
+}
+
+/* The latest snapshot without listing _delta_log (11,000 names for 10,000 commits): the
+ * checkpoint _last_checkpoint names, then commits hint+1, hint+2, ... read by name until one
+ * is missing (versions are contiguous). *done = false (nothing kept, no error) whenever that
+ * cannot be trusted -- no commit after the checkpoint (a stale hint over a cleaned-up log looks
+ * the same), a missing or unreadable file -- and the caller lists the log. */
+static int replay_from_hint(tn_fs *fs, tn_delta_snapshot *s, replay *r, int64_t *target, bool *done) {
+    const tn_delta_last_checkpoint *h = &s->last_checkpoint;
+    const char *log = s->log_path;
+    tn_arena *arena = s->arena;
+    int rc = 0;
+    *done = false;
+    if (h->version < 0 || h->parts < 0 || h->parts > 100000) return 0;
+    /* the first commit after the checkpoint must exist */
+    tn_delta_action *acts;
+    uint32_t n;
+    int64_t v = h->version + 1;
+    rc = tn_delta_read_commit(fs, s->table_path, v, arena, &acts, &n);
+    if (rc) goto fallback;
+    ckpt *files;
+    uint32_t nfiles = h->parts > 0 && !h->v2_path ? (uint32_t)h->parts : 1;
+    int kind = 0;
+    files = tn_arena_calloc(arena, sizeof *files * nfiles);
+    if (!files) return TN_ENOMEM;
+    for (uint32_t i = 0; i < nfiles; i++) {
+        files[i].version = h->version;
+        if (h->v2_path) {
+            size_t pl = strlen(h->v2_path);
+            kind = pl > 5 && strcmp(h->v2_path + pl - 5, ".json") == 0 ? 2 : 3;
+            files[i].name = h->v2_path;
+        } else if (h->parts > 0) {
+            kind = 1;
+            files[i].name = tn_arena_printf(arena, "%020" PRId64 ".checkpoint.%010u.%010u.parquet", h->version,
+                                            i + 1, nfiles);
+        } else {
+            files[i].name = tn_arena_printf(arena, "%020" PRId64 ".checkpoint.parquet", h->version);
+        }
+        if (!files[i].name) return TN_ENOMEM;
+        if (strchr(files[i].name, '/')) goto fallback;     /* a v2 path outside _delta_log */
+    }
+    files[0].kind = kind;
+    if ((rc = read_checkpoint(fs, r, log, kind, files, nfiles))) goto fallback;
+    s->checkpoint_version = h->version;
+    s->commits_replayed = 0;
+    for (;;) {
+        if ((rc = apply_commit(r, acts, n))) {
+            rc = tn_error_prefix(rc, "%s/%020" PRId64 ".json", log, v);
+            goto fallback;
+        }
+        s->commits_replayed++;
+        rc = tn_delta_read_commit(fs, s->table_path, v + 1, arena, &acts, &n);
+        if (rc == TN_ENOTFOUND) break;
+        if (rc) goto fallback;
+        v++;
+    }
+    tn_error_clear();
+    static const char *const kinds[] = {"classic", "multi-part", "v2-json", "v2-parquet"};
+    s->checkpoint_kind = kinds[kind];
+    s->timestamp = r->commit_timestamp;
+    *target = v;
+    *done = true;
+    return 0;
+fallback:
+    if (rc == TN_ENOMEM) return rc;
+    tn_error_clear();
+    replay_clear(r);
+    s->checkpoint_version = -1;
+    s->commits_replayed = 0;
+    return 0;
+}
+
+/* Opens by listing _delta_log: any version (opts), the newest usable checkpoint at or below it,
+ * then the JSON commits after it (which must all be there). */
+static int open_by_listing(tn_fs *fs, tn_delta_snapshot *s, replay *rp, listing *lp, const tn_delta_open_options *opts,
+                           const char *table_path, tn_arena *scratch, int64_t *target_out) {
+    int rc = 0;
+    const char *log = s->log_path;
+    tn_arena *arena = s->arena;
+    if ((rc = list_log(fs, log, lp))) {
+        if (rc == TN_ENOTFOUND) rc = tn_error_set(TN_ENOTFOUND, "%s: not a Delta table (no _delta_log)", table_path);
+        return rc;
+    }
+    if (lp->ncommits == 0) {
+        rc = tn_error_set(TN_ENOTFOUND, "%s: no commits in the Delta log", log);
+        return rc;
+    }
+    int64_t latest = lp->commits[lp->ncommits - 1];
+
+    /* Target version. */
+    int64_t target = latest;
+    *target_out = -1;
+    if (opts->at_version >= 0) {
+        if (opts->at_version > latest) {
+            rc = tn_error_set(TN_ENOTFOUND, "%s: version %" PRId64 " does not exist (latest is %" PRId64 ")",
+                              table_path, opts->at_version, latest);
+            return rc;
+        }
+        target = opts->at_version;
+    } else if (opts->has_at_timestamp) {
+        target = -1;
+        for (uint32_t i = lp->ncommits; i-- > 0;) {
+            int64_t ts;
+            if ((rc = commit_timestamp(fs, log, lp->commits[i], scratch, &ts))) return rc;
+            if (ts < 0) {
+                rc = tn_error_set(TN_EUNSUPPORTED, "%s: version %" PRId64 " has no commit timestamp",
+                                  table_path, lp->commits[i]);
+                return rc;
+            }
+            if (ts <= opts->at_timestamp_ms) { target = lp->commits[i]; break; }
+            tn_arena_reset(scratch);
+        }
+        if (target < 0) {
+            rc = tn_error_set(TN_ENOTFOUND, "%s: timestamp %" PRId64 " ms is before the first commit",
+                              table_path, opts->at_timestamp_ms);
+            return rc;
+        }
+    }
+
+    /* Checkpoint to start from. */
+    int64_t cp_version = -1;
+    int cp_kind = -1;
+    const ckpt *cp_files = NULL;
+    uint32_t cp_nfiles = 0;
+    if (opts->use_checkpoints)
+        if (!pick_checkpoint(lp, target, &s->last_checkpoint, &cp_version, &cp_kind, &cp_files,
+                             &cp_nfiles, arena))
+            cp_version = -1;
+
+    /* Commits cp_version+1 .. target must all be there. */
+    int64_t first = cp_version + 1;
+    {
+        int64_t expect = first;
+        bool gap = false;
+        for (uint32_t i = 0; i < lp->ncommits; i++) {
+            int64_t v = lp->commits[i];
+            if (v < first) continue;
+            if (v > target) break;
+            if (v != expect) { gap = true; break; }
+            expect++;
+        }
+        if (!gap && expect != target + 1) gap = true;
+        if (gap) {
+            tn_buf b = TN_BUF_INIT;
+            for (uint32_t i = 0; i < lp->ncommits && lp->commits[i] <= target; i++)
+                if (lp->commits[i] >= first && lp->commits[i] <= target)
+                    tn_buf_printf(&b, "%s%" PRId64, b.len ? ", " : "", lp->commits[i]);
+            tn_buf_append_byte(&b, 0);
+            rc = tn_error_set(TN_ECORRUPT, "%s: versions are not contiguous: ([%s]); version %" PRId64
+                              " is missing", log, b.data ? (const char *)b.data : "", expect);
+            tn_buf_free(&b);
+            return rc;
+        }
+    }
+
+    if (cp_version >= 0) {
+        static const char *const kinds[] = {"classic", "multi-part", "v2-json", "v2-parquet"};
+        if ((rc = read_checkpoint(fs, rp, log, cp_kind, cp_files, cp_nfiles))) return rc;
+        s->checkpoint_version = cp_version;
+        s->checkpoint_kind = kinds[cp_kind];
+    } else {
+        s->checkpoint_version = -1;
+    }
+    for (int64_t v = first; v <= target; v++) {
+        tn_delta_action *acts;
+        uint32_t n;
+        if ((rc = tn_delta_read_commit(fs, table_path, v, arena, &acts, &n))) return rc;
+        if ((rc = apply_commit(rp, acts, n))) {
+            rc = tn_error_prefix(rc, "%s/%020" PRId64 ".json", log, v);
+            return rc;
+        }
+        s->commits_replayed++;
+    }
+    s->timestamp = rp->commit_timestamp;
+    if (first > target) {
+        /* snapshot is exactly the checkpoint: take the timestamp from its commit if present */
+        int64_t ts = -1;
+        if (commit_timestamp(fs, log, target, scratch, &ts) == 0) s->timestamp = ts;
+        else tn_error_clear();
+    }
+
+    *target_out = target;
+    return 0;
+}
+
 int tn_delta_snapshot_open(tn_delta_snapshot **out, tn_fs *fs, const char *table_path,
                            const tn_delta_open_options *opts) {
     tn_delta_open_options defaults = TN_DELTA_OPEN_OPTIONS_INIT;
@@ -608,107 +801,13 @@ int tn_delta_snapshot_open(tn_delta_snapshot **out, tn_fs *fs, const char *table
     r.commit_timestamp = -1;
     l.arena = arena;
 
-    if ((rc = list_log(fs, log, &l))) {
-        if (rc == TN_ENOTFOUND) rc = tn_error_set(TN_ENOTFOUND, "%s: not a Delta table (no _delta_log)", table_path);
-        goto cleanup;
-    }
+    int64_t target = -1;
+    bool from_hint = false;
     if ((rc = read_last_checkpoint(fs, log, arena, &s->last_checkpoint))) goto cleanup;
-    if (l.ncommits == 0) {
-        rc = tn_error_set(TN_ENOTFOUND, "%s: no commits in the Delta log", log);
+    if (opts->use_checkpoints && opts->at_version < 0 && !opts->has_at_timestamp && s->last_checkpoint.present &&
+        (rc = replay_from_hint(fs, s, &r, &target, &from_hint)))
         goto cleanup;
-    }
-    int64_t latest = l.commits[l.ncommits - 1];
-
-    /* Target version. */
-    int64_t target = latest;
-    if (opts->at_version >= 0) {
-        if (opts->at_version > latest) {
-            rc = tn_error_set(TN_ENOTFOUND, "%s: version %" PRId64 " does not exist (latest is %" PRId64 ")",
-                              table_path, opts->at_version, latest);
-            goto cleanup;
-        }
-        target = opts->at_version;
-    } else if (opts->has_at_timestamp) {
-        target = -1;
-        for (uint32_t i = l.ncommits; i-- > 0;) {
-            int64_t ts;
-            if ((rc = commit_timestamp(fs, log, l.commits[i], scratch, &ts))) goto cleanup;
-            if (ts < 0) {
-                rc = tn_error_set(TN_EUNSUPPORTED, "%s: version %" PRId64 " has no commit timestamp",
-                                  table_path, l.commits[i]);
-                goto cleanup;
-            }
-            if (ts <= opts->at_timestamp_ms) { target = l.commits[i]; break; }
-            tn_arena_reset(scratch);
-        }
-        if (target < 0) {
-            rc = tn_error_set(TN_ENOTFOUND, "%s: timestamp %" PRId64 " ms is before the first commit",
-                              table_path, opts->at_timestamp_ms);
-            goto cleanup;
-        }
-    }
-
-    /* Checkpoint to start from. */
-    int64_t cp_version = -1;
-    int cp_kind = -1;
-    const ckpt *cp_files = NULL;
-    uint32_t cp_nfiles = 0;
-    if (opts->use_checkpoints)
-        if (!pick_checkpoint(&l, target, &s->last_checkpoint, &cp_version, &cp_kind, &cp_files,
-                             &cp_nfiles, arena))
-            cp_version = -1;
-
-    /* Commits cp_version+1 .. target must all be there. */
-    int64_t first = cp_version + 1;
-    {
-        int64_t expect = first;
-        bool gap = false;
-        for (uint32_t i = 0; i < l.ncommits; i++) {
-            int64_t v = l.commits[i];
-            if (v < first) continue;
-            if (v > target) break;
-            if (v != expect) { gap = true; break; }
-            expect++;
-        }
-        if (!gap && expect != target + 1) gap = true;
-        if (gap) {
-            tn_buf b = TN_BUF_INIT;
-            for (uint32_t i = 0; i < l.ncommits && l.commits[i] <= target; i++)
-                if (l.commits[i] >= first && l.commits[i] <= target)
-                    tn_buf_printf(&b, "%s%" PRId64, b.len ? ", " : "", l.commits[i]);
-            tn_buf_append_byte(&b, 0);
-            rc = tn_error_set(TN_ECORRUPT, "%s: versions are not contiguous: ([%s]); version %" PRId64
-                              " is missing", log, b.data ? (const char *)b.data : "", expect);
-            tn_buf_free(&b);
-            goto cleanup;
-        }
-    }
-
-    if (cp_version >= 0) {
-        static const char *const kinds[] = {"classic", "multi-part", "v2-json", "v2-parquet"};
-        if ((rc = read_checkpoint(fs, &r, log, cp_kind, cp_files, cp_nfiles))) goto cleanup;
-        s->checkpoint_version = cp_version;
-        s->checkpoint_kind = kinds[cp_kind];
-    } else {
-        s->checkpoint_version = -1;
-    }
-    for (int64_t v = first; v <= target; v++) {
-        tn_delta_action *acts;
-        uint32_t n;
-        if ((rc = tn_delta_read_commit(fs, table_path, v, arena, &acts, &n))) goto cleanup;
-        if ((rc = apply_commit(&r, acts, n))) {
-            rc = tn_error_prefix(rc, "%s/%020" PRId64 ".json", log, v);
-            goto cleanup;
-        }
-        s->commits_replayed++;
-    }
-    s->timestamp = r.commit_timestamp;
-    if (first > target) {
-        /* snapshot is exactly the checkpoint: take the timestamp from its commit if present */
-        int64_t ts = -1;
-        if (commit_timestamp(fs, log, target, scratch, &ts) == 0) s->timestamp = ts;
-        else tn_error_clear();
-    }
+    if (!from_hint && (rc = open_by_listing(fs, s, &r, &l, opts, table_path, scratch, &target))) goto cleanup;
 
     if (!r.has_protocol) {
         rc = tn_error_set(TN_ECORRUPT, "%s: No protocol found (version %" PRId64 ")", table_path, target);

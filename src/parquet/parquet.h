@@ -90,6 +90,13 @@ typedef struct tn_parquet_predicate {
     tn_value constant;           /* same logical type as the column (ignored for IS [NOT] NULL) */
 } tn_parquet_predicate;
 
+/* `column IN (values)`: non-NULL values of the column's type (a row filter term). */
+typedef struct tn_parquet_in_list {
+    uint32_t column;             /* file column index */
+    const tn_value *values;
+    uint32_t nvalues;
+} tn_parquet_in_list;
+
 /* True when the row group might hold a row satisfying every predicate. */
 bool tn_parquet_row_group_may_match(const tn_parquet_file *file, uint32_t row_group,
                                     const tn_parquet_predicate *preds, uint32_t npreds);
@@ -103,6 +110,15 @@ typedef struct tn_parquet_scan_options {
     const tn_parquet_predicate *predicates;  /* for skipping; may be NULL */
     uint32_t npredicates;
 } tn_parquet_scan_options;
+
+/* A row filter: a conjunction of predicates and IN lists (SQL semantics: a comparison with NULL
+ * is not true). */
+typedef struct tn_parquet_row_filter {
+    const tn_parquet_predicate *predicates;
+    uint32_t npredicates;
+    const tn_parquet_in_list *in_lists;
+    uint32_t nin_lists;
+} tn_parquet_row_filter;
 
 typedef struct tn_parquet_scan_counters {
     uint64_t row_groups_scanned;
@@ -121,6 +137,23 @@ int tn_parquet_scan_open(tn_parquet_scan **out, tn_parquet_file *file,
  * VARCHAR/VARBINARY values are BORROWED from the scan's page buffers: they stay valid only
  * until the next tn_parquet_scan_next or tn_parquet_scan_close; copy them to keep them. */
 int tn_parquet_scan_next(tn_parquet_scan *scan, tn_chunk *out, int64_t *first_row);
+/* Filters rows inside the scan (call before the first tn_parquet_scan_next; copies f): the
+ * filter columns of each batch are decoded first and tested (on dictionary pages once per
+ * dictionary entry, then per index); the other columns are decoded only for the rows that pass,
+ * and their pages holding no such row are not decompressed. The scan then returns only rows
+ * that may satisfy f: a superset (float NaN and zeros always pass; terms on columns that are not
+ * projected, on INTERVAL columns or with a constant of another type are ignored), so the caller
+ * keeps its own filter. Does not add skipping (give the predicates in the options for that).
+ * Rows of one call are then ascending but not consecutive: *first_row is the first output
+ * row's index; tn_parquet_scan_next_rows gives every row's. */
+int tn_parquet_scan_set_filter(tn_parquet_scan *scan, const tn_parquet_row_filter *f);
+/* tn_parquet_scan_next; row_ids (room for TN_VECTOR_SIZE, may be NULL) receives every output
+ * row's file row index. One call never spans two row groups. */
+int tn_parquet_scan_next_rows(tn_parquet_scan *scan, tn_chunk *out, int64_t *row_ids);
+/* Restarts the scan on other row groups of the same file (ascending; NULL = all), keeping its
+ * columns, predicates, row filter and buffers (so a reader of many row groups does not
+ * allocate and fault in fresh buffers for each); counters restart at zero. */
+int tn_parquet_scan_reset(tn_parquet_scan *scan, const uint32_t *row_groups, uint32_t nrow_groups);
 const tn_parquet_scan_counters *tn_parquet_scan_stats(const tn_parquet_scan *scan);
 void tn_parquet_scan_close(tn_parquet_scan *scan);
 

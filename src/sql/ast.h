@@ -306,6 +306,12 @@ typedef struct tn_sql_select_item {
     tn_sql_ident alias;            /* alias.name NULL when none */
 } tn_sql_select_item;
 
+/* WINDOW name AS (spec) of a SELECT. */
+typedef struct tn_sql_named_window {
+    tn_sql_ident name;
+    tn_sql_window *spec;
+} tn_sql_named_window;
+
 typedef struct tn_sql_select {
     bool distinct;
     tn_sql_select_item *items;
@@ -313,7 +319,10 @@ typedef struct tn_sql_select {
     tn_sql_tableref *from;         /* NULL: SELECT without FROM; comma lists are CROSS joins */
     tn_sql_expr *where;
     tn_sql_expr_list group_by;     /* integer literals are ordinals */
+    bool group_all;                /* GROUP BY ALL: every select item without an aggregate */
     tn_sql_expr *having;
+    tn_sql_named_window *windows;  /* WINDOW w AS (...), ... (OVER w refers to them) */
+    int n_windows;
 } tn_sql_select;
 
 typedef struct tn_sql_cte {
@@ -342,6 +351,8 @@ struct tn_sql_query {
         } values;
     } u;
     tn_sql_order_list order_by;
+    bool order_all;                /* ORDER BY ALL: every output column, left to right */
+    tn_sql_order_item order_all_item;   /* its direction and NULLS (expr NULL) */
     tn_sql_expr *limit;            /* NULL when absent; LIMIT ALL is absent too */
     tn_sql_expr *offset;
 };
@@ -543,6 +554,7 @@ struct tn_sql_stmt {
         struct {
             tn_sql_show_kind what;
             tn_sql_qname in;            /* SHOW TABLES IN s (n == 0 when absent) */
+            bool all;                   /* SHOW ALL TABLES: every schema (schema, name, kind) */
         } show;
         struct {
             tn_sql_qname table;         /* n == 0 when copying a query */

@@ -20,6 +20,7 @@ struct tn_sql_session {
     pthread_mutex_t run_lock;      /* guards running (tn_sql_session_progress) */
     tn_exec *running;              /* the statement executing now, or NULL */
     struct tn_stmt_state *tables;  /* stmt_ddl.c: catalog handle and SET options (stmt.h) */
+    struct tn_sql_result *streaming; /* session.c: the result still streaming, or NULL */
 };
 
 /* A FROM item visible by name. Columns are scope columns [offset, offset + ncols). */
@@ -57,6 +58,8 @@ typedef struct tn_binder {
     cte_frame *ctes;
     tn_exec *ex;                 /* runs uncorrelated subqueries during binding */
     int depth;
+    const tn_sql_named_window *windows;   /* the WINDOW clause of the SELECT being bound */
+    int n_windows;
 } tn_binder;
 
 /* The aggregate being bound (SELECT with GROUP BY or aggregates). */

@@ -1335,8 +1335,13 @@ int tn_bind_window(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     if (c->in_agg) return tn_bind_error(b, e->pos, "aggregate function calls cannot contain window function calls");
     if (!L || !L->allow_windows)
         return tn_bind_error(b, e->pos, "%s clause cannot contain window functions!", c->clause ? c->clause : "this");
-    if (w->name.name)
-        return tn_bind_error_code(b, TN_EUNSUPPORTED, w->name.pos, "named windows (OVER %s) are not supported yet", w->name.name);
+    if (w->name.name) {             /* OVER w: the SELECT's WINDOW w AS (...) */
+        const tn_sql_window *named = NULL;
+        for (int i = 0; i < b->n_windows && !named; i++)
+            if (tn_str_iequal(b->windows[i].name.name, w->name.name)) named = b->windows[i].spec;
+        if (!named) return tn_bind_error(b, w->name.pos, "window \"%s\" does not exist", w->name.name);
+        w = (tn_sql_window *)named;
+    }
     if (e->u.func.distinct || e->u.func.filter || e->u.func.order_by.n)
         return tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "DISTINCT, FILTER and ORDER BY in window function %s are not supported yet", name);
     if (w->frame_mode == 3)

@@ -1,7 +1,8 @@
 /*
  * sql/bind_query.c: binding of query blocks into logical plans: SELECT (FROM, WHERE with
- * EXISTS / IN subqueries decorrelated into semi/anti joins, GROUP BY and aggregates, HAVING,
- * the select list with `*`, DISTINCT, ORDER BY with ordinals, aliases and hidden sort columns,
+ * EXISTS / IN subqueries decorrelated into semi/anti joins, GROUP BY [ALL] and aggregates,
+ * HAVING, WINDOW (named windows), the select list with `*`, DISTINCT, ORDER BY [ALL] with
+ * ordinals, aliases and hidden sort columns,
  * LIMIT / OFFSET), set operations with type unification, VALUES, and WITH (CTEs). Late columns:
  * correlated scalar subqueries (SELECT agg FROM .. WHERE inner = outer ..) become LEFT JOINs on a
  * grouped aggregate, window functions one WINDOW node after HAVING.
@@ -436,9 +437,9 @@ int tn_bind_scalar_decorrelate(bind_ctx *c, tn_sql_query *q, tn_expr **out, bool
     tn_binder *b = c->b;
     late_info *L = c->late;
     *done = false;
-    if (!L || q->kind != TN_SQL_Q_SELECT || q->limit || q->offset || q->n_ctes || q->order_by.n) return 0;
+    if (!L || q->kind != TN_SQL_Q_SELECT || q->limit || q->offset || q->n_ctes || q->order_by.n || q->order_all) return 0;
     tn_sql_select *s = &q->u.select;
-    if (!s->from || !s->where || s->group_by.n || s->having || s->distinct || s->n_items != 1) return 0;
+    if (!s->from || !s->where || s->group_by.n || s->group_all || s->having || s->distinct || s->n_items != 1) return 0;
     tn_sql_expr *item = s->items[0].expr;
     if (item->kind == TN_SQL_E_STAR || !tn_bind_contains_agg(item) || tn_bind_contains_window(item)) return 0;
 
@@ -686,6 +687,19 @@ static bool order_nulls_first(const tn_sql_order_item *it) {
     return it->nulls == 1;      /* DuckDB: NULLS LAST by default, ASC and DESC */
 }
 
+/* ORDER BY ALL: every output column, left to right, in the one direction given. */
+static int order_all_keys(tn_binder *b, const tn_sql_query *q, uint32_t ncols, order_key **out) {
+    order_key *keys = tn_arena_calloc(b->arena, ((size_t)ncols + 1) * sizeof *keys);
+    if (!keys) return TN_ENOMEM;
+    for (uint32_t i = 0; i < ncols; i++) {
+        keys[i].col = i;
+        keys[i].desc = q->order_all_item.desc;
+        keys[i].nulls_first = order_nulls_first(&q->order_all_item);
+    }
+    *out = keys;
+    return 0;
+}
+
 /* ORDER BY over a finished plan's output (set operations and VALUES). */
 static int order_over_output(tn_binder *b, tn_sql_query *q, tn_plan **plan) {
     int64_t limit, offset;
@@ -693,6 +707,13 @@ static int order_over_output(tn_binder *b, tn_sql_query *q, tn_plan **plan) {
     if (rc) return rc;
     tn_plan *p = *plan;
     uint32_t nvis = p->ncols;
+    if (q->order_all) {
+        order_key *all = NULL;
+        rc = order_all_keys(b, q, nvis, &all);
+        if (!rc) rc = finish_query(b, &p, all, nvis, limit, offset, nvis);
+        *plan = p;
+        return rc;
+    }
     uint32_t n = (uint32_t)q->order_by.n;
     order_key *keys = tn_arena_calloc(b->arena, (n + 1) * sizeof *keys);
     tn_expr **extra = tn_arena_calloc(b->arena, (n + 1) * sizeof *extra);
@@ -799,7 +820,7 @@ static int expand_star(tn_binder *b, bind_ctx *c, bind_scope *S, tn_sql_expr *st
 
 static bool select_has_agg(tn_sql_query *q) {
     tn_sql_select *s = &q->u.select;
-    if (s->group_by.n || s->having) return true;
+    if (s->group_by.n || s->group_all || s->having) return true;
     for (int i = 0; i < s->n_items; i++)
         if (tn_bind_contains_agg(s->items[i].expr)) return true;
     for (int i = 0; i < q->order_by.n; i++)
@@ -807,8 +828,58 @@ static bool select_has_agg(tn_sql_query *q) {
     return false;
 }
 
+/* GROUP BY ALL (DuckDB): the groups are the select items that hold no aggregate (nor window
+ * function), `*` standing for its columns. */
+static int bind_group_all(tn_binder *b, tn_sql_query *q, bind_scope *S, agg_info *A) {
+    tn_sql_select *s = &q->u.select;
+    uint32_t n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            A->groups = tn_arena_calloc(b->arena, ((size_t)n + 1) * sizeof *A->groups);
+            A->group_text = tn_arena_calloc(b->arena, ((size_t)n + 1) * sizeof *A->group_text);
+            if (!A->groups || !A->group_text) return TN_ENOMEM;
+        }
+        uint32_t k = 0;
+        for (int i = 0; i < s->n_items; i++) {
+            tn_sql_expr *e = s->items[i].expr;
+            if (e->kind == TN_SQL_E_STAR) {
+                const tn_sql_qname *qn = &e->u.star;
+                const char *tab = qn->n ? qn->parts[qn->n - 1].name : NULL;
+                for (uint32_t r = 0; r < S->nrels; r++) {
+                    bind_rel *rel = &S->rels[r];
+                    if (tab && (!rel->alias || !tn_str_iequal(rel->alias, tab))) continue;
+                    for (uint32_t c = 0; c < rel->ncols; c++) {
+                        if (!tab && rel->hidden && rel->hidden[c]) continue;
+                        if (pass == 1) {
+                            int rc = tn_expr_column(&A->groups[k], rel->offset + c, rel->types[c]);
+                            if (rc) return rc;
+                            A->ngroups = k + 1;
+                            if (!(A->group_text[k] = tn_bind_expr_text(b, A->groups[k]))) return TN_ENOMEM;
+                        }
+                        k++;
+                    }
+                }
+                continue;
+            }
+            if (tn_bind_contains_agg(e) || tn_bind_contains_window(e)) continue;
+            if (pass == 1) {
+                bind_ctx c = {b, S, NULL, false, "GROUP BY", NULL, NULL};
+                int rc = tn_bind_expr(&c, e, &A->groups[k]);
+                if (!rc) rc = tn_bind_fold(b, &A->groups[k]);
+                if (rc) return rc;
+                A->ngroups = k + 1;
+                if (!(A->group_text[k] = tn_bind_expr_text(b, A->groups[k]))) return TN_ENOMEM;
+            }
+            k++;
+        }
+        n = k;
+    }
+    return 0;
+}
+
 static int bind_groups(tn_binder *b, tn_sql_query *q, bind_scope *S, agg_info *A) {
     tn_sql_select *s = &q->u.select;
+    if (s->group_all) return bind_group_all(b, q, S, A);
     uint32_t n = (uint32_t)s->group_by.n;
     A->groups = tn_arena_calloc(b->arena, (n + 1) * sizeof *A->groups);
     A->group_text = tn_arena_calloc(b->arena, (n + 1) * sizeof *A->group_text);
@@ -856,7 +927,27 @@ static int bind_groups(tn_binder *b, tn_sql_query *q, bind_scope *S, agg_info *A
     return 0;
 }
 
+static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan **out);
+
+/* A SELECT with its WINDOW clause visible to OVER name while it is bound (a subquery's own
+ * clause hides it). */
 static int bind_select(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan **out) {
+    tn_sql_select *s = &q->u.select;
+    for (int i = 0; i < s->n_windows; i++)
+        for (int k = 0; k < i; k++)
+            if (tn_str_iequal(s->windows[i].name.name, s->windows[k].name.name))
+                return tn_bind_error(b, s->windows[i].name.pos, "window \"%s\" is defined twice", s->windows[i].name.name);
+    const tn_sql_named_window *saved = b->windows;
+    int nsaved = b->n_windows;
+    b->windows = s->windows;
+    b->n_windows = s->n_windows;
+    int rc = bind_select_inner(b, q, outer, out);
+    b->windows = saved;
+    b->n_windows = nsaved;
+    return rc;
+}
+
+static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan **out) {
     tn_sql_select *s = &q->u.select;
     bind_scope S = {0};
     S.parent = outer;
@@ -930,9 +1021,15 @@ static int bind_select(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan
     }
     /* ORDER BY: ordinals, aliases, select expressions, or hidden extra columns */
     uint32_t nk = (uint32_t)q->order_by.n;
-    keys = tn_arena_calloc(b->arena, (nk + 1) * sizeof *keys);
-    if (!keys) { rc = TN_ENOMEM; goto cleanup; }
-    for (uint32_t i = 0; i < nk; i++) {
+    if (q->order_all) {
+        nk = items.n;
+        rc = order_all_keys(b, q, nk, &keys);
+        if (rc) goto cleanup;
+    } else {
+        keys = tn_arena_calloc(b->arena, (nk + 1) * sizeof *keys);
+        if (!keys) { rc = TN_ENOMEM; goto cleanup; }
+    }
+    for (uint32_t i = 0; i < (q->order_all ? 0 : nk); i++) {
         tn_sql_order_item *it = &q->order_by.items[i];
         keys[i].desc = it->desc;
         keys[i].nulls_first = order_nulls_first(it);

@@ -3,7 +3,10 @@
  * compare), running pipelines on the thread pool, the collecting sink (keeps morsel order),
  * and tn_exec_run, which turns a logical plan into pipelines: scans, filters, projections and
  * join probes stream; aggregates, sorts, set operations and join build sides materialize.
+ * Streaming results (stmt.h, end of file): a plan of streaming operators runs on a producer
+ * thread and hands its chunks over in order through a bounded queue.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,6 +183,15 @@ static void hash_strings(const tn_vector *v, uint32_t n, uint64_t *h, bool init)
     }
 }
 
+/* INTERVALs compare and group by their normalized length, as DuckDB does (1 month = 30 days,
+ * 1 day = 24 hours: '1 month' and '30 days' are one group), like the comparison functions of
+ * func_interval.c. */
+#define IV_US_PER_DAY 86400000000LL
+static inline tn_int128 iv_norm(const tn_vector *v, uint32_t i) {
+    const tn_interval *x = &((const tn_interval *)v->data)[i];
+    return ((tn_int128)x->months * 30 + x->days) * IV_US_PER_DAY + x->micros;
+}
+
 void tn_vector_hash(const tn_vector *v, uint32_t n, uint64_t *h, bool init) {
     const uint64_t null_hash = 0xbf58476d1ce4e5b9ULL;
     uint64_t tmp;
@@ -209,6 +221,11 @@ void tn_vector_hash(const tn_vector *v, uint32_t n, uint64_t *h, bool init) {
                     tmp = mix((uint64_t)x ^ mix((uint64_t)(x >> 64)));
                 } else tmp = mix((uint64_t)((const int64_t *)v->data)[i]);
                 break;
+            case TN_TYPE_INTERVAL: {
+                tn_int128 x = iv_norm(v, i);
+                tmp = mix((uint64_t)x ^ mix((uint64_t)(x >> 64)));
+                break;
+            }
             default: tmp = mix((uint64_t)((const int64_t *)v->data)[i]); break;
             }
         h[i] = init ? tmp : mix(h[i] * 31 + tmp);
@@ -249,6 +266,10 @@ int tn_vector_cmp_rows(const tn_vector *a, uint32_t ia, const tn_vector *b, uint
         int c = m ? memcmp(x->ptr, y->ptr, m) : 0;
         if (c) return c < 0 ? -1 : 1;
         return (x->len > y->len) - (x->len < y->len);
+    }
+    case TN_TYPE_INTERVAL: {
+        tn_int128 x = iv_norm(a, ia), y = iv_norm(b, ib);
+        return (x > y) - (x < y);
     }
     case TN_TYPE_DECIMAL:
         if (a->type.precision > TN_DECIMAL_INT64_MAX_PRECISION) {
@@ -739,3 +760,319 @@ int tn_exec_run(tn_exec *ex, tn_plan *plan, tn_collection *out) {
 
 /* Runs plan into a caller's sink (stmt.h: INSERT writes through its own sink). */
 int tn_exec_run_sink(tn_exec *ex, tn_plan *plan, tn_sink *sink) { return run_into(ex, plan, sink); }
+
+/* ---------------------------------------------------------------------------------------------
+ * Streaming (stmt.h): a plan made only of streaming operators (scan, values, filter, project,
+ * limit) runs on a producer thread while the consumer reads chunks. The producer's pipeline runs
+ * as usual on the pool, into a sink that hands chunks over in morsel order through a bounded
+ * queue:
+ *   - the worker of the current morsel `cur` (the lowest one not finished; morsels are claimed
+ *     in order, so some worker always holds it) appends to the queue, waiting while it is full;
+ *   - workers of later morsels buffer their chunks per morsel, waiting while all such buffers
+ *     together hold STREAM_PENDING_MAX chunks;
+ *   - when morsel cur finishes, cur advances and the next morsel's buffer moves to the queue.
+ * So memory is bounded by (queue + pending) chunks whatever the input size, rows keep their
+ * order, and the consumer never waits on a worker that waits on it. An error stops the pool,
+ * wakes every waiter and is handed to the consumer after the rows queued before it; freeing the
+ * stream early cancels the producer (waiters return TN_EXEC_STOP).
+ */
+#define STREAM_QUEUE_MAX 8
+#define STREAM_PENDING_MAX 16
+
+typedef struct stream_item {
+    struct stream_item *next;
+    tn_chunk chunk;
+} stream_item;
+
+typedef struct stream_list {
+    stream_item *head, *tail;
+    uint32_t n;
+} stream_list;
+
+typedef struct stream_morsel {     /* a later morsel's buffered output */
+    uint32_t morsel;
+    bool done;
+    stream_list chunks;
+} stream_morsel;
+
+struct tn_exec_stream {
+    tn_exec *ex;
+    tn_plan *plan;
+    int64_t stmt_time;
+    pthread_t thread;
+    bool started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    /* guarded by mu */
+    stream_list queue;
+    stream_morsel *pend;
+    uint32_t npend, pcap, pending_chunks;
+    uint32_t cur;
+    bool finished, cancel, failed;
+    int rc;
+    tn_error_state err;
+    /* producer side */
+    int (*orig_read)(tn_source *src, tn_pipeline *p, uint32_t morsel, uint32_t worker);
+    /* consumer side */
+    stream_item *out;                /* the chunk handed out last */
+};
+
+static bool list_empty(const stream_list *l) { return l->head == NULL; }
+
+static void list_push(stream_list *l, stream_item *it) {
+    it->next = NULL;
+    if (l->tail) l->tail->next = it;
+    else l->head = it;
+    l->tail = it;
+    l->n++;
+}
+
+static stream_item *list_pop(stream_list *l) {
+    stream_item *it = l->head;
+    if (!it) return NULL;
+    l->head = it->next;
+    if (!l->head) l->tail = NULL;
+    l->n--;
+    return it;
+}
+
+static void item_free(stream_item *it) {
+    if (!it) return;
+    if (it->chunk.cols) tn_chunk_free(&it->chunk);
+    tn_free(it);
+}
+
+static void list_free(stream_list *l) {
+    stream_item *it;
+    while ((it = list_pop(l)) != NULL) item_free(it);
+}
+
+/* Appends list src to dst (src left empty). */
+static void list_concat(stream_list *dst, stream_list *src) {
+    if (!src->head) return;
+    if (dst->tail) dst->tail->next = src->head;
+    else dst->head = src->head;
+    dst->tail = src->tail;
+    dst->n += src->n;
+    memset(src, 0, sizeof *src);
+}
+
+/* A copy of in (strings copied), made outside the lock. */
+static int item_copy(tn_exec_stream *st, const tn_chunk *in, stream_item **out) {
+    stream_item *it = tn_calloc(1, sizeof *it);
+    if (!it) return TN_ENOMEM;
+    int rc = tn_chunk_init(&it->chunk, st->plan->ncols, st->plan->types, in->count);
+    for (uint32_t c = 0; c < st->plan->ncols && !rc; c++)
+        rc = tn_vector_append_rows(&it->chunk.cols[c], &in->cols[c], NULL, in->count);
+    if (rc) {
+        item_free(it);
+        return rc;
+    }
+    it->chunk.count = in->count;
+    *out = it;
+    return 0;
+}
+
+static stream_morsel *pend_find(tn_exec_stream *st, uint32_t morsel, bool add) {
+    for (uint32_t i = 0; i < st->npend; i++)
+        if (st->pend[i].morsel == morsel) return &st->pend[i];
+    if (!add) return NULL;
+    if (st->npend == st->pcap) {
+        uint32_t cap = st->pcap ? st->pcap * 2 : 8;
+        stream_morsel *n = tn_realloc(st->pend, cap * sizeof *n);
+        if (!n) return NULL;
+        st->pend = n;
+        st->pcap = cap;
+    }
+    stream_morsel *m = &st->pend[st->npend++];
+    memset(m, 0, sizeof *m);
+    m->morsel = morsel;
+    return m;
+}
+
+static void pend_remove(tn_exec_stream *st, stream_morsel *m) {
+    st->pending_chunks -= m->chunks.n;
+    list_free(&m->chunks);
+    *m = st->pend[--st->npend];
+}
+
+/* Under mu: moves finished morsels from cur on, then the buffer of the new cur, to the queue. */
+static void stream_advance(tn_exec_stream *st) {
+    for (;;) {
+        stream_morsel *m = pend_find(st, st->cur, false);
+        if (!m) return;
+        st->pending_chunks -= m->chunks.n;
+        list_concat(&st->queue, &m->chunks);
+        if (!m->done) return;
+        pend_remove(st, m);
+        st->cur++;
+    }
+}
+
+static int stream_consume(tn_sink *sink, void *state, uint32_t morsel, const tn_chunk *in) {
+    tn_exec_stream *st = sink->shared;
+    stream_item *it = NULL;
+    int rc = item_copy(st, in, &it);
+    if (rc) return rc;
+    pthread_mutex_lock(&st->mu);
+    for (;;) {
+        if (st->cancel || st->failed) {
+            rc = TN_EXEC_STOP;
+            break;
+        }
+        if (morsel == st->cur) {
+            if (st->queue.n < STREAM_QUEUE_MAX) {
+                list_push(&st->queue, it);
+                it = NULL;
+                pthread_cond_broadcast(&st->cv);
+                break;
+            }
+        } else if (st->pending_chunks < STREAM_PENDING_MAX) {
+            stream_morsel *m = pend_find(st, morsel, true);
+            if (!m) { rc = TN_ENOMEM; break; }
+            list_push(&m->chunks, it);
+            it = NULL;
+            st->pending_chunks++;
+            break;
+        }
+        pthread_cond_wait(&st->cv, &st->mu);
+    }
+    pthread_mutex_unlock(&st->mu);
+    item_free(it);
+    return rc;
+}
+
+static int stream_combine(tn_sink *sink, void **states, uint32_t n) { return 0; }
+
+/* The source's read, then: the morsel is finished. */
+static int stream_read(tn_source *src, tn_pipeline *p, uint32_t morsel, uint32_t worker) {
+    tn_exec_stream *st = p->sink->shared;
+    int rc = st->orig_read(src, p, morsel, worker);
+    pthread_mutex_lock(&st->mu);
+    if (st->failed || st->cancel) {
+        /* stopped by another morsel's error (or the consumer): its rows must not move up */
+    } else if (rc >= 0 && morsel == st->cur) {
+        st->cur++;
+        stream_advance(st);
+    } else if (rc >= 0) {
+        stream_morsel *m = pend_find(st, morsel, true);
+        if (m) m->done = true;
+        else rc = TN_ENOMEM;
+    }
+    if (rc < 0) st->failed = true;          /* wakes the workers waiting for morsel cur */
+    pthread_cond_broadcast(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+    return rc;
+}
+
+static void *stream_main(void *arg) {
+    tn_exec_stream *st = arg;
+    tn_func_set_statement_time(st->stmt_time);
+    tn_sink sink;
+    memset(&sink, 0, sizeof sink);
+    sink.name = "STREAM";
+    sink.shared = st;
+    sink.consume = stream_consume;
+    sink.combine = stream_combine;
+    tn_pipeline p;
+    memset(&p, 0, sizeof p);
+    p.ex = st->ex;
+    p.sink = &sink;
+    int rc = build(st->ex, st->plan, &p);
+    if (!rc) {
+        st->orig_read = p.source.read;
+        p.source.read = stream_read;
+        rc = tn_pipe_run(&p);
+    }
+    pipe_free(&p);              /* sources count their --stats when freed */
+    pthread_mutex_lock(&st->mu);
+    if (rc < 0 && !st->cancel) {
+        st->rc = rc;
+        tn_error_save(&st->err);
+    }
+    st->finished = true;
+    pthread_cond_broadcast(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+    return NULL;
+}
+
+bool tn_exec_streamable(const tn_plan *plan) {
+    switch (plan->kind) {
+    case TN_PLAN_SCAN:
+    case TN_PLAN_VALUES: return true;
+    case TN_PLAN_FILTER:
+    case TN_PLAN_PROJECT:
+    case TN_PLAN_LIMIT: return tn_exec_streamable(plan->child[0]);
+    default: return false;
+    }
+}
+
+int tn_exec_stream_start(tn_exec_stream **out, tn_exec *ex, tn_plan *plan) {
+    *out = NULL;
+    tn_exec_stream *st = tn_calloc(1, sizeof *st);
+    if (!st) return TN_ENOMEM;
+    st->ex = ex;
+    st->plan = plan;
+    st->stmt_time = tn_func_statement_time();
+    pthread_mutex_init(&st->mu, NULL);
+    pthread_cond_init(&st->cv, NULL);
+    if (pthread_create(&st->thread, NULL, stream_main, st) != 0) {
+        tn_exec_stream_free(st);
+        return tn_error_set(TN_ENOMEM, "cannot start the query's producer thread");
+    }
+    st->started = true;
+    /* Wait for the first chunk (or the end), so that errors before any row reach the caller. */
+    pthread_mutex_lock(&st->mu);
+    while (list_empty(&st->queue) && !st->finished) pthread_cond_wait(&st->cv, &st->mu);
+    int rc = list_empty(&st->queue) && st->finished ? st->rc : 0;
+    pthread_mutex_unlock(&st->mu);
+    if (rc) {
+        tn_error_restore(&st->err);
+        tn_exec_stream_free(st);
+        return rc;
+    }
+    *out = st;
+    return 0;
+}
+
+int tn_exec_stream_next(tn_exec_stream *st, const tn_chunk **out) {
+    *out = NULL;
+    item_free(st->out);
+    st->out = NULL;
+    pthread_mutex_lock(&st->mu);
+    while (list_empty(&st->queue) && !st->finished) pthread_cond_wait(&st->cv, &st->mu);
+    stream_item *it = list_pop(&st->queue);
+    int rc = it ? 0 : st->rc;
+    if (it) pthread_cond_broadcast(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+    if (rc) return tn_error_restore(&st->err);
+    st->out = it;
+    if (it) *out = &it->chunk;
+    return 0;
+}
+
+void *tn_exec_stream_keep_current(tn_exec_stream *st) {
+    stream_item *it = st->out;
+    st->out = NULL;
+    return it;
+}
+
+void tn_exec_stream_release(void *kept) { item_free(kept); }
+
+void tn_exec_stream_free(tn_exec_stream *st) {
+    if (!st) return;
+    if (st->started) {
+        pthread_mutex_lock(&st->mu);
+        st->cancel = true;
+        pthread_cond_broadcast(&st->cv);
+        pthread_mutex_unlock(&st->mu);
+        pthread_join(st->thread, NULL);
+    }
+    item_free(st->out);
+    list_free(&st->queue);
+    while (st->npend) pend_remove(st, &st->pend[st->npend - 1]);
+    tn_free(st->pend);
+    pthread_mutex_destroy(&st->mu);
+    pthread_cond_destroy(&st->cv);
+    tn_free(st);
+}

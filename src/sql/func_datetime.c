@@ -4,6 +4,9 @@
  * patterns (strftime, strptime: DuckDB), both compiled to one token list (once, in bind, when
  * the pattern is a constant); date_trunc, extract/date_part and year()..second(), datediff in
  * Spark's 2-argument and DuckDB's 3-argument forms, date_add/date_sub, now(), current_date.
+ * Formatting writes digits by hand into a stack buffer (no printf per field); the common
+ * patterns ('%Y-%m', '%Y-%m-%d', 'yyyy-MM-dd', '... HH:mm:ss') have straight-line writers, and
+ * patterns that only depend on the day reuse the previous row's text while the day repeats.
  */
 #include "sql/functions.h"
 
@@ -80,12 +83,23 @@ typedef struct fmt_token {
     uint16_t lit_len;
 } fmt_token;
 
+/* What run_format needs computed, and a straight-line writer for common patterns. */
+enum { NEED_TIME = 1, NEED_DOW = 2, NEED_DOY = 4 };
+typedef enum fast_kind { FAST_NONE = 0, FAST_YM, FAST_YMD, FAST_YMD_HMS } fast_kind;
+
 typedef struct fmt_prog {
     fmt_token tok[128];
     uint32_t ntok;
     char lit[512];
     uint32_t nlit;
+    uint8_t needs;      /* NEED_* (set by finish_prog) */
+    uint8_t fast;       /* fast_kind */
+    char sep[3];        /* FAST_*: separators between the fields ('-', '-', ' ' / 'T') */
 } fmt_prog;
+
+/* Output bytes of one run_format are bounded: 128 tokens of at most 21 bytes (a signed 64-bit
+ * number, a month name) plus a 512-byte literal pool. */
+#define FMT_OUT_MAX (128 * 24 + 512)
 
 static int add_tok(fmt_prog *p, tk_kind k, int width) {
     if (p->ntok >= 128) return tn_error_set(TN_ELIMIT, "format pattern is too long");
@@ -109,6 +123,45 @@ static int add_lit(fmt_prog *p, const char *s, size_t n) {
     memcpy(p->lit + p->nlit, s, n);
     p->nlit += (uint32_t)n;
     return 0;
+}
+
+static bool tok_is(const fmt_prog *p, uint32_t k, tk_kind kind, int width) {
+    return k < p->ntok && p->tok[k].kind == kind && p->tok[k].width == width;
+}
+static bool tok_lit1(const fmt_prog *p, uint32_t k, char *c) {
+    if (k >= p->ntok || p->tok[k].kind != TK_LIT || p->tok[k].lit_len != 1) return false;
+    *c = p->lit[p->tok[k].lit_off];
+    return true;
+}
+
+/* Computes what the pattern needs and recognises the common shapes. */
+static void finish_prog(fmt_prog *p) {
+    p->needs = 0;
+    p->fast = FAST_NONE;
+    for (uint32_t k = 0; k < p->ntok; k++) {
+        switch ((tk_kind)p->tok[k].kind) {
+        case TK_HOUR24: case TK_HOUR12: case TK_HOUR24_1: case TK_HOUR12_0: case TK_MINUTE:
+        case TK_SECOND: case TK_FRAC: case TK_AMPM:
+            p->needs |= NEED_TIME;
+            break;
+        case TK_WDAY_ABBR: case TK_WDAY_FULL: case TK_WDAY_SUN0: case TK_WDAY_MON1: case TK_ISOWEEK:
+        case TK_ISOYEAR:
+            p->needs |= NEED_DOW;
+            break;
+        case TK_DOY: p->needs |= NEED_DOY; break;
+        case TK_WEEK_SUN: case TK_WEEK_MON: p->needs |= NEED_DOW | NEED_DOY; break;
+        default: break;
+        }
+    }
+    /* YYYY?MM[?DD[?HH:MM:SS]] with 4-digit year and 2-digit fields */
+    if (!tok_is(p, 0, TK_YEAR, 4) || !tok_lit1(p, 1, &p->sep[0]) || !tok_is(p, 2, TK_MONTH, 2)) return;
+    if (p->ntok == 3) { p->fast = FAST_YM; return; }
+    if (!tok_lit1(p, 3, &p->sep[1]) || !tok_is(p, 4, TK_DAY, 2)) return;
+    if (p->ntok == 5) { p->fast = FAST_YMD; return; }
+    char c1, c2;
+    if (p->ntok == 11 && tok_lit1(p, 5, &p->sep[2]) && tok_is(p, 6, TK_HOUR24, 2) && tok_lit1(p, 7, &c1) &&
+        c1 == ':' && tok_is(p, 8, TK_MINUTE, 2) && tok_lit1(p, 9, &c2) && c2 == ':' && tok_is(p, 10, TK_SECOND, 2))
+        p->fast = FAST_YMD_HMS;
 }
 
 /* Java DateTimeFormatter / SimpleDateFormat letters (the subset Spark and Flink document). */
@@ -179,6 +232,7 @@ static int compile_java(fmt_prog *p, const char *s, size_t n) {
                               (int)(n > 200 ? 200 : n), s);
         }
     }
+    if (!rc) finish_prog(p);
     return rc;
 }
 
@@ -261,74 +315,140 @@ static int compile_strftime_full(fmt_prog *p, const char *s, size_t n) {
         if (k + 1 >= sizeof buf) return tn_error_set(TN_ELIMIT, "format pattern is too long");
         buf[k++] = s[i];
     }
-    return compile_strftime(p, buf, k);
+    int rc = compile_strftime(p, buf, k);
+    if (!rc) finish_prog(p);
+    return rc;
 }
 
-static int put_num(tn_buf *b, int64_t v, int width) {
-    char t[32];
-    int k = width > 0 ? snprintf(t, sizeof t, "%0*lld", width, (long long)v) : snprintf(t, sizeof t, "%lld", (long long)v);
-    return tn_buf_append(b, t, (size_t)k);
+/* Writes v (>= 0) with at least `width` digits (zero-padded); returns the bytes written. */
+static size_t put_uint(char *o, uint64_t v, int width) {
+    char t[24];
+    size_t k = 0;
+    do {
+        t[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while ((int)k < width && k < sizeof t) t[k++] = '0';
+    for (size_t i = 0; i < k; i++) o[i] = t[k - 1 - i];
+    return k;
 }
 
-static int run_format(const fmt_prog *p, int64_t us, bool tz, tn_buf *b) {
+/* printf("%0*lld") of a signed value: the sign counts towards the width. */
+static size_t put_num(char *o, int64_t v, int width) {
+    if (v >= 0) return put_uint(o, (uint64_t)v, width);
+    o[0] = '-';
+    return 1 + put_uint(o + 1, (uint64_t)0 - (uint64_t)v, width - 1);
+}
+
+static inline void put2(char *o, unsigned v) {
+    o[0] = (char)('0' + v / 10);
+    o[1] = (char)('0' + v % 10);
+}
+
+static size_t put_str(char *o, const char *s) {
+    size_t n = strlen(s);
+    memcpy(o, s, n);
+    return n;
+}
+
+/* Broken-down time, computing only what the program needs. */
+static void civil_for(const fmt_prog *p, int64_t us, civil *c) {
+    int64_t days = floordiv(us, US_PER_DAY), t = us - days * US_PER_DAY;
+    tn_civil_from_days(days, &c->year, &c->month, &c->day);
+    c->days = days;
+    c->hour = (int)(t / 3600000000LL);
+    c->minute = (int)(t / 60000000LL % 60);
+    c->second = (int)(t / 1000000 % 60);
+    c->micros = (int)(t % 1000000);
+    c->dow = (p->needs & NEED_DOW) ? (int)(((days % 7) + 11) % 7) : 0;
+    c->doy = (p->needs & NEED_DOY) ? (int)(days - tn_days_from_civil(c->year, 1, 1) + 1) : 0;
+}
+
+/* Formats us into o (room for FMT_OUT_MAX bytes); returns the length. */
+static size_t run_format(const fmt_prog *p, int64_t us, bool tz, char *o) {
     civil c;
-    civil_from_micros(us, &c);
-    int rc = 0;
-    for (uint32_t k = 0; k < p->ntok && !rc; k++) {
+    civil_for(p, us, &c);
+    if (p->fast && c.year >= 0 && c.year <= 9999) {
+        unsigned y = (unsigned)c.year;
+        put2(o, y / 100);
+        put2(o + 2, y % 100);
+        o[4] = p->sep[0];
+        put2(o + 5, c.month);
+        if (p->fast == FAST_YM) return 7;
+        o[7] = p->sep[1];
+        put2(o + 8, c.day);
+        if (p->fast == FAST_YMD) return 10;
+        o[10] = p->sep[2];
+        put2(o + 11, (unsigned)c.hour);
+        o[13] = ':';
+        put2(o + 14, (unsigned)c.minute);
+        o[16] = ':';
+        put2(o + 17, (unsigned)c.second);
+        return 19;
+    }
+    size_t n = 0;
+    for (uint32_t k = 0; k < p->ntok; k++) {
         const fmt_token *t = &p->tok[k];
         int h12 = c.hour % 12 == 0 ? 12 : c.hour % 12;
         switch ((tk_kind)t->kind) {
-        case TK_LIT: rc = tn_buf_append(b, p->lit + t->lit_off, t->lit_len); break;
+        case TK_LIT:
+            memcpy(o + n, p->lit + t->lit_off, t->lit_len);
+            n += t->lit_len;
+            break;
         case TK_YEAR:
             if (c.year < 0 && t->width >= 4) {
-                rc = tn_buf_append_byte(b, '-');
-                if (!rc) rc = put_num(b, -c.year, t->width);
+                o[n++] = '-';
+                n += put_num(o + n, -c.year, t->width);
             } else {
-                rc = put_num(b, c.year, t->width);
+                n += put_num(o + n, c.year, t->width);
             }
             break;
-        case TK_YEAR2: rc = put_num(b, ((c.year % 100) + 100) % 100, t->width); break;
-        case TK_MONTH: rc = put_num(b, c.month, t->width); break;
-        case TK_MONTH_ABBR: rc = tn_buf_append(b, g_month_abbr[c.month - 1], 3); break;
-        case TK_MONTH_FULL: rc = tn_buf_append(b, g_month_full[c.month - 1], strlen(g_month_full[c.month - 1])); break;
-        case TK_DAY: rc = put_num(b, c.day, t->width); break;
-        case TK_DOY: rc = put_num(b, c.doy, t->width); break;
-        case TK_HOUR24: rc = put_num(b, c.hour, t->width); break;
-        case TK_HOUR12: rc = put_num(b, h12, t->width); break;
-        case TK_HOUR24_1: rc = put_num(b, c.hour == 0 ? 24 : c.hour, t->width); break;
-        case TK_HOUR12_0: rc = put_num(b, c.hour % 12, t->width); break;
-        case TK_MINUTE: rc = put_num(b, c.minute, t->width); break;
-        case TK_SECOND: rc = put_num(b, c.second, t->width); break;
+        case TK_YEAR2: n += put_num(o + n, ((c.year % 100) + 100) % 100, t->width); break;
+        case TK_MONTH: n += put_num(o + n, c.month, t->width); break;
+        case TK_MONTH_ABBR: memcpy(o + n, g_month_abbr[c.month - 1], 3); n += 3; break;
+        case TK_MONTH_FULL: n += put_str(o + n, g_month_full[c.month - 1]); break;
+        case TK_DAY: n += put_num(o + n, c.day, t->width); break;
+        case TK_DOY: n += put_num(o + n, c.doy, t->width); break;
+        case TK_HOUR24: n += put_num(o + n, c.hour, t->width); break;
+        case TK_HOUR12: n += put_num(o + n, h12, t->width); break;
+        case TK_HOUR24_1: n += put_num(o + n, c.hour == 0 ? 24 : c.hour, t->width); break;
+        case TK_HOUR12_0: n += put_num(o + n, c.hour % 12, t->width); break;
+        case TK_MINUTE: n += put_num(o + n, c.minute, t->width); break;
+        case TK_SECOND: n += put_num(o + n, c.second, t->width); break;
         case TK_FRAC: {
-            char fr[16];
-            snprintf(fr, sizeof fr, "%06d000", c.micros);
-            rc = tn_buf_append(b, fr, t->width ? t->width : 6);
+            /* micros as 6 digits then "000": the first `width` of those 9 */
+            char fr[9];
+            put_uint(fr, (uint64_t)c.micros, 6);
+            memcpy(fr + 6, "000", 3);
+            size_t w = t->width ? t->width : 6;
+            memcpy(o + n, fr, w);
+            n += w;
             break;
         }
-        case TK_AMPM: rc = tn_buf_append(b, c.hour < 12 ? "AM" : "PM", 2); break;
-        case TK_WDAY_ABBR: rc = tn_buf_append(b, g_day_abbr[c.dow], 3); break;
-        case TK_WDAY_FULL: rc = tn_buf_append(b, g_day_full[c.dow], strlen(g_day_full[c.dow])); break;
-        case TK_WDAY_SUN0: rc = put_num(b, c.dow, 0); break;
-        case TK_WDAY_MON1: rc = put_num(b, c.dow == 0 ? 7 : c.dow, t->width); break;
+        case TK_AMPM: memcpy(o + n, c.hour < 12 ? "AM" : "PM", 2); n += 2; break;
+        case TK_WDAY_ABBR: memcpy(o + n, g_day_abbr[c.dow], 3); n += 3; break;
+        case TK_WDAY_FULL: n += put_str(o + n, g_day_full[c.dow]); break;
+        case TK_WDAY_SUN0: n += put_num(o + n, c.dow, 0); break;
+        case TK_WDAY_MON1: n += put_num(o + n, c.dow == 0 ? 7 : c.dow, t->width); break;
         case TK_ISOWEEK:
         case TK_ISOYEAR: {
             int w;
             int64_t y;
             iso_week(&c, &w, &y);
-            rc = t->kind == TK_ISOWEEK ? put_num(b, w, t->width) : put_num(b, y, t->width);
+            n += t->kind == TK_ISOWEEK ? put_num(o + n, w, t->width) : put_num(o + n, y, t->width);
             break;
         }
-        case TK_WEEK_SUN: rc = put_num(b, (c.doy + 6 - c.dow) / 7, t->width); break;
-        case TK_WEEK_MON: rc = put_num(b, (c.doy + 6 - (c.dow + 6) % 7) / 7, t->width); break;
-        case TK_TZ_OFFSET: rc = tn_buf_append(b, "+00", 3); break;
-        case TK_TZ_HHMM: rc = tn_buf_append(b, "+0000", 5); break;
-        case TK_TZ_Z: rc = tn_buf_append(b, "Z", 1); break;
-        case TK_TZ_NAME: rc = tz ? tn_buf_append(b, "UTC", 3) : tn_buf_append(b, "UTC", 3); break;
-        case TK_QUARTER: rc = put_num(b, (c.month - 1) / 3 + 1, t->width); break;
-        case TK_ERA: rc = tn_buf_append(b, c.year > 0 ? "AD" : "BC", 2); break;
+        case TK_WEEK_SUN: n += put_num(o + n, (c.doy + 6 - c.dow) / 7, t->width); break;
+        case TK_WEEK_MON: n += put_num(o + n, (c.doy + 6 - (c.dow + 6) % 7) / 7, t->width); break;
+        case TK_TZ_OFFSET: memcpy(o + n, "+00", 3); n += 3; break;
+        case TK_TZ_HHMM: memcpy(o + n, "+0000", 5); n += 5; break;
+        case TK_TZ_Z: o[n++] = 'Z'; break;
+        case TK_TZ_NAME: (void)tz; memcpy(o + n, "UTC", 3); n += 3; break;
+        case TK_QUARTER: n += put_num(o + n, (c.month - 1) / 3 + 1, t->width); break;
+        case TK_ERA: memcpy(o + n, c.year > 0 ? "AD" : "BC", 2); n += 2; break;
         }
     }
-    return rc;
+    return n;
 }
 
 /* Parse s with the token list. 0 ok; -1 no match. */
@@ -550,10 +670,16 @@ static int64_t ts_arg(tn_vector *const *args, uint32_t k, uint32_t i) {
 }
 
 static int format_fn(FN_ARGS, bool java) {
-    tn_buf b = TN_BUF_INIT;
+    char *o = tn_malloc(FMT_OUT_MAX);
     prog_cache *pc = tn_calloc(1, sizeof *pc);
-    int rc = pc ? 0 : TN_ENOMEM;
+    int rc = pc && o ? 0 : TN_ENOMEM;
     bool tz = args[0]->type.id == TN_TYPE_TIMESTAMP_TZ;
+    tn_str *res = out->data;
+    /* a constant pattern without time fields gives the same text for every instant of a day:
+     * rows of the same day as the last formatted row share its bytes */
+    bool have_last = false;
+    int64_t last_day = 0;
+    uint32_t last_row = 0;
     for (uint32_t i = 0; i < n && !rc; i++) {
         if (!VALID(i)) {
             tn_func_str_empty(out, i);
@@ -561,12 +687,22 @@ static int format_fn(FN_ARGS, bool java) {
         }
         const fmt_prog *p;
         if ((rc = row_prog(call, args, 1, i, java, pc, &p))) break;
-        tn_buf_clear(&b);
-        rc = run_format(p, ts_arg(args, 0, i), tz, &b);
-        if (!rc) rc = tn_vector_set_str(out, i, b.data ? (const char *)b.data : "", b.len);
+        int64_t us = ts_arg(args, 0, i);
+        if (call->bind_data && !(p->needs & NEED_TIME)) {
+            int64_t day = floordiv(us, US_PER_DAY);
+            if (have_last && day == last_day) {
+                res[i] = res[last_row];
+                continue;
+            }
+            have_last = true;
+            last_day = day;
+            last_row = i;
+        }
+        size_t len = run_format(p, us, tz, o);
+        rc = tn_vector_set_str(out, i, o, len);
     }
     tn_free(pc);
-    tn_buf_free(&b);
+    tn_free(o);
     return rc;
 }
 static int f_date_format(FN_ARGS) { return format_fn(call, args, nargs, n, out, true); }
@@ -574,10 +710,10 @@ static int f_strftime(FN_ARGS) { return format_fn(call, args, nargs, n, out, fal
 
 /* from_unixtime(seconds[, java pattern]) (Spark): default 'yyyy-MM-dd HH:mm:ss'. */
 static int f_from_unixtime(FN_ARGS) {
-    tn_buf b = TN_BUF_INIT;
+    char *o = tn_malloc(FMT_OUT_MAX);
     prog_cache *pc = tn_calloc(1, sizeof *pc);
     fmt_prog *def = tn_calloc(1, sizeof *def);
-    int rc = pc && def ? compile_java(def, "yyyy-MM-dd HH:mm:ss", 19) : TN_ENOMEM;
+    int rc = pc && def && o ? compile_java(def, "yyyy-MM-dd HH:mm:ss", 19) : TN_ENOMEM;
     for (uint32_t i = 0; i < n && !rc; i++) {
         if (!VALID(i)) {
             tn_func_str_empty(out, i);
@@ -590,13 +726,12 @@ static int f_from_unixtime(FN_ARGS) {
             rc = tn_error_set(TN_ELIMIT, "from_unixtime: %lld is out of range", (long long)sec);
             break;
         }
-        tn_buf_clear(&b);
-        rc = run_format(p, us, false, &b);
-        if (!rc) rc = tn_vector_set_str(out, i, b.data ? (const char *)b.data : "", b.len);
+        size_t len = run_format(p, us, false, o);
+        rc = tn_vector_set_str(out, i, o, len);
     }
     tn_free(pc);
     tn_free(def);
-    tn_buf_free(&b);
+    tn_free(o);
     return rc;
 }
 
@@ -805,23 +940,42 @@ PART_FN(f_minute, P_MINUTE)
 PART_FN(f_second, P_SECOND)
 PART_FN(f_epoch, P_EPOCH)
 
-static int64_t trunc_to(part p, int64_t us, bool *ok) {
-    civil c;
-    civil_from_micros(us, &c);
-    *ok = true;
-    int64_t day0 = c.days * US_PER_DAY;
+/* Whether truncating to p depends only on the day (so equal days give equal results). */
+static bool trunc_by_day(part p) {
     switch (p) {
-    case P_MILLENNIUM: return (int64_t)tn_days_from_civil(floordiv(c.year - 1, 1000) * 1000 + 1, 1, 1) * US_PER_DAY;
-    case P_CENTURY: return (int64_t)tn_days_from_civil(floordiv(c.year - 1, 100) * 100 + 1, 1, 1) * US_PER_DAY;
-    case P_DECADE: return (int64_t)tn_days_from_civil(floordiv(c.year, 10) * 10, 1, 1) * US_PER_DAY;
-    case P_YEAR: return (int64_t)tn_days_from_civil(c.year, 1, 1) * US_PER_DAY;
-    case P_QUARTER: return (int64_t)tn_days_from_civil(c.year, (c.month - 1) / 3 * 3 + 1, 1) * US_PER_DAY;
-    case P_MONTH: return (int64_t)tn_days_from_civil(c.year, c.month, 1) * US_PER_DAY;
-    case P_WEEK: return day0 - (int64_t)((c.dow + 6) % 7) * US_PER_DAY;
+    case P_MILLENNIUM: case P_CENTURY: case P_DECADE: case P_YEAR: case P_QUARTER: case P_MONTH:
+    case P_WEEK: case P_DAY: case P_DOW: case P_ISODOW: case P_DOY:
+        return true;
+    default: return false;
+    }
+}
+
+static int64_t trunc_to(part p, int64_t us, bool *ok) {
+    *ok = true;
+    int64_t days = floordiv(us, US_PER_DAY);
+    int64_t y = 0;
+    unsigned m = 1, d = 1;
+    switch (p) {
+    case P_MILLENNIUM: case P_CENTURY: case P_DECADE: case P_YEAR: case P_QUARTER: case P_MONTH:
+        tn_civil_from_days(days, &y, &m, &d);
+        break;
+    default: break;
+    }
+    switch (p) {
+    case P_MILLENNIUM: return (int64_t)tn_days_from_civil(floordiv(y - 1, 1000) * 1000 + 1, 1, 1) * US_PER_DAY;
+    case P_CENTURY: return (int64_t)tn_days_from_civil(floordiv(y - 1, 100) * 100 + 1, 1, 1) * US_PER_DAY;
+    case P_DECADE: return (int64_t)tn_days_from_civil(floordiv(y, 10) * 10, 1, 1) * US_PER_DAY;
+    case P_YEAR: return (int64_t)tn_days_from_civil(y, 1, 1) * US_PER_DAY;
+    case P_QUARTER: return (int64_t)tn_days_from_civil(y, (m - 1) / 3 * 3 + 1, 1) * US_PER_DAY;
+    case P_MONTH: return (int64_t)tn_days_from_civil(y, m, 1) * US_PER_DAY;
+    case P_WEEK: {
+        int dow = (int)(((days % 7) + 11) % 7);   /* 0 = Sunday; weeks start on Monday */
+        return (days - (dow + 6) % 7) * US_PER_DAY;
+    }
     case P_DAY:
     case P_DOW:
     case P_ISODOW:
-    case P_DOY: return day0;
+    case P_DOY: return days * US_PER_DAY;
     case P_HOUR: return floordiv(us, 3600000000LL) * 3600000000LL;
     case P_MINUTE: return floordiv(us, 60000000LL) * 60000000LL;
     case P_SECOND: return floordiv(us, 1000000) * 1000000;
@@ -846,11 +1000,27 @@ static int bind_part0(tn_func_binding *b, const tn_value *const *consts, void **
 static int f_date_trunc(FN_ARGS) {
     part_bind *pb = call->bind_data;
     int64_t *r = out->data;
+    /* a constant part no finer than a day: rows of the last row's day share its result */
+    bool by_day = pb && trunc_by_day(pb->p), have_last = false;
+    int64_t last_day = 0, last = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (!VALID(i)) continue;
+        int64_t us = ts_arg(args, 1, i);
+        if (by_day) {
+            int64_t day = floordiv(us, US_PER_DAY);
+            if (have_last && day == last_day) {
+                r[i] = last;
+                continue;
+            }
+            bool ok;
+            last = r[i] = trunc_to(pb->p, us, &ok);
+            last_day = day;
+            have_last = true;
+            continue;
+        }
         part p = pb ? pb->p : part_of(STR(0, i));
         bool ok;
-        r[i] = trunc_to(p, ts_arg(args, 1, i), &ok);
+        r[i] = trunc_to(p, us, &ok);
         if (!ok) return bad_part(STR(0, i));
     }
     return 0;

@@ -351,7 +351,8 @@ static int lookup_str1(tn_group_table *t, const tn_vector *k0, uint32_t n, uint3
     for (uint32_t i = 0; i < n; i++) {
         const tn_str *s = &d[i];
         uintptr_t pv = (uintptr_t)s->ptr;
-        pcache_entry *e = &pc[(uint32_t)((pv >> 3) ^ (pv >> 13) ^ s->len) & (PCACHE_SIZE - 1)];
+        /* multiplicative: strings of a dictionary lie a few bytes apart (pv >> 3 collides) */
+        pcache_entry *e = &pc[(uint32_t)(((pv ^ s->len) * 0x9E3779B97F4A7C15ULL) >> 40) & (PCACHE_SIZE - 1)];
         if (e->gen == gen && e->ptr == s->ptr && e->len == s->len) {
             gids[i] = e->gid;
             continue;

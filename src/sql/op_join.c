@@ -4,7 +4,8 @@
  * side streams: each probe chunk finds candidate pairs by hash and key equality, filters them
  * with the residual condition, and emits INNER / LEFT / RIGHT / FULL rows or SEMI / ANTI probe
  * rows. Rows of the build side never matched are emitted at the end (RIGHT / FULL). No keys:
- * a nested loop (CROSS JOIN, theta joins). NULL keys never match.
+ * a nested loop (CROSS JOIN, theta joins). NULL keys never match. Small integer key ranges use
+ * a direct array instead of the hash table; build columns are flattened for gathering.
  */
 #include <string.h>
 
@@ -25,6 +26,14 @@ struct tn_join_table {
     uint8_t *matched;
     uint8_t *keynull;
     int64_t *ikey;              /* one integer key: its value per row id (else NULL) */
+    /* One integer key of a small range: direct[key - dmin] = first row id + 1 of the chain of
+     * rows with exactly that key (chained by next), so a probe neither hashes nor compares. */
+    uint32_t *direct;
+    int64_t dmin;
+    uint64_t drange;
+    /* Build columns flattened in row-id order (views of the one chunk, or owned copies). */
+    tn_vector *flat;
+    bool flat_owned;
 };
 
 void tn_join_table_free(tn_join_table *t) {
@@ -39,6 +48,10 @@ void tn_join_table_free(tn_join_table *t) {
     tn_free(t->matched);
     tn_free(t->keynull);
     tn_free(t->ikey);
+    tn_free(t->direct);
+    if (t->flat && t->flat_owned)
+        for (uint32_t c = 0; c < t->c.ncols; c++) tn_vector_free(&t->flat[c]);
+    tn_free(t->flat);
     tn_collection_free(&t->c);
     tn_free(t);
 }
@@ -110,6 +123,86 @@ static int intern_strings(tn_collection *c) {
     return rc;
 }
 
+/* A direct-address table for one integer key whose range is at most a few times the number
+ * of build rows (dimension keys). */
+static int build_direct(tn_exec *ex, tn_join_table *t) {
+    int64_t mn = INT64_MAX, mx = INT64_MIN;
+    uint32_t nn = 0;
+    for (uint32_t id = 0; id < t->nrows; id++) {
+        if (t->keynull[id]) continue;
+        int64_t x = t->ikey[id];
+        mn = x < mn ? x : mn;
+        mx = x > mx ? x : mx;
+        nn++;
+    }
+    if (nn == 0) return 0;
+    uint64_t range = (uint64_t)mx - (uint64_t)mn + 1;
+    if (range == 0 || range > (uint64_t)4 * nn + 1024 || range > ((uint64_t)1 << 26)) return 0;
+    uint32_t *d = tn_calloc((size_t)range, sizeof *d);
+    if (!d) return TN_ENOMEM;
+    int rc = tn_exec_mem(ex, (int64_t)range * 4);
+    if (rc) {
+        tn_free(d);
+        return rc;
+    }
+    /* rebuild the chains per key (ascending ids, like the hash chains: probe order is unchanged
+     * only up to pairs' order, which the join does not promise) */
+    for (uint32_t id = t->nrows; id-- > 0;) {
+        if (t->keynull[id]) continue;
+        uint64_t slot = (uint64_t)t->ikey[id] - (uint64_t)mn;
+        t->next[id] = d[slot];
+        d[slot] = id + 1;
+    }
+    t->direct = d;
+    t->dmin = mn;
+    t->drange = range;
+    return 0;
+}
+
+/* The build columns as one vector each in row-id order, so that gathering a pair is an indexed
+ * load (no chunk lookup); strings still point into the collection. */
+static int build_flat(tn_exec *ex, tn_join_table *t) {
+    uint32_t nc = t->c.ncols;
+    if (nc == 0 || t->nrows == 0) return 0;
+    t->flat = tn_calloc(nc, sizeof *t->flat);
+    if (!t->flat) return TN_ENOMEM;
+    if (t->c.nchunks == 1) {
+        for (uint32_t c = 0; c < nc; c++) tn_vector_view(&t->flat[c], &t->c.chunks[0].cols[c]);
+        return 0;
+    }
+    if (t->nrows > (1u << 24)) {            /* big build sides: gather through refs */
+        tn_free(t->flat);
+        t->flat = NULL;
+        return 0;
+    }
+    t->flat_owned = true;
+    int64_t bytes = 0;
+    for (uint32_t c = 0; c < nc; c++) {
+        tn_type ty = t->c.types[c];
+        size_t w = tn_type_width(ty);
+        int rc = tn_vector_init(&t->flat[c], ty, t->nrows);
+        if (rc) return rc;
+        bytes += (int64_t)w * t->nrows;
+        tn_vector *f = &t->flat[c];
+        uint32_t at = 0;
+        for (uint32_t ci = 0; ci < t->c.nchunks; ci++) {
+            const tn_vector *src = &t->c.chunks[ci].cols[c];
+            uint32_t n = t->c.chunks[ci].count;
+            if (w && src->data && n) memcpy((uint8_t *)f->data + (size_t)at * w, src->data, (size_t)n * w);
+            if (src->validity || src->type.id == TN_TYPE_NULL) {
+                rc = tn_vector_ensure_validity(f);
+                if (rc) return rc;
+                for (uint32_t r = 0; r < n; r++)
+                    if (src->type.id == TN_TYPE_NULL || !tn_vector_is_valid(src, r))
+                        tn_vector_set_valid_bit(f, at + r, false);
+            }
+            at += n;
+        }
+        f->count = at;
+    }
+    return tn_exec_mem(ex, bytes);
+}
+
 int tn_join_build(tn_exec *ex, tn_plan *node, tn_collection *build, bool build_is_left,
                   tn_join_table **out) {
     int rc = 0;
@@ -179,6 +272,8 @@ int tn_join_build(tn_exec *ex, tn_plan *node, tn_collection *build, bool build_i
     }
     for (uint32_t k = 0; st && k < t->nkeys; k++) tn_expr_state_free(st[k]);
     tn_free(st);
+    if (!rc && t->ikey) rc = build_direct(ex, t);
+    if (!rc) rc = build_flat(ex, t);
     if (rc) {
         tn_join_table_free(t);
         return rc;
@@ -201,6 +296,8 @@ typedef struct probe_state {
     uint8_t *pmatched;          /* per probe row */
     uint32_t *sel;
     tn_chunk pair;              /* pairs (left ++ right layout) */
+    tn_vector *saved;           /* pair's own probe vectors while it holds views of the input */
+    bool pair_views;
     tn_chunk out;               /* emitted rows */
     uint32_t nl, nr;
 } probe_state;
@@ -209,6 +306,33 @@ static int gather_build(tn_vector *dst, const tn_join_table *t, uint32_t col, co
                         uint32_t n) {
     int rc = 0;
     if (dst->capacity < n && (rc = tn_vector_reserve(dst, n))) return rc;
+    if (t->flat && t->flat[col].type.id != TN_TYPE_NULL) {
+        const tn_vector *f = &t->flat[col];
+        size_t w = tn_type_width(dst->type);
+#define FLAT_GATHER(T)                                                                       \
+    do {                                                                                     \
+        T *d_ = (T *)dst->data;                                                              \
+        const T *s_ = (const T *)f->data;                                                    \
+        for (uint32_t i = 0; i < n; i++) d_[i] = s_[ids[i]];                                 \
+    } while (0)
+        switch (w) {
+        case 1: FLAT_GATHER(uint8_t); break;
+        case 2: FLAT_GATHER(uint16_t); break;
+        case 4: FLAT_GATHER(uint32_t); break;
+        case 8: FLAT_GATHER(uint64_t); break;
+        case 16: FLAT_GATHER(tn_str); break;
+        default:
+            for (uint32_t i = 0; i < n; i++)
+                memcpy((uint8_t *)dst->data + (size_t)i * w, (const uint8_t *)f->data + (size_t)ids[i] * w, w);
+        }
+#undef FLAT_GATHER
+        if (f->validity || dst->validity) {
+            if ((rc = tn_vector_ensure_validity(dst))) return rc;
+            for (uint32_t i = 0; i < n; i++) tn_vector_set_valid_bit(dst, i, tn_vector_is_valid(f, ids[i]));
+        }
+        dst->count = n;
+        return 0;
+    }
     size_t w = tn_type_width(dst->type);
     bool nulls = false;
     for (uint32_t i = 0; i < n; i++) {
@@ -259,6 +383,10 @@ static int probe_init(tn_op *op, void **state) {
     for (uint32_t i = 0; i < s->nl; i++) types[i] = l->types[i];
     for (uint32_t i = 0; i < s->nr; i++) types[s->nl + i] = r->types[i];
     if (!rc) rc = tn_chunk_init(&s->pair, s->nl + s->nr, types, TN_VECTOR_SIZE);
+    if (!rc) {
+        s->saved = tn_calloc(s->nl + s->nr + 1, sizeof *s->saved);
+        if (!s->saved) rc = TN_ENOMEM;
+    }
     if (!rc) rc = tn_chunk_init(&s->out, s->nl + s->nr, types, TN_VECTOR_SIZE);
     return rc;
 }
@@ -278,6 +406,10 @@ static void probe_free(tn_op *op, void *state) {
     tn_free(s->pmatched);
     tn_free(s->sel);
     tn_expr_state_free(s->rst);
+    if (s->saved && s->pair.cols)          /* give the pair its own vectors back before freeing */
+        for (uint32_t c = 0; c < s->nl + s->nr; c++)
+            if (s->saved[c].data || s->saved[c].heap) s->pair.cols[c] = s->saved[c];
+    tn_free(s->saved);
     if (s->pair.cols) tn_chunk_free(&s->pair);
     if (s->out.cols) tn_chunk_free(&s->out);
     tn_free(s);
@@ -289,7 +421,22 @@ static int fill_pairs(tn_join_table *t, probe_state *s, const tn_chunk *in) {
     uint32_t n = s->npairs;
     uint32_t poff = t->build_left ? s->nl : 0, boff = t->build_left ? 0 : s->nl;
     uint32_t np = t->build_left ? s->nr : s->nl, nb = t->build_left ? s->nl : s->nr;
-    for (uint32_t c = 0; c < np && !rc; c++) rc = tn_vector_gather(&s->pair.cols[poff + c], &in->cols[c], s->psel, n);
+    /* every probe row once, in order (a foreign-key join): the probe columns are the input's */
+    bool identity = n == in->count;
+    for (uint32_t i = 0; i < n && identity; i++) identity = s->psel[i] == i;
+    s->pair_views = identity;
+    for (uint32_t c = 0; c < np && !rc; c++) {
+        if (identity) {
+            if (!s->saved[poff + c].data && !s->saved[poff + c].heap) s->saved[poff + c] = s->pair.cols[poff + c];
+            tn_vector_view(&s->pair.cols[poff + c], &in->cols[c]);
+        } else {
+            if (s->saved[poff + c].data || s->saved[poff + c].heap) {
+                s->pair.cols[poff + c] = s->saved[poff + c];
+                memset(&s->saved[poff + c], 0, sizeof s->saved[poff + c]);
+            }
+            rc = tn_vector_gather(&s->pair.cols[poff + c], &in->cols[c], s->psel, n);
+        }
+    }
     for (uint32_t c = 0; c < nb && !rc; c++) rc = gather_build(&s->pair.cols[boff + c], t, c, s->bids, n);
     s->pair.count = n;
     return rc;
@@ -368,11 +515,36 @@ static int probe_exec(tn_op *op, void *state, tn_pipeline *p, uint32_t stage, ui
     tn_expr **keys = t->build_left ? node->u.join.rkeys : node->u.join.lkeys;
     for (uint32_t k = 0; k < t->nkeys && !rc; k++) rc = tn_expr_eval(keys[k], in, &s->kv[k], s->kst[k]);
     if (rc) return rc;
-    for (uint32_t k = 0; k < t->nkeys; k++) tn_vector_hash(&s->kv[k], n, s->h, k == 0);
+    bool direct = t->direct && s->kv[0].type.id != TN_TYPE_NULL;
+    if (!direct)
+        for (uint32_t k = 0; k < t->nkeys; k++) tn_vector_hash(&s->kv[k], n, s->h, k == 0);
     memset(s->pmatched, 0, n);
     bool first_only = (kind == TN_JOIN_SEMI || kind == TN_JOIN_ANTI) && !node->u.join.residual;
     s->npairs = 0;
-    if (t->ikey && s->kv[0].type.id != TN_TYPE_NULL) {
+    if (direct) {
+        /* small integer key range: the slot holds exactly the rows of that key */
+        const tn_vector *pk = &s->kv[0];
+        for (uint32_t i = 0; i < n && !rc; i++) {
+            if (pk->validity && !tn_vector_is_valid(pk, i)) continue;
+            uint64_t slot = (uint64_t)int_key_at(pk, i) - (uint64_t)t->dmin;
+            if (slot >= t->drange) continue;
+            uint32_t e = t->direct[slot];
+            if (e && first_only) {
+                s->pmatched[i] = 1;
+                continue;
+            }
+            while (e) {
+                uint32_t id = e - 1;
+                e = t->next[id];
+                s->psel[s->npairs] = i;
+                s->bids[s->npairs] = id;
+                if (++s->npairs == TN_VECTOR_SIZE) {
+                    rc = flush_pairs(t, s, p, stage, worker, in);
+                    if (rc) break;
+                }
+            }
+        }
+    } else if (t->ikey && s->kv[0].type.id != TN_TYPE_NULL) {
         /* one integer key: compare values directly */
         const tn_vector *pk = &s->kv[0];
         for (uint32_t i = 0; i < n && !rc; i++) {

@@ -1,8 +1,10 @@
 /*
  * sql/op_scan.c: pipeline sources that read data: Parquet files (one morsel per row group that
  * the pushed-down predicates do not rule out; columns projected; page skipping; counters for
- * --stats; row counts alone when no column is needed), CSV and NDJSON files (one morsel), and
- * materialized collections (one morsel per chunk). TABLESAMPLE filters rows by a seeded hash.
+ * --stats; row counts alone when no column is needed; the pushed predicates also filter rows
+ * inside the scan; a worker reuses its open scan for its next row group), CSV and NDJSON files
+ * (one morsel), and materialized collections (one morsel per chunk). TABLESAMPLE filters rows
+ * by a seeded hash.
  */
 #include <string.h>
 
@@ -14,11 +16,21 @@ typedef struct pq_morsel {
     uint32_t rg;
 } pq_morsel;
 
+/* A worker's open Parquet scan, reused for its next morsel of the same file (tn_parquet_scan_reset
+ * keeps the chunk and page buffers: fresh ones per row group cost page faults). */
+typedef struct pq_cached {
+    tn_parquet_scan *scan;
+    uint32_t file;
+    tn_chunk chunk;
+} pq_cached;
+
 typedef struct scan_shared {
     tn_exec *ex;
     tn_plan *node;
     pq_morsel *morsels;
     uint32_t nmorsels;
+    pq_cached *cache;          /* per worker */
+    uint32_t ncache;
 } scan_shared;
 
 static void count_stats(tn_exec *ex, const tn_parquet_scan_counters *c) {
@@ -85,40 +97,71 @@ static int pq_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker) 
         }
         return rc;
     }
-    tn_parquet_scan *scan = NULL;
-    tn_chunk chunk, tmp;
-    memset(&chunk, 0, sizeof chunk);
+    pq_cached own, *pc = worker < sh->ncache ? &sh->cache[worker] : &own;
+    tn_chunk tmp;
+    memset(&own, 0, sizeof own);
     memset(&tmp, 0, sizeof tmp);
-    tn_parquet_scan_options o;
-    memset(&o, 0, sizeof o);
-    o.columns = s->cols;
-    o.ncolumns = s->ncols;
-    o.row_groups = &mo->rg;
-    o.nrow_groups = 1;
-    o.predicates = s->preds;
-    o.npredicates = s->npreds;
-    rc = tn_parquet_scan_open(&scan, f, &o);
-    if (rc) goto cleanup;
-    tn_type types[TN_FUNC_MAX_ARGS * 64];
-    if (s->ncols > sizeof types / sizeof types[0]) { rc = tn_error_set(TN_ELIMIT, "too many columns"); goto cleanup; }
-    for (uint32_t i = 0; i < s->ncols; i++) types[i] = s->src_types[s->cols[i]];
-    rc = tn_chunk_init(&chunk, s->ncols, types, TN_VECTOR_SIZE);
-    if (!rc && sampling(s)) rc = tn_chunk_init(&tmp, s->ncols, types, TN_VECTOR_SIZE);
-    if (rc) goto cleanup;
+    if (pc->scan && pc->file == mo->file) {
+        rc = tn_parquet_scan_reset(pc->scan, &mo->rg, 1);
+        if (rc) goto cleanup;
+    } else {
+        tn_parquet_scan_close(pc->scan);
+        pc->scan = NULL;
+        if (pc->chunk.cols) tn_chunk_free(&pc->chunk);
+        memset(&pc->chunk, 0, sizeof pc->chunk);
+        tn_parquet_scan_options o;
+        memset(&o, 0, sizeof o);
+        o.columns = s->cols;
+        o.ncolumns = s->ncols;
+        o.row_groups = &mo->rg;
+        o.nrow_groups = 1;
+        o.predicates = s->preds;
+        o.npredicates = s->npreds;
+        rc = tn_parquet_scan_open(&pc->scan, f, &o);
+        if (rc) goto cleanup;
+        pc->file = mo->file;
+        if (s->npreds && !sampling(s)) {
+            /* the pushed predicates are conjuncts of the filter above: rows failing one are
+             * dropped in the scan (before the other columns are decoded); the filter still runs */
+            tn_parquet_row_filter rf = {s->preds, s->npreds, NULL, 0};
+            rc = tn_parquet_scan_set_filter(pc->scan, &rf);
+            if (rc) goto cleanup;
+        }
+        tn_type types[TN_FUNC_MAX_ARGS * 64];
+        if (s->ncols > sizeof types / sizeof types[0]) { rc = tn_error_set(TN_ELIMIT, "too many columns"); goto cleanup; }
+        for (uint32_t i = 0; i < s->ncols; i++) types[i] = s->src_types[s->cols[i]];
+        rc = tn_chunk_init(&pc->chunk, s->ncols, types, TN_VECTOR_SIZE);
+        if (rc) goto cleanup;
+    }
+    tn_parquet_scan *scan = pc->scan;
+    tn_chunk *chunk = &pc->chunk;
+    if (sampling(s)) {
+        tn_type types[TN_FUNC_MAX_ARGS * 64];
+        if (s->ncols > sizeof types / sizeof types[0]) { rc = tn_error_set(TN_ELIMIT, "too many columns"); goto cleanup; }
+        for (uint32_t i = 0; i < s->ncols; i++) types[i] = s->src_types[s->cols[i]];
+        rc = tn_chunk_init(&tmp, s->ncols, types, TN_VECTOR_SIZE);
+        if (rc) goto cleanup;
+    }
     for (;;) {
         int64_t first = 0;
-        rc = tn_parquet_scan_next(scan, &chunk, &first);
-        if (rc || chunk.count == 0) break;
-        rc = sampling(s) ? sample_push(sh, p, worker, &chunk, mo->file, first, &tmp)
-                         : tn_pipe_push(p, 0, worker, &chunk);
+        rc = tn_parquet_scan_next(scan, chunk, &first);
+        if (rc || chunk->count == 0) break;
+        rc = sampling(s) ? sample_push(sh, p, worker, chunk, mo->file, first, &tmp)
+                         : tn_pipe_push(p, 0, worker, chunk);
         if (rc) break;
     }
 cleanup:
-    if (scan) {
-        count_stats(sh->ex, tn_parquet_scan_stats(scan));
-        tn_parquet_scan_close(scan);
+    if (pc->scan) {
+        count_stats(sh->ex, tn_parquet_scan_stats(pc->scan));
+        if (rc || pc == &own) {
+            tn_parquet_scan_close(pc->scan);
+            pc->scan = NULL;
+        }
     }
-    tn_chunk_free(&chunk);
+    if (!pc->scan && pc->chunk.cols) {
+        tn_chunk_free(&pc->chunk);
+        memset(&pc->chunk, 0, sizeof pc->chunk);
+    }
     if (tmp.cols) tn_chunk_free(&tmp);
     return rc;
 }
@@ -187,6 +230,11 @@ cleanup:
 static void scan_free(tn_source *src) {
     scan_shared *sh = src->shared;
     if (!sh) return;
+    for (uint32_t i = 0; i < sh->ncache; i++) {
+        tn_parquet_scan_close(sh->cache[i].scan);
+        if (sh->cache[i].chunk.cols) tn_chunk_free(&sh->cache[i].chunk);
+    }
+    tn_free(sh->cache);
     tn_free(sh->morsels);
     tn_free(sh);
     src->shared = NULL;
@@ -211,6 +259,10 @@ int tn_op_scan_source(tn_exec *ex, tn_plan *node, tn_source *out) {
     }
     out->name = "PARQUET_SCAN";
     out->read = pq_read;
+    sh->ncache = ex->nworkers > 0 ? ex->nworkers : 1;
+    if (ex->pool && tn_pool_size(ex->pool) > sh->ncache) sh->ncache = tn_pool_size(ex->pool);
+    sh->cache = tn_calloc(sh->ncache, sizeof *sh->cache);
+    if (!sh->cache) return TN_ENOMEM;
     uint32_t total = 0;
     for (uint32_t f = 0; f < s->npaths; f++) total += tn_parquet_num_row_groups(s->files[f]);
     sh->morsels = tn_malloc((total + 1) * sizeof *sh->morsels);

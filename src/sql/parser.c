@@ -798,7 +798,11 @@ static tn_sql_stmt *show_stmt(tn_sql_parser *p) {
     tn_sql_stmt *s = new_stmt(p, TN_SQL_S_SHOW, tn_sqlp_peek(p, 0)->pos);
     if (!s) return NULL;
     tn_sqlp_advance(p);
-    if (tn_sqlp_accept_kw(p, KW_TABLES)) {
+    if (tn_sqlp_accept_kw(p, KW_ALL)) {              /* DuckDB: SHOW ALL TABLES */
+        if (!tn_sqlp_accept_kw(p, KW_TABLES)) return tn_sqlp_fail_expected(p, "TABLES after SHOW ALL");
+        s->u.show.what = TN_SQL_SHOW_TABLES;
+        s->u.show.all = true;
+    } else if (tn_sqlp_accept_kw(p, KW_TABLES)) {
         s->u.show.what = TN_SQL_SHOW_TABLES;
         if (tn_sqlp_accept_kw(p, KW_IN) || tn_sqlp_accept_kw(p, KW_FROM)) {
             if (!tn_sqlp_qname(p, "a schema name", &s->u.show.in)) return NULL;

@@ -164,6 +164,9 @@ static inline void tn_sqlp_leave(tn_sql_parser *p) { p->depth--; }
 bool tn_sqlp_tok_is_colid(const tn_sql_token *t);
 bool tn_sqlp_tok_is_funcname(const tn_sql_token *t);
 bool tn_sqlp_ident(tn_sql_parser *p, const char *what, tn_sql_ident *out);
+/* A window specification after OVER: a name, or '(' [PARTITION BY] [ORDER BY] [frame] ')'
+ * (parser_expr.c; the WINDOW clause of parser_query.c uses it too). */
+tn_sql_window *tn_sqlp_window_spec(tn_sql_parser *p);
 bool tn_sqlp_qname(tn_sql_parser *p, const char *what, tn_sql_qname *out);
 bool tn_sqlp_ident_list(tn_sql_parser *p, const char *what, tn_sql_ident **out, int *n);
 tn_sql_ident tn_sqlp_tok_ident(const tn_sql_token *t);

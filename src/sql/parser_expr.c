@@ -277,6 +277,9 @@ static bool frame_bound(tn_sql_parser *p, tn_sql_frame_bound_kind *kind, tn_sql_
     return true;
 }
 
+static tn_sql_window *window_spec(tn_sql_parser *p);
+tn_sql_window *tn_sqlp_window_spec(tn_sql_parser *p) { return window_spec(p); }
+
 static tn_sql_window *window_spec(tn_sql_parser *p) {
     tn_sql_window *w = tn_sqlp_alloc(p, sizeof *w);
     if (!w) return NULL;

@@ -1,6 +1,6 @@
 /*
- * sql/parser_query.c: queries (WITH, SELECT, VALUES, UNION/INTERSECT/EXCEPT, parenthesized
- * queries, ORDER BY/LIMIT/OFFSET) and FROM items (tables with time travel and TABLESAMPLE,
+ * sql/parser_query.c: queries (WITH, SELECT with GROUP BY [ALL] and WINDOW clauses, VALUES,
+ * UNION/INTERSECT/EXCEPT, parenthesized queries, ORDER BY [ALL]/LIMIT/OFFSET) and FROM items (tables with time travel and TABLESAMPLE,
  * table functions, subqueries, joins). Expressions are parser_expr.c.
  */
 #include "sql/parserInt.h"
@@ -292,11 +292,25 @@ static tn_sql_query *select_block(tn_sql_parser *p) {
     }
     if (tn_sqlp_accept_kw(p, KW_GROUP)) {
         if (!tn_sqlp_expect_kw(p, KW_BY, "BY after GROUP")) return NULL;
-        if (!tn_sqlp_expr_list(p, &s->group_by)) return NULL;
+        if (tn_sqlp_accept_kw(p, KW_ALL)) s->group_all = true;      /* DuckDB: GROUP BY ALL */
+        else if (!tn_sqlp_expr_list(p, &s->group_by)) return NULL;
     }
     if (tn_sqlp_accept_kw(p, KW_HAVING)) {
         s->having = tn_sqlp_expr(p);
         if (!s->having) return NULL;
+    }
+    if (tn_sqlp_accept_kw(p, KW_WINDOW)) {             /* WINDOW w AS (...) [, ...] */
+        tn_vec wins = {0};
+        do {
+            tn_sql_named_window nw = {0};
+            if (!tn_sqlp_ident(p, "a window name after WINDOW", &nw.name)) return NULL;
+            if (!tn_sqlp_expect_kw(p, KW_AS, "AS after the window name")) return NULL;
+            if (!tok_is(p, 0, TK_LPAREN)) return tn_sqlp_fail_expected(p, "'(' after AS");
+            nw.spec = tn_sqlp_window_spec(p);
+            if (!nw.spec || !tn_sqlp_push(p, &wins, &nw, sizeof nw)) return NULL;
+        } while (tn_sqlp_accept(p, TK_COMMA));
+        s->windows = wins.data;
+        s->n_windows = wins.n;
     }
     return q;
 }
@@ -349,7 +363,7 @@ static tn_sql_query *query_primary(tn_sql_parser *p) {
 }
 
 static bool has_tail(const tn_sql_query *q) {
-    return q->order_by.n || q->limit || q->offset || q->n_ctes;
+    return q->order_by.n || q->order_all || q->limit || q->offset || q->n_ctes;
 }
 
 static tn_sql_query *setop(tn_sql_parser *p, tn_sql_setop op, tn_sql_pos pos, tn_sql_query *l,
@@ -435,7 +449,24 @@ tn_sql_query *tn_sqlp_query(tn_sql_parser *p) {
         q->recursive = recursive;
     }
     if (tn_sqlp_accept_kw(p, KW_ORDER)) {
-        if (!tn_sqlp_expect_kw(p, KW_BY, "BY after ORDER") || !tn_sqlp_order_list(p, &q->order_by)) {
+        if (!tn_sqlp_expect_kw(p, KW_BY, "BY after ORDER")) {
+            q = NULL;
+            goto cleanup;
+        }
+        if (tn_sqlp_accept_kw(p, KW_ALL)) {             /* DuckDB: ORDER BY ALL [ASC|DESC] [NULLS ..] */
+            tn_sql_order_item *it = &q->order_all_item;
+            q->order_all = true;
+            if (tn_sqlp_accept_kw(p, KW_DESC)) it->desc = true;
+            else tn_sqlp_accept_kw(p, KW_ASC);
+            if (tn_sqlp_accept_kw(p, KW_NULLS)) {
+                if (tn_sqlp_accept_kw(p, KW_FIRST)) it->nulls = 1;
+                else if (tn_sqlp_accept_kw(p, KW_LAST)) it->nulls = 2;
+                else {
+                    q = tn_sqlp_fail_expected(p, "FIRST or LAST after NULLS");
+                    goto cleanup;
+                }
+            }
+        } else if (!tn_sqlp_order_list(p, &q->order_by)) {
             q = NULL;
             goto cleanup;
         }

@@ -1,7 +1,9 @@
 /*
  * sql/session.c: the sql/ layer's front door (sql.h): sessions (warehouse, thread pool, session
  * options), scripts (parsed statements), statement execution (bind -> optimize -> execute, or
- * EXPLAIN [ANALYZE], DESCRIBE <query>, SET) and materialized results.
+ * EXPLAIN [ANALYZE], DESCRIBE <query>, SET), materialized results and streaming results (a
+ * query of streaming operators read while it runs: the result then owns the statement's
+ * arena, plan and executor until its stream ends).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +32,23 @@ struct tn_sql_result {
     tn_sql_stats stats;
     uint64_t time_ns;
     tn_arena *arena;
+    /* Streaming: the stream and what it borrows, owned until the stream ends. */
+    tn_exec_stream *stream;
+    tn_sql_session *session;
+    tn_exec *ex;
+    tn_plan *plan;
+    tn_arena *stmt_arena;
+    tn_sql_script *script;       /* tn_sql_execute_stream: the parsed text the plan borrows */
+    uint64_t t0;
+    bool streamed;               /* rows came (partly) from a stream */
+    int64_t delivered;           /* rows handed out by the stream */
+    int error;                   /* the execution error that ended the stream, or 0 */
+    void *kept;                  /* the chunk handed out before a detach (released next fetch) */
+    tn_error_state err;
 };
+
+static void stream_end(tn_sql_result *r);
+static void session_detach(tn_sql_session *s);
 
 static uint64_t default_memory_limit(void) {
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
@@ -61,6 +79,15 @@ int tn_sql_session_open(tn_sql_session **out, const char *warehouse, int threads
 
 void tn_sql_session_close(tn_sql_session *s) {
     if (!s) return;
+    if (s->streaming) {
+        tn_sql_result *r = s->streaming;
+        stream_end(r);                    /* cancels it: the caller should have freed it */
+        if (!r->error) {
+            r->error = TN_EINVAL;
+            snprintf(r->err.message, sizeof r->err.message, "the session was closed while the result streamed");
+            r->err.code = TN_EINVAL;
+        }
+    }
     tn_stmt_session_free(s);
     tn_pool_destroy(s->pool);
     pthread_mutex_destroy(&s->run_lock);
@@ -188,21 +215,108 @@ const char *tn_sql_result_name(const tn_sql_result *r, uint32_t col) { return co
 tn_type tn_sql_result_type(const tn_sql_result *r, uint32_t col) {
     return col < r->ncols ? r->types[col] : tn_type_make(TN_TYPE_NULL);
 }
-int64_t tn_sql_result_nrows(const tn_sql_result *r) { return r->rows.nrows; }
-const tn_chunk *tn_sql_result_next(tn_sql_result *r) {
+int64_t tn_sql_result_nrows(const tn_sql_result *r) { return r->delivered + r->rows.nrows; }
+bool tn_sql_result_streaming(const tn_sql_result *r) { return r->stream != NULL; }
+int tn_sql_result_error(const tn_sql_result *r) { return r->error; }
+
+/* Ends the stream of r (cancelling the producer if it still runs) and releases what it
+ * borrowed; the statistics and time become final. */
+static void stream_end(tn_sql_result *r) {
+    if (!r->stream && !r->ex) return;
+    tn_exec_stream_free(r->stream);
+    r->stream = NULL;
+    if (r->ex) {
+        r->stats = r->ex->stats;
+        r->time_ns = tn_time_ns() - r->t0;
+    }
+    tn_sql_session *s = r->session;
+    if (s) {
+        pthread_mutex_lock(&s->run_lock);
+        if (s->running == r->ex) s->running = NULL;
+        pthread_mutex_unlock(&s->run_lock);
+        if (s->streaming == r) s->streaming = NULL;
+    }
+    r->session = NULL;
+    tn_plan_free(r->plan);
+    r->plan = NULL;
+    tn_arena_destroy(r->stmt_arena);
+    r->stmt_arena = NULL;
+    tn_free(r->ex);
+    r->ex = NULL;
+}
+
+/* Another statement is about to run on s: the result still streaming reads its remaining rows
+ * into memory now (the pool runs one query at a time), then serves them as a materialized one.
+ * An error is kept and reported by its next tn_sql_result_next. */
+static void session_detach(tn_sql_session *s) {
+    tn_sql_result *r = s->streaming;
+    if (!r) return;
+    tn_error_state saved;
+    tn_error_save(&saved);
+    /* the caller may still read the chunk it got last: keep it until its next fetch */
+    tn_exec_stream_release(r->kept);
+    r->kept = tn_exec_stream_keep_current(r->stream);
+    const tn_chunk *c = NULL;
+    int rc = 0;
+    for (;;) {
+        rc = tn_exec_stream_next(r->stream, &c);
+        if (rc || !c) break;
+        rc = tn_collection_append(&r->rows, c, NULL, c->count);
+        if (rc) break;
+    }
+    if (rc) {
+        r->error = rc;
+        tn_error_save(&r->err);
+    }
+    stream_end(r);
+    tn_error_restore(&saved);
+}
+
+int tn_sql_result_fetch(tn_sql_result *r, const tn_chunk **out) {
+    *out = NULL;
+    tn_exec_stream_release(r->kept);
+    r->kept = NULL;
+    if (r->stream) {
+        const tn_chunk *c = NULL;
+        int rc = tn_exec_stream_next(r->stream, &c);
+        if (rc) {
+            r->error = rc;
+            tn_error_save(&r->err);
+        } else if (c) {
+            r->delivered += c->count;
+            *out = c;
+            return 0;
+        }
+        stream_end(r);
+        if (rc) return tn_error_restore(&r->err);
+    }
     while (r->cursor < r->rows.nchunks) {
         const tn_chunk *c = &r->rows.chunks[r->cursor++];
-        if (c->count) return c;
+        if (c->count) {
+            *out = c;
+            return 0;
+        }
     }
-    return NULL;
+    if (r->error) return tn_error_restore(&r->err);
+    return 0;
 }
-void tn_sql_result_rewind(tn_sql_result *r) { r->cursor = 0; }
+
+const tn_chunk *tn_sql_result_next(tn_sql_result *r) {
+    const tn_chunk *c = NULL;
+    return tn_sql_result_fetch(r, &c) ? NULL : c;
+}
+void tn_sql_result_rewind(tn_sql_result *r) {
+    if (!r->streamed) r->cursor = 0;
+}
 bool tn_sql_result_has_rows(const tn_sql_result *r) { return r->has_rows; }
 const tn_sql_stats *tn_sql_result_stats(const tn_sql_result *r) { return &r->stats; }
 uint64_t tn_sql_result_time_ns(const tn_sql_result *r) { return r->time_ns; }
 
 void tn_sql_result_free(tn_sql_result *r) {
     if (!r) return;
+    stream_end(r);
+    tn_exec_stream_release(r->kept);
+    tn_sql_script_free(r->script);
     tn_collection_free(&r->rows);
     tn_arena_destroy(r->arena);
     tn_free(r);
@@ -278,22 +392,26 @@ static int describe_result(tn_plan *p, tn_sql_result **out) {
     return rc;
 }
 
-int tn_sql_script_execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_value *params,
-                          uint32_t nparams) {
+static int execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_value *params,
+                   uint32_t nparams, bool stream) {
     *out = NULL;
     if (i >= (uint32_t)sc->list.n) return tn_error_set(TN_EINVAL, "no statement %u", i);
     tn_sql_stmt *stmt = sc->list.stmts[i];
     tn_sql_session *s = sc->session;
+    session_detach(s);
     uint64_t t0 = tn_time_ns();
     tn_bind_set_pos((tn_sql_pos){0, 0, 0});
     tn_arena *arena = tn_arena_create(0);
-    if (!arena) return TN_ENOMEM;
-    tn_exec ex;
-    memset(&ex, 0, sizeof ex);
-    ex.pool = s->pool;
-    ex.nworkers = tn_pool_size(s->pool);
-    ex.arena = arena;
-    ex.memory_limit = s->memory_limit;
+    tn_exec *exp = tn_calloc(1, sizeof *exp);
+    if (!arena || !exp) {
+        tn_arena_destroy(arena);
+        tn_free(exp);
+        return TN_ENOMEM;
+    }
+    exp->pool = s->pool;
+    exp->nworkers = tn_pool_size(s->pool);
+    exp->arena = arena;
+    exp->memory_limit = s->memory_limit;
     tn_binder b;
     memset(&b, 0, sizeof b);
     b.session = s;
@@ -302,13 +420,14 @@ int tn_sql_script_execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, co
     b.sql_len = sc->len;
     b.params = params;
     b.nparams = nparams;
-    b.ex = &ex;
+    b.ex = exp;
     if ((uint32_t)stmt->n_params > nparams) {
         tn_arena_destroy(arena);
+        tn_free(exp);
         return tn_bind_error(&b, stmt->pos, "statement needs %d parameters, %u given", stmt->n_params, nparams);
     }
     tn_func_set_statement_time(tn_time_now_us());
-    set_running(s, &ex);
+    set_running(s, exp);
     int rc = 0;
     tn_plan *plan = NULL;
     tn_sql_result *r = NULL;
@@ -340,8 +459,8 @@ int tn_sql_script_execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, co
         tn_buf text = TN_BUF_INIT;
         if (analyze) {
             tn_collection res;
-            ex.analyze = true;
-            rc = tn_exec_run(&ex, plan, &res);
+            exp->analyze = true;
+            rc = tn_exec_run(exp, plan, &res);
             if (!rc) {
                 plan->rows_out = (uint64_t)res.nrows;
                 tn_collection_free(&res);
@@ -356,32 +475,68 @@ int tn_sql_script_execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, co
         goto done;
     }
     rc = result_new(&r, plan->ncols, plan->names, plan->types);
-    if (!rc) rc = tn_exec_run(&ex, plan, &r->rows);
+    if (!rc && stream && tn_exec_streamable(plan)) {
+        rc = tn_collection_init(&r->rows, plan->ncols, plan->types);
+        if (!rc) rc = tn_exec_stream_start(&r->stream, exp, plan);
+        if (!rc) {
+            /* the result owns the statement from here on (stream_end releases it) */
+            r->streamed = true;
+            r->session = s;
+            r->ex = exp;
+            r->plan = plan;
+            r->stmt_arena = arena;
+            r->t0 = t0;
+            s->streaming = r;
+            *out = r;
+            return 0;
+        }
+    } else if (!rc) rc = tn_exec_run(exp, plan, &r->rows);
 done:
     if (rc) {
         tn_sql_result_free(r);
         r = NULL;
     } else if (r) {
-        r->stats = ex.stats;
+        r->stats = exp->stats;
         r->time_ns = tn_time_ns() - t0;
         *out = r;
     }
     set_running(s, NULL);
     tn_plan_free(plan);
     tn_arena_destroy(arena);
+    tn_free(exp);
     return rc;
 }
 
-int tn_sql_execute(tn_sql_result **out, tn_sql_session *s, const char *sql) {
+int tn_sql_script_execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_value *params,
+                          uint32_t nparams) {
+    return execute(out, sc, i, params, nparams, false);
+}
+
+int tn_sql_script_execute_stream(tn_sql_result **out, tn_sql_script *sc, uint32_t i,
+                                 const tn_value *params, uint32_t nparams) {
+    return execute(out, sc, i, params, nparams, true);
+}
+
+static int execute_text(tn_sql_result **out, tn_sql_session *s, const char *sql, bool stream) {
     *out = NULL;
     tn_sql_script *sc = NULL;
     int rc = tn_sql_script_parse(&sc, s, sql, strlen(sql));
     if (rc) return rc;
-    for (uint32_t i = 0; i < tn_sql_script_count(sc) && !rc; i++) {
+    uint32_t n = tn_sql_script_count(sc);
+    for (uint32_t i = 0; i < n && !rc; i++) {
         tn_sql_result_free(*out);
         *out = NULL;
-        rc = tn_sql_script_execute(out, sc, i, NULL, 0);
+        rc = execute(out, sc, i, NULL, 0, stream && i + 1 == n);
     }
-    tn_sql_script_free(sc);
+    if (!rc && *out && (*out)->stream) (*out)->script = sc;   /* its plan borrows the AST */
+    else tn_sql_script_free(sc);
     return rc;
+}
+
+int tn_sql_execute(tn_sql_result **out, tn_sql_session *s, const char *sql) {
+    return execute_text(out, s, sql, false);
+}
+
+int tn_sql_execute_stream(tn_sql_result **out, tn_sql_session *s, const char *sql) {
+    return execute_text(out, s, sql, true);
 }

@@ -53,9 +53,22 @@ uint32_t tn_sql_script_nparams(const tn_sql_script *script, uint32_t i);
  * line:column with the source line and a caret (tn_sql_error_pos). */
 int tn_sql_script_execute(tn_sql_result **out, tn_sql_script *script, uint32_t i,
                           const tn_value *params, uint32_t nparams);
+/* The same, but a query made only of streaming operators (scans, filters, projections,
+ * LIMIT: no aggregate, sort, join, window or set operation) streams: it runs while the caller
+ * reads the result, which then holds a few chunks at a time whatever the row count, in the
+ * order the plan defines. It returns once the first chunk is ready (errors before the first row
+ * are returned here); an error after that ends the rows: tn_sql_result_fetch returns it (the
+ * message set on the calling thread) and tn_sql_result_error keeps it. The result borrows the
+ * script (keep it until the result is freed). Running another statement on the session first
+ * reads the rest of a result still streaming into memory. Blocking plans materialize as with
+ * tn_sql_script_execute. */
+int tn_sql_script_execute_stream(tn_sql_result **out, tn_sql_script *script, uint32_t i,
+                                 const tn_value *params, uint32_t nparams);
 /* Convenience: parse + execute every statement, keeping only the last result (NULL when the
- * text holds no statement). */
+ * text holds no statement). The _stream form streams the last statement's result (which then
+ * owns the parsed text). */
 int tn_sql_execute(tn_sql_result **out, tn_sql_session *s, const char *sql);
+int tn_sql_execute_stream(tn_sql_result **out, tn_sql_session *s, const char *sql);
 
 /* Position of the last SQL error on this thread (line 0 when it had none). */
 tn_sql_pos tn_sql_error_pos(void);
@@ -64,13 +77,23 @@ tn_sql_pos tn_sql_error_pos(void);
 uint32_t tn_sql_result_ncols(const tn_sql_result *r);
 const char *tn_sql_result_name(const tn_sql_result *r, uint32_t col);
 tn_type tn_sql_result_type(const tn_sql_result *r, uint32_t col);
+/* Rows of the result; for a streamed one, the rows read so far (the total once at its end). */
 int64_t tn_sql_result_nrows(const tn_sql_result *r);
-/* Next chunk of rows (borrowed from the result, valid until the next call or free); NULL at
- * the end. tn_sql_result_rewind starts over. */
+/* Next chunk of rows in *out (borrowed from the result, valid until the next call or free;
+ * NULL at the end), or a negative error of a streaming execution (message on this thread). */
+int tn_sql_result_fetch(tn_sql_result *r, const tn_chunk **out);
+/* The same, NULL at the end or on an error (then tn_sql_result_error says which). */
 const tn_chunk *tn_sql_result_next(tn_sql_result *r);
+/* 0, or the error that ended a streamed result's rows early. */
+int tn_sql_result_error(const tn_sql_result *r);
+/* Whether rows are still being produced (a streaming result not at its end). */
+bool tn_sql_result_streaming(const tn_sql_result *r);
+/* Starts over (materialized results only; a streamed result cannot go back). */
 void tn_sql_result_rewind(tn_sql_result *r);
 /* Whether the statement returns rows (a query or EXPLAIN) rather than a status. */
 bool tn_sql_result_has_rows(const tn_sql_result *r);
+/* Scan counters and time of the statement; for a streaming result they are set when its rows
+ * have all been read (zero before). */
 const tn_sql_stats *tn_sql_result_stats(const tn_sql_result *r);
 uint64_t tn_sql_result_time_ns(const tn_sql_result *r);
 void tn_sql_result_free(tn_sql_result *r);                     /* NULL ok */

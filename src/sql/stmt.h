@@ -77,4 +77,22 @@ int tn_op_table_scan_source(tn_exec *ex, tn_plan *node, tn_source *out);
 /* exec.c: runs plan into an arbitrary sink (the INSERT writer sink). */
 int tn_exec_run_sink(tn_exec *ex, tn_plan *plan, tn_sink *sink);
 
+/* exec.c: streaming results. A plan of streaming operators only (scan, values, filter, project,
+ * limit: tn_exec_streamable) runs on a producer thread while the caller reads its chunks in plan
+ * order; memory stays bounded by a few chunks per worker. tn_exec_stream_start returns once the
+ * first chunk is ready or the plan has ended (errors before the first row are returned here).
+ * The stream borrows ex and plan until it is freed. */
+typedef struct tn_exec_stream tn_exec_stream;
+bool tn_exec_streamable(const tn_plan *plan);
+int tn_exec_stream_start(tn_exec_stream **out, tn_exec *ex, tn_plan *plan);
+/* Next chunk in *out (borrowed until the next call or free; NULL at the end), or a negative
+ * error of the execution with its message set on the calling thread. */
+int tn_exec_stream_next(tn_exec_stream *st, const tn_chunk **out);
+/* Cancels the producer if it still runs, waits for it and frees everything (NULL ok). */
+void tn_exec_stream_free(tn_exec_stream *st);
+/* Takes the chunk handed out last away from the stream (so that it outlives the stream's next
+ * call or free); give it back to tn_exec_stream_release (NULL ok). */
+void *tn_exec_stream_keep_current(tn_exec_stream *st);
+void tn_exec_stream_release(void *kept);
+
 #endif

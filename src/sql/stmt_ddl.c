@@ -1,9 +1,10 @@
 /*
  * sql/stmt_ddl.c: the table statements' entry (dispatch from the session) and the catalog
- * statements: CREATE SCHEMA / TABLE [AS SELECT] / VIEW, DROP, ALTER TABLE (SET options, ADD
- * COLUMN, RENAME TO), DESCRIBE t, DESCRIBE HISTORY t, SHOW TABLES / SCHEMAS, VACUUM; the
- * session's table state (the catalog, opened on first use; SET options). Capabilities of later layers (buckets, qbeast, OPTIMIZE, UPDATE,
- * UPSERT) fail here with "not supported yet: <what>". DML lives in stmt_dml.c.
+ * statements: CREATE SCHEMA / TABLE [AS SELECT, in one commit] / VIEW, DROP, ALTER TABLE (SET
+ * options, ADD COLUMN, RENAME TO), DESCRIBE t, DESCRIBE HISTORY t, SHOW [ALL] TABLES / SCHEMAS,
+ * VACUUM; the session's table state (the catalog, opened on first use; SET options).
+ * Capabilities of later layers (buckets, qbeast, OPTIMIZE, UPDATE, UPSERT) fail here with "not
+ * supported yet: <what>". DML lives in stmt_dml.c.
  */
 #include <errno.h>
 #include <limits.h>
@@ -272,6 +273,56 @@ cleanup:
     return rc;
 }
 
+/* CREATE TABLE name AS SELECT (no LOCATION) as one commit through a staged table. *staged
+ * false (and 0): the catalog's checks are better left to tn_catalog_table_create (the schema
+ * does not exist, or a schema directory has the table's name): the caller goes the two-commit
+ * way, whose errors name the problem. On a failure after staging, the directory made for the
+ * table is removed when it is empty. Takes *plan. */
+static int ctas_staged(tn_binder *b, tn_catalog *cat, const tn_catalog_name *cn, const tn_table_create_options *o,
+                       tn_plan **plan, tn_sql_pos pos, bool *staged) {
+    *staged = false;
+    bool ok = false;
+    int rc = tn_catalog_schema_exists(cat, cn->schema, &ok);
+    if (rc || !ok) {
+        tn_error_clear();
+        return 0;
+    }
+    if (!cn->schema[0]) {
+        bool clash = true;
+        rc = tn_catalog_schema_exists(cat, cn->name, &clash);
+        if (rc || clash) {
+            tn_error_clear();
+            return 0;
+        }
+    }
+    char *dir = NULL;
+    rc = tn_catalog_table_path(cat, cn, &dir);
+    if (rc) return tn_bind_error_at(b, rc, pos);
+    tn_fs *fs = tn_catalog_fs(cat);
+    tn_table *t = NULL;
+    *staged = true;
+    rc = tn_table_create_staged(&t, fs, dir, o);
+    if (rc) {
+        rc = tn_bind_error_at(b, rc, pos);
+        goto cleanup;
+    }
+    tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+    wo.operation = "CREATE TABLE AS SELECT";
+    tn_plan *p = *plan;
+    *plan = NULL;
+    rc = tn_stmt_write_plan(b, t, p, &wo, NULL);
+    if (rc) {
+        tn_error_state saved;
+        tn_error_save(&saved);
+        fs->rmdir(fs, dir);            /* empty after the writer's abort (best effort) */
+        tn_error_restore(&saved);
+    }
+cleanup:
+    tn_table_close(t);
+    tn_free(dir);
+    return rc;
+}
+
 static int create_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     __typeof__(stmt->u.create_table) *ct = &stmt->u.create_table;
     tn_catalog_name cn;
@@ -383,6 +434,17 @@ static int create_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     if (exists && ct->or_replace) {
         rc = tn_catalog_table_drop(cat, &cn, true);
         if (rc) { rc = tn_bind_error_at(b, rc, stmt->pos); goto cleanup; }
+    }
+    if (plan && !ct->location) {
+        /* CREATE TABLE AS in one commit: version 0 holds the schema and the data, so a failed
+         * query or write leaves no table */
+        bool staged = false;
+        rc = ctas_staged(b, cat, &cn, &o, &plan, stmt->pos, &staged);
+        if (staged) {
+            if (!rc) rc = status(b, out);
+            goto cleanup;
+        }
+        if (rc) goto cleanup;
     }
     if (ct->location) {
         rc = tn_table_create(tn_catalog_fs(cat), ct->location, &o);
@@ -620,6 +682,38 @@ static int describe_history(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out
     return rc;
 }
 
+/* SHOW ALL TABLES: (schema, name, kind) of every table and view of every schema, sorted. */
+static int show_all_tables(tn_binder *b, tn_sql_stmt *stmt, tn_catalog *cat, bool empty,
+                           tn_stmt_output *out) {
+    static const char *names[] = {"schema", "name", "kind"};
+    tn_type ty[3] = {tn_type_make(TN_TYPE_VARCHAR), tn_type_make(TN_TYPE_VARCHAR), tn_type_make(TN_TYPE_VARCHAR)};
+    int rc = tn_stmt_output_init(b, out, 3, names, ty);
+    if (rc || empty) return rc;
+    tn_catalog_list schemas = {0};
+    rc = tn_catalog_schema_list(cat, &schemas);
+    if (rc) return tn_bind_error_at(b, rc, stmt->pos);
+    rows r;
+    rc = rows_open(&r, out);
+    for (uint32_t si = 0; si < schemas.count && !rc; si++) {
+        tn_catalog_list tables = {0}, views = {0};
+        rc = tn_catalog_table_list(cat, schemas.names[si], &tables);
+        if (!rc) rc = tn_catalog_view_list(cat, schemas.names[si], &views);
+        uint32_t i = 0, k = 0;
+        while (!rc && (i < tables.count || k < views.count)) {
+            bool tab = k >= views.count || (i < tables.count && strcmp(tables.names[i], views.names[k]) <= 0);
+            rc = rows_str(&r, 0, schemas.names[si]);
+            if (!rc) rc = rows_str(&r, 1, tab ? tables.names[i++] : views.names[k++]);
+            if (!rc) rc = rows_str(&r, 2, tab ? "table" : "view");
+            if (!rc) rc = rows_next(&r);
+        }
+        tn_catalog_list_free(&tables);
+        tn_catalog_list_free(&views);
+    }
+    rc = rows_close(&r, rc);
+    tn_catalog_list_free(&schemas);
+    return rc;
+}
+
 static int show(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     tn_catalog *cat = NULL;
     tn_catalog_list tables = {0}, views = {0};
@@ -650,6 +744,7 @@ static int show(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
         if (!empty) tn_catalog_list_free(&tables);
         return rc;
     }
+    if (stmt->u.show.all) return show_all_tables(b, stmt, cat, empty, out);
     const char *schema = NULL;
     if (stmt->u.show.in.n > 1) return unsupported(b, stmt->u.show.in.parts[0].pos, "catalog-qualified schema names");
     if (stmt->u.show.in.n == 1) schema = stmt->u.show.in.parts[0].name;

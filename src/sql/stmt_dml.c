@@ -2,7 +2,8 @@
  * sql/stmt_dml.c: statements that change or move table data: INSERT INTO t [(cols)] VALUES /
  * SELECT, INSERT OVERWRITE t [PARTITION (k = v, ...)] (static partitions; dynamic partition
  * overwrite without them), DELETE FROM t [WHERE] (copy-on-write through tn_table_delete, the
- * bound WHERE evaluated per chunk), COPY t FROM 'file' (append) and COPY t / (query) TO 'file'
+ * bound WHERE evaluated per chunk), COPY t FROM 'file' (append; a CSV header matches columns
+ * by name, headerless files and other formats by position) and COPY t / (query) TO 'file'
  * (CSV, Parquet, NDJSON), and the parallel writer sink CREATE TABLE AS shares. Rows are cast to
  * the table's types in a PROJECT over the query; NOT NULL is enforced by the table writer.
  */
@@ -511,6 +512,45 @@ static int sql_quote(tn_buf *out, const char *s) {
     return rc;
 }
 
+/* Whether plan reads a CSV file whose first line is a header (given or detected). */
+static bool csv_has_header(const tn_plan *plan) {
+    while (plan && plan->kind != TN_PLAN_SCAN) plan = plan->child[0];
+    return plan && plan->u.scan.format == TN_SCAN_CSV && plan->u.scan.csv_header == 1;
+}
+
+/* COPY t FROM a CSV file with a header: target[k] = the table column named like the file's
+ * column k (case-insensitive). A file column the table lacks, or a table column the file lacks,
+ * is an error naming it. */
+static int match_header(tn_binder *b, tn_table *t, const tn_plan *plan, const char *label, const char *path,
+                        tn_sql_pos pos, int *target) {
+    uint32_t n = tn_table_num_columns(t);
+    bool *seen = tn_arena_calloc(b->arena, (size_t)n + 1);
+    if (!seen) return TN_ENOMEM;
+    for (uint32_t k = 0; k < plan->ncols; k++) {
+        int idx = tn_table_column_index(t, plan->names[k]);
+        if (idx < 0)
+            return tn_bind_error(b, pos, "COPY %s FROM '%s': the file's column \"%s\" (header field %u) is not a "
+                                 "column of table %s (HEADER false if the file has no header line)", label, path, plan->names[k], k + 1,
+                                 label);
+        if (seen[idx])
+            return tn_bind_error(b, pos, "COPY %s FROM '%s': the file names column \"%s\" twice", label, path,
+                                 plan->names[k]);
+        seen[idx] = true;
+        target[k] = idx;
+    }
+    tn_buf missing = TN_BUF_INIT;
+    uint32_t nmissing = 0;
+    int rc = 0;
+    for (uint32_t i = 0; i < n && !rc; i++)
+        if (!seen[i]) rc = tn_buf_printf(&missing, "%s\"%s\"", nmissing++ ? ", " : "", tn_table_column(t, i)->name);
+    if (!rc && nmissing)
+        rc = tn_bind_error(b, pos, "COPY %s FROM '%s': the file's header has no column %.*s of table %s "
+                           "(name the columns to load: COPY %s (col, ...) FROM ...)", label, path, (int)missing.len,
+                           missing.data ? (const char *)missing.data : "", label, label);
+    tn_buf_free(&missing);
+    return rc;
+}
+
 static int copy_from(tn_binder *b, tn_sql_stmt *stmt, const copy_opts *co, tn_stmt_output *out) {
     __typeof__(stmt->u.copy) *cp = &stmt->u.copy;
     tn_catalog_name cn;
@@ -552,6 +592,11 @@ static int copy_from(tn_binder *b, tn_sql_stmt *stmt, const copy_opts *co, tn_st
             }
             target[ntarget++] = idx;
         }
+    } else if (csv_has_header(plan)) {
+        /* a header names the file's columns: match them with the table's by name */
+        rc = match_header(b, t, plan, label, cp->path, stmt->pos, target);
+        if (rc) goto cleanup;
+        ntarget = plan->ncols;
     } else {
         for (uint32_t i = 0; i < n; i++) target[ntarget++] = (int)i;
     }

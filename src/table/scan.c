@@ -389,6 +389,7 @@ typedef struct scan_file {
     uint64_t *dv;                    /* deleted row indexes ascending (tn_malloc) */
     uint64_t ndv;
     int64_t *rg_first_row;           /* per row group */
+    int64_t stats_rows;              /* pf == NULL: rows answered from add.stats numRecords */
 } scan_file;
 
 typedef struct morsel {
@@ -621,6 +622,66 @@ cleanup:
     return rc;
 }
 
+/* Partition constants of the output columns for file (every output column is one). */
+static int plan_partition_cols(tn_table_scan *s, scan_file *sf, const tn_delta_file *file, const char *label) {
+    const tn_delta_snapshot *snap = s->t->snap;
+    const tn_delta_metadata *md = &snap->metadata;
+    sf->cols = tn_arena_calloc(s->arena, sizeof *sf->cols * (s->ncols ? s->ncols : 1));
+    sf->scan_cols = tn_arena_calloc(s->arena, sizeof *sf->scan_cols);
+    if (!sf->cols || !sf->scan_cols) return TN_ENOMEM;
+    for (uint32_t o = 0; o < s->ncols; o++) {
+        const tn_delta_column *c = &md->columns[s->cols[o]];
+        out_col *oc = &sf->cols[o];
+        bool is_null = false;
+        const char *text = tn_delta_partition_value(snap, file, c->name, &is_null);
+        oc->kind = SRC_PARTITION;
+        int rc = tn_table_partition_value_parse(&oc->constant, c->type, is_null ? NULL : text);
+        if (rc) return tn_error_prefix(rc, "%s: partition column '%s'", label, c->name);
+    }
+    return 0;
+}
+
+/* A file answered from the log: its numRecords rows, partition columns only, no I/O (not
+ * counted as scanned). */
+static int plan_file_stats(tn_table_scan *s, uint32_t fi, int64_t rows) {
+    const tn_delta_file *file = &s->t->snap->files[fi];
+    scan_file *sf = &s->files[s->nfiles];
+    memset(sf, 0, sizeof *sf);
+    sf->snap_index = fi;
+    sf->stats_rows = rows;
+    sf->rg_first_row = tn_arena_calloc(s->arena, sizeof(int64_t));
+    if (!sf->rg_first_row) return TN_ENOMEM;
+    int rc = plan_partition_cols(s, sf, file, file->path);
+    if (rc) return rc;
+    s->nfiles++;
+    return rows > 0 ? add_morsel(s, s->nfiles - 1, 0) : 0;
+}
+
+/* Partition-only filters could be answered from the log too (their pruning is exact), but
+ * tests/unit/test_sql_tables.c (create_insert_select_history) expects a partition-pruned
+ * count(*) to scan files: off until that test is updated. */
+#define TB_STATS_WITH_PARTITION_FILTERS 0
+
+/* Whether the scan can be answered from add.stats alone: no output column and no filter needs
+ * file data (partition columns only), and every file left after pruning has numRecords and no
+ * deletion vector. */
+static bool answer_from_stats(const tn_table_scan *s, const tn_table_scan_options *opts,
+                              const uint8_t *keep, uint32_t nkeep_of, const uint32_t *only) {
+    const tn_delta_snapshot *snap = s->t->snap;
+    const tn_delta_metadata *md = &snap->metadata;
+    if (opts->nfilters && !TB_STATS_WITH_PARTITION_FILTERS) return false;
+    for (uint32_t i = 0; i < s->ncols; i++)
+        if (!md->columns[s->cols[i]].is_partition) return false;
+    for (uint32_t i = 0; i < opts->nfilters; i++)
+        if (!md->columns[opts->filters[i].column].is_partition) return false;
+    for (uint32_t k = 0; k < nkeep_of; k++) {
+        if (!keep[k]) continue;
+        const tn_delta_file *f = &snap->files[only ? only[k] : k];
+        if (f->has_dv || tn_delta_file_num_records(f) < 0) return false;
+    }
+    return true;
+}
+
 int tn_table_scan_open(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts) {
     return tb_scan_open_files(out, t, opts, NULL, 0);
 }
@@ -629,6 +690,7 @@ int tb_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_opt
                        const uint32_t *only, uint32_t nonly) {
     int rc = 0;
     tn_table_scan *s = NULL;
+    uint8_t *keep = NULL;
     tn_table_scan_options defaults = TN_TABLE_SCAN_OPTIONS_INIT;
     const tn_delta_snapshot *snap = t->snap;
     const tn_delta_metadata *md = &snap->metadata;
@@ -677,8 +739,12 @@ int tb_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_opt
         if (nrec >= 0) s->stats.table_rows += (uint64_t)nrec;
         if (file->has_size && file->size > 0) s->stats.table_bytes += (uint64_t)file->size;
     }
-    for (uint32_t k = 0; k < (only ? nonly : snap->nfiles); k++) {
+    uint32_t nof = only ? nonly : snap->nfiles;
+    keep = tn_malloc(nof ? nof : 1);
+    if (!keep) { rc = TN_ENOMEM; goto cleanup; }
+    for (uint32_t k = 0; k < nof; k++) {
         uint32_t fi = only ? only[k] : k;
+        keep[k] = 0;
         if (fi >= snap->nfiles) continue;
         const tn_delta_file *file = &snap->files[fi];
         if (!tb_partition_may_match(t, file, opts->filters, opts->nfilters)) {
@@ -689,12 +755,20 @@ int tb_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_opt
             s->stats.files_skipped++;
             continue;
         }
-        rc = plan_file(s, fi, opts);
+        keep[k] = 1;
+    }
+    /* count(*) and partition-only queries: rows from numRecords, no data file opened */
+    bool from_stats = answer_from_stats(s, opts, keep, nof, only);
+    for (uint32_t k = 0; k < nof; k++) {
+        if (!keep[k]) continue;
+        uint32_t fi = only ? only[k] : k;
+        rc = from_stats ? plan_file_stats(s, fi, tn_delta_file_num_records(&snap->files[fi])) : plan_file(s, fi, opts);
         if (rc) goto cleanup;
     }
     *out = s;
     s = NULL;
 cleanup:
+    tn_free(keep);
     tn_table_scan_close(s);
     return rc;
 }
@@ -820,10 +894,12 @@ int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn,
         if (rc) goto cleanup;
     }
     if (sf->nscan_cols == 0) {
-        /* no file column needed: row counts from the footer */
-        int64_t rows = tn_parquet_row_group_num_rows(sf->pf, rg);
-        tn_parquet_scan_counters cnt = {1, 0, 0, (uint64_t)rows, 0};
-        add_counters(s, &cnt);
+        /* no file column needed: row counts from the footer, or from the log (nothing read) */
+        int64_t rows = sf->pf ? tn_parquet_row_group_num_rows(sf->pf, rg) : sf->stats_rows;
+        if (sf->pf) {
+            tn_parquet_scan_counters cnt = {1, 0, 0, (uint64_t)rows, 0};
+            add_counters(s, &cnt);
+        }
         for (int64_t done = 0; done < rows;) {
             uint32_t take = rows - done > TN_VECTOR_SIZE ? TN_VECTOR_SIZE : (uint32_t)(rows - done);
             int64_t first = sf->rg_first_row[rg] + done;

@@ -1,5 +1,6 @@
 /*
- * table/table.c: creating a table (version 0: commitInfo, protocol, metaData), opening a
+ * table/table.c: creating a table (version 0: commitInfo, protocol, metaData; or staged, for a
+ * writer whose commit makes version 0 with its files: CREATE TABLE AS), opening a
  * snapshot (latest / version / timestamp), schema accessors, metadata changes (ALTER TABLE SET,
  * ADD COLUMN), and the value helpers shared by scans and writes (timestamp/decimal text,
  * cross-type comparison, partition value spelling and Hive escaping, commitInfo JSON).
@@ -431,14 +432,15 @@ static char *names_json(const char *const *names, uint32_t n) {
     return s;
 }
 
-int tn_table_create(tn_fs *fs, const char *path, const tn_table_create_options *opts) {
+/* Validates opts and builds the actions of version 0 (commitInfo, protocol, metaData) into
+ * arena. *exists: a table is already at path (with if_not_exists: success, nothing built). */
+static int create_actions(tn_fs *fs, const char *path, const tn_table_create_options *opts, tn_arena *arena,
+                          tn_delta_action actions[3], bool *exists) {
     int rc = 0;
-    tn_arena *arena = tn_arena_create(0);
     tn_buf schema = TN_BUF_INIT;
     char *parts = NULL, *props = NULL;
     tn_delta_column *cols = NULL;
-    tn_delta_action actions[3];
-    if (!arena) return TN_ENOMEM;
+    *exists = false;
     if (!opts || opts->ncolumns == 0) {
         rc = tn_error_set(TN_EINVAL, "table '%s': a table needs at least one column", path);
         goto cleanup;
@@ -447,6 +449,7 @@ int tn_table_create(tn_fs *fs, const char *path, const tn_table_create_options *
     rc = tn_delta_latest_version(fs, path, &latest);
     if (rc) goto cleanup;
     if (latest >= 0) {
+        *exists = true;
         if (opts->if_not_exists) goto cleanup;
         rc = tn_error_set(TN_EEXISTS, "table '%s' already exists", path);
         goto cleanup;
@@ -474,6 +477,8 @@ int tn_table_create(tn_fs *fs, const char *path, const tn_table_create_options *
         cols[i].field_id = -1;
         cols[i].type = d->type;
         cols[i].nullable = d->nullable;
+        for (uint32_t k = 0; k < opts->npartition_columns; k++)
+            if (strcmp(opts->partition_columns[k], d->name) == 0) cols[i].is_partition = true;
         if (d->comment) {
             json_t *md = json_pack("{s:s}", "comment", d->comment);
             char *s = md ? json_dumps(md, JSON_COMPACT) : NULL;
@@ -551,7 +556,8 @@ int tn_table_create(tn_fs *fs, const char *path, const tn_table_create_options *
     md->name = opts->name;
     md->description = opts->description;
     md->format_provider = "parquet";
-    md->schema_string = (const char *)schema.data;
+    md->schema_string = tn_arena_strdup(arena, (const char *)schema.data);
+    if (!md->schema_string) { rc = TN_ENOMEM; goto cleanup; }
     md->columns = cols;
     md->ncolumns = opts->ncolumns;
     md->partition_columns = (const char **)opts->partition_columns;
@@ -560,7 +566,20 @@ int tn_table_create(tn_fs *fs, const char *path, const tn_table_create_options *
     md->nconfiguration = opts->nconfiguration;
     md->has_created_time = true;
     md->created_time = tb_now_ms();
+cleanup:
+    free(parts);
+    free(props);
+    tn_buf_free(&schema);
+    return rc;
+}
 
+int tn_table_create(tn_fs *fs, const char *path, const tn_table_create_options *opts) {
+    tn_arena *arena = tn_arena_create(0);
+    tn_delta_action actions[3];
+    bool exists = false;
+    if (!arena) return TN_ENOMEM;
+    int rc = create_actions(fs, path, opts, arena, actions, &exists);
+    if (rc || exists) goto cleanup;
     rc = fs->mkdir_p(fs, path);
     if (rc) goto cleanup;
     rc = tn_delta_commit(fs, path, 0, actions, 3);
@@ -569,9 +588,84 @@ int tn_table_create(tn_fs *fs, const char *path, const tn_table_create_options *
         rc = tn_error_set(TN_EEXISTS, "table '%s' already exists", path);
     }
 cleanup:
-    free(parts);
-    free(props);
-    tn_buf_free(&schema);
+    tn_arena_destroy(arena);
+    return rc;
+}
+
+static const char *adup(tn_arena *arena, const char *s, bool *oom) {
+    if (!s) return NULL;
+    const char *d = tn_arena_strdup(arena, s);
+    if (!d) *oom = true;
+    return d;
+}
+
+/* A table whose version 0 is not written yet: its snapshot (version -1, no files) holds the
+ * protocol and metaData that the first writer commit writes along with its files. */
+int tn_table_create_staged(tn_table **out, tn_fs *fs, const char *path, const tn_table_create_options *opts) {
+    *out = NULL;
+    tn_arena *arena = tn_arena_create(0);
+    tn_table *t = tn_calloc(1, sizeof *t);
+    tn_delta_action actions[3];
+    bool exists = false;
+    int rc = 0;
+    if (!arena || !t) { rc = TN_ENOMEM; goto cleanup; }
+    if (opts && opts->if_not_exists) {
+        rc = tn_error_set(TN_EINVAL, "table '%s': a staged create cannot be IF NOT EXISTS", path);
+        goto cleanup;
+    }
+    rc = create_actions(fs, path, opts, arena, actions, &exists);
+    if (rc) goto cleanup;
+    tn_delta_snapshot *snap = tn_arena_calloc(arena, sizeof *snap);
+    size_t plen = strlen(path);
+    char *log = tn_arena_alloc(arena, plen + 16);
+    t->path = tn_strdup(path);
+    if (!snap || !log || !t->path) { rc = TN_ENOMEM; goto cleanup; }
+    for (size_t n = strlen(t->path); n > 1 && t->path[n - 1] == '/'; n--) t->path[n - 1] = 0;
+    snprintf(log, plen + 16, "%s/_delta_log", t->path);
+    snap->table_path = tn_arena_strdup(arena, t->path);
+    snap->log_path = log;
+    snap->version = -1;
+    snap->timestamp = -1;
+    snap->protocol = actions[1].u.protocol;
+    snap->metadata = actions[2].u.metadata;
+    /* the snapshot outlives opts: copy what the metadata borrows from it */
+    tn_delta_metadata *md = &snap->metadata;
+    tn_delta_column *mc = tn_arena_calloc(arena, sizeof *mc * (md->ncolumns + 1));
+    const char **pc = tn_arena_calloc(arena, sizeof *pc * (md->npartition_columns + 1));
+    tn_delta_kv *kv = tn_arena_calloc(arena, sizeof *kv * (md->nconfiguration + 1));
+    if (!mc || !pc || !kv) { rc = TN_ENOMEM; goto cleanup; }
+    bool oom = false;
+#define ADUP(x) adup(arena, (x), &oom)
+    for (uint32_t i = 0; i < md->ncolumns; i++) {
+        mc[i] = md->columns[i];
+        mc[i].name = ADUP(md->columns[i].name);
+        mc[i].physical_name = mc[i].name;
+    }
+    for (uint32_t i = 0; i < md->npartition_columns; i++) pc[i] = ADUP(md->partition_columns[i]);
+    for (uint32_t i = 0; i < md->nconfiguration; i++) {
+        kv[i].key = ADUP(md->configuration[i].key);
+        kv[i].value = ADUP(md->configuration[i].value);
+    }
+    md->name = ADUP(md->name);
+    md->description = ADUP(md->description);
+#undef ADUP
+    if (oom) { rc = TN_ENOMEM; goto cleanup; }
+    md->columns = mc;
+    md->partition_columns = pc;
+    md->configuration = kv;
+    snap->checkpoint_version = -1;
+    snap->arena = arena;
+    if (!snap->table_path) { rc = TN_ENOMEM; goto cleanup; }
+    rc = fs->mkdir_p(fs, path);
+    if (rc) goto cleanup;
+    t->fs = fs;
+    t->snap = snap;
+    arena = NULL;
+    *out = t;
+    t = NULL;
+cleanup:
+    if (t) tn_free(t->path);
+    tn_free(t);
     tn_arena_destroy(arena);
     return rc;
 }
@@ -583,13 +677,6 @@ int tn_table_open(tn_table **out, tn_fs *fs, const char *path, const tn_table_op
     int rc = 0;
     tn_table *t = NULL;
     *out = NULL;
-    int64_t latest = -1;
-    rc = tn_delta_latest_version(fs, path, &latest);
-    if (rc) goto cleanup;
-    if (latest < 0) {
-        rc = tn_error_set(TN_ENOTFOUND, "no Delta table at '%s'", path);
-        goto cleanup;
-    }
     t = tn_calloc(1, sizeof *t);
     if (!t) { rc = TN_ENOMEM; goto cleanup; }
     t->fs = fs;
@@ -604,6 +691,17 @@ int tn_table_open(tn_table **out, tn_fs *fs, const char *path, const tn_table_op
         o.at_timestamp_ms = opts->at_timestamp_ms;
     }
     rc = tn_delta_snapshot_open(&t->snap, fs, path, &o);
+    if (rc == TN_ENOTFOUND) {
+        /* the log is listed only now, to tell "no table" from "no such version" */
+        tn_error_state saved;
+        tn_error_save(&saved);
+        int64_t latest = -1;
+        if (tn_delta_latest_version(fs, path, &latest) == 0 && latest < 0) {
+            rc = tn_error_set(TN_ENOTFOUND, "no Delta table at '%s'", path);
+        } else {
+            tn_error_restore(&saved);
+        }
+    }
     if (rc) goto cleanup;
     *out = t;
     t = NULL;

@@ -56,6 +56,14 @@ int tn_table_create(tn_fs *fs, const char *path, const tn_table_create_options *
 
 typedef struct tn_table tn_table;
 
+/* CREATE TABLE AS SELECT in one commit: checks opts as tn_table_create does (no table may be at
+ * path; if_not_exists is refused) and returns a table whose snapshot has version -1 and no
+ * files. Only a writer may use it: its commit writes version 0 holding commitInfo, protocol,
+ * metaData and the data files, so a failed write leaves no table (the directory may stay,
+ * empty). Another create winning version 0 first fails the commit with TN_EEXISTS. Close it
+ * with tn_table_close. */
+int tn_table_create_staged(tn_table **out, tn_fs *fs, const char *path, const tn_table_create_options *opts);
+
 typedef struct tn_table_open_options {
     int version;                       /* TN_TABLE_OPEN_OPTIONS_VERSION */
     int64_t at_version;                /* -1 = latest (VERSION AS OF n) */

@@ -258,6 +258,7 @@ static int build_stats(tn_buf *out, const tn_parquet_write_result *r, const tn_d
 /* ---------------------------------------------------------------------------------------------
  * The writer.
  */
+#define TB_ROW_GROUP_ROWS 122880
 typedef struct part_writer {
     char *dir;                       /* escaped "a=1/b=x" ("" unpartitioned) */
     char *key;                       /* canonical typed key (for dynamic overwrite) */
@@ -299,6 +300,13 @@ struct tn_table_writer {
     tn_chunk stage;                  /* gathered rows of one partition (data columns) */
     tn_arena *arena;                 /* adds, paths */
     tn_arena *scratch;               /* per chunk */
+    /* partition routing: distinct partition-value tuples seen so far (typed bytes -> dir) */
+    struct pentry *pents;
+    uint32_t npents, cap_pents;
+    uint32_t *pslots;                /* open addressing: entry index + 1, 0 = empty */
+    uint32_t nslots;
+    uint64_t route_stamp;            /* chunks routed */
+    tn_arena *parena;                /* entries' tuples and texts */
 };
 
 static const char *codec_ext(tn_parquet_codec c) {
@@ -459,7 +467,9 @@ static int open_file(tn_table_writer *w, part_writer *p) {
     }
     tn_parquet_writer_options po = TN_PARQUET_WRITER_OPTIONS_INIT;
     po.codec = w->opts.codec;
-    if (w->opts.row_group_rows) po.row_group_rows = w->opts.row_group_rows;
+    /* row groups of 122,880 rows (DuckDB's size) unless asked otherwise: units of parallelism
+     * for scans of the table, small enough to skip by statistics */
+    po.row_group_rows = w->opts.row_group_rows ? w->opts.row_group_rows : TB_ROW_GROUP_ROWS;
     uint64_t rgb = w->npart ? ((uint64_t)256 << 20) / (w->opts.max_open_files ? w->opts.max_open_files : 64)
                             : ((uint64_t)128 << 20);
     if (rgb < ((uint64_t)4 << 20)) rgb = (uint64_t)4 << 20;
@@ -737,6 +747,117 @@ static int row_partition(tn_table_writer *w, const tn_chunk *chunk, uint32_t row
     return rc;
 }
 
+/* A distinct partition-value tuple: its typed bytes (row_tuple) and what the writer needs. */
+struct pentry {
+    uint64_t hash;
+    const uint8_t *tuple;
+    uint32_t tuple_len;
+    const char *dir;                 /* escaped "a=1/b=x" */
+    const char *key;                 /* canonical typed key (dynamic overwrite) */
+    tn_delta_kv *pvals;              /* physical name -> text (NULL = null) */
+    uint64_t stamp;                  /* chunk in which `group` is valid */
+    uint32_t group;                  /* its group in that chunk */
+};
+
+/* Routing memory is bounded: past this many distinct tuples the table starts afresh (at the
+ * start of a chunk, so entry indexes stay valid while a chunk is routed). */
+#define PENTRY_MAX 65536
+
+/* The typed bytes of row's partition values: per column 0 (NULL) or 1 + the value (fixed-width
+ * bytes, or a u32 length + the bytes of a string). Equal tuples give equal directories. */
+static int row_tuple(tn_table_writer *w, const tn_chunk *chunk, uint32_t row, tn_buf *out) {
+    tn_buf_clear(out);
+    for (uint32_t k = 0; k < w->npart; k++) {
+        const tn_vector *v = &chunk->cols[w->part_cols[k]];
+        int rc;
+        if (!tn_vector_is_valid(v, row)) {
+            rc = tn_buf_append_byte(out, 0);
+        } else if (tn_type_is_string(v->type)) {
+            const tn_str *sv = (const tn_str *)v->data + row;
+            uint8_t hdr[5] = {1, (uint8_t)sv->len, (uint8_t)(sv->len >> 8), (uint8_t)(sv->len >> 16),
+                              (uint8_t)(sv->len >> 24)};
+            rc = tn_buf_append(out, hdr, 5);
+            if (!rc) rc = tn_buf_append(out, sv->ptr, sv->len);
+        } else {
+            size_t wd = tn_type_width(v->type);
+            rc = tn_buf_append_byte(out, 1);
+            if (!rc) rc = tn_buf_append(out, (const uint8_t *)v->data + (size_t)row * wd, wd);
+        }
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static int pslots_rebuild(tn_table_writer *w, uint32_t nslots) {
+    uint32_t *slots = tn_calloc(nslots, sizeof *slots);
+    if (!slots) return TN_ENOMEM;
+    for (uint32_t i = 0; i < w->npents; i++) {
+        uint32_t h = (uint32_t)w->pents[i].hash & (nslots - 1);
+        while (slots[h]) h = (h + 1) & (nslots - 1);
+        slots[h] = i + 1;
+    }
+    tn_free(w->pslots);
+    w->pslots = slots;
+    w->nslots = nslots;
+    return 0;
+}
+
+/* The entry of row's tuple (tup, from row_tuple): found, or built from the row (NOT NULL and
+ * static partition checks, partition texts, escaped directory) and added. */
+static int pentry_get(tn_table_writer *w, const tn_chunk *chunk, uint32_t row, const tn_buf *tup, uint32_t *out) {
+    int rc = 0;
+    uint64_t hash = tn_hash_bytes(tup->data, tup->len, 0x7461726e);
+    if (w->nslots) {
+        for (uint32_t h = (uint32_t)hash & (w->nslots - 1);; h = (h + 1) & (w->nslots - 1)) {
+            uint32_t e = w->pslots[h];
+            if (!e) break;
+            const struct pentry *pe = &w->pents[e - 1];
+            if (pe->hash == hash && pe->tuple_len == tup->len && memcmp(pe->tuple, tup->data, tup->len) == 0) {
+                *out = e - 1;
+                return 0;
+            }
+        }
+    }
+    if (!w->parena && !(w->parena = tn_arena_create(0))) return TN_ENOMEM;
+    if (w->npents == w->cap_pents) {
+        uint32_t cap = w->cap_pents ? w->cap_pents * 2 : 16;
+        struct pentry *p = tn_realloc(w->pents, sizeof *p * cap);
+        if (!p) return TN_ENOMEM;
+        w->pents = p;
+        w->cap_pents = cap;
+    }
+    if ((w->npents + 1) * 2 > w->nslots && (rc = pslots_rebuild(w, w->nslots ? w->nslots * 2 : 64))) return rc;
+    tn_buf dir = TN_BUF_INIT, key = TN_BUF_INIT, texts = TN_BUF_INIT;
+    tn_delta_kv pvals[512];
+    rc = row_partition(w, chunk, row, &dir, &key, pvals, &texts);
+    if (rc) goto cleanup;
+    struct pentry *pe = &w->pents[w->npents];
+    pe->hash = hash;
+    pe->tuple_len = (uint32_t)tup->len;
+    uint8_t *t = tn_arena_alloc(w->parena, tup->len ? tup->len : 1);
+    pe->dir = tn_arena_strdup(w->parena, (const char *)dir.data);
+    pe->key = tn_arena_strdup(w->parena, (const char *)key.data);
+    pe->pvals = tn_arena_calloc(w->parena, sizeof *pe->pvals * (w->npart ? w->npart : 1));
+    if (!t || !pe->dir || !pe->key || !pe->pvals) { rc = TN_ENOMEM; goto cleanup; }
+    if (tup->len) memcpy(t, tup->data, tup->len);
+    pe->tuple = t;
+    pe->stamp = 0;
+    for (uint32_t k = 0; k < w->npart; k++) {
+        pe->pvals[k].key = pvals[k].key;
+        pe->pvals[k].value = pvals[k].value ? tn_arena_strdup(w->parena, pvals[k].value) : NULL;
+        if (pvals[k].value && !pe->pvals[k].value) { rc = TN_ENOMEM; goto cleanup; }
+    }
+    uint32_t h = (uint32_t)hash & (w->nslots - 1);
+    while (w->pslots[h]) h = (h + 1) & (w->nslots - 1);
+    w->pslots[h] = w->npents + 1;
+    *out = w->npents++;
+cleanup:
+    tn_buf_free(&dir);
+    tn_buf_free(&key);
+    tn_buf_free(&texts);
+    return rc;
+}
+
 int tn_table_writer_write(tn_table_writer *w, const tn_chunk *chunk) {
     int rc = 0;
     if (w->sticky) return tn_error_set(w->sticky, "table '%s': the writer failed earlier", w->t->path);
@@ -751,51 +872,74 @@ int tn_table_writer_write(tn_table_writer *w, const tn_chunk *chunk) {
         goto cleanup;
     }
     {
-        /* group rows by partition directory */
-        tn_buf dir = TN_BUF_INIT, key = TN_BUF_INIT, texts = TN_BUF_INIT;
-        tn_delta_kv pvals[512];
+        /* route rows by their partition-value tuple (typed bytes); the directory name and the
+         * partition texts are built once per distinct tuple (pentry_get) */
         uint32_t n = chunk->count;
         uint32_t *group = tn_malloc(sizeof(uint32_t) * n);
         uint32_t *sel = tn_malloc(sizeof(uint32_t) * n);
-        char **dirs = tn_malloc(sizeof(char *) * n);
-        uint32_t ngroups = 0;
-        if (!group || !sel || !dirs) rc = TN_ENOMEM;
-        tn_arena_reset(w->scratch);
+        uint32_t *gent = tn_malloc(sizeof(uint32_t) * n);     /* group -> entry */
+        uint32_t *gcount = tn_calloc(n + 1, sizeof(uint32_t));
+        tn_buf tup = TN_BUF_INIT, prev = TN_BUF_INIT;
+        uint32_t ngroups = 0, prev_group = 0;
+        uint64_t stamp = ++w->route_stamp;
+        if (!group || !sel || !gent || !gcount) rc = TN_ENOMEM;
+        if (w->npents >= PENTRY_MAX) {
+            /* forget every entry (part writers are found by directory, not by entry) */
+            w->npents = 0;
+            memset(w->pslots, 0, sizeof *w->pslots * w->nslots);
+            tn_arena_reset(w->parena);
+        }
         for (uint32_t r = 0; r < n && !rc; r++) {
-            rc = row_partition(w, chunk, r, &dir, &key, pvals, &texts);
+            rc = row_tuple(w, chunk, r, &tup);
             if (rc) break;
-            uint32_t g;
             /* rows usually repeat the previous row's partition */
-            if (r > 0 && strcmp(dirs[group[r - 1]], (const char *)dir.data) == 0) g = group[r - 1];
-            else {
-                for (g = 0; g < ngroups; g++)
-                    if (strcmp(dirs[g], (const char *)dir.data) == 0) break;
-                if (g == ngroups) {
-                    dirs[ngroups] = tn_arena_strdup(w->scratch, (const char *)dir.data);
-                    if (!dirs[ngroups]) { rc = TN_ENOMEM; break; }
-                    ngroups++;
-                }
+            if (r > 0 && tup.len == prev.len && memcmp(tup.data, prev.data, tup.len) == 0) {
+                group[r] = prev_group;
+                gcount[prev_group]++;
+                continue;
             }
-            group[r] = g;
+            uint32_t e;
+            rc = pentry_get(w, chunk, r, &tup, &e);
+            if (rc) break;
+            struct pentry *pe = &w->pents[e];
+            if (pe->stamp != stamp) {
+                pe->stamp = stamp;
+                pe->group = ngroups;
+                gent[ngroups++] = e;
+            }
+            uint32_t g = pe->group;
+            group[r] = prev_group = g;
+            gcount[g]++;
+            tn_buf tmp = prev;
+            prev = tup;
+            tup = tmp;
+        }
+        if (!rc && ngroups > 1) {
+            /* counting sort of the rows by group (stable: rows stay in order within a group) */
+            uint32_t acc = 0;
+            for (uint32_t g = 0; g < ngroups; g++) {
+                uint32_t c = gcount[g];
+                gcount[g] = acc;
+                acc += c;
+            }
+            for (uint32_t r = 0; r < n; r++) sel[gcount[group[r]]++] = r;
+            for (uint32_t g = ngroups; g-- > 1;) gcount[g] = gcount[g - 1];
+            gcount[0] = 0;
         }
         for (uint32_t g = 0; g < ngroups && !rc; g++) {
-            uint32_t m = 0, first = 0;
-            for (uint32_t r = 0; r < n; r++)
-                if (group[r] == g) {
-                    if (m == 0) first = r;
-                    sel[m++] = r;
-                }
-            rc = row_partition(w, chunk, first, &dir, &key, pvals, &texts);
+            const struct pentry *pe = &w->pents[gent[g]];
+            uint32_t first = ngroups == 1 ? 0 : gcount[g];
+            uint32_t m = ngroups == 1 ? n : (g + 1 < ngroups ? gcount[g + 1] : n) - first;
             part_writer *p = NULL;
-            if (!rc) rc = find_or_open_part(w, (const char *)dir.data, (const char *)key.data, pvals, &p);
-            if (!rc) rc = write_rows(w, p, chunk, m == n ? NULL : sel, m);
+            rc = find_or_open_part(w, pe->dir, pe->key, pe->pvals, &p);
+            if (!rc) rc = write_rows(w, p, chunk, m == n ? NULL : sel + first, m);
         }
         tn_free(group);
         tn_free(sel);
-        tn_free(dirs);
-        tn_buf_free(&dir);
-        tn_buf_free(&key);
-        tn_buf_free(&texts);
+        tn_free(gent);
+        tn_free(gcount);
+        tn_buf_free(&tup);
+        tn_buf_free(&prev);
     }
 cleanup:
     if (rc) w->sticky = rc;
@@ -821,6 +965,9 @@ static void writer_free(tn_table_writer *w) {
     tn_free(w->adds);
     tn_free(w->part_keys);
     tn_chunk_free(&w->stage);
+    tn_free(w->pents);
+    tn_free(w->pslots);
+    tn_arena_destroy(w->parena);
     tn_arena_destroy(w->arena);
     tn_arena_destroy(w->scratch);
     tn_free(w);
@@ -885,6 +1032,28 @@ static int make_remove(tn_delta_action *out, const tn_delta_file *f, int64_t now
     return 0;
 }
 
+/* Version 0 of a staged table: commitInfo, protocol, metaData, then the rest of actions[1..n).
+ * Never retried: a table created meanwhile makes it fail. */
+static int commit_create(tn_table *t, const tn_delta_action *actions, uint32_t n, tn_table_commit_result *res) {
+    tn_delta_action *all = tn_malloc(sizeof *all * (n + 2));
+    if (!all) return TN_ENOMEM;
+    all[0] = actions[0];
+    memset(&all[1], 0, sizeof all[1] * 2);
+    all[1].kind = TN_DELTA_PROTOCOL;
+    all[1].u.protocol = t->snap->protocol;
+    all[2].kind = TN_DELTA_METADATA;
+    all[2].u.metadata = t->snap->metadata;
+    for (uint32_t i = 1; i < n; i++) all[i + 2] = actions[i];
+    int rc = tn_delta_commit(t->fs, t->path, 0, all, n + 2);
+    if (rc == TN_EEXISTS) rc = tn_error_set(TN_EEXISTS, "table '%s' already exists (created concurrently)", t->path);
+    else if (rc) tn_error_prefix(rc, "table '%s': commit of version 0", t->path);
+    tn_free(all);
+    if (rc) return rc;
+    res->version = 0;
+    res->attempts = 1;
+    return 0;
+}
+
 /* Assembles commitInfo + txn + removes + adds and commits. */
 static int commit_actions(tn_table *t, tn_arena *arena, const char *operation, const tn_delta_kv *params,
                           uint32_t nparams, bool blind, const tn_delta_file *const *removes, uint32_t nremoves,
@@ -912,6 +1081,11 @@ static int commit_actions(tn_table *t, tn_arena *arena, const char *operation, c
         read_files[i] = removes[i]->path;
     }
     for (uint32_t i = 0; i < nadds; i++) actions[n++] = adds[i];
+    if (t->snap->version < 0) {
+        /* a staged table (tn_table_create_staged): version 0 creates it with these files */
+        rc = commit_create(t, actions, n, res);
+        goto cleanup;
+    }
     tn_delta_txn_info info = *info_in;
     info.read_version = t->snap->version;
     info.read_files = read_files;

@@ -276,25 +276,46 @@ static char *make_name(const char *prefix, uint32_t idx, int width) {
     return tn_strdup(tmp);
 }
 
-static bool name_taken(char **names, uint32_t n, const char *name) {
-    for (uint32_t i = 0; i < n; i++)
-        if (names[i] && strcmp(names[i], name) == 0) return true;
-    return false;
+static size_t name_hash(const char *s) {
+    uint64_t h = 1469598103934665603ull;            /* FNV-1a */
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return (size_t)(h ^ (h >> 29));
 }
 
-/* Makes names[i] unique against names[0..i) by appending _1, _2, ... */
-static int uniquify(char **names, uint32_t i) {
-    if (!name_taken(names, i, names[i])) return 0;
-    size_t len = strlen(names[i]);
-    char *tmp = tn_malloc(len + 24);
-    if (!tmp) return TN_ENOMEM;
-    for (unsigned k = 1;; k++) {
-        snprintf(tmp, len + 24, "%s_%u", names[i], k);
-        if (!name_taken(names, i, tmp)) break;
+/* Makes names[0..n) unique in order, as DuckDB: a name already used gets "_<k>" where k counts
+ * its uses so far, and the result is made unique the same way (a,a_1,a,a,b,a_2 ->
+ * a,a_1,a_1_1,a_2,b,a_2_1). `used` maps each final name so far (borrowed from names) to its
+ * count of uses; every step bumps one count, and a name's suffixed form is met at most once, so
+ * the work is linear in the names' bytes (the old scan of every earlier name per suffix tried
+ * was cubic in the number of duplicates). */
+static int uniquify_names(char **names, uint32_t n) {
+    typedef struct used_name { const char *name; unsigned uses; } used_name;
+    int rc = 0;
+    size_t cap = 16;
+    while (cap < (size_t)n * 2) cap *= 2;
+    size_t mask = cap - 1;
+    used_name *used = tn_calloc(cap, sizeof *used);
+    if (!used) return TN_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t h;
+        for (;;) {
+            h = name_hash(names[i]) & mask;
+            while (used[h].name && strcmp(used[h].name, names[i]) != 0) h = (h + 1) & mask;
+            if (!used[h].name) break;
+            unsigned k = ++used[h].uses;
+            size_t len = strlen(names[i]) + 16;
+            char *next = tn_malloc(len);
+            if (!next) { rc = TN_ENOMEM; goto cleanup; }
+            snprintf(next, len, "%s_%u", names[i], k);
+            tn_free(names[i]);
+            names[i] = next;
+        }
+        used[h].name = names[i];
+        used[h].uses = 0;
     }
-    tn_free(names[i]);
-    names[i] = tmp;
-    return 0;
+cleanup:
+    tn_free(used);
+    return rc;
 }
 
 static int sniff(tn_csv_reader *r, const tn_csv_options *o) {
@@ -416,9 +437,9 @@ static int sniff(tn_csv_reader *r, const tn_csv_options *o) {
         else if (header && first && first[c][0]) r->names[c] = tn_strdup(first[c]);
         else r->names[c] = make_name("column", c, width);
         if (!r->names[c]) { rc = TN_ENOMEM; goto cleanup; }
-        rc = uniquify(r->names, c);
-        if (rc < 0) goto cleanup;
     }
+    rc = uniquify_names(r->names, ncols);
+    if (rc < 0) goto cleanup;
     /* Position at the first data row. */
     seek_to(r, r->data_off, r->data_line);
     if (header) {

@@ -6,6 +6,7 @@
  */
 #include "text/textInt.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define MAX_DEPTH 512
@@ -25,8 +26,9 @@ typedef struct jkv {
 
 /* Column detection state and per-column reading mode. */
 typedef struct jcol {
-    char *name;
+    char *name;                  /* the key's decoded bytes (may hold NULs), NUL-terminated */
     uint32_t name_len;
+    char *label;                 /* the column's name when not `name`: "C<index>" for "" */
     tn_type type;
     bool json_text;              /* VARCHAR holding each value's JSON text */
     unsigned kinds;              /* bit per J_* kind seen in the sample */
@@ -50,6 +52,8 @@ struct tn_ndjson_reader {
     tn_type *types;
     tn_text_conv conv;           /* names and types for parsing values */
     uint32_t hint;               /* column index the next key probably has */
+    uint32_t *index;             /* hash of the column names: column index + 1, 0 = empty */
+    uint32_t index_cap;          /* a power of two, at least twice ncols */
     bool done, failed;
 };
 
@@ -370,22 +374,68 @@ static int read_object(tn_ndjson_reader *r) {
     return 1;
 }
 
-static const char *kv_key(const tn_ndjson_reader *r, const jkv *kv) {
-    return (const char *)r->scratch.data + kv->key_off;
+/* Decoded text at off in scratch. Scratch has no block yet when only empty strings were
+ * decoded on the line (no arithmetic on its NULL data then). */
+static const char *scratch_at(const tn_ndjson_reader *r, uint32_t off) {
+    return r->scratch.data ? (const char *)r->scratch.data + off : "";
 }
 
-/* Column index of a key, or -1. */
+static const char *kv_key(const tn_ndjson_reader *r, const jkv *kv) {
+    return scratch_at(r, kv->key_off);
+}
+
+static uint32_t key_hash(const char *key, uint32_t len) {
+    uint32_t h = 2166136261u;                     /* FNV-1a */
+    for (uint32_t i = 0; i < len; i++) h = (h ^ (uint8_t)key[i]) * 16777619u;
+    return h ^ (h >> 15);
+}
+
+static bool col_is(const jcol *c, const char *key, uint32_t len) {
+    return c->name_len == len && (len == 0 || memcmp(c->name, key, len) == 0);
+}
+
+/* Column index of a key, or -1: the hinted column (keys usually come in the same order on
+ * every line), else the name hash (a scan of every column per key was quadratic for a line of
+ * thousands of keys). */
 static int32_t find_col(tn_ndjson_reader *r, const char *key, uint32_t len) {
     uint32_t n = r->ncols;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t i = r->hint + k;
-        if (i >= n) i -= n;
-        if (r->cols[i].name_len == len && memcmp(r->cols[i].name, key, len) == 0) {
-            r->hint = i + 1 < n ? i + 1 : 0;
-            return (int32_t)i;
+    int32_t found = -1;
+    if (n == 0) return -1;
+    if (r->hint < n && col_is(&r->cols[r->hint], key, len)) {
+        found = (int32_t)r->hint;
+    } else {
+        uint32_t mask = r->index_cap - 1;
+        for (uint32_t h = key_hash(key, len) & mask; r->index[h]; h = (h + 1) & mask) {
+            if (col_is(&r->cols[r->index[h] - 1], key, len)) {
+                found = (int32_t)(r->index[h] - 1);
+                break;
+            }
+        }
+        if (found < 0) return -1;
+    }
+    r->hint = (uint32_t)found + 1 < n ? (uint32_t)found + 1 : 0;
+    return found;
+}
+
+/* Enters column i into the name hash, doubling it when it would pass half full. */
+static int index_col(tn_ndjson_reader *r, uint32_t i) {
+    if ((uint64_t)(i + 1) * 2 > r->index_cap) {
+        uint32_t ncap = r->index_cap ? r->index_cap * 2 : 64;
+        uint32_t *ni = tn_calloc(ncap, sizeof *ni);
+        if (!ni) return TN_ENOMEM;
+        tn_free(r->index);
+        r->index = ni;
+        r->index_cap = ncap;
+        for (uint32_t k = 0; k < i; k++) {
+            uint32_t h = key_hash(r->cols[k].name, r->cols[k].name_len) & (ncap - 1);
+            while (ni[h]) h = (h + 1) & (ncap - 1);
+            ni[h] = k + 1;
         }
     }
-    return -1;
+    uint32_t mask = r->index_cap - 1, h = key_hash(r->cols[i].name, r->cols[i].name_len) & mask;
+    while (r->index[h]) h = (h + 1) & mask;
+    r->index[h] = i + 1;
+    return 0;
 }
 
 static int add_col(tn_ndjson_reader *r, const char *key, uint32_t len) {
@@ -398,11 +448,22 @@ static int add_col(tn_ndjson_reader *r, const char *key, uint32_t len) {
     }
     jcol *c = &r->cols[r->ncols];
     memset(c, 0, sizeof *c);
-    c->name = tn_strndup(key, len);
+    /* The key's exact bytes: a decoded key may hold NULs ("a\u0000b"), which a string copy
+     * would cut while find_col compares name_len bytes. */
+    c->name = tn_malloc((size_t)len + 1);
     if (!c->name) return TN_ENOMEM;
+    if (len) memcpy(c->name, key, len);
+    c->name[len] = 0;
     c->name_len = len;
     c->str_mask = TN_TEXT_M_TEMPORAL;
-    r->ncols++;
+    r->ncols++;                            /* tn_ndjson_close frees it from here */
+    int rc = index_col(r, r->ncols - 1);
+    if (rc < 0) return rc;
+    if (len == 0) {                        /* DuckDB names the column of key "" C<index> */
+        char tmp[16];
+        snprintf(tmp, sizeof tmp, "C%u", r->ncols - 1);
+        if (!(c->label = tn_strdup(tmp))) return TN_ENOMEM;
+    }
     return 0;
 }
 
@@ -454,7 +515,7 @@ static int sniff(tn_ndjson_reader *r, const tn_ndjson_options *o) {
             jcol *col = &r->cols[c];
             col->kinds |= 1u << kv->kind;
             if (kv->kind == J_STRING && col->str_mask)
-                col->str_mask &= string_mask(r, (const char *)r->scratch.data + kv->val_off, kv->val_len);
+                col->str_mask &= string_mask(r, scratch_at(r, kv->val_off), kv->val_len);
         }
     }
     r->names = tn_calloc(r->ncols ? r->ncols : 1, sizeof *r->names);
@@ -466,7 +527,7 @@ static int sniff(tn_ndjson_reader *r, const tn_ndjson_options *o) {
             r->cols[i].type = o->column_types[i];
             r->cols[i].json_text = false;
         }
-        r->names[i] = r->cols[i].name;
+        r->names[i] = r->cols[i].label ? r->cols[i].label : r->cols[i].name;
         r->types[i] = r->cols[i].type;
     }
     return 0;
@@ -512,8 +573,12 @@ cleanup:
 void tn_ndjson_close(tn_ndjson_reader *r) {
     if (!r) return;
     tn_text_input_close(&r->in);
-    for (uint32_t i = 0; i < r->ncols; i++) tn_free(r->cols[i].name);
+    for (uint32_t i = 0; i < r->ncols; i++) {
+        tn_free(r->cols[i].name);
+        tn_free(r->cols[i].label);
+    }
     tn_free(r->cols);
+    tn_free(r->index);
     tn_free(r->names);
     tn_free(r->types);
     tn_free(r->kvs);
@@ -548,7 +613,7 @@ static bool kind_fits(uint8_t kind, uint8_t id) {
 }
 
 static int store(tn_ndjson_reader *r, tn_vector *v, uint32_t row, uint32_t col, const jkv *kv) {
-    const char *sval = (const char *)r->scratch.data + kv->val_off;
+    const char *sval = scratch_at(r, kv->val_off);
     if (kv->kind == J_NULL) return tn_text_store_null(v, row);
     if (r->cols[col].json_text) {
         if (kv->kind == J_NESTED) return tn_vector_set_str(v, row, sval, kv->val_len);

@@ -69,7 +69,8 @@ uint32_t tn_csv_columns(const tn_csv_reader *r, const char *const **names, const
 char tn_csv_delimiter(const tn_csv_reader *r);     /* the detected or given delimiter */
 bool tn_csv_has_header(const tn_csv_reader *r);    /* the detected or given header flag */
 /* Reads the next batch (up to TN_VECTOR_SIZE rows) into out. If out->cols is NULL (a zeroed
- * chunk) it is initialized with the reader's column types, else it must have been (by an
+ * chunk) it is initialized with the reader's column types (with fewer rows when hundreds of
+ * columns would make its vectors pass 8 MiB), else it must have been (by an
  * earlier call or tn_chunk_init with the same types); it is reset first. out->count == 0 means
  * end of file. The caller frees out with tn_chunk_free. After an error the reader is unusable. */
 int tn_csv_next(tn_csv_reader *r, tn_chunk *out);

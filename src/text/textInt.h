@@ -168,7 +168,8 @@ tn_type tn_text_type_from_mask(unsigned mask, bool seen);
 
 /* ---------------------------------------------------------------------------------------------
  * Chunks, for the readers' *_next. begin: initializes a zeroed out with the reader's types
- * (else checks its column count), resets it and sets *cap to the rows it may take. end: sets
+ * (TN_VECTOR_SIZE rows, fewer for hundreds of columns: at most 8 MiB of vectors), else checks
+ * its column count; resets it and sets *cap to the rows it may take. end: sets
  * the row count of out and its columns to n, or after an error (rc < 0) to 0 and *failed;
  * returns rc.
  */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #define FLUSH_BYTES ((size_t)1 << 20)
+#define CHUNK_BYTES ((size_t)8 << 20)        /* a read chunk's vectors, at most (but 1 row) */
 
 /* ---------------------------------------------------------------------------------------------
  * Buffered input.
@@ -190,7 +191,8 @@ static const double pow10_tab[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7
 static bool parse_double(const char *s, size_t n, double *out) {
     trim(&s, &n);
     if (n == 0) return false;
-    /* Fast path: [-]digits[.digits] with at most 15 significant digits is exact. */
+    /* Fast path: [-]digits[.digits] with at most 15 significant digits and 22 fraction digits
+     * (m / 10^frac, both exact doubles) is correctly rounded. */
     size_t i = 0;
     bool neg = false;
     if (s[0] == '-') { neg = true; i = 1; }
@@ -203,7 +205,9 @@ static bool parse_double(const char *s, size_t n, double *out) {
             m = m * 10 + (uint64_t)(c - '0');
             if (m) digits++;
             if (dot) frac++;
-            if (digits > 15) { ok = false; break; }
+            /* pow10_tab ends at 1e22: leading fraction zeros ("0.000...1") count in frac
+             * but not in digits, so both are bounded. */
+            if (digits > 15 || frac > 22) { ok = false; break; }
         } else if (c == '.' && !dot) {
             dot = true;
         } else {
@@ -492,7 +496,15 @@ int tn_text_chunk_begin(tn_chunk *out, const char *path, uint32_t ncols, const t
                         uint32_t *cap) {
     int rc = 0;
     if (!out->cols) {
-        rc = tn_chunk_init(out, ncols, types, TN_VECTOR_SIZE);
+        /* TN_VECTOR_SIZE rows, fewer when the columns are so many that the vectors would pass
+         * CHUNK_BYTES (a 1 MB header of 500k fields would otherwise allocate 16 GB; 2048 rows of
+         * 240 VARCHAR columns fit). */
+        size_t row_bytes = 0;
+        for (uint32_t c = 0; c < ncols; c++) row_bytes += tn_type_width(types[c]) + 1;
+        uint32_t rows = TN_VECTOR_SIZE;
+        if (row_bytes > CHUNK_BYTES / TN_VECTOR_SIZE)
+            rows = row_bytes > CHUNK_BYTES ? 1 : (uint32_t)(CHUNK_BYTES / row_bytes);
+        rc = tn_chunk_init(out, ncols, types, rows);
         if (rc < 0) return rc;
     } else if (out->ncols != ncols) {
         return tn_error_set(TN_EINVAL, "%s: chunk has %u columns, reader %u", path, out->ncols,

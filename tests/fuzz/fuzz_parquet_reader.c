@@ -1,81 +1,17 @@
 /*
  * tests/fuzz/fuzz_parquet_reader.c: libFuzzer target for the whole Parquet read path: the input
- * bytes are served as a file by an in-memory tn_fs; the target opens it, walks the metadata
- * (schema, statistics, describe, row-group skipping) and scans every column to the end.
+ * bytes are served as a file by the in-memory tn_fs of memfs.h; the target opens it, walks the
+ * metadata (schema, statistics, describe, row-group skipping) and scans every column to the end.
  * Errors are expected; crashes, hangs, leaks and out-of-bounds reads are bugs.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "memfs.h"
 #include "parquet/parquet.h"
 
 #define MEM_PATH "fuzz.parquet"
-
-typedef struct mem_fs_state {
-    const uint8_t *data;
-    size_t size;
-    int open_files;
-} mem_fs_state;
-
-/* The one "file" of the fs is the state itself; tn_file is opaque, so hand out its address. */
-static int mem_open_read(tn_fs *fs, const char *path, tn_file **out) {
-    mem_fs_state *st = fs->state;
-    if (strcmp(path, MEM_PATH) != 0) return tn_error_set(TN_ENOTFOUND, "%s: no such file", path);
-    st->open_files++;
-    *out = (tn_file *)st;
-    return 0;
-}
-static int mem_open_write(tn_fs *fs, const char *path, bool exclusive, tn_file **out) {
-    (void)fs; (void)exclusive; (void)out;
-    return tn_error_set(TN_EUNSUPPORTED, "%s: read-only fs", path);
-}
-static int mem_size(tn_fs *fs, tn_file *file, uint64_t *out) {
-    (void)file;
-    *out = ((mem_fs_state *)fs->state)->size;
-    return 0;
-}
-static int mem_pread(tn_fs *fs, tn_file *file, void *buf, size_t n, uint64_t offset) {
-    mem_fs_state *st = fs->state;
-    (void)file;
-    if (offset > st->size || n > st->size - offset)
-        return tn_error_set(TN_EIO, "%s: short read (%zu bytes at %llu of %zu)", MEM_PATH, n,
-                            (unsigned long long)offset, st->size);
-    if (n) memcpy(buf, st->data + offset, n);
-    return 0;
-}
-static int mem_write(tn_fs *fs, tn_file *file, const void *buf, size_t n) {
-    (void)fs; (void)file; (void)buf; (void)n;
-    return tn_error_set(TN_EUNSUPPORTED, "read-only fs");
-}
-static int mem_sync(tn_fs *fs, tn_file *file) { (void)fs; (void)file; return 0; }
-static int mem_close(tn_fs *fs, tn_file *file) {
-    (void)file;
-    ((mem_fs_state *)fs->state)->open_files--;
-    return 0;
-}
-static int mem_link(tn_fs *fs, const char *from, const char *to) {
-    (void)fs; (void)to;
-    return tn_error_set(TN_EUNSUPPORTED, "%s: read-only fs", from);
-}
-static int mem_unlink(tn_fs *fs, const char *path) {
-    (void)fs;
-    return tn_error_set(TN_EUNSUPPORTED, "%s: read-only fs", path);
-}
-static int mem_mkdir_p(tn_fs *fs, const char *path) {
-    (void)fs;
-    return tn_error_set(TN_EUNSUPPORTED, "%s: read-only fs", path);
-}
-static int mem_exists(tn_fs *fs, const char *path, bool *out) {
-    (void)fs;
-    *out = strcmp(path, MEM_PATH) == 0;
-    return 0;
-}
-static int mem_list_dir(tn_fs *fs, const char *path, int (*fn)(void *, const char *, bool),
-                        void *ctx) {
-    (void)fs; (void)fn; (void)ctx;
-    return tn_error_set(TN_ENOTFOUND, "%s: no such directory", path);
-}
 
 static void exercise_file(tn_parquet_file *f) {
     uint32_t ncols = tn_parquet_num_columns(f);
@@ -106,7 +42,10 @@ static void exercise_file(tn_parquet_file *f) {
         for (uint32_t c = 0; c < ncols && c < 64; c++) {
             tn_parquet_stats st;
             if (tn_parquet_column_stats(f, rg, c, &st) != 0) continue;
-            tn_parquet_predicate pred = {c, TN_PQ_IS_NOT_NULL, {0}};
+            tn_parquet_predicate pred;
+            memset(&pred, 0, sizeof pred);
+            pred.column = c;
+            pred.op = TN_PQ_IS_NOT_NULL;
             pred.constant.type = types[c];
             pred.constant.is_null = true;
             (void)tn_parquet_row_group_may_match(f, rg, &pred, 1);
@@ -150,21 +89,17 @@ cleanup:
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    mem_fs_state st = {data, size, 0};
-    tn_fs fs = {mem_open_read, mem_open_write, mem_size, mem_pread, mem_write, mem_sync,
-                mem_close, mem_link, mem_link /* rename */, mem_unlink, mem_mkdir_p,
-                mem_exists, mem_list_dir, &st};
+    memfs m;
+    memfs_init(&m);
+    memfs_add(&m, MEM_PATH, data, size);
     tn_parquet_open_options opts = TN_PARQUET_OPEN_OPTIONS_INIT;
     opts.max_page_bytes = (uint64_t)64 << 20;    /* keep within libFuzzer's RSS limit */
     tn_parquet_file *f = NULL;
-    if (tn_parquet_open(&f, &fs, MEM_PATH, &opts) == 0) {
+    if (tn_parquet_open(&f, &m.fs, MEM_PATH, &opts) == 0) {
         exercise_file(f);
         tn_parquet_close(f);
     }
-    if (st.open_files != 0) {
-        fprintf(stderr, "fuzz_parquet_reader: %d file handle(s) leaked\n", st.open_files);
-        abort();
-    }
+    memfs_check_closed(&m, "fuzz_parquet_reader");
     tn_error_clear();
     return 0;
 }

@@ -2,13 +2,18 @@
  * tests/unit/test_sql_engine.c: the SQL engine through sql/sql.h: results (names, types,
  * values as DuckDB answers them), binder errors with positions, parameters, scan counters and
  * pushdown, EXPLAIN, memory limit, thread-count independence, the group hash table, window
- * functions, correlated scalar subqueries and INTERVAL text.
+ * functions, correlated scalar subqueries, INTERVAL text and keys (GROUP BY / DISTINCT /
+ * ORDER BY / join on normalized intervals), streaming results (same rows in the same order as
+ * materialized ones, bounded memory, errors after the first chunk, early free, another
+ * statement while one streams; also through the C API).
  * Expected values come from DuckDB 1.5 on the same data (tests/sql/data, flights-3m).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "sql/exec.h"
 #include "sql/sql.h"
+#include "tarn.h"
 #include "testlib.h"
 
 static char g_t1[2048], g_flights[2048];
@@ -368,6 +373,324 @@ TEST(interval_text) {
     CHECK(!tn_sql_session_progress(s, &done, &total));   /* nothing runs now */
     CHECK_EQ_INT(done, 0);
     tn_sql_session_close(s);
+}
+
+/* Text of column 0 of every row, one per line (materialized or streaming). */
+static char *all_rows(tn_sql_result *r, uint32_t ncols) {
+    tn_buf b = TN_BUF_INIT;
+    const tn_chunk *ch = NULL;
+    while (tn_sql_result_fetch(r, &ch) == 0 && ch)
+        for (uint32_t i = 0; i < ch->count; i++) {
+            for (uint32_t c = 0; c < ncols; c++) {
+                if (c) tn_buf_append_byte(&b, '|');
+                if (!tn_vector_is_valid(&ch->cols[c], i)) tn_buf_printf(&b, "NULL");
+                else tn_value_format(&b, &ch->cols[c], i);
+            }
+            tn_buf_append_byte(&b, '\n');
+        }
+    tn_buf_append_byte(&b, 0);
+    return (char *)b.data;
+}
+
+/* GROUP BY / DISTINCT / ORDER BY / joins on INTERVAL compare the normalized length, as DuckDB
+ * does: 1 month = 30 days = 720 hours (expected rows from DuckDB 1.5). */
+TEST(interval_keys_match_duckdb) {
+    tn_sql_session *s = NULL;
+    CHECK_OK(tn_sql_session_open(&s, NULL, 2));
+    static const struct { const char *sql, *want; } cases[] = {
+        {"SELECT CAST(i AS VARCHAR), count(*) FROM (VALUES (INTERVAL '1 month'), (INTERVAL '30 days'), "
+         "(INTERVAL '720 hours'), (INTERVAL '1 day')) t(i) GROUP BY i ORDER BY 2, 1",
+         "1 day|1\n1 month|3\n"},
+        {"SELECT count(*) FROM (SELECT DISTINCT i FROM (VALUES (INTERVAL '1 month'), (INTERVAL '30 days'), "
+         "(INTERVAL '1 day'), (INTERVAL '24 hours'), (INTERVAL '1 day 1 microsecond')) t(i))",
+         "3\n"},
+        {"SELECT CAST(i AS VARCHAR) FROM (VALUES (INTERVAL '1 month'), (INTERVAL '29 days 25 hours'), "
+         "(INTERVAL '1 day'), (INTERVAL '-1 day'), (INTERVAL '1 year'), (INTERVAL '11 months 31 days')) t(i) ORDER BY i DESC, 1",
+         "11 months 31 days\n1 year\n29 days 25:00:00\n1 month\n1 day\n-1 day\n"},
+        {"SELECT a.k, b.k FROM (VALUES (1, INTERVAL '1 month'), (2, INTERVAL '2 days')) a(k, i) "
+         "JOIN (VALUES (10, INTERVAL '30 days'), (20, INTERVAL '48 hours'), (30, INTERVAL '3 days')) b(k, i) "
+         "ON a.i = b.i ORDER BY 1",
+         "1|10\n2|20\n"},
+        {"SELECT count(DISTINCT i) FROM (VALUES (INTERVAL '2 hours'), (INTERVAL '120 minutes'), (INTERVAL '7200 seconds')) t(i)",
+         "1\n"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        tn_sql_result *r = run(s, cases[k].sql);
+        CHECK_MSG(r != NULL, "query %zu failed", k);
+        if (!r) continue;
+        char *got = all_rows(r, tn_sql_result_ncols(r));
+        CHECK_MSG(strcmp(got, cases[k].want) == 0, "query %zu: got\n%swant\n%s", k, got, cases[k].want);
+        free(got);
+        tn_sql_result_free(r);
+    }
+    tn_sql_session_close(s);
+}
+
+/* An order-sensitive digest of every value of a result, read chunk by chunk. */
+static int digest(tn_sql_result *r, uint64_t *h, int64_t *rows, uint32_t *chunks) {
+    *h = 1469598103934665603ULL;
+    *rows = 0;
+    *chunks = 0;
+    const tn_chunk *ch = NULL;
+    uint64_t hv[TN_VECTOR_SIZE];
+    int rc;
+    while ((rc = tn_sql_result_fetch(r, &ch)) == 0 && ch) {
+        (*chunks)++;
+        for (uint32_t c = 0; c < ch->ncols; c++) tn_vector_hash(&ch->cols[c], ch->count, hv, c == 0);
+        for (uint32_t i = 0; i < ch->count; i++) *h = (*h ^ hv[i]) * 1099511628211ULL;
+        *rows += ch->count;
+    }
+    return rc;
+}
+
+static uint64_t peak_kb(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    uint64_t v = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmHWM:", 6) == 0) v = strtoull(line + 6, NULL, 10);
+    if (f) fclose(f);
+    return v;
+}
+
+static uint64_t rss_kb(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    uint64_t v = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmRSS:", 6) == 0) v = strtoull(line + 6, NULL, 10);
+    if (f) fclose(f);
+    return v;
+}
+
+/* Streaming results hold the same rows in the same order as materialized ones, for 1 and 2
+ * threads, with and without LIMIT; blocking plans are not streamed. */
+TEST(streaming_matches_materialized) {
+    paths();
+    char q[4][4096];
+    snprintf(q[0], sizeof q[0], "SELECT * FROM read_parquet('%s') WHERE distance > 2500", g_flights);
+    snprintf(q[1], sizeof q[1], "SELECT origin, delay * 2 AS d FROM read_parquet('%s') WHERE delay > 100 LIMIT 7000 OFFSET 11", g_flights);
+    snprintf(q[2], sizeof q[2], "SELECT * FROM read_parquet('%s')", g_t1);
+    snprintf(q[3], sizeof q[3], "SELECT origin, count(*) FROM read_parquet('%s') GROUP BY origin ORDER BY 2 DESC LIMIT 5", g_flights);
+    for (int threads = 1; threads <= 2; threads++) {
+        tn_sql_session *s = NULL;
+        CHECK_OK(tn_sql_session_open(&s, NULL, threads));
+        for (int k = 0; k < 4; k++) {
+            tn_sql_script *sc = NULL;
+            CHECK_OK(tn_sql_script_parse(&sc, s, q[k], strlen(q[k])));
+            tn_sql_result *m = NULL, *st = NULL;
+            CHECK_OK(tn_sql_script_execute(&m, sc, 0, NULL, 0));
+            CHECK_OK(tn_sql_script_execute_stream(&st, sc, 0, NULL, 0));
+            if (!m || !st) {
+                tn_sql_result_free(m);
+                tn_sql_result_free(st);
+                tn_sql_script_free(sc);
+                continue;
+            }
+            CHECK_EQ_INT(tn_sql_result_streaming(st), k != 3);
+            CHECK_EQ_INT(tn_sql_result_streaming(m), false);
+            uint64_t h1, h2;
+            int64_t n1, n2;
+            uint32_t c1, c2;
+            CHECK_OK(digest(m, &h1, &n1, &c1));
+            CHECK_OK(digest(st, &h2, &n2, &c2));
+            CHECK_MSG(n1 == n2 && h1 == h2, "threads %d query %d: %lld rows vs %lld streamed", threads, k,
+                      (long long)n1, (long long)n2);
+            CHECK(n1 > 0);
+            CHECK_EQ_INT(tn_sql_result_nrows(st), n1);
+            CHECK_EQ_INT(tn_sql_result_error(st), 0);
+            CHECK_EQ_INT(tn_sql_result_streaming(st), false);       /* at its end */
+            CHECK(tn_sql_result_stats(st)->rows_scanned > 0);
+            tn_sql_result_free(m);
+            tn_sql_result_free(st);
+            tn_sql_script_free(sc);
+        }
+        tn_sql_session_close(s);
+    }
+}
+
+/* SELECT * of 3M rows streamed: the peak RSS grows by a few MB, not by the ~200 MB the rows take
+ * (not checked under ASan, whose quarantine keeps freed memory). */
+TEST(streaming_bounded_memory) {
+    paths();
+    tn_sql_session *s = NULL;
+    CHECK_OK(tn_sql_session_open(&s, NULL, 2));
+    char sql[4096];
+    snprintf(sql, sizeof sql, "SELECT * FROM read_parquet('%s')", g_flights);
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    bool reset = f && fputs("5", f) >= 0;
+    if (f && fclose(f) != 0) reset = false;
+    uint64_t base = rss_kb();
+    tn_sql_result *r = NULL;
+    CHECK_OK(tn_sql_execute_stream(&r, s, sql));
+    if (r) {
+        uint64_t h;
+        int64_t n;
+        uint32_t chunks;
+        CHECK_OK(digest(r, &h, &n, &chunks));
+        CHECK_EQ_INT(n, 3000000);
+        CHECK(chunks >= 3000000 / TN_VECTOR_SIZE);
+    }
+    uint64_t peak = peak_kb();
+    tn_sql_result_free(r);
+#if !defined(__SANITIZE_ADDRESS__)
+    if (reset && peak && base) {
+        CHECK_MSG(peak - base < 80 * 1024, "peak RSS grew by %llu KB while streaming 3M rows",
+                  (unsigned long long)(peak - base));
+    }
+#endif
+    (void)base;
+    (void)peak;
+    (void)reset;
+    tn_sql_session_close(s);
+}
+
+/* A cast that fails in the second chunk: on one thread, the first chunk arrives, then the fetch
+ * fails with DuckDB's message, and the error is kept. On two threads another row group may fail
+ * first: then the rows before the failure (maybe none: execute fails) are a prefix of the
+ * file's, never rows of a later row group. */
+TEST(streaming_error_after_first_chunk) {
+    paths();
+    tn_sql_session *s = NULL;
+    CHECK_OK(tn_sql_session_open(&s, NULL, 1));
+    char sql[4096];
+    /* the first distance > 4900 is row 2757 of the file */
+    snprintf(sql, sizeof sql, "SELECT distance, CAST(CASE WHEN distance > 4900 THEN 'x' ELSE '1' END AS INTEGER) "
+             "FROM read_parquet('%s')", g_flights);
+    tn_sql_result *r = NULL;
+    CHECK_OK(tn_sql_execute_stream(&r, s, sql));
+    if (r) {
+        const tn_chunk *ch = NULL;
+        CHECK_OK(tn_sql_result_fetch(r, &ch));
+        CHECK(ch != NULL && ch->count > 0);
+        int rc = 0;
+        int64_t rows = ch ? ch->count : 0;
+        while ((rc = tn_sql_result_fetch(r, &ch)) == 0 && ch) rows += ch->count;
+        CHECK(rc < 0);
+        CHECK(rows < 2757);
+        CHECK(strstr(tn_error_message(), "Could not convert string 'x' to INT32") != NULL);
+        CHECK_EQ_INT(tn_sql_result_error(r), rc);
+        CHECK(tn_sql_result_next(r) == NULL);
+        tn_sql_result_free(r);
+    }
+    /* the session is usable afterwards */
+    tn_sql_result *r2 = run(s, "SELECT 42");
+    CHECK(r2 != NULL);
+    if (r2) CHECK_EQ_STR(cell(r2, 0, 0), "42");
+    tn_sql_result_free(r2);
+    tn_sql_session_close(s);
+    /* two threads, many times: a failure is reported, the rows before it are the file's first */
+    CHECK_OK(tn_sql_session_open(&s, NULL, 2));
+    for (int k = 0; k < 8 && s; k++) {
+        tn_sql_result *r3 = NULL;
+        int rc = tn_sql_execute_stream(&r3, s, sql);
+        if (rc) {
+            CHECK(strstr(tn_error_message(), "Could not convert") != NULL);
+            continue;
+        }
+        const tn_chunk *ch = NULL;
+        int64_t rows = 0;
+        while ((rc = tn_sql_result_fetch(r3, &ch)) == 0 && ch) {
+            /* distance of the first rows of the file: row 0 is 2176, row 1 is 215 */
+            if (rows == 0) CHECK_EQ_INT(((const int64_t *)ch->cols[0].data)[0], 2176);
+            if (rows == 0 && ch->count > 1) CHECK_EQ_INT(((const int64_t *)ch->cols[0].data)[1], 215);
+            rows += ch->count;
+        }
+        CHECK(rc < 0);
+        CHECK(rows < 2757);
+        tn_sql_result_free(r3);
+    }
+    tn_sql_session_close(s);
+}
+
+/* Freeing a stream early cancels it; another statement on the session reads the rest of a
+ * stream into memory first (the rows stay readable, in order). */
+TEST(streaming_cancel_and_interleave) {
+    paths();
+    tn_sql_session *s = NULL;
+    CHECK_OK(tn_sql_session_open(&s, NULL, 2));
+    char sql[4096];
+    snprintf(sql, sizeof sql, "SELECT delay, origin FROM read_parquet('%s')", g_flights);
+    for (int k = 0; k < 3; k++) {
+        tn_sql_result *r = NULL;
+        CHECK_OK(tn_sql_execute_stream(&r, s, sql));
+        const tn_chunk *ch = NULL;
+        for (int i = 0; r && i < k; i++) CHECK_OK(tn_sql_result_fetch(r, &ch));
+        tn_sql_result_free(r);                                   /* mid-stream */
+    }
+    snprintf(sql, sizeof sql, "SELECT delay, origin FROM read_parquet('%s') WHERE delay > 60", g_flights);
+    tn_sql_result *m = run(s, sql);
+    tn_sql_result *a = NULL;
+    CHECK_OK(tn_sql_execute_stream(&a, s, sql));
+    CHECK(m && a);
+    if (m && a) {
+        const tn_chunk *ch = NULL;
+        CHECK_OK(tn_sql_result_fetch(a, &ch));
+        CHECK(ch != NULL);
+        uint32_t first = ch ? ch->count : 0;
+        tn_buf before = TN_BUF_INIT, after = TN_BUF_INIT;
+        if (ch) tn_value_format(&before, &ch->cols[1], first - 1);
+        tn_sql_result *b = run(s, "SELECT count(*) FROM (VALUES (1), (2)) t(x)");   /* a is read into memory */
+        CHECK(b != NULL);
+        if (b) CHECK_EQ_STR(cell(b, 0, 0), "2");
+        tn_sql_result_free(b);
+        /* the chunk a handed out before stays readable until a's next fetch */
+        if (ch) tn_value_format(&after, &ch->cols[1], first - 1);
+        CHECK(before.len == after.len && before.len > 0 && memcmp(before.data, after.data, before.len) == 0);
+        tn_buf_free(&before);
+        tn_buf_free(&after);
+        CHECK_EQ_INT(tn_sql_result_streaming(a), false);
+        uint64_t h1, h2;
+        int64_t n1, n2;
+        uint32_t c1, c2;
+        CHECK_OK(digest(m, &h1, &n1, &c1));
+        CHECK_OK(digest(a, &h2, &n2, &c2));
+        CHECK_EQ_INT(n2 + first, n1);
+        CHECK_EQ_INT(tn_sql_result_nrows(a), n1);
+    }
+    tn_sql_result_free(m);
+    tn_sql_result_free(a);
+    tn_sql_session_close(s);
+}
+
+/* The C API streams too: tarn_result_next_chunk returns 0 on the late error and
+ * tarn_result_error says so; a statement may be finalized before its streaming result. */
+TEST(streaming_c_api) {
+    paths();
+    tarn_db *db = NULL;
+    CHECK_OK(tarn_open("/nonexistent-tarn-warehouse", &db));
+    if (!db) return;
+    char sql[4096];
+    snprintf(sql, sizeof sql, "SELECT distance, CAST(CASE WHEN distance > 4900 THEN 'x' ELSE '1' END AS INTEGER) "
+             "FROM read_parquet('%s')", g_flights);
+    tarn_result *r = NULL;
+    CHECK_OK(tarn_query(db, "SET threads = 1", NULL));      /* the failing row group is the first */
+    CHECK_OK(tarn_query(db, sql, &r));
+    if (r) {
+        uint32_t n, chunks = 0;
+        while ((n = tarn_result_next_chunk(r)) > 0) chunks++;
+        CHECK(chunks >= 1);
+        CHECK(tarn_result_error(r) < 0);
+        CHECK(strstr(tarn_last_error(), "Could not convert") != NULL);
+        tarn_result_free(r);
+    }
+    snprintf(sql, sizeof sql, "SELECT origin FROM read_parquet('%s') WHERE delay > ? AND origin = 'LAS'", g_flights);
+    tarn_stmt *st = NULL;
+    CHECK_OK(tarn_prepare(db, sql, &st));
+    if (st) {
+        CHECK_OK(tarn_bind_int64(st, 1, 300));
+        r = NULL;
+        CHECK_OK(tarn_execute(st, &r));
+        tarn_finalize(st);                     /* the result keeps what it borrows */
+        int64_t rows = 0;
+        uint32_t n;
+        while (r && (n = tarn_result_next_chunk(r)) > 0) rows += n;
+        if (r) CHECK_EQ_INT(tarn_result_error(r), 0);
+        if (r) CHECK_EQ_INT(tarn_result_row_count(r), rows);
+        CHECK_EQ_INT(rows, 46);                /* DuckDB: count(*) WHERE delay > 300 AND origin = 'LAS' */
+        tarn_result_free(r);
+    }
+    tarn_close(db);
 }
 
 TEST_MAIN()

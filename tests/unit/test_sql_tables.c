@@ -2,7 +2,9 @@
  * tests/unit/test_sql_tables.c: table statements through the public C API (include/tarn.h):
  * tarn_open(DIR) opens a warehouse; DDL, INSERT with bound parameters, DESCRIBE HISTORY's
  * operations, the scan counters of a pruned table scan, errors naming the column, a second
- * connection seeing committed data, and the Delta log the statements leave on disk.
+ * connection seeing committed data, the Delta log the statements leave on disk, CREATE TABLE
+ * AS SELECT in one commit (a failed one leaves no table), SHOW ALL TABLES, and COPY FROM a CSV
+ * with a header (columns matched by name).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +141,91 @@ TEST(views_schemas_and_session_options) {
     CHECK_OK(tarn_query(db, "DROP SCHEMA global_temp CASCADE", NULL));
     CHECK(tarn_query(db, "SELECT * FROM vn", NULL) != 0);
     CHECK_MSG(strstr(tarn_last_error(), "global_temp.n") != NULL, "%s", tarn_last_error());
+    tarn_close(db);
+    remove_warehouse();
+}
+
+static bool file_exists(const char *path) { return access(path, F_OK) == 0; }
+
+/* CREATE TABLE AS writes the schema and the data in version 0; one whose query fails after
+ * some rows leaves nothing behind (no table, no directory). */
+TEST(ctas_is_one_commit) {
+    const char *wh = fresh_warehouse();
+    CHECK(wh != NULL);
+    tarn_db *db = NULL;
+    CHECK_OK(tarn_open(wh, &db));
+    CHECK_OK(tarn_query(db, "CREATE SCHEMA s; CREATE TABLE s.c PARTITIONED BY (k) AS SELECT x, x % 2 AS k FROM "
+                            "(VALUES (1), (2), (3)) v(x)", NULL));
+    CHECK_EQ_STR(rows_of(db, "SELECT k, count(*), sum(x) FROM s.c GROUP BY ALL ORDER BY ALL"), "0|1|2\n1|2|4\n");
+    const char *h = rows_of(db, "DESCRIBE HISTORY s.c");
+    CHECK_MSG(strncmp(h, "0|", 2) == 0 && strstr(h, "|CREATE TABLE AS SELECT|") && strchr(h, '\n') == h + strlen(h) - 1,
+              "history: %s", h);
+    char path[512];
+    snprintf(path, sizeof path, "%s/s/c/_delta_log/00000000000000000001.json", wh);
+    CHECK(!file_exists(path));
+    /* an empty result still makes the table (schema only) */
+    CHECK_OK(tarn_query(db, "CREATE TABLE e AS SELECT x FROM (VALUES (1)) v(x) WHERE x > 1", NULL));
+    CHECK_EQ_STR(rows_of(db, "SELECT count(*) FROM e"), "0\n");
+    /* a failure after rows were written: no table, no directory */
+    char sql[1024];
+    snprintf(sql, sizeof sql, "CREATE TABLE s.bad PARTITIONED BY (k) AS SELECT k, CAST(CASE WHEN x > 3000 THEN 'x' "
+             "ELSE '1' END AS INTEGER) AS v FROM (SELECT id AS x, grp AS k FROM read_parquet('tests/sql/data/t1.parquet') "
+             "UNION ALL SELECT id + 3000, grp FROM read_parquet('tests/sql/data/t1.parquet'))");
+    CHECK(tarn_query(db, sql, NULL) != 0);
+    CHECK_MSG(strstr(tarn_last_error(), "Could not convert") != NULL, "%s", tarn_last_error());
+    snprintf(path, sizeof path, "%s/s/bad", wh);
+    CHECK_MSG(!file_exists(path), "%s is left behind", path);
+    CHECK_EQ_STR(rows_of(db, "SHOW ALL TABLES"), "default|e|table\ns|c|table\n");
+    CHECK_OK(tarn_query(db, "CREATE VIEW s.v AS SELECT 1 AS one", NULL));
+    CHECK_EQ_STR(rows_of(db, "SHOW ALL TABLES"), "default|e|table\ns|c|table\ns|v|view\n");
+    /* the name is free again */
+    CHECK_OK(tarn_query(db, "CREATE TABLE s.bad AS SELECT 1 AS one", NULL));
+    CHECK_EQ_STR(rows_of(db, "SELECT * FROM s.bad"), "1\n");
+    CHECK(tarn_query(db, "CREATE TABLE s.bad AS SELECT 2 AS one", NULL) != 0);
+    CHECK_MSG(strstr(tarn_last_error(), "already exists") != NULL, "%s", tarn_last_error());
+    tarn_close(db);
+    remove_warehouse();
+}
+
+/* COPY FROM a CSV file with a header matches columns by name; errors name the column. */
+TEST(copy_from_csv_header_by_name) {
+    const char *wh = fresh_warehouse();
+    CHECK(wh != NULL);
+    tarn_db *db = NULL;
+    CHECK_OK(tarn_open(wh, &db));
+    char path[512], sql[1024];
+    static const struct { const char *name, *text; } files[] = {
+        {"swapped.csv", "Name,ID\nann,1\nbob,2\n"},
+        {"plain.csv", "3,cy\n4,dee\n"},
+        {"extra.csv", "id,name,age\n5,ed,40\n"},
+        {"missing.csv", "name\nfay\n"},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", wh, files[i].name);
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (f) {
+            fputs(files[i].text, f);
+            fclose(f);
+        }
+    }
+    CHECK_OK(tarn_query(db, "CREATE TABLE p (id INTEGER, name VARCHAR)", NULL));
+    snprintf(sql, sizeof sql, "COPY p FROM '%s/swapped.csv' (HEADER)", wh);
+    CHECK_OK(tarn_query(db, sql, NULL));
+    snprintf(sql, sizeof sql, "COPY p FROM '%s/plain.csv'", wh);
+    CHECK_OK(tarn_query(db, sql, NULL));
+    CHECK_EQ_STR(rows_of(db, "SELECT * FROM p ORDER BY ALL"), "1|ann\n2|bob\n3|cy\n4|dee\n");
+    snprintf(sql, sizeof sql, "COPY p FROM '%s/extra.csv'", wh);
+    CHECK(tarn_query(db, sql, NULL) != 0);
+    CHECK_MSG(strstr(tarn_last_error(), "the file's column \"age\" (header field 3) is not a column of table p"),
+              "%s", tarn_last_error());
+    snprintf(sql, sizeof sql, "COPY p FROM '%s/missing.csv' (HEADER true)", wh);
+    CHECK(tarn_query(db, sql, NULL) != 0);
+    CHECK_MSG(strstr(tarn_last_error(), "the file's header has no column \"id\" of table p"), "%s", tarn_last_error());
+    /* naming the columns loads a subset */
+    snprintf(sql, sizeof sql, "COPY p (name) FROM '%s/missing.csv' (HEADER true)", wh);
+    CHECK_OK(tarn_query(db, sql, NULL));
+    CHECK_EQ_STR(rows_of(db, "SELECT count(*), count(id) FROM p"), "5|4\n");
     tarn_close(db);
     remove_warehouse();
 }

@@ -1086,11 +1086,6 @@ cleanup:
     return rc;
 }
 
-/* Declared by snapshot.c (deltaInt.h does not carry it yet): every row as a tn_delta_action
- * allocated from `arena` (add/remove decoded without JSON), borrowed for the call of fn.
- * Errors name the file and the row. */
-int dl_checkpoint_read_actions(tn_fs *fs, const char *path, tn_arena *arena,
-                               int (*fn)(void *ctx, const tn_delta_action *a), void *ctx);
 int dl_checkpoint_read_actions(tn_fs *fs, const char *path, tn_arena *arena,
                                int (*fn)(void *ctx, const tn_delta_action *a), void *ctx) {
     return read_checkpoint(fs, path, arena, NULL, fn, ctx);

@@ -4,6 +4,8 @@
  * checkpoint (classic, multi-part, v2 JSON/Parquet with sidecars) plus the later JSON commits,
  * reconciles actions (latest protocol/metaData, files keyed by (path, DV unique id), tombstones,
  * txn per appId, domains), time travel by version or commit timestamp, and the protocol check.
+ * The latest snapshot of a table with a _last_checkpoint is opened without listing the log:
+ * that checkpoint, then the commits after it read by name until one is missing.
  *
  *   _delta_log name                                   meaning
  *   %020d.json                                        commit
@@ -251,11 +253,6 @@ int tn_delta_read_commit(tn_fs *fs, const char *table_path, int64_t version, tn_
     if (!path) return TN_ENOMEM;
     return read_json_file(fs, path, arena, out, nactions);
 }
-
-/* checkpoint_read.c: every checkpoint row as an action (add/remove decoded without JSON).
- * Declared here until deltaInt.h carries it. */
-int dl_checkpoint_read_actions(tn_fs *fs, const char *path, tn_arena *arena,
-                               int (*fn)(void *ctx, const tn_delta_action *a), void *ctx);
 
 static int checkpoint_action(void *vctx, const tn_delta_action *a) { return apply_action(vctx, a); }
 

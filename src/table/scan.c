@@ -4,7 +4,9 @@
  * add.stats min/max/nullCount, row-group pruning by Parquet statistics, page pruning through
  * tn_parquet_scan, deletion vectors (rows removed by file row index), partition columns as
  * constant vectors, type widening (file narrower than the schema) and --stats counters.
- * One morsel per (file, row group); morsels run independently on any thread.
+ * One morsel per (file, row group); morsels run independently on any thread. A scan that needs
+ * no file column (count(*), partition columns only) is answered from add.stats numRecords
+ * when every file has it and no deletion vector: one morsel per file, no file opened.
  */
 #include "table/tableInt.h"
 

@@ -190,7 +190,7 @@ typedef struct tn_table_write_options {
     int64_t app_version;               /* has app_id at a version >= app_version) */
     uint64_t target_file_bytes;        /* 0: table property 'target_file_size' / delta.targetFileSize, else 128 MiB */
     tn_parquet_codec codec;            /* default ZSTD ('delta.parquet.compression.codec' honoured) */
-    uint64_t row_group_rows;           /* 0 = parquet default */
+    uint64_t row_group_rows;           /* 0 = 122,880 rows (a scan morsel each) */
     uint32_t max_open_files;           /* partitions written at once (0 = 64); LRU ones are closed */
     const char *operation;             /* commitInfo operation; NULL = "WRITE" */
     const tn_delta_kv *operation_parameters;   /* extra commitInfo.operationParameters */

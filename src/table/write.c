@@ -4,6 +4,10 @@
  * the commit of appends / overwrites (whole, static partition, dynamic partition) and of
  * copy-on-write DELETE, and the optimistic commit loop shared by every table commit.
  *
+ * Rows are routed by the typed bytes of their partition values (hashed); a partition's escaped
+ * directory and value texts are built once, when its tuple is first seen. Row groups hold
+ * 122,880 rows unless the options say otherwise.
+ *
  * Data file names: <col=value/...>/part-<5-digit counter>-<uuid>-c000.<codec>.parquet.
  * add.stats: {"numRecords":N,"minValues":{..},"maxValues":{..},"nullCount":{..}} keyed by
  * physical column name; strings cut to 32 characters (max gets U+10FFFF appended when cut),

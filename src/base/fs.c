@@ -307,6 +307,17 @@ int tn_fs_sync_dir(tn_fs *fs, const char *path) {
     return fs->sync_dir(fs, path);
 }
 
+/* Closes f (if open). After a failure (rc != 0) the close is best effort and the first error's
+ * message is kept; otherwise a failing close is the error. */
+static int close_keeping_error(tn_fs *fs, tn_file *f, int rc) {
+    if (!f) return rc;
+    if (rc == 0) return fs->close(fs, f);
+    tn_error_state saved;
+    tn_error_save(&saved);
+    fs->close(fs, f);
+    return tn_error_restore(&saved);
+}
+
 int tn_fs_read_all(tn_fs *fs, const char *path, tn_buf *out) {
     tn_file *f = NULL;
     uint64_t size = 0;
@@ -327,17 +338,7 @@ int tn_fs_read_all(tn_fs *fs, const char *path, tn_buf *out) {
     out->len += (size_t)size;
     out->data[out->len] = '\0';
 cleanup:
-    if (f) {
-        if (rc) {
-            tn_error_state saved;
-            tn_error_save(&saved);
-            fs->close(fs, f);
-            tn_error_restore(&saved);
-        } else {
-            rc = fs->close(fs, f);
-        }
-    }
-    return rc;
+    return close_keeping_error(fs, f, rc);
 }
 
 int tn_fs_write_all(tn_fs *fs, const char *path, const void *data, size_t n, bool do_sync) {
@@ -348,15 +349,5 @@ int tn_fs_write_all(tn_fs *fs, const char *path, const void *data, size_t n, boo
     if (rc) goto cleanup;
     if (do_sync) rc = fs->sync(fs, f);
 cleanup:
-    if (f) {
-        if (rc) {
-            tn_error_state saved;
-            tn_error_save(&saved);
-            fs->close(fs, f);
-            tn_error_restore(&saved);
-        } else {
-            rc = fs->close(fs, f);
-        }
-    }
-    return rc;
+    return close_keeping_error(fs, f, rc);
 }

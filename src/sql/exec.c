@@ -30,21 +30,37 @@ int tn_exec_mem(tn_exec *ex, int64_t delta) {
  */
 static inline uint32_t vwords(uint32_t n) { return (n + 63) / 64; }
 
+/* d[i] = s[sel[i]] (s[i] when sel is NULL) for n fixed-width values of w bytes. */
+static void copy_fixed(uint8_t *d, const uint8_t *s, const uint32_t *sel, uint32_t n, size_t w) {
+    if (!sel) {
+        memcpy(d, s, (size_t)n * w);
+        return;
+    }
+    switch (w) {
+    case 1:
+        for (uint32_t i = 0; i < n; i++) d[i] = s[sel[i]];
+        break;
+    case 2:
+        for (uint32_t i = 0; i < n; i++) ((uint16_t *)d)[i] = ((const uint16_t *)s)[sel[i]];
+        break;
+    case 4:
+        for (uint32_t i = 0; i < n; i++) ((uint32_t *)d)[i] = ((const uint32_t *)s)[sel[i]];
+        break;
+    case 8:
+        for (uint32_t i = 0; i < n; i++) ((uint64_t *)d)[i] = ((const uint64_t *)s)[sel[i]];
+        break;
+    default:
+        for (uint32_t i = 0; i < n; i++) memcpy(d + i * w, s + (size_t)sel[i] * w, w);
+        break;
+    }
+}
+
 int tn_vector_gather(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n) {
     int rc = 0;
     if (dst->capacity < n && (rc = tn_vector_reserve(dst, n))) return rc;
     size_t w = tn_type_width(src->type);
     if (w && src->data) {
-        uint8_t *d = dst->data;
-        const uint8_t *s = src->data;
-        if (!sel) memcpy(d, s, (size_t)n * w);
-        else switch (w) {
-            case 1: for (uint32_t i = 0; i < n; i++) d[i] = s[sel[i]]; break;
-            case 2: for (uint32_t i = 0; i < n; i++) ((uint16_t *)d)[i] = ((const uint16_t *)s)[sel[i]]; break;
-            case 4: for (uint32_t i = 0; i < n; i++) ((uint32_t *)d)[i] = ((const uint32_t *)s)[sel[i]]; break;
-            case 8: for (uint32_t i = 0; i < n; i++) ((uint64_t *)d)[i] = ((const uint64_t *)s)[sel[i]]; break;
-            default: for (uint32_t i = 0; i < n; i++) memcpy(d + i * w, s + (size_t)sel[i] * w, w); break;
-            }
+        copy_fixed(dst->data, src->data, sel, n, w);
     }
     if (src->validity || src->type.id == TN_TYPE_NULL) {
         if ((rc = tn_vector_ensure_validity(dst))) return rc;
@@ -68,16 +84,7 @@ int tn_vector_append_rows(tn_vector *dst, const tn_vector *src, const uint32_t *
     size_t w = tn_type_width(src->type);
     bool str = tn_type_is_string(src->type);
     if (w && src->data && !str) {
-        uint8_t *d = (uint8_t *)dst->data + (size_t)base * w;
-        const uint8_t *s = src->data;
-        if (!sel) memcpy(d, s, (size_t)n * w);
-        else switch (w) {
-            case 1: for (uint32_t i = 0; i < n; i++) d[i] = s[sel[i]]; break;
-            case 2: for (uint32_t i = 0; i < n; i++) ((uint16_t *)d)[i] = ((const uint16_t *)s)[sel[i]]; break;
-            case 4: for (uint32_t i = 0; i < n; i++) ((uint32_t *)d)[i] = ((const uint32_t *)s)[sel[i]]; break;
-            case 8: for (uint32_t i = 0; i < n; i++) ((uint64_t *)d)[i] = ((const uint64_t *)s)[sel[i]]; break;
-            default: for (uint32_t i = 0; i < n; i++) memcpy(d + i * w, s + (size_t)sel[i] * w, w); break;
-            }
+        copy_fixed((uint8_t *)dst->data + (size_t)base * w, src->data, sel, n, w);
     }
     bool any_null = src->validity != NULL || src->type.id == TN_TYPE_NULL;
     if (any_null || dst->validity) {

@@ -626,15 +626,6 @@ static int states_reserve(tn_agg_states *st, uint32_t ngroups) {
         }                                                                                   \
     } while (0)
 
-static inline int64_t int_at(const tn_vector *v, uint32_t i) {
-    switch (tn_type_width(v->type)) {
-    case 1: return ((const int8_t *)v->data)[i];
-    case 2: return ((const int16_t *)v->data)[i];
-    case 4: return ((const int32_t *)v->data)[i];
-    default: return ((const int64_t *)v->data)[i];
-    }
-}
-
 static uint64_t hash_row(const tn_vector *v, uint32_t i) {
     uint64_t h;
     tn_vector one = *v;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "memfs.h"
+#include "text_fuzz.h"
 #include "text/text.h"
 
 #define MEM_PATH "fuzz.json"
@@ -83,23 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     o.buffer_size = 16 + n % 13;
     int rc2 = render(&m.fs, &o, &small);
     memfs_check_closed(&m, "fuzz_ndjson_reader");
-    bool same = rc1 == rc2 && (rc1 ? strcmp(msg, tn_error_message()) == 0
-                                   : big.len == small.len && memcmp(big.data, small.data, big.len) == 0);
-    if (!same) {
-        fprintf(stderr, "fuzz_ndjson_reader: 4 MiB and %zu-byte buffers disagree:\n"
-                "  big:   rc %d %s\n  small: rc %d %s\n",
-                o.buffer_size, rc1, msg, rc2, rc2 ? tn_error_message() : "");
-        if (rc1 == 0 && rc2 == 0)
-            fprintf(stderr, "--- big\n%.*s\n--- small\n%.*s\n", (int)(big.len > 4000 ? 4000 : big.len),
-                    (const char *)big.data, (int)(small.len > 4000 ? 4000 : small.len),
-                    (const char *)small.data);
-        abort();
-    }
-    /* Errors name the file. */
-    if (rc1 != 0 && rc1 != TN_ENOMEM && strncmp(msg, MEM_PATH, strlen(MEM_PATH)) != 0) {
-        fprintf(stderr, "fuzz_ndjson_reader: error does not name the file: %s\n", msg);
-        abort();
-    }
+    text_fuzz_check_agree("fuzz_ndjson_reader", MEM_PATH, rc1, msg, &big, rc2, &small, o.buffer_size);
     tn_buf_free(&big);
     tn_buf_free(&small);
     free(file);

@@ -23,31 +23,6 @@ static int prep_vector(tn_vector *v, uint32_t rows) {
     return 0;
 }
 
-static int put_value(tn_vector *v, uint32_t row, const tn_value *val) {
-    if (val->is_null || val->type.id == TN_TYPE_NULL) return tn_vector_set_null(v, row);
-    if (v->validity) tn_vector_set_valid_bit(v, row, true);
-    switch (v->type.id) {
-    case TN_TYPE_BOOLEAN: ((uint8_t *)v->data)[row] = val->u.b ? 1 : 0; return 0;
-    case TN_TYPE_TINYINT: ((int8_t *)v->data)[row] = (int8_t)val->u.i; return 0;
-    case TN_TYPE_SMALLINT: ((int16_t *)v->data)[row] = (int16_t)val->u.i; return 0;
-    case TN_TYPE_INTEGER:
-    case TN_TYPE_DATE: ((int32_t *)v->data)[row] = (int32_t)val->u.i; return 0;
-    case TN_TYPE_BIGINT:
-    case TN_TYPE_TIMESTAMP:
-    case TN_TYPE_TIMESTAMP_TZ: ((int64_t *)v->data)[row] = val->u.i; return 0;
-    case TN_TYPE_FLOAT: ((float *)v->data)[row] = (float)val->u.d; return 0;
-    case TN_TYPE_DOUBLE: ((double *)v->data)[row] = val->u.d; return 0;
-    case TN_TYPE_DECIMAL:
-        tn_dec_put(v, row, v->type.precision > TN_DECIMAL_INT64_MAX_PRECISION ? val->u.i128 : val->u.i);
-        return 0;
-    case TN_TYPE_VARCHAR:
-    case TN_TYPE_VARBINARY: return tn_vector_set_str(v, row, val->u.s.ptr, val->u.s.len);
-    case TN_TYPE_INTERVAL: ((tn_interval *)v->data)[row] = val->u.iv; return 0;
-    default: return tn_vector_set_null(v, row);
-    }
-}
-
-int tn_func_put_value(tn_vector *v, uint32_t row, const tn_value *val) { return put_value(v, row, val); }
 
 /* Copy row `from` of src to row `to` of dst (same type; strings borrowed). */
 static void copy_row(tn_vector *dst, uint32_t to, const tn_vector *src, uint32_t from) {
@@ -695,7 +670,7 @@ static int node_state_init(node_state *s, const tn_expr *e) {
         s->has_scratch = true;
         if (e->kind == TN_EXPR_CONSTANT) {
             s->scratch.count = 1;
-            rc = put_value(&s->scratch, 0, &e->u.value);
+            rc = tn_vector_set_value(&s->scratch, 0, &e->u.value);
             if (rc) return rc;
         }
     }

@@ -708,7 +708,7 @@ int tn_cast_value(const tn_value *src, tn_type to, bool try_cast, tn_arena *aren
         return rc;
     }
     a.count = 1;
-    rc = tn_func_put_value(&a, 0, src);
+    rc = tn_vector_set_value(&a, 0, src);
     if (!rc) rc = tn_cast_vector(&a, &b, try_cast);
     if (!rc) {
         tn_vector_get_value(&b, 0, out);

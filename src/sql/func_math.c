@@ -328,7 +328,7 @@ static int extreme(FN_ARGS, int want) {
             rc = tn_vector_set_null(out, i);
             if (tn_type_is_string(out->type)) tn_func_str_empty(out, i);
         } else {
-            rc = tn_func_put_value(out, i, &best);
+            rc = tn_vector_set_value(out, i, &best);
         }
         if (rc) return rc;
     }

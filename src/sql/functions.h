@@ -154,8 +154,6 @@ static inline void tn_dec_put(tn_vector *v, uint32_t i, tn_int128 x) {
 }
 extern const tn_int128 tn_pow10_i128[39];
 
-/* Store val (NULL or of v's type; strings copied into v's heap) at row of v. */
-int tn_func_put_value(tn_vector *v, uint32_t row, const tn_value *val);
 /* Set out's row to the empty string (for NULL rows of string results). */
 static inline void tn_func_str_empty(tn_vector *out, uint32_t row) {
     ((tn_str *)out->data)[row].ptr = "";

@@ -977,7 +977,7 @@ static int agg_finalize(agg_state *s, uint32_t g, tn_vector *out, uint32_t row) 
         break;
     }
     }
-    return tn_func_put_value(out, row, &v);
+    return tn_vector_set_value(out, row, &v);
 }
 
 /* ---------------------------------------------------------------------------------------------

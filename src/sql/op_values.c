@@ -22,7 +22,7 @@ static int values_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t work
             if (rc) break;
             v.type = node->types[k];
             if (c.cols[k].capacity <= r) rc = tn_vector_reserve(&c.cols[k], r + 1);
-            if (!rc) rc = tn_func_put_value(&c.cols[k], r, &v);
+            if (!rc) rc = tn_vector_set_value(&c.cols[k], r, &v);
             c.cols[k].count = r + 1;
         }
         c.count = r + 1;

@@ -170,7 +170,7 @@ static int put_copy(win_run *w, uint64_t ref, int32_t col, uint64_t src) {
     tn_value val;
     tn_vector_get_value(v, (uint32_t)src, &val);
     val.type = w->f->type;
-    return tn_func_put_value(&w->res[ref >> 32], (uint32_t)ref, &val);
+    return tn_vector_set_value(&w->res[ref >> 32], (uint32_t)ref, &val);
 }
 
 typedef struct acc {

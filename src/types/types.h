@@ -100,6 +100,9 @@ typedef struct tn_value {
 
 /* Read row of v into *out (strings borrowed from v). */
 void tn_vector_get_value(const tn_vector *v, uint32_t row, tn_value *out);
+/* Store val at row of v (the inverse): a NULL value sets the row NULL; strings are copied into
+ * the vector's heap; val must have v's type (FLOAT is read from u.d). */
+int tn_vector_set_value(tn_vector *v, uint32_t row, const tn_value *val);
 /* Total order used by statistics and sorting: NULLs excluded by the caller; strings compare
  * byte-wise unsigned; NaN sorts above every other float. Types must be equal. */
 int tn_value_compare(const tn_value *a, const tn_value *b);

@@ -7,6 +7,31 @@
 #include <math.h>
 #include <string.h>
 
+int tn_vector_set_value(tn_vector *v, uint32_t row, const tn_value *val) {
+    if (val->is_null || val->type.id == TN_TYPE_NULL) return tn_vector_set_null(v, row);
+    if (v->validity) tn_vector_set_valid_bit(v, row, true);
+    switch (v->type.id) {
+    case TN_TYPE_BOOLEAN: ((uint8_t *)v->data)[row] = val->u.b ? 1 : 0; return 0;
+    case TN_TYPE_TINYINT: ((int8_t *)v->data)[row] = (int8_t)val->u.i; return 0;
+    case TN_TYPE_SMALLINT: ((int16_t *)v->data)[row] = (int16_t)val->u.i; return 0;
+    case TN_TYPE_INTEGER:
+    case TN_TYPE_DATE: ((int32_t *)v->data)[row] = (int32_t)val->u.i; return 0;
+    case TN_TYPE_BIGINT:
+    case TN_TYPE_TIMESTAMP:
+    case TN_TYPE_TIMESTAMP_TZ: ((int64_t *)v->data)[row] = val->u.i; return 0;
+    case TN_TYPE_FLOAT: ((float *)v->data)[row] = (float)val->u.d; return 0;
+    case TN_TYPE_DOUBLE: ((double *)v->data)[row] = val->u.d; return 0;
+    case TN_TYPE_DECIMAL:
+        if (v->type.precision > TN_DECIMAL_INT64_MAX_PRECISION) ((tn_int128 *)v->data)[row] = val->u.i128;
+        else ((int64_t *)v->data)[row] = val->u.i;
+        return 0;
+    case TN_TYPE_VARCHAR:
+    case TN_TYPE_VARBINARY: return tn_vector_set_str(v, row, val->u.s.ptr, val->u.s.len);
+    case TN_TYPE_INTERVAL: ((tn_interval *)v->data)[row] = val->u.iv; return 0;
+    default: return tn_vector_set_null(v, row);
+    }
+}
+
 void tn_vector_get_value(const tn_vector *v, uint32_t row, tn_value *out) {
     memset(out, 0, sizeof *out);
     out->type = v->type;

@@ -25,22 +25,11 @@ static int render(tn_fs *fs, const tn_ndjson_options *o, tn_buf *out) {
     const char *const *names = NULL;
     const tn_type *types = NULL;
     uint32_t ncols = tn_ndjson_columns(r, &names, &types);
-    for (uint32_t c = 0; c < ncols; c++) {
-        char tbuf[64];
-        tn_buf_printf(out, "%s%s %s", c ? "|" : "", names[c], tn_type_format(types[c], tbuf, sizeof tbuf));
-    }
-    tn_buf_append_byte(out, '\n');
+    text_fuzz_render_columns(out, names, types, ncols);
     for (int guard = 0; guard < 1 << 20; guard++) {
         if ((rc = tn_ndjson_next(r, &chunk))) goto cleanup;
         if (chunk.count == 0) break;
-        if (chunk.ncols != ncols) __builtin_trap();
-        for (uint32_t row = 0; row < chunk.count; row++) {
-            for (uint32_t c = 0; c < ncols; c++) {
-                if (c) tn_buf_append_byte(out, ',');
-                if (tn_value_format(out, &chunk.cols[c], row) == 1) tn_buf_append(out, "\\N", 2);
-            }
-            tn_buf_append_byte(out, '\n');
-        }
+        text_fuzz_render_rows(out, &chunk, ncols);
     }
 cleanup:
     tn_chunk_free(&chunk);

@@ -1,7 +1,8 @@
 /*
- * tests/fuzz/text_fuzz.h: the check shared by the CSV and NDJSON reader targets: a file read
- * with the normal buffer and with a tiny one must give the same rows or the same error, and an
- * error must name the file. Aborts (a libFuzzer crash) when not.
+ * tests/fuzz/text_fuzz.h: what the CSV and NDJSON reader targets share: rendering the columns
+ * and rows a reader returns as text, and the check that a file read with the normal buffer and
+ * with a tiny one gives the same rows or the same error, an error naming the file. Aborts (a
+ * libFuzzer crash) when not.
  */
 #ifndef TN_TEXT_FUZZ_H
 #define TN_TEXT_FUZZ_H
@@ -11,7 +12,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/base.h"
+#include "types/types.h"
+
+/* Appends "name TYPE|name TYPE...\n". */
+static inline void text_fuzz_render_columns(tn_buf *out, const char *const *names, const tn_type *types,
+                                            uint32_t ncols) {
+    for (uint32_t c = 0; c < ncols; c++) {
+        char tbuf[64];
+        tn_buf_printf(out, "%s%s %s", c ? "|" : "", names[c], tn_type_format(types[c], tbuf, sizeof tbuf));
+    }
+    tn_buf_append_byte(out, '\n');
+}
+
+/* Appends the chunk's rows, values comma-separated, NULL as \N. */
+static inline void text_fuzz_render_rows(tn_buf *out, const tn_chunk *chunk, uint32_t ncols) {
+    if (chunk->ncols != ncols) __builtin_trap();
+    for (uint32_t row = 0; row < chunk->count; row++) {
+        for (uint32_t c = 0; c < ncols; c++) {
+            if (c) tn_buf_append_byte(out, ',');
+            if (tn_value_format(out, &chunk->cols[c], row) == 1) tn_buf_append(out, "\\N", 2);
+        }
+        tn_buf_append_byte(out, '\n');
+    }
+}
 
 /* rc1/msg1/big: the normal read; rc2/small: the read with a small_buffer-byte buffer (its error,
  * if any, is still the thread's current one). */

@@ -174,24 +174,6 @@ static bool gen(int c, int64_t r, tn_value *v, char *sbuf) {
     return true;
 }
 
-static void set_value(tn_vector *vec, uint32_t row, const tn_value *v) {
-    switch ((tn_type_id)vec->type.id) {
-    case TN_TYPE_BOOLEAN: ((uint8_t *)vec->data)[row] = v->u.b; break;
-    case TN_TYPE_TINYINT: ((int8_t *)vec->data)[row] = (int8_t)v->u.i; break;
-    case TN_TYPE_SMALLINT: ((int16_t *)vec->data)[row] = (int16_t)v->u.i; break;
-    case TN_TYPE_INTEGER: case TN_TYPE_DATE: ((int32_t *)vec->data)[row] = (int32_t)v->u.i; break;
-    case TN_TYPE_BIGINT: case TN_TYPE_TIMESTAMP: case TN_TYPE_TIMESTAMP_TZ: ((int64_t *)vec->data)[row] = v->u.i; break;
-    case TN_TYPE_FLOAT: ((float *)vec->data)[row] = (float)v->u.d; break;
-    case TN_TYPE_DOUBLE: ((double *)vec->data)[row] = v->u.d; break;
-    case TN_TYPE_DECIMAL:
-        if (vec->type.precision <= 18) ((int64_t *)vec->data)[row] = v->u.i;
-        else ((tn_int128 *)vec->data)[row] = v->u.i128;
-        break;
-    case TN_TYPE_VARCHAR: case TN_TYPE_VARBINARY: tn_vector_set_str(vec, row, v->u.s.ptr, v->u.s.len); break;
-    default: break;
-    }
-}
-
 /* Ordering for expected statistics (NaN excluded by the caller). */
 static int cmp_val(const tn_value *a, const tn_value *b) {
     switch ((tn_type_id)a->type.id) {
@@ -320,8 +302,7 @@ static int emit(const char *dir, const config *cf, FILE *list) {
             for (uint32_t k = 0; k < n && !rc; k++) {
                 tn_value v;
                 if (gen(c, r0 + k, &v, sbuf)) {
-                    set_value(&ch.cols[c], k, &v);
-                    if (ch.cols[c].validity) tn_vector_set_valid_bit(&ch.cols[c], k, true);
+                    rc = tn_vector_set_value(&ch.cols[c], k, &v);
                 } else {
                     rc = tn_vector_set_null(&ch.cols[c], k);
                 }

@@ -439,4 +439,26 @@ TEST(format_other_types) {
     tn_buf_free(&b);
 }
 
+TEST(vector_set_value_is_inverse_of_get_value) {
+    tn_value in[5];
+    memset(in, 0, sizeof in);
+    in[0].type = tn_type_make(TN_TYPE_SMALLINT); in[0].u.i = -1234;
+    in[1].type = tn_type_decimal(30, 4); in[1].u.i128 = -((tn_int128)1 << 100);
+    in[2].type = tn_type_make(TN_TYPE_VARCHAR); in[2].u.s.ptr = "héllo"; in[2].u.s.len = 6;
+    in[3].type = tn_type_make(TN_TYPE_FLOAT); in[3].u.d = 1.5;
+    in[4].type = tn_type_make(TN_TYPE_DATE); in[4].is_null = true;
+    for (int k = 0; k < 5; k++) {
+        tn_vector v;
+        CHECK_OK(tn_vector_init(&v, in[k].type, 4));
+        CHECK_OK(tn_vector_set_null(&v, 2));           /* a NULL row that set_value must revive */
+        CHECK_OK(tn_vector_set_value(&v, 2, &in[k]));
+        tn_value out;
+        tn_vector_get_value(&v, 2, &out);
+        bool null_ok = out.is_null == in[k].is_null;
+        bool same = in[k].is_null || tn_value_compare(&in[k], &out) == 0;
+        tn_vector_free(&v);
+        CHECK_MSG(null_ok && same, "type %s: value did not round-trip", tn_type_id_name((tn_type_id)in[k].type.id));
+    }
+}
+
 TEST_MAIN()

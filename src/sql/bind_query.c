@@ -432,6 +432,29 @@ static int mark_inner(tn_expr **slot, const tn_plan *agg, uint32_t mark0) {
     }
     return 0;
 }
+/* An AGGREGATE node over child computing A's groups then aggregates; A's lists move into the
+ * node (A is left empty, so its cleanup frees nothing the node owns). NULL when out of memory. */
+static tn_plan *agg_plan_new(tn_binder *b, agg_info *A, tn_plan *child) {
+    tn_plan *ag = tn_plan_new(b->arena, TN_PLAN_AGGREGATE, A->ngroups + A->naggs);
+    if (!ag) return NULL;
+    for (uint32_t g = 0; g < A->ngroups; g++) {
+        ag->types[g] = A->groups[g]->type;
+        ag->names[g] = "#group";
+    }
+    for (uint32_t k = 0; k < A->naggs; k++) {
+        ag->types[A->ngroups + k] = A->aggs[k].type;
+        ag->names[A->ngroups + k] = "#agg";
+    }
+    ag->u.agg.ngroups = A->ngroups;
+    ag->u.agg.groups = A->groups;
+    ag->u.agg.naggs = A->naggs;
+    ag->u.agg.aggs = A->aggs;
+    A->ngroups = A->naggs = 0;
+    ag->child[0] = child;
+    ag->est_rows = ag->u.agg.ngroups ? child->est_rows * 0.1 + 1 : 1;
+    return ag;
+}
+
 
 int tn_bind_scalar_decorrelate(bind_ctx *c, tn_sql_query *q, tn_expr **out, bool *done) {
     tn_binder *b = c->b;
@@ -514,23 +537,8 @@ int tn_bind_scalar_decorrelate(bind_ctx *c, tn_sql_query *q, tn_expr **out, bool
         if (!rc) rc = tn_bind_fold(b, &val);
         if (rc) goto cleanup;
     }
-    tn_plan *ag = tn_plan_new(b->arena, TN_PLAN_AGGREGATE, A.ngroups + A.naggs);
+    tn_plan *ag = agg_plan_new(b, &A, inner);
     if (!ag) { rc = TN_ENOMEM; goto cleanup; }
-    for (uint32_t g = 0; g < A.ngroups; g++) {
-        ag->types[g] = A.groups[g]->type;
-        ag->names[g] = "#group";
-    }
-    for (uint32_t k = 0; k < A.naggs; k++) {
-        ag->types[A.ngroups + k] = A.aggs[k].type;
-        ag->names[A.ngroups + k] = "#agg";
-    }
-    ag->u.agg.ngroups = A.ngroups;
-    ag->u.agg.groups = A.groups;
-    ag->u.agg.naggs = A.naggs;
-    ag->u.agg.aggs = A.aggs;
-    A.ngroups = A.naggs = 0;
-    ag->child[0] = inner;
-    ag->est_rows = inner->est_rows * 0.1 + 1;
     inner = ag;
     /* the late join */
     if (L->njoins == L->jcap) {
@@ -1094,24 +1102,8 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
     }
     /* aggregate node */
     if (has_agg) {
-        tn_plan *ag = tn_plan_new(b->arena, TN_PLAN_AGGREGATE, A.ngroups + A.naggs);
+        tn_plan *ag = agg_plan_new(b, &A, P);
         if (!ag) { rc = TN_ENOMEM; goto cleanup; }
-        for (uint32_t g = 0; g < A.ngroups; g++) {
-            ag->types[g] = A.groups[g]->type;
-            ag->names[g] = "#group";
-        }
-        for (uint32_t k = 0; k < A.naggs; k++) {
-            ag->types[A.ngroups + k] = A.aggs[k].type;
-            ag->names[A.ngroups + k] = "#agg";
-        }
-        ag->u.agg.ngroups = A.ngroups;
-        ag->u.agg.groups = A.groups;
-        ag->u.agg.naggs = A.naggs;
-        ag->u.agg.aggs = A.aggs;
-        A.ngroups = 0;
-        A.naggs = 0;
-        ag->child[0] = P;
-        ag->est_rows = ag->u.agg.ngroups ? P->est_rows * 0.1 + 1 : 1;
         P = ag;
     }
     /* late columns: decorrelated subqueries, then HAVING, then window functions */

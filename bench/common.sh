@@ -1,12 +1,12 @@
 # bench/common.sh: helpers shared by the benchmark scripts (sourced from the repository root,
-# never run): the environment (BUILD, TARN_SHARED, BENCH_REPS), building a bench program
+# never run): the environment (BUILD, BENCH_REPS), building a bench program
 # against $BUILD/libtarn.a, median and ratio, timing a DuckDB statement through the oracle, and
 # replacing a marked section of bench/README.md. Functions that need scratch files use $tmp,
 # which the caller creates (mktemp -d) and removes.
 BUILD=${BUILD:-build}
-SHARED=${TARN_SHARED:-$(cd .. && pwd)/shared}
-F=$SHARED/data/datasets/flights-3m.parquet
-DUCK=$SHARED/oracle/duckdb
+F=tests/data/datasets/flights-3m.parquet   # the repository's copy (tests/data/README.md)
+ORACLE_DIR=tests/oracle                    # the pinned DuckDB (scripts/install-deps.sh)
+DUCK=$ORACLE_DIR/duckdb
 REPS=${BENCH_REPS:-5}
 BENCH_LDLIBS="-lsnappy -lzstd -llz4 -lz -ljansson -lroaring -lxxhash -ledit -lssl -lcrypto -lstdc++ -lm -pthread"
 
@@ -24,7 +24,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "nan" || b == "nan" || a == "
 # The value of key=value in a file (last occurrence).
 tarn_field() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" "$2" | tail -n 1; }
 load1() { cut -d' ' -f1 /proc/loadavg; }
-duck_version() { (cd "$SHARED/oracle" && node -p "require('./package.json').dependencies['@duckdb/node-api']" 2>/dev/null) || echo '?'; }
+duck_version() { (cd "$ORACLE_DIR" && node -p "require('./package.json').dependencies['@duckdb/node-api']" 2>/dev/null) || echo '?'; }
 
 # duck_time THREADS SQL [oracle args...]: one warm-up, then $REPS runs of the oracle, each in
 # its own process, timed by its --time (the statement only, not start-up); prints the median ms.

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // bench/duck_bench.mjs: the SQL benchmark's DuckDB side, driven by bench/sql_bench.sh; the
-// counterpart of bench/sql_bench.c. Uses the DuckDB the oracle installed (../shared/oracle,
-// node_modules in $TARN_ORACLE_DIR, default ~/.cache/tarn-oracle).
+// counterpart of bench/sql_bench.c. Uses the pinned DuckDB of tests/oracle (installed by
+// scripts/install-deps.sh).
 //   node duck_bench.mjs QUERIES THREADS REPS OUTDIR
 // QUERIES holds one "name<TAB>sql" per line. For each query, in one DuckDB instance with
 // `threads` set: one warm-up run, then REPS timed runs of conn.runAndReadAll(sql) (the same
@@ -10,7 +10,6 @@
 // OUTDIR/name.txt for the result check (not timed).
 import { createRequire } from 'node:module';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 
 const [qfile, threads, repsArg, outdir] = process.argv.slice(2);
 if (!outdir) {
@@ -18,8 +17,7 @@ if (!outdir) {
   process.exit(2);
 }
 const reps = Number(repsArg);
-const dir = process.env.TARN_ORACLE_DIR ||
-  (process.env.XDG_CACHE_HOME || homedir() + '/.cache') + '/tarn-oracle';
+const dir = new URL('../tests/oracle/', import.meta.url).pathname;  // the pinned DuckDB
 const require = createRequire(dir + '/');
 const { DuckDBInstance } = require('@duckdb/node-api');
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh: tarn's Parquet reader and writer against DuckDB on the same file, same machine,
 # same run (`make bench`, or bench/run.sh from anywhere). Needs $BUILD/libtarn.a (make).
-#   BUILD (default build), TARN_SHARED (default ../shared), BENCH_REPS (default 5),
+#   BUILD (default build), BENCH_REPS (default 5),
 #   BENCH_UPDATE_README=1 to write the table into bench/README.md.
 # Each measurement: one warm-up, then BENCH_REPS repetitions; the median is reported.
 #  - read: decode all 5 columns of flights-3m.parquet and compute min(date), max(delay),
@@ -14,7 +14,7 @@
 # benchmark, bench/table_bench.sh (BENCH_TABLE=0 skips it). Helpers: bench/common.sh.
 set -u
 cd "$(dirname "$0")/.."
-. bench/common.sh   # BUILD, SHARED, F, DUCK, REPS; bench_cc, med, ratio, duck_time, tarn_field
+. bench/common.sh   # BUILD, F, DUCK, REPS; bench_cc, med, ratio, duck_time, tarn_field
 [ -f "$BUILD/libtarn.a" ] || { echo "bench: $BUILD/libtarn.a missing (run make)" >&2; exit 1; }
 [ -f "$F" ] || { echo "bench: $F missing" >&2; exit 1; }
 BIN=$BUILD/bench/parquet_bench
@@ -81,10 +81,10 @@ fi
 # then the table benchmark (bench/table_bench.sh), unless BENCH_TABLE=0
 sql_rc=0
 if [ "${BENCH_SQL:-1}" = 1 ]; then
-    BUILD=$BUILD TARN_SHARED=$SHARED bash bench/sql_bench.sh || sql_rc=1
+    BUILD=$BUILD bash bench/sql_bench.sh || sql_rc=1
 fi
 if [ "${BENCH_TABLE:-1}" = 1 ]; then
-    BUILD=$BUILD TARN_SHARED=$SHARED bash bench/table_bench.sh || sql_rc=1
+    BUILD=$BUILD bash bench/table_bench.sh || sql_rc=1
 fi
 case "$check" in *DIFFER*|*DIFFERENTLY*) exit 1;; esac
 exit $sql_rc

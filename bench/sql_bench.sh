@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # bench/sql_bench.sh: tarn's SQL engine against DuckDB on the same queries, same machine, same
 # run (also run by `make bench` through bench/run.sh). Needs $BUILD/libtarn.a (make).
-#   BUILD (default build), TARN_SHARED (default ../shared), BENCH_REPS (default 5),
+#   BUILD (default build), BENCH_REPS (default 5),
 #   BENCH_THREADS (default "1 2"), BENCH_ONLY (a regex of query names, e.g. 'f_q[56]'),
 #   BENCH_UPDATE_README=1 to write the table into bench/README.md (section "SQL").
-# Data: flights-3m.parquet (shared), and files generated once with DuckDB into bench/data/
+# Data: flights-3m.parquet (tests/data/datasets), and files generated once with DuckDB into bench/data/
 # (git-ignored): gen-10m.parquet (10M rows), airports.parquet (a dimension of flights' airports),
 # gen-dim.parquet (a 1000-row dimension of gen-10m's g1).
 # Timing: both sides run every query in one process (tarn: bench/sql_bench.c over tarn.h;
@@ -13,11 +13,7 @@
 # results of both are compared (rows sorted; numbers with a 1e-9 relative tolerance).
 set -u
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build}
-SHARED=${TARN_SHARED:-$(cd .. && pwd)/shared}
-F=$SHARED/data/datasets/flights-3m.parquet
-DUCK=$SHARED/oracle/duckdb
-REPS=${BENCH_REPS:-5}
+. bench/common.sh   # BUILD, F, DUCK, ORACLE_DIR, REPS
 THREADS=${BENCH_THREADS:-1 2}
 ONLY=${BENCH_ONLY:-.}
 DATA=bench/data
@@ -124,7 +120,7 @@ done <"$tmp/q.tsv"
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "nan" || b == "nan" || a == "" || b == "" || b <= 0) print "n/a"; else printf "%.2f", a/b}'; }
 {
-    echo "Run: $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m), DuckDB $(cd "$SHARED/oracle" && node -p "require('./package.json').dependencies['@duckdb/node-api']" 2>/dev/null || echo '?'), median of $REPS runs after a warm-up, in-process on both sides; load average $load_before before / $load_after after (well above 0: other work shared the cores, treat ratios as rough)."
+    echo "Run: $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m), DuckDB $(cd "$ORACLE_DIR" && node -p "require('./package.json').dependencies['@duckdb/node-api']" 2>/dev/null || echo '?'), median of $REPS runs after a warm-up, in-process on both sides; load average $load_before before / $load_after after (well above 0: other work shared the cores, treat ratios as rough)."
     echo
     hdr="| query |"; sep="|---|"
     for th in $THREADS; do hdr="$hdr tarn ms (t=$th) | DuckDB ms (t=$th) | ratio (t=$th) |"; sep="$sep---:|---:|---:|"; done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/table_bench.sh: tarn's Delta tables against DuckDB, same machine, same run (also run by
 # `make bench` through bench/run.sh; BENCH_TABLE=0 skips it there). Needs $BUILD/libtarn.a and
-# $BUILD/tarn (make). Environment: BUILD, TARN_SHARED, BENCH_REPS (default 5), BENCH_THREADS
+# $BUILD/tarn (make). Environment: BUILD, BENCH_REPS (default 5), BENCH_THREADS
 # (default "1 2"), BENCH_COMMITS (default 10000), BENCH_UPDATE_README=1 to write the tables into
 # bench/README.md (section "Tables"). Helpers: bench/common.sh.
 #  1. ingest flights-3m into a table partitioned by month: tarn `INSERT INTO f SELECT ...,

@@ -4,7 +4,7 @@
  * by chunk (and the text of values as DuckDB spells them).
  *
  *   cc -Iinclude examples/query.c build/libtarn.a $(LIBS) -o query
- *   ./query ../shared/data/datasets/flights-3m.parquet 1000
+ *   ./query tests/data/datasets/flights-3m.parquet 1000
  */
 #include <inttypes.h>
 #include <stdio.h>

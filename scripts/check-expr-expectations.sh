@@ -5,8 +5,7 @@
 # Exit 0 when every row still matches; prints the rows that differ.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-shared=${TARN_SHARED:-$here/../shared}
-exec python3 - "$here/tests/unit/test_sql_expr.c" "$shared/oracle/duckdb" "${1:-}" <<'PY'
+exec python3 - "$here/tests/unit/test_sql_expr.c" "$here/tests/oracle/duckdb" "${1:-}" <<'PY'
 import csv, io, re, subprocess, sys
 src, oracle, only = sys.argv[1], sys.argv[2], sys.argv[3]
 text = open(src, encoding='utf-8').read()

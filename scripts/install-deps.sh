@@ -9,7 +9,7 @@ missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# The DuckDB oracle (../shared/oracle) runs on Node.js; keep an existing node (it may not come
+# The DuckDB oracle (tests/oracle) runs on Node.js; keep an existing node (it may not come
 # from Debian), else take Debian's.
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
@@ -17,5 +17,18 @@ if [ ${#missing[@]} -ne 0 ]; then
     echo "install-deps: installing ${missing[*]}"
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# The pinned DuckDB oracle, a dev dependency of the tests and benchmarks (tests/oracle/package.json,
+# package-lock.json): npm ci into tests/oracle/node_modules when it is missing or the lock file
+# changed. Without network this fails; the test suites that need it are then skipped, not failed.
+oracle=$(cd "$(dirname "$0")/../tests/oracle" && pwd)
+if ! cmp -s "$oracle/package-lock.json" "$oracle/node_modules/.package-lock.json.installed" 2>/dev/null ||
+   [ ! -f "$oracle/node_modules/@duckdb/node-api/package.json" ]; then
+    echo "install-deps: npm ci in tests/oracle (DuckDB oracle)"
+    if (cd "$oracle" && npm ci --silent --no-audit --no-fund >/dev/null 2>&1); then
+        cp "$oracle/package-lock.json" "$oracle/node_modules/.package-lock.json.installed"
+    else
+        echo "install-deps: WARNING: npm ci failed (no network?): the DuckDB oracle is not installed; suites that need it will be skipped" >&2
+    fi
 fi
 echo "install-deps: ok"

@@ -18,27 +18,27 @@
 #include "tarn.h"
 
 #define DEMO_SYNTHETIC_ROWS 100000
-#define DEMO_DATASET "data/datasets/flights-3m.parquet"
+#define DEMO_DATASET "tests/data/datasets/flights-3m.parquet"
 
-/* Finds the shared flights dataset: under $TARN_SHARED when it is set (only there), else
- * ../shared (from the repo root), then <dir of the tarn binary>/../../shared. Returns a
- * malloc'ed path or NULL. */
+/* Finds the flights dataset the repository carries: $TARN_DEMO_DATA when it is set (only
+ * there: a path to a Parquet file, or a missing one for the synthetic flights), else
+ * tests/data/... under the working directory (the repository root), then under the directory
+ * above the tarn binary (build/tarn). Returns a malloc'ed path or NULL. */
 static char *find_dataset(void) {
-    char cand[3][PATH_MAX];
+    char cand[2][PATH_MAX];
     int n = 0;
-    const char *shared = getenv("TARN_SHARED");
-    if (shared && *shared) {                      /* an explicit setting is the only place */
-        snprintf(cand[0], PATH_MAX, "%s/%s", shared, DEMO_DATASET);
+    const char *given = getenv("TARN_DEMO_DATA");
+    if (given && *given) {                        /* an explicit setting is the only place */
         char real[PATH_MAX];
-        if (access(cand[0], R_OK) != 0) return NULL;
-        return tn_strdup(realpath(cand[0], real) ? real : cand[0]);
+        if (access(given, R_OK) != 0) return NULL;
+        return tn_strdup(realpath(given, real) ? real : given);
     }
-    snprintf(cand[n++], PATH_MAX, "../shared/%s", DEMO_DATASET);
+    snprintf(cand[n++], PATH_MAX, "%s", DEMO_DATASET);
     char exe[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len > 0) {
         exe[len] = '\0';
-        snprintf(cand[n++], PATH_MAX, "%s/../../shared/%s", dirname(exe), DEMO_DATASET);
+        snprintf(cand[n++], PATH_MAX, "%s/../%s", dirname(exe), DEMO_DATASET);
     }
     for (int i = 0; i < n; i++) {
         char real[PATH_MAX];

@@ -1,7 +1,7 @@
 /*
  * parquet/parquetInt.h: private to parquet/: the in-memory form of the Thrift structures of the
  * footer and page headers, the Thrift compact protocol, the value encodings and the codecs.
- * Field numbers are those of parquet.thrift (see ../shared/docs/parquet-notes.md, section 3).
+ * Field numbers are those of parquet.thrift (docs/formats.md, "Parquet").
  *
  * File layout:
  *   "PAR1" | row group 0: chunk 0 [dictionary page] data page+ | chunk 1 ... | row group 1 ...

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/interop/delta_golden_sql.sh: `SELECT * FROM delta_scan('<table>')` through the tarn
-# command over every golden Delta table in $TARN_SHARED/data/golden/delta/, compared as sorted
+# command over every golden Delta table in tests/data/delta/, compared as sorted
 # row sets with golden/delta-expected/<table>/expected.jsonl (rows from delta-kernel-rs' expected
 # parquet or an independent replay; see that directory's README). The JSON encoding is turned
 # into tarn's CSV spelling here: int64 strings, "dec:" decimals, "hex:" binary (printable ASCII
@@ -9,16 +9,16 @@
 # Must-fail tables must fail with an error naming the problem; tables with nested columns must
 # read or fail naming the column. Ends with "N passed, N failed".
 set -u
+. "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
-SHARED=${TARN_SHARED:-$(cd .. && pwd)/shared}
 BIN=$BUILD/tarn
 if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
 if ! command -v node >/dev/null; then echo "node unavailable"; echo "0 passed, 1 failed"; exit 1; fi
 wh=$(mktemp -d /tmp/tn_golden_sql.XXXXXX)
 trap 'rm -rf "$wh"' EXIT
 
-node - "$BIN" "$SHARED/data/golden" "$wh" <<'EOF'
+node - "$BIN" "$DATA" "$wh" <<'EOF'
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/interop/parquet_cli.sh: the `tarn parquet` tools against other systems' files and
-# DuckDB (the oracle in $TARN_SHARED/oracle). Run from the repo root by scripts/run-tests.sh
-# with $BUILD (default build) and $TARN_SHARED. Checks:
+# DuckDB (the oracle in tests/oracle). Run from the repo root by scripts/run-tests.sh
+# with $BUILD (default build). Checks:
 #  (a) `parquet cat --csv` of every READ golden file equals DuckDB's reading (expected_duckdb/);
 #  (b) `parquet copy` with each codec and with small row groups/pages: DuckDB reads the copy
 #      exactly as it reads the input, finds statistics on every chunk and the codec asked for;
@@ -11,15 +11,14 @@
 #  (e) `tarn demo` (synthetic and real data) is idempotent and DuckDB reads its output.
 # Prints one line per check and ends with "N passed, N failed".
 set -u
+. "$(dirname "$0")/lib.sh"
+require_oracle
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 TARN=$BUILD/tarn
-SHARED=${TARN_SHARED:-$(cd .. && pwd)/shared}
-G=$SHARED/data/golden/parquet
+G=$GOLDEN_PARQUET
 E=$G/expected_duckdb
 DW=$G/local/duckdb_written
-FLIGHTS=$SHARED/data/datasets/flights-3m.parquet
-DUCK=$SHARED/oracle/duckdb
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tarn-pqcli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 pass=0; fail=0
@@ -295,10 +294,10 @@ done
 if [ -z "$crashed" ]; then ok "fuzz regressions: $nreg files read without a crash"; else bad "fuzz regressions crash:$crashed"; fi
 
 # ---------------------------------------------------------------------------------------------
-# (e) tarn demo: synthetic (no dataset under $TARN_SHARED), twice; then the real dataset.
+# (e) tarn demo: synthetic (TARN_DEMO_DATA names a missing file), twice; then the real dataset.
 wh=$tmp/warehouse
 for run in 1 2; do
-    if TARN_SHARED=$tmp/no-shared "$TARN" demo -w "$wh" >"$tmp/demo.out" 2>&1 &&
+    if TARN_DEMO_DATA=$tmp/no-such-file.parquet "$TARN" demo -w "$wh" >"$tmp/demo.out" 2>&1 &&
        [ "$(duck "SELECT count(*), count(DISTINCT origin) > 10 FROM read_parquet('$wh/demo/flights.parquet')" --no-header)" = "100000,true" ] &&
        [ -z "$(ls -A "$wh/demo" | grep -v '^flights.parquet$' | grep -v '^flights$')" ] && grep -q "compression" "$tmp/demo.out" &&
        [ "$("$TARN" -w "$wh" -c "SELECT count(*), count(DISTINCT origin) > 10 FROM demo.flights" --csv | tail -n 1)" = "100000,true" ]; then
@@ -306,7 +305,7 @@ for run in 1 2; do
     else bad "demo (synthetic) run $run"; head -n 20 "$tmp/demo.out"; ls -A "$wh/demo"; fi
 done
 if [ -f "$FLIGHTS" ] && [ "${TARN_SANITIZED:-0}" != 1 ]; then
-    if TARN_SHARED=$SHARED "$TARN" demo -w "$wh" >"$tmp/demo.out" 2>&1 &&
+    if "$TARN" demo -w "$wh" >"$tmp/demo.out" 2>&1 &&
        [ "$(duck "SELECT count(*) FROM read_parquet('$wh/demo/flights.parquet')" --no-header)" = 3000000 ]; then
         ok "demo (flights-3m): $(grep -E '^(compression|time)' "$tmp/demo.out" | tr -s ' ' | tr '\n' ' ')"
     else bad "demo (flights-3m)"; head -n 20 "$tmp/demo.out"; fi

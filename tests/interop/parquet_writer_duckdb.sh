@@ -7,11 +7,11 @@
 # (COLUMNS(*)::VARCHAR), the per-chunk statistics (parquet_metadata) and the schema
 # (parquet_schema). Ends with "N passed, N failed"; exits non-zero on failure.
 set -u
+. "$(dirname "$0")/lib.sh"
+require_oracle
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
-SHARED=${TARN_SHARED:-$(cd .. && pwd)/shared}
-DUCKDB=$SHARED/oracle/duckdb
-[ -x "$DUCKDB" ] || DUCKDB=/work/shared/oracle/duckdb
+DUCKDB=$DUCK
 CC=${CC:-cc}
 pass=0; fail=0
 ok() { pass=$((pass + 1)); echo "ok $1"; }

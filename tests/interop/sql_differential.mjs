@@ -9,17 +9,17 @@
 // usage: node sql_differential.mjs OUTDIR SEED COUNT   -> OUTDIR/diff-SEED.test
 import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
 import path from 'node:path';
 
 const [outDir, seedArg, countArg] = process.argv.slice(2);
 const seed = Number(seedArg || 1) >>> 0;
 const count = Number(countArg || 500);
-const oracleDir = process.env.TARN_ORACLE_DIR || path.join(process.env.XDG_CACHE_HOME || path.join(homedir(), '.cache'), 'tarn-oracle');
+const here = path.dirname(new URL(import.meta.url).pathname);
+const oracleDir = path.resolve(here, '../oracle');  // tests/oracle (scripts/install-deps.sh)
 const require = createRequire(path.join(oracleDir, 'package.json'));
 const { DuckDBInstance } = require('@duckdb/node-api');
-const shared = process.env.TARN_SHARED || path.resolve('../shared');
-const flights = path.join(shared, 'data/datasets/flights-3m.parquet');
+const testdata = process.env.TARN_TESTDATA || path.resolve(here, '../data');
+const flights = path.join(testdata, 'datasets/flights-3m.parquet');
 
 // mulberry32
 let st = seed || 1;

@@ -2,11 +2,11 @@
 # Differential test: random queries (tests/interop/sql_differential.mjs) answered by DuckDB (the
 # oracle) and by tarn (tests/sql/slt_runner.c). Fixed seeds plus one random seed per run; a
 # failing seed is printed so it can be replayed: TARN_DIFF_SEEDS="1234" bash this-script.
-# Ends with "N passed, N failed". Needs node and the DuckDB oracle (../shared/oracle).
+# Ends with "N passed, N failed". Needs node and the DuckDB oracle (tests/oracle).
 set -u
+. "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
-export TARN_SHARED=${TARN_SHARED:-$(cd .. && pwd)/shared}
 per_seed=${TARN_DIFF_QUERIES:-400}
 seeds=${TARN_DIFF_SEEDS:-"1 2 $(( (RANDOM << 15 | RANDOM) % 1000000 + 3 ))"}
 runner=$BUILD/tests/slt_runner
@@ -18,8 +18,7 @@ if [ ! -x "$runner" ] || [ tests/sql/slt_runner.c -nt "$runner" ] || [ "$BUILD/l
         -lsnappy -lzstd -llz4 -lz -ljansson -lroaring -lxxhash -ledit -lssl -lcrypto -lstdc++ -lm -pthread || {
         echo "cannot build the sqllogictest runner"; echo "0 passed, 1 failed"; exit 1; }
 fi
-# make sure the oracle is installed (first use runs npm ci)
-"$TARN_SHARED/oracle/duckdb" "SELECT 1" >/dev/null || { echo "DuckDB oracle unavailable"; echo "0 passed, 1 failed"; exit 1; }
+require_oracle
 work=$(mktemp -d "${TMPDIR:-/tmp}/tarn-diff.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 pass=0; fail=0; bad_seeds=()

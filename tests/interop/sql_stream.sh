@@ -5,12 +5,11 @@
 # (/usr/bin/time -v), and an error after the first chunk prints the rows before it, the error
 # on stderr, and exits non-zero. Ends with "N passed, N failed".
 set -u
+. "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
-SHARED=${TARN_SHARED:-$(cd .. && pwd)/shared}
 BIN=$BUILD/tarn
-DUCK=$SHARED/oracle/duckdb
-F=$SHARED/data/datasets/flights-3m.parquet
+F=$FLIGHTS
 if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
 dir=$(mktemp -d /tmp/tn_stream.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
@@ -20,7 +19,8 @@ bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 
 # 1. rows and order equal DuckDB's, for 1 and 2 threads
 q="SELECT * FROM read_parquet('$F') WHERE distance > 1000"
-if "$DUCK" "SELECT 1" >/dev/null 2>&1; then
+require_oracle
+if true; then
     want=$("$DUCK" "SELECT COLUMNS(*)::VARCHAR FROM ($q)" | md5sum)
     for t in 1 2; do
         got=$("$BIN" --csv -c "SET threads = $t" -c "$q" | md5sum)

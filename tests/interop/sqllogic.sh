@@ -2,9 +2,9 @@
 # The sqllogictest suite (tests/sql/*.test) run by tarn's own runner (tests/sql/slt_runner.c,
 # compiled here against $BUILD/libtarn.a). Ends with the runner's "N passed, N failed" line.
 set -u
+. "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
-export TARN_SHARED=${TARN_SHARED:-$(cd .. && pwd)/shared}
 runner=$BUILD/tests/slt_runner
 if [ ! -x "$runner" ] || [ tests/sql/slt_runner.c -nt "$runner" ] || [ "$BUILD/libtarn.a" -nt "$runner" ]; then
     mkdir -p "$BUILD/tests"

@@ -7,13 +7,13 @@
 # those files with hive_partitioning = true must give the same multiset of rows; DuckDB must
 # also see the files' column types as the schema says. Ends with "N passed, N failed".
 set -u
+. "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 BIN=$BUILD/tests/test_table
-DUCK=${TARN_SHARED:-$(cd .. && pwd)/shared}/oracle/duckdb
 pass=0; fail=0
 if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
-if ! "$DUCK" "SELECT 1" >/dev/null 2>&1; then echo "DuckDB oracle unavailable"; echo "0 passed, 1 failed"; exit 1; fi
+require_oracle
 dir=$(mktemp -d /tmp/tn_table_interop.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 

@@ -7,13 +7,12 @@
 # rows as tarn's own SELECT of the table (both spelled as VARCHAR). Also checks time travel
 # against the files listed at an older version. Ends with "N passed, N failed".
 set -u
+. "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
-SHARED=${TARN_SHARED:-$(cd .. && pwd)/shared}
 BIN=$BUILD/tarn
-DUCK=$SHARED/oracle/duckdb
 if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
-if ! "$DUCK" "SELECT 1" >/dev/null 2>&1; then echo "DuckDB oracle unavailable"; echo "0 passed, 1 failed"; exit 1; fi
+require_oracle
 dir=$(mktemp -d /tmp/tn_table_sql.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 wh=$dir/wh

@@ -5,13 +5,13 @@
 # the CSV and NDJSON files tarn's writers produce back to the same values. Driven through the
 # hidden modes of $BUILD/tests/test_text. Ends with "N passed, N failed".
 set -u
+. "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 BIN=$BUILD/tests/test_text
-DUCK=${TARN_SHARED:-$(cd .. && pwd)/shared}/oracle/duckdb
 pass=0; fail=0
 if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
-if ! "$DUCK" "SELECT 1" >/dev/null 2>&1; then echo "DuckDB oracle unavailable"; echo "0 passed, 1 failed"; exit 1; fi
+require_oracle
 dir=$(mktemp -d /tmp/tn_text_interop.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 
@@ -67,9 +67,8 @@ EOF
 # "reader<TAB>file<TAB>result-stem" jobs and writes result-stem.types ("name<TAB>TYPE" per
 # column, nested types as VARCHAR) and/or result-stem.values (COLUMNS(*)::VARCHAR as CSV in the
 # oracle's spelling, nested columns as their JSON text); a failing query writes its error
-# instead. The package is loaded from the oracle's install ($TARN_ORACLE_DIR), the CSV spelling
-# is q.mjs's.
-ORACLE_DIR=${TARN_ORACLE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tarn-oracle}
+# instead. The package is loaded from the oracle's install (tests/oracle, $ORACLE_DIR from
+# lib.sh), the CSV spelling is q.mjs's.
 cat > "$dir/batch.mjs" <<'EOF'
 import { createRequire } from 'node:module';
 import { readFileSync, writeFileSync } from 'node:fs';

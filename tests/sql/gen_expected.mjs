@@ -6,10 +6,9 @@
 // DuckDB's ::VARCHAR text, NULL as NULL, the empty string as (empty), tab separated.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
 import path from 'node:path';
 
-const oracleDir = process.env.TARN_ORACLE_DIR || path.join(process.env.XDG_CACHE_HOME || path.join(homedir(), '.cache'), 'tarn-oracle');
+const oracleDir = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../oracle');  // tests/oracle
 const require = createRequire(path.join(oracleDir, 'package.json'));
 const { DuckDBInstance } = require('@duckdb/node-api');
 
@@ -25,7 +24,7 @@ function cell(v) {
 
 for (const file of files) {
   const dataDir = path.resolve(path.dirname(file), 'data');
-  const shared = process.env.TARN_SHARED || path.resolve(path.dirname(file), '../../../shared');
+  const testdata = process.env.TARN_TESTDATA || path.resolve(path.dirname(file), '../data');
   const lines = readFileSync(file, 'utf8').split('\n');
   const out = [];
   let i = 0, changed = 0, failed = 0;
@@ -43,7 +42,7 @@ for (const file of files) {
     const old = [];
     while (i < lines.length && lines[i] !== '') old.push(lines[i++]);
     if (tarnOnly) { out.push(...old); continue; }
-    const q = sql.join('\n').replaceAll('${DATA}', dataDir).replaceAll('${SHARED}', shared).replace(/;\s*$/, '');
+    const q = sql.join('\n').replaceAll('${DATA}', dataDir).replaceAll('${TESTDATA}', testdata).replace(/;\s*$/, '');
     try {
       const r = await conn.runAndReadAll(`SELECT COLUMNS(*)::VARCHAR FROM (${q})`);
       const rows = r.getRows().map((row) => row.map(cell).join('\t'));

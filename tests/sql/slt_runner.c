@@ -11,8 +11,8 @@
  *                                           (compared with relative tolerance 1e-9), T text.
  *   # comment | halt | require ... | load ...
  *
- * ${SHARED} and ${DATA} in SQL are replaced by $TARN_SHARED and the directory of the test
- * file's data (tests/sql/data). Each test file runs in its own session on a fresh, empty
+ * ${TESTDATA} and ${DATA} in SQL are replaced by the repository's test data ($TARN_TESTDATA, else
+ * tests/data) and the directory of the test file's data (tests/sql/data). Each test file runs in its own session on a fresh, empty
  * warehouse directory (removed afterwards), which ${WAREHOUSE} names. Prints failures and
  * ends with "N passed, N failed"; exits 1 on any failure. Usage: slt_runner [-v] FILE...
  */
@@ -25,7 +25,7 @@
 
 static int g_pass, g_fail;
 static bool g_verbose;
-static const char *g_shared = "../shared";
+static const char *g_testdata = "tests/data";
 static char g_data[4096];
 static char g_warehouse[4096];
 
@@ -48,7 +48,7 @@ static char *subst(const char *sql) {
     for (const char *p = sql; *p;) {
         const char *rep = NULL;
         size_t skip = 0;
-        if (strncmp(p, "${SHARED}", 9) == 0) { rep = g_shared; skip = 9; }
+        if (strncmp(p, "${TESTDATA}", 11) == 0) { rep = g_testdata; skip = 11; }
         else if (strncmp(p, "${DATA}", 7) == 0) { rep = g_data; skip = 7; }
         else if (strncmp(p, "${WAREHOUSE}", 12) == 0) { rep = g_warehouse; skip = 12; }
         if (rep) {
@@ -298,8 +298,8 @@ static void run_file(tn_sql_session *s, const char *path) {
 }
 
 int main(int argc, char **argv) {
-    const char *sh = getenv("TARN_SHARED");
-    if (sh && *sh) g_shared = sh;
+    const char *td = getenv("TARN_TESTDATA");
+    if (td && *td) g_testdata = td;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-v") == 0) { g_verbose = true; continue; }
         const char *tmp = getenv("TMPDIR");

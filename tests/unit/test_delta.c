@@ -16,13 +16,13 @@
 
 static const char *golden(const char *table) {
     static char buf[2048];
-    snprintf(buf, sizeof buf, "%s/data/golden/delta/%s", tn_test_shared_dir(), table);
+    snprintf(buf, sizeof buf, "%s/delta/%s", tn_test_data_dir(), table);
     return buf;
 }
 
 static long expected_lines(const char *table, const char *file) {
     char path[2048];
-    snprintf(path, sizeof path, "%s/data/golden/delta-expected/%s/%s", tn_test_shared_dir(), table, file);
+    snprintf(path, sizeof path, "%s/delta-expected/%s/%s", tn_test_data_dir(), table, file);
     FILE *f = fopen(path, "r");
     if (!f) return -1;
     long n = 0;
@@ -369,7 +369,7 @@ static void i64_push(i64vec *x, int64_t v) {
 
 static int expected_column(const char *table, const char *col, i64vec *out) {
     char path[2048], line[65536];
-    snprintf(path, sizeof path, "%s/data/golden/delta-expected/%s/expected.jsonl", tn_test_shared_dir(), table);
+    snprintf(path, sizeof path, "%s/delta-expected/%s/expected.jsonl", tn_test_data_dir(), table);
     FILE *f = fopen(path, "r");
     if (!f) return -1;
     while (fgets(line, sizeof line, f)) {

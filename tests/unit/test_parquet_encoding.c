@@ -17,7 +17,7 @@ static uint64_t rnd(void) {
 
 static const char *golden_root(void) {
     static char root[600];
-    snprintf(root, sizeof root, "%s/data/golden/parquet", tn_test_shared_dir());
+    snprintf(root, sizeof root, "%s/parquet", tn_test_data_dir());
     return root;
 }
 

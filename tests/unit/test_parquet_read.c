@@ -1,6 +1,6 @@
 /*
  * tests/unit/test_parquet_read.c: the Parquet reader against the golden files of
- * shared/data/golden/parquet (README table: READ / REJECT / ERROR), DuckDB-written and
+ * tests/data/parquet (README table: READ / REJECT / ERROR), DuckDB-written and
  * minimal-writer files, projection, row-group and page skipping, and flights-3m.parquet against
  * figures computed with the DuckDB oracle.
  */
@@ -22,7 +22,7 @@ static const char *gpath(const char *fmt, ...) {
     vsnprintf(rel, sizeof rel, fmt, ap);
     va_end(ap);
     char *b = buf[k++ & 3];
-    snprintf(b, 1024, "%s/data/golden/parquet/%s", tn_test_shared_dir(), rel);
+    snprintf(b, 1024, "%s/parquet/%s", tn_test_data_dir(), rel);
     return b;
 }
 
@@ -885,7 +885,7 @@ TEST(delta_byte_array_flba_and_nulls) {
 }
 
 /* ---------------------------------------------------------------------------------------------
- * flights-3m.parquet (3M rows, ZSTD, 11 row groups). Figures from DuckDB 1.5.6 (shared/oracle):
+ * flights-3m.parquet (3M rows, ZSTD, 11 row groups). Figures from DuckDB 1.5.6 (tests/oracle):
  *   SELECT count(*), sum(delay), min(delay), max(delay), sum(distance), min(distance),
  *          max(distance), min(date), max(date), sum(length(origin)) FROM 'flights-3m.parquet'
  *   -> 3000000, 20003603, -1116, 1688, 2194861208, 21, 4962, 2001-01-01 00:01:00,
@@ -893,7 +893,7 @@ TEST(delta_byte_array_flba_and_nulls) {
  */
 TEST(flights_3m) {
     char path[1024];
-    snprintf(path, sizeof path, "%s/data/datasets/flights-3m.parquet", tn_test_shared_dir());
+    snprintf(path, sizeof path, "%s/datasets/flights-3m.parquet", tn_test_data_dir());
     tn_parquet_file *f = NULL;
     CHECK_OK(tn_parquet_open(&f, NULL, path, NULL));
     CHECK_EQ_INT(tn_parquet_num_rows(f), 3000000);

@@ -279,7 +279,7 @@ static void collect(const char *root, const char *rel) {
 
 static const char *golden_root(void) {
     static char root[900];
-    snprintf(root, sizeof root, "%s/data/golden/parquet", tn_test_shared_dir());
+    snprintf(root, sizeof root, "%s/parquet", tn_test_data_dir());
     return root;
 }
 

@@ -20,7 +20,7 @@ static char g_t1[2048], g_flights[2048];
 
 static void paths(void) {
     snprintf(g_t1, sizeof g_t1, "tests/sql/data/t1.parquet");
-    snprintf(g_flights, sizeof g_flights, "%s/data/datasets/flights-3m.parquet", tn_test_shared_dir());
+    snprintf(g_flights, sizeof g_flights, "%s/datasets/flights-3m.parquet", tn_test_data_dir());
 }
 
 /* Runs sql and returns the text of row r, column c of the result (static buffer). */

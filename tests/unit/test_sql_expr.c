@@ -607,7 +607,7 @@ static int run_cases(const tcase *cases, size_t n, const tn_chunk *chunk, char *
 
 /* ---------------------------------------------------------------------------------------------
  * Expected values from the DuckDB oracle (v1.5). Scalar tables: for each row,
- *   /work/shared/oracle/duckdb "SELECT COALESCE((<expr>)::VARCHAR, 'NULL')"
+ *   tests/oracle/duckdb "SELECT COALESCE((<expr>)::VARCHAR, 'NULL')"
  * (errors: the message after "... Error: "). Column tables: with the CTE t of the chunk above,
  *   SELECT string_agg(COALESCE((<expr>)::VARCHAR, 'NULL'), '|' ORDER BY rn) FROM t
  * tests/interop/sql_functions_duckdb.sh re-runs every row against the oracle.

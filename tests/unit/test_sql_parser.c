@@ -913,10 +913,6 @@ TEST(error_corpus) {
     char path[1024];
     snprintf(path, sizeof path, "%s", "tests/sql/parse_errors.txt");
     FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(path, sizeof path, "%s/../main/tests/sql/parse_errors.txt", tn_test_shared_dir());
-        f = fopen(path, "rb");
-    }
     CHECK_MSG(f != NULL, "cannot open tests/sql/parse_errors.txt (run from the repository root)");
     static char stmt[8192];
     size_t len = 0;

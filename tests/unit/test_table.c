@@ -200,7 +200,7 @@ static int64_t count_rows(tn_table *t) {
  */
 static int expected_rows(const char *table, tn_table *t, rows *out, char *err, size_t errcap) {
     char path[2048];
-    snprintf(path, sizeof path, "%s/data/golden/delta-expected/%s/expected.jsonl", tn_test_shared_dir(), table);
+    snprintf(path, sizeof path, "%s/delta-expected/%s/expected.jsonl", tn_test_data_dir(), table);
     FILE *f = fopen(path, "r");
     if (!f) { snprintf(err, errcap, "cannot open %.400s", path); return -1; }
     char *line = NULL;
@@ -252,7 +252,7 @@ TEST(golden_tables_scan_to_expected_rows) {
     for (int i = 0; golden_tables[i]; i++) {
         const char *name = golden_tables[i];
         char path[2048], err[512] = "";
-        snprintf(path, sizeof path, "%s/data/golden/delta/%s", tn_test_shared_dir(), name);
+        snprintf(path, sizeof path, "%s/delta/%s", tn_test_data_dir(), name);
         tn_table *t = NULL;
         rows got = {0}, want = {0};
         int rc = tn_table_open(&t, tn_fs_default(), path, NULL);
@@ -287,7 +287,7 @@ TEST(golden_must_fail_tables_fail_clearly) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[2048];
-        snprintf(path, sizeof path, "%s/data/golden/delta/%s", tn_test_shared_dir(), cases[i].name);
+        snprintf(path, sizeof path, "%s/delta/%s", tn_test_data_dir(), cases[i].name);
         tn_table *t = NULL;
         int rc = tn_table_open(&t, tn_fs_default(), path, NULL);
         if (rc == 0) {
@@ -303,7 +303,7 @@ TEST(golden_must_fail_tables_fail_clearly) {
 
 TEST(golden_nested_columns_fail_by_name) {
     char path[2048];
-    snprintf(path, sizeof path, "%s/data/golden/delta/data-reader-nested-struct", tn_test_shared_dir());
+    snprintf(path, sizeof path, "%s/delta/data-reader-nested-struct", tn_test_data_dir());
     tn_table *t = NULL;
     CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
     tn_table_scan *s = NULL;
@@ -315,7 +315,7 @@ TEST(golden_nested_columns_fail_by_name) {
 
 TEST(golden_column_mapping_with_nested_columns_fails_by_logical_name) {
     char path[2048];
-    snprintf(path, sizeof path, "%s/data/golden/delta/table-with-columnmapping-mode-name", tn_test_shared_dir());
+    snprintf(path, sizeof path, "%s/delta/table-with-columnmapping-mode-name", tn_test_data_dir());
     tn_table *t = NULL;
     CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
     rows got = {0};
@@ -344,7 +344,7 @@ static int par_task(void *ctx, uint32_t task, uint32_t worker) {
 
 TEST(morsels_run_in_parallel_on_pool) {
     char path[2048];
-    snprintf(path, sizeof path, "%s/data/golden/delta/basic-dv-with-checkpoint", tn_test_shared_dir());
+    snprintf(path, sizeof path, "%s/delta/basic-dv-with-checkpoint", tn_test_data_dir());
     tn_table *t = NULL;
     CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
     tn_pool *pool = NULL;
@@ -370,7 +370,7 @@ TEST(morsels_run_in_parallel_on_pool) {
 
 TEST(golden_partition_pruning_and_time_travel) {
     char path[2048];
-    snprintf(path, sizeof path, "%s/data/golden/delta/basic_partitioned", tn_test_shared_dir());
+    snprintf(path, sizeof path, "%s/delta/basic_partitioned", tn_test_data_dir());
     tn_table *t = NULL;
     CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
     int li = tn_table_column_index(t, "letter");
@@ -400,7 +400,7 @@ TEST(golden_partition_pruning_and_time_travel) {
     CHECK_OK(tn_table_open(&t, tn_fs_default(), path, &oo));
     CHECK_EQ_INT(count_rows(t), 3);
     tn_table_close(t);
-    snprintf(path, sizeof path, "%s/data/golden/delta/simple_table", tn_test_shared_dir());
+    snprintf(path, sizeof path, "%s/delta/simple_table", tn_test_data_dir());
     CHECK_OK(tn_table_open(&t, tn_fs_default(), path, &oo));
     rc = scan_rows(t, NULL, 0, NULL, 0, &got, NULL);
     tn_table_close(t);

@@ -2,7 +2,7 @@
  * tests/unit/test_types.c: unit tests of types/: the type table, vectors (nulls, strings,
  * growth, append), chunks, value comparison, and the text spelling of values. Every expected
  * string in the formatting tables was produced by the DuckDB oracle
- * (/work/shared/oracle/duckdb "SELECT x::VARCHAR ...", DuckDB v1.5.6), not by tarn.
+ * (tests/oracle/duckdb "SELECT x::VARCHAR ...", DuckDB v1.5.6), not by tarn.
  */
 #include "types/types.h"
 #include "testlib.h"

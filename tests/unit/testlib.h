@@ -73,10 +73,12 @@ extern char tn_test_fail_msg[2048];
         return failed ? 1 : 0;                                                              \
     }
 
-/* Paths to shared test data: $TARN_SHARED or ../shared relative to the repository. */
-static inline const char *tn_test_shared_dir(void) {
-    const char *s = getenv("TARN_SHARED");
-    return s ? s : "../shared";
+/* The repository's test data (tests/data: golden files of other systems, the flights dataset;
+ * provenance in tests/data/README.md): $TARN_TESTDATA, else tests/data relative to the
+ * repository root, where scripts/run-tests.sh runs every suite. */
+static inline const char *tn_test_data_dir(void) {
+    const char *s = getenv("TARN_TESTDATA");
+    return s && *s ? s : "tests/data";
 }
 
 #endif

@@ -1,0 +1,24 @@
+# tests/interop/lib.sh: sourced by every interop suite (run from the repository root by
+# scripts/run-tests.sh). Defines where things are (the build, the repository's test data, the
+# pinned DuckDB oracle) and `require_oracle`, which ends a suite as skipped, not failed, when
+# the oracle could not be installed (no network at install time).
+TN_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD=${BUILD:-build}
+export BUILD
+DATA=${TARN_TESTDATA:-$TN_REPO/tests/data}      # golden files + datasets (tests/data/README.md)
+GOLDEN_PARQUET=$DATA/parquet
+GOLDEN_DELTA=$DATA/delta
+FLIGHTS=$DATA/datasets/flights-3m.parquet
+ORACLE_DIR=$TN_REPO/tests/oracle                # package.json + node_modules of the oracle
+DUCK=$ORACLE_DIR/duckdb
+
+oracle_available() { "$DUCK" "SELECT 1" >/dev/null 2>&1; }
+
+# require_oracle: when DuckDB is not installed, say so and end the suite as one skipped check.
+require_oracle() {
+    if ! oracle_available; then
+        echo "DuckDB oracle not installed (tests/oracle; scripts/install-deps.sh needs the npm registry): suite skipped"
+        echo "0 passed, 0 failed, 1 skipped"
+        exit 0
+    fi
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The repository stands alone: clones this repository (its committed HEAD) into an empty temp
+# directory with nothing beside it, runs the install script there (a no-op when the machine
+# already has the packages; the oracle's npm install runs offline from npm's cache) and the
+# README's test command, `make test`, and expects every test to pass. Uncommitted changes are
+# not in the clone: it checks what would land. Not run inside itself (TARN_IN_CLONE_TEST), nor
+# in the sanitizer pass (the clone is the plain build). Ends with "N passed, N failed".
+set -u
+. "$(dirname "$0")/lib.sh"
+cd "$TN_REPO"
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "ok $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+if [ -n "${TARN_IN_CLONE_TEST:-}" ] || [ "${TARN_SANITIZED:-0}" = 1 ]; then
+    echo "standalone clone: not run inside a clone test or under sanitizers"
+    echo "0 passed, 0 failed"; exit 0
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tarn-clone.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/alone"
+if git clone -q --no-hardlinks "$TN_REPO" "$tmp/alone/tarn" 2>"$tmp/clone.err"; then
+    ok "git clone into $tmp/alone (no ../shared beside it)"
+else
+    bad "git clone: $(cat "$tmp/clone.err")"; echo "$pass passed, $fail failed"; exit 1
+fi
+[ ! -e "$tmp/alone/shared" ] && ok "no sibling shared folder" || bad "a sibling shared folder exists"
+cd "$tmp/alone/tarn"
+# Nothing in the clone may name the workplace's shared folder.
+refs=$(git grep -nE '\.\./shared|/work/shared|TARN_SHARED' -- . ':!tests/data' | head -n 5)
+[ -z "$refs" ] && ok "no reference to ../shared in the tree" || bad "references to ../shared: $refs"
+if bash scripts/install-deps.sh >"$tmp/install.log" 2>&1; then ok "scripts/install-deps.sh"
+else bad "scripts/install-deps.sh: $(tail -n 5 "$tmp/install.log")"; fi
+jobs=$(nproc 2>/dev/null || echo 2)
+if make -j"$jobs" >"$tmp/build.log" 2>&1; then ok "make"; else bad "make: $(tail -n 20 "$tmp/build.log")"; fi
+TARN_IN_CLONE_TEST=1 make test >"$tmp/test.log" 2>&1
+rc=$?
+line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/test.log" | tail -n 1)
+echo "clone: $line"
+if [ $rc -eq 0 ] && [[ "$line" =~ ^([0-9]+)\ passed,\ 0\ failed ]] && [ "${BASH_REMATCH[1]}" -gt 0 ]; then
+    ok "make test in the clone: $line"
+else
+    bad "make test in the clone (exit $rc): $line"
+    grep -E '^(failed suites|skipped)|passed +[1-9][0-9]* failed' "$tmp/test.log" | head -n 20
+fi
+# With the oracle installed here, the clone must not skip anything either.
+if oracle_available; then
+    [[ "$line" =~ \ 0\ skipped ]] && ok "nothing skipped in the clone" || bad "suites skipped in the clone: $line"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -305,6 +305,22 @@ int tn_delta_schema_parse(tn_delta_column **out, uint32_t *ncolumns, tn_arena *a
             json_t *id = json_object_get(md, "delta.columnMapping.id");
             if (json_is_integer(id)) c->field_id = (int32_t)json_integer_value(id);
             if (json_object_get(md, "delta.typeChanges")) c->type_changed = true;
+            json_t *ge = json_object_get(md, "delta.generationExpression");
+            if (json_is_string(ge)) c->generation_expression = dup_str(arena, ge);
+            const char *k;
+            json_t *val;
+            json_object_foreach(md, k, val) {
+                if (strncmp(k, "delta.identity.", 15) == 0) c->identity = true;
+            }
+            json_t *inv = json_object_get(md, "delta.invariants");
+            if (json_is_string(inv)) {
+                /* {"expression": {"expression": "<SQL>"}} as a JSON string */
+                json_t *io = json_loads(json_string_value(inv), 0, NULL);
+                json_t *e1 = json_is_object(io) ? json_object_get(io, "expression") : NULL;
+                json_t *e2 = json_is_object(e1) ? json_object_get(e1, "expression") : NULL;
+                c->invariant = json_is_string(e2) ? dup_str(arena, e2) : dup_str(arena, inv);
+                json_decref(io);
+            }
         } else {
             c->metadata_json = "{}";
         }

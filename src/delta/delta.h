@@ -112,6 +112,9 @@ typedef struct tn_delta_column {
     const char *metadata_json;       /* the field's metadata object as JSON text ("{}") */
     bool is_partition;
     bool type_changed;               /* metadata has delta.typeChanges (type widening) */
+    const char *invariant;           /* delta.invariants expression.expression, or NULL */
+    const char *generation_expression;   /* delta.generationExpression, or NULL */
+    bool identity;                   /* metadata has delta.identity.* (identity column) */
 } tn_delta_column;
 
 typedef enum tn_delta_column_mapping {
@@ -267,10 +270,38 @@ int tn_delta_latest_version(tn_fs *fs, const char *table_path, int64_t *out);
 /* Reads the actions of commit `version` into arena. */
 int tn_delta_read_commit(tn_fs *fs, const char *table_path, int64_t version, tn_arena *arena,
                          tn_delta_action **out, uint32_t *nactions);
+/* ---------------------------------------------------------------------------------------------
+ * Table features and protocol versions (features.c).
+ */
 /* Checks a protocol against what tarn reads ("unsupported reader feature 'x'"). */
 int tn_delta_protocol_check_read(const tn_delta_protocol *p);
-/* Checks that tarn may write to a table with this protocol. */
+/* Checks that tarn may write to a table with this protocol (every listed writer feature is one
+ * tarn honours, or refuses by name when it is active). */
 int tn_delta_protocol_check_write(const tn_delta_protocol *p);
+/* Whether the name is a feature of the spec's list / a reader-writer feature. */
+bool tn_delta_feature_known(const char *name);
+bool tn_delta_feature_is_reader(const char *name);
+/* Whether protocol p supports feature `name` (listed at writer 7, implied by legacy versions). */
+bool tn_delta_protocol_supports(const tn_delta_protocol *p, const char *name);
+/* The features md uses (borrowed static names; see features.c for the rules). */
+int tn_delta_active_features(const tn_delta_metadata *md, const char **out, uint32_t cap, uint32_t *n);
+/* What a user asked for on top of what the metadata uses: delta.feature.<name> = supported,
+ * delta.minReaderVersion / delta.minWriterVersion. */
+typedef struct tn_delta_protocol_request {
+    const char *const *features;
+    uint32_t nfeatures;
+    int min_reader_version;          /* 0 = no request */
+    int min_writer_version;
+} tn_delta_protocol_request;
+/* The protocol a table with metadata md needs: current (NULL for a new table) plus what md uses
+ * and req asks for, never removing a supported feature. Legacy versions while every feature has
+ * one, else writer 7 (reader 3 when a reader feature needs it) with every supported feature
+ * listed. Feature names are arena copies. */
+int tn_delta_protocol_required(tn_delta_protocol *out, tn_arena *arena, const tn_delta_protocol *current,
+                               const tn_delta_metadata *md, const tn_delta_protocol_request *req);
+bool tn_delta_protocol_equal(const tn_delta_protocol *a, const tn_delta_protocol *b);
+/* Fails naming the first feature md uses that p does not support. */
+int tn_delta_protocol_check_metadata(const tn_delta_protocol *p, const tn_delta_metadata *md);
 
 /* Lookups on a snapshot. */
 int64_t tn_delta_snapshot_txn_version(const tn_delta_snapshot *snap, const char *app_id); /* -1 none */

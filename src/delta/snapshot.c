@@ -456,58 +456,6 @@ cleanup:
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Protocol checks.
- */
-static const char *const reader_features_known[] = {
-    "deletionVectors", "columnMapping", "timestampNtz", "v2Checkpoint", "vacuumProtocolCheck",
-    "typeWidening", "typeWidening-preview",
-};
-static const char *const writer_features_known[] = {
-    "appendOnly", "invariants", "timestampNtz", "deletionVectors", "vacuumProtocolCheck",
-    "domainMetadata", "typeWidening", "typeWidening-preview",
-};
-
-static bool in_list(const char *const *list, size_t n, const char *s) {
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(list[i], s) == 0) return true;
-    return false;
-}
-
-int tn_delta_protocol_check_read(const tn_delta_protocol *p) {
-    if (p->min_reader_version < 1)
-        return tn_error_set(TN_ECORRUPT, "protocol: invalid minReaderVersion %d", p->min_reader_version);
-    if (p->min_reader_version > 3)
-        return tn_error_set(TN_EUNSUPPORTED, "unsupported Delta protocol: minReaderVersion %d "
-                            "(tarn reads versions 1 to 3)", p->min_reader_version);
-    if (p->min_reader_version == 3)
-        for (uint32_t i = 0; i < p->nreader_features; i++)
-            if (!in_list(reader_features_known, sizeof reader_features_known / sizeof reader_features_known[0],
-                         p->reader_features[i]))
-                return tn_error_set(TN_EUNSUPPORTED, "unsupported Delta reader feature '%s'",
-                                    p->reader_features[i]);
-    return 0;
-}
-
-int tn_delta_protocol_check_write(const tn_delta_protocol *p) {
-    int rc = tn_delta_protocol_check_read(p);
-    if (rc) return rc;
-    if (p->min_writer_version < 1 || p->min_writer_version > 7)
-        return tn_error_set(TN_EUNSUPPORTED, "unsupported Delta protocol: minWriterVersion %d",
-                            p->min_writer_version);
-    if (p->min_writer_version >= 3 && p->min_writer_version <= 6)
-        return tn_error_set(TN_EUNSUPPORTED, "unsupported Delta protocol for writing: "
-                            "minWriterVersion %d (tarn writes versions 1, 2 and 7)",
-                            p->min_writer_version);
-    if (p->min_writer_version == 7)
-        for (uint32_t i = 0; i < p->nwriter_features; i++)
-            if (!in_list(writer_features_known, sizeof writer_features_known / sizeof writer_features_known[0],
-                         p->writer_features[i]))
-                return tn_error_set(TN_EUNSUPPORTED, "unsupported Delta writer feature '%s'",
-                                    p->writer_features[i]);
-    return 0;
-}
-
-/* ---------------------------------------------------------------------------------------------
  * Snapshot.
  */
 static int cmp_files(const void *a, const void *b) {

@@ -456,7 +456,6 @@ static int create_actions(tn_fs *fs, const char *path, const tn_table_create_opt
     }
     cols = tn_arena_calloc(arena, sizeof *cols * opts->ncolumns);
     if (!cols) { rc = TN_ENOMEM; goto cleanup; }
-    bool has_ntz = false;
     for (uint32_t i = 0; i < opts->ncolumns; i++) {
         const tn_table_column_def *d = &opts->columns[i];
         if (!d->name || !d->name[0]) {
@@ -486,7 +485,6 @@ static int create_actions(tn_fs *fs, const char *path, const tn_table_create_opt
             cols[i].metadata_json = s ? tn_arena_strdup(arena, s) : NULL;
             free(s);
         }
-        if (d->type.id == TN_TYPE_TIMESTAMP) has_ntz = true;
     }
     for (uint32_t i = 0; i < opts->npartition_columns; i++) {
         bool found = false;
@@ -508,6 +506,9 @@ static int create_actions(tn_fs *fs, const char *path, const tn_table_create_opt
         rc = tn_error_set(TN_EINVAL, "table '%s': cannot partition by every column (no data column left)", path);
         goto cleanup;
     }
+    tb_props_result pr;
+    rc = tb_props_apply(arena, path, NULL, 0, opts->configuration, opts->nconfiguration, true, &pr);
+    if (rc) goto cleanup;
     rc = tn_delta_schema_serialize(&schema, cols, opts->ncolumns);
     if (rc) goto cleanup;
     rc = tn_buf_append_byte(&schema, 0);
@@ -530,23 +531,6 @@ static int create_actions(tn_fs *fs, const char *path, const tn_table_create_opt
                         params, 4, true, -1);
     if (rc) goto cleanup;
 
-    memset(&actions[1], 0, sizeof actions[1]);
-    actions[1].kind = TN_DELTA_PROTOCOL;
-    if (has_ntz) {
-        static const char *feat[] = {"timestampNtz"};
-        actions[1].u.protocol.min_reader_version = 3;
-        actions[1].u.protocol.min_writer_version = 7;
-        actions[1].u.protocol.reader_features = feat;
-        actions[1].u.protocol.nreader_features = 1;
-        actions[1].u.protocol.has_reader_features = true;
-        actions[1].u.protocol.writer_features = feat;
-        actions[1].u.protocol.nwriter_features = 1;
-        actions[1].u.protocol.has_writer_features = true;
-    } else {
-        actions[1].u.protocol.min_reader_version = 1;
-        actions[1].u.protocol.min_writer_version = 2;
-    }
-
     memset(&actions[2], 0, sizeof actions[2]);
     actions[2].kind = TN_DELTA_METADATA;
     tn_delta_metadata *md = &actions[2].u.metadata;
@@ -562,10 +546,21 @@ static int create_actions(tn_fs *fs, const char *path, const tn_table_create_opt
     md->ncolumns = opts->ncolumns;
     md->partition_columns = (const char **)opts->partition_columns;
     md->npartition_columns = opts->npartition_columns;
-    md->configuration = (tn_delta_kv *)opts->configuration;
-    md->nconfiguration = opts->nconfiguration;
+    md->configuration = pr.configuration;
+    md->nconfiguration = pr.nconfiguration;
     md->has_created_time = true;
     md->created_time = tb_now_ms();
+    tb_metadata_refresh(md);
+    if (md->column_mapping != TN_DELTA_CM_NONE) {
+        rc = tb_column_mapping_assign(md, arena, 0, false);
+        if (rc) goto cleanup;
+        md->schema_string = NULL;   /* serialized from the columns, with their mapping */
+    }
+    memset(&actions[1], 0, sizeof actions[1]);
+    actions[1].kind = TN_DELTA_PROTOCOL;
+    rc = tn_delta_protocol_required(&actions[1].u.protocol, arena, NULL, md, &pr.request);
+    if (!rc) rc = tn_delta_protocol_check_write(&actions[1].u.protocol);
+    if (rc) tn_error_prefix(rc, "table '%s'", path);
 cleanup:
     free(parts);
     free(props);
@@ -639,7 +634,9 @@ int tn_table_create_staged(tn_table **out, tn_fs *fs, const char *path, const tn
     for (uint32_t i = 0; i < md->ncolumns; i++) {
         mc[i] = md->columns[i];
         mc[i].name = ADUP(md->columns[i].name);
-        mc[i].physical_name = mc[i].name;
+        mc[i].physical_name = md->columns[i].physical_name != md->columns[i].name
+                                  ? ADUP(md->columns[i].physical_name) : mc[i].name;
+        mc[i].metadata_json = ADUP(md->columns[i].metadata_json);
     }
     for (uint32_t i = 0; i < md->npartition_columns; i++) pc[i] = ADUP(md->partition_columns[i]);
     for (uint32_t i = 0; i < md->nconfiguration; i++) {
@@ -732,116 +729,4 @@ int tn_table_column_index(const tn_table *t, const char *name) {
 }
 const char *tn_table_property(const tn_table *t, const char *key) {
     return tn_delta_config_get(&t->snap->metadata, key);
-}
-
-/* ---------------------------------------------------------------------------------------------
- * Metadata changes.
- */
-static int commit_metadata(tn_table *t, tn_delta_metadata *md, const char *operation,
-                           const tn_delta_kv *params, uint32_t nparams, int64_t *version) {
-    int rc = 0;
-    tn_arena *arena = tn_arena_create(0);
-    tn_delta_action actions[2];
-    if (!arena) return TN_ENOMEM;
-    rc = tn_delta_protocol_check_write(&t->snap->protocol);
-    if (rc) goto cleanup;
-    rc = tb_commit_info(&actions[0], arena, operation, params, nparams, false, t->snap->version);
-    if (rc) goto cleanup;
-    memset(&actions[1], 0, sizeof actions[1]);
-    actions[1].kind = TN_DELTA_METADATA;
-    actions[1].u.metadata = *md;
-    tn_delta_txn_info info;
-    memset(&info, 0, sizeof info);
-    info.read_version = t->snap->version;
-    info.read_whole_table = true;
-    bool skipped;
-    int attempts;
-    rc = tb_commit(t, &info, actions, 2, 0, NULL, -1, version, &skipped, &attempts);
-cleanup:
-    tn_arena_destroy(arena);
-    return rc;
-}
-
-int tn_table_set_properties(tn_table *t, const tn_delta_kv *props, uint32_t nprops, int64_t *version) {
-    int rc = 0;
-    tn_delta_metadata md = t->snap->metadata;
-    tn_delta_kv *conf = tn_calloc((size_t)md.nconfiguration + nprops + 1, sizeof *conf);
-    char *ptext = NULL;
-    if (!conf) return TN_ENOMEM;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < md.nconfiguration; i++) {
-        bool replaced = false;
-        for (uint32_t j = 0; j < nprops; j++)
-            if (strcmp(props[j].key, md.configuration[i].key) == 0) replaced = true;
-        if (!replaced) conf[n++] = md.configuration[i];
-    }
-    json_t *po = json_object();
-    for (uint32_t j = 0; j < nprops; j++) {
-        if (props[j].value) conf[n++] = props[j];
-        if (po) json_object_set_new(po, props[j].key, props[j].value ? json_string(props[j].value) : json_null());
-    }
-    ptext = po ? json_dumps(po, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(po);
-    if (!ptext) { rc = tn_error_set(TN_ENOMEM, "out of memory"); goto cleanup; }
-    md.configuration = conf;
-    md.nconfiguration = n;
-    tn_delta_kv params[1] = {{"properties", ptext}};
-    rc = commit_metadata(t, &md, "SET TBLPROPERTIES", params, 1, version);
-cleanup:
-    free(ptext);
-    tn_free(conf);
-    return rc;
-}
-
-int tn_table_add_columns(tn_table *t, const tn_table_column_def *defs, uint32_t ndefs, int64_t *version) {
-    int rc = 0;
-    tn_delta_metadata md = t->snap->metadata;
-    uint32_t n = md.ncolumns + ndefs;
-    tn_delta_column *cols = tn_calloc(n ? n : 1, sizeof *cols);
-    tn_buf schema = TN_BUF_INIT;
-    json_t *names = json_array();
-    char *ntext = NULL;
-    if (!cols || !names) { rc = tn_error_set(TN_ENOMEM, "out of memory"); goto cleanup; }
-    memcpy(cols, md.columns, sizeof *cols * md.ncolumns);
-    for (uint32_t i = 0; i < ndefs; i++) {
-        const tn_table_column_def *d = &defs[i];
-        for (uint32_t j = 0; j < md.ncolumns + i; j++)
-            if (tn_str_iequal(cols[j].name, d->name)) {
-                rc = tn_error_set(TN_EINVAL, "table '%s': column '%s' already exists", t->path, d->name);
-                goto cleanup;
-            }
-        if (!is_valid_column_type(d->type)) {
-            rc = tn_error_set(TN_EINVAL, "table '%s': column '%s' has no storable type", t->path, d->name);
-            goto cleanup;
-        }
-        if (md.column_mapping != TN_DELTA_CM_NONE) {
-            rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': ADD COLUMN on a table with column mapping is not supported", t->path);
-            goto cleanup;
-        }
-        tn_delta_column *c = &cols[md.ncolumns + i];
-        memset(c, 0, sizeof *c);
-        c->name = d->name;
-        c->physical_name = d->name;
-        c->field_id = -1;
-        c->type = d->type;
-        c->nullable = true;
-        json_array_append_new(names, json_string(d->name));
-    }
-    rc = tn_delta_schema_serialize(&schema, cols, n);
-    if (rc) goto cleanup;
-    rc = tn_buf_append_byte(&schema, 0);
-    if (rc) goto cleanup;
-    md.columns = cols;
-    md.ncolumns = n;
-    md.schema_string = (const char *)schema.data;
-    ntext = json_dumps(names, JSON_COMPACT);
-    if (!ntext) { rc = TN_ENOMEM; goto cleanup; }
-    tn_delta_kv params[1] = {{"columns", ntext}};
-    rc = commit_metadata(t, &md, "ADD COLUMNS", params, 1, version);
-cleanup:
-    free(ntext);
-    json_decref(names);
-    tn_buf_free(&schema);
-    tn_free(cols);
-    return rc;
 }

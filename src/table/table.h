@@ -246,14 +246,33 @@ typedef struct tn_table_delete_options {
                                       NULL, NULL, -1, 0}
 int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_commit_result *result);
 
-/* ALTER TABLE t SET (k = v, ...) / UNSET: commits a new metaData with the configuration changed
- * (value NULL = remove the key). */
+/* Metadata changes (alter.c). Each commits a metaData action, and the protocol the new metadata
+ * needs when it uses a feature the table's protocol lacks (features.c).
+ *
+ * ALTER TABLE t SET (k = v, ...) / UNSET (value NULL): every delta.* key is checked against the
+ * properties tarn honours (props.c: others are refused by name); delta.feature.<f> = supported
+ * and delta.minReaderVersion/minWriterVersion raise the protocol and are not stored;
+ * delta.columnMapping.mode may go from none to name (the current names become the physical
+ * names). A new delta.constraints.* key is refused here: tn_table_add_constraint adds it once the
+ * caller checked the existing rows. */
 int tn_table_set_properties(tn_table *t, const tn_delta_kv *props, uint32_t nprops,
                             int64_t *version);
 /* ALTER TABLE t ADD COLUMN: appends nullable columns to the schema (old files read them as
- * NULL). */
+ * NULL); under column mapping they get ids and physical names. */
 int tn_table_add_columns(tn_table *t, const tn_table_column_def *cols, uint32_t ncols,
                          int64_t *version);
+/* RENAME COLUMN / DROP COLUMN [IF EXISTS]: metadata only, so the table needs column mapping
+ * (else TN_EUNSUPPORTED saying how to enable it). A column named by a CHECK constraint is not
+ * renamed or dropped; partition columns are not dropped. *version = -1 when nothing was done. */
+int tn_table_rename_column(tn_table *t, const char *from, const char *to, int64_t *version);
+int tn_table_drop_column(tn_table *t, const char *name, bool if_exists, int64_t *version);
+/* ADD CONSTRAINT name CHECK (expr): the caller has verified that every row of t's snapshot
+ * satisfies expr (the commit conflicts with any concurrent write of files). Names are stored
+ * lower-case as delta.constraints.<name>; an existing name is TN_EEXISTS with Delta's text.
+ * DROP CONSTRAINT [IF EXISTS] name. tn_table_constraint: the expression or NULL. */
+int tn_table_add_constraint(tn_table *t, const char *name, const char *expr, int64_t *version);
+int tn_table_drop_constraint(tn_table *t, const char *name, bool if_exists, int64_t *version);
+const char *tn_table_constraint(const tn_table *t, const char *name);
 
 /* ---------------------------------------------------------------------------------------------
  * DESCRIBE HISTORY (history.c): one entry per version still in the log, newest first.

@@ -74,4 +74,40 @@ int tb_commit_info(tn_delta_action *out, tn_arena *arena, const char *operation,
                    const tn_delta_kv *params, uint32_t nparams, bool is_blind_append,
                    int64_t read_version);
 
+/* ---------------------------------------------------------------------------------------------
+ * Metadata changes (alter.c).
+ */
+/* Commits md (and the protocol it needs, when that differs from the snapshot's) with a
+ * commitInfo of operation/params; md's column_mapping and is_partition are refreshed first. */
+int tb_metadata_commit(tn_table *t, tn_arena *arena, tn_delta_metadata *md, const tn_delta_protocol_request *req,
+                       const char *operation, const tn_delta_kv *params, uint32_t nparams, int64_t *version);
+/* Recomputes column_mapping (from the configuration), physical names and is_partition. */
+void tb_metadata_refresh(tn_delta_metadata *md);
+/* Gives columns [from, ncolumns) a column-mapping id and physical name ("col-<uuid>", or the
+ * column's name when keep_names) and sets delta.columnMapping.maxColumnId. Arena. */
+int tb_column_mapping_assign(tn_delta_metadata *md, tn_arena *arena, uint32_t from, bool keep_names);
+int64_t tb_max_column_id(const tn_delta_metadata *md);
+/* Sets (value NULL: removes) a configuration key, copying the array into arena. */
+int tb_config_set(tn_delta_metadata *md, tn_arena *arena, const char *key, const char *value);
+
+/* ---------------------------------------------------------------------------------------------
+ * Table properties (props.c).
+ */
+typedef struct tb_props_result {
+    tn_delta_kv *configuration;      /* the new configuration (canonical key spellings) */
+    uint32_t nconfiguration;
+    tn_delta_protocol_request request;   /* delta.feature.* / delta.min*Version (consumed) */
+    bool constraints_changed;        /* ALTER sets a delta.constraints.* key */
+    bool column_mapping_changed;     /* delta.columnMapping.mode given */
+} tb_props_result;
+/* Applies changes (value NULL = unset) to base: validates every delta.* key (refusing what tarn
+ * does not honour, by name), canonicalizes spellings, lower-cases constraint names. Arena. */
+int tb_props_apply(tn_arena *arena, const char *path, const tn_delta_kv *base, uint32_t nbase,
+                   const tn_delta_kv *changes, uint32_t nchanges, bool create, tb_props_result *out);
+bool tb_prop_is_constraint(const char *key);
+/* "interval 7 days" / "168 hours" / "1 week" -> hours; < 0 when not an interval. */
+double tb_interval_hours(const char *s);
+/* "134217728", "128mb", "1g" -> bytes; 0 when not a size. */
+uint64_t tb_parse_size(const char *s);
+
 #endif

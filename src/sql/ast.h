@@ -455,6 +455,9 @@ typedef enum tn_sql_alter_kind {
     TN_SQL_ALTER_DROP_COLUMN,
     TN_SQL_ALTER_RENAME_TO,
     TN_SQL_ALTER_RENAME_COLUMN,
+    TN_SQL_ALTER_ADD_CONSTRAINT,   /* ADD CONSTRAINT name CHECK (expr) */
+    TN_SQL_ALTER_DROP_CONSTRAINT,  /* DROP CONSTRAINT [IF EXISTS] name */
+    TN_SQL_ALTER_UNSET_OPTIONS,    /* UNSET TBLPROPERTIES [IF EXISTS] ('k', ...) */
 } tn_sql_alter_kind;
 
 typedef enum tn_sql_show_kind { TN_SQL_SHOW_TABLES, TN_SQL_SHOW_SCHEMAS } tn_sql_show_kind;
@@ -538,6 +541,9 @@ struct tn_sql_stmt {
             tn_sql_ident new_column;    /* RENAME COLUMN a TO b */
             tn_sql_qname new_name;      /* RENAME TO */
             bool if_exists;             /* DROP COLUMN IF EXISTS / ADD COLUMN IF NOT EXISTS */
+            tn_sql_ident constraint_name;   /* ADD/DROP CONSTRAINT */
+            tn_sql_expr *check;         /* ADD CONSTRAINT: the CHECK expression */
+            const char *check_text;     /* its source text, as written (arena) */
         } alter;
         struct {
             tn_sql_qname table;

@@ -736,6 +736,21 @@ static void stmt(printer *pr, const tn_sql_stmt *s) {
             put_ident(pr, &s->u.alter.new_column);
             put(pr, ")");
             break;
+        case TN_SQL_ALTER_UNSET_OPTIONS:
+            put_options(pr, s->u.alter.if_exists ? "unset-options if-exists" : "unset-options", &s->u.alter.options);
+            break;
+        case TN_SQL_ALTER_ADD_CONSTRAINT:
+            put(pr, " (add-constraint ");
+            put_ident(pr, &s->u.alter.constraint_name);
+            put(pr, " ");
+            expr(pr, s->u.alter.check);
+            put(pr, ")");
+            break;
+        case TN_SQL_ALTER_DROP_CONSTRAINT:
+            put(pr, s->u.alter.if_exists ? " (drop-constraint if-exists " : " (drop-constraint ");
+            put_ident(pr, &s->u.alter.constraint_name);
+            put(pr, ")");
+            break;
         }
         break;
     case TN_SQL_S_OPTIMIZE:

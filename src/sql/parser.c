@@ -704,6 +704,37 @@ static tn_sql_stmt *alter_stmt(tn_sql_parser *p) {
         if (tn_sqlp_accept_kw(p, KW_TBLPROPERTIES)) after = "TBLPROPERTIES";
         else if (tn_sqlp_accept_kw(p, KW_OPTIONS)) after = "OPTIONS";
         if (!option_list(p, &s->u.alter.options, true, after)) return NULL;
+    } else if (tn_sqlp_peek(p, 0)->type == TK_IDENT && tn_str_iequal(tn_sqlp_peek(p, 0)->text, "unset")) {
+        tn_sqlp_advance(p);
+        s->u.alter.action = TN_SQL_ALTER_UNSET_OPTIONS;
+        const char *after = "UNSET";
+        if (tn_sqlp_accept_kw(p, KW_TBLPROPERTIES)) after = "TBLPROPERTIES";
+        s->u.alter.if_exists = if_exists(p);
+        if (!option_list(p, &s->u.alter.options, false, after)) return NULL;
+    } else if (tn_sqlp_is_kw(p, 0, KW_ADD) && tn_sqlp_is_kw(p, 1, KW_CONSTRAINT)) {
+        tn_sqlp_advance(p);
+        tn_sqlp_advance(p);
+        s->u.alter.action = TN_SQL_ALTER_ADD_CONSTRAINT;
+        if (!tn_sqlp_ident(p, "a constraint name", &s->u.alter.constraint_name)) return NULL;
+        const tn_sql_token *ck = tn_sqlp_peek(p, 0);
+        if (ck->type != TK_IDENT || !tn_str_iequal(ck->text, "check"))
+            return tn_sqlp_fail_expected(p, "CHECK after the constraint name (tarn supports CHECK constraints)");
+        tn_sqlp_advance(p);
+        if (!tn_sqlp_expect(p, TK_LPAREN, "( after CHECK")) return NULL;
+        uint32_t start = tn_sqlp_peek(p, 0)->pos.offset;
+        s->u.alter.check = tn_sqlp_expr(p);
+        if (!s->u.alter.check) return NULL;
+        uint32_t end = tn_sqlp_peek(p, 0)->pos.offset;
+        if (!tn_sqlp_expect(p, TK_RPAREN, ") after the CHECK expression")) return NULL;
+        while (end > start && (p->src[end - 1] == ' ' || p->src[end - 1] == '\n' || p->src[end - 1] == '\t')) end--;
+        s->u.alter.check_text = tn_arena_strndup(p->arena, p->src + start, end - start);
+        if (!s->u.alter.check_text) return NULL;
+    } else if (tn_sqlp_is_kw(p, 0, KW_DROP) && tn_sqlp_is_kw(p, 1, KW_CONSTRAINT)) {
+        tn_sqlp_advance(p);
+        tn_sqlp_advance(p);
+        s->u.alter.action = TN_SQL_ALTER_DROP_CONSTRAINT;
+        s->u.alter.if_exists = if_exists(p);
+        if (!tn_sqlp_ident(p, "a constraint name", &s->u.alter.constraint_name)) return NULL;
     } else if (tn_sqlp_accept_kw(p, KW_ADD)) {
         s->u.alter.action = TN_SQL_ALTER_ADD_COLUMN;
         tn_sqlp_accept_kw(p, KW_COLUMN);
@@ -727,7 +758,7 @@ static tn_sql_stmt *alter_stmt(tn_sql_parser *p) {
                 return NULL;
         }
     } else {
-        return tn_sqlp_fail_expected(p, "SET, ADD, DROP or RENAME after the table name");
+        return tn_sqlp_fail_expected(p, "SET, UNSET, ADD, DROP or RENAME after the table name");
     }
     return s;
 }

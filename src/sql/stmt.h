@@ -51,6 +51,19 @@ int tn_stmt_write_plan(tn_binder *b, tn_table *t, tn_plan *plan, const tn_table_
 /* Binds and optimizes the query of a CREATE TABLE AS / INSERT. */
 int tn_stmt_bind_query(tn_binder *b, tn_sql_query *q, tn_plan **out);
 
+/* stmt_constraints.c: a table's CHECK constraints and invariants as a row check for writes. */
+typedef struct tn_stmt_checks tn_stmt_checks;
+/* NULL (no error) when the table has none. label names the table in messages. */
+int tn_stmt_checks_compile(tn_binder *b, tn_table *t, const char *label, tn_stmt_checks **out);
+/* One expression (ADD CONSTRAINT name CHECK (expr)), bound against t's columns. */
+int tn_stmt_checks_compile_one(tn_binder *b, tn_table *t, const char *label, const char *name, const char *expr,
+                               tn_stmt_checks **out);
+/* tn_table_check_fn: TN_ECONSTRAINT naming the constraint and the row's values. Thread-safe. */
+int tn_stmt_checks_run(void *ctx, const tn_chunk *chunk);
+/* Rows of t's snapshot that violate the (first) check. */
+int tn_stmt_checks_count_violations(tn_stmt_checks *c, tn_table *t, uint64_t *out);
+void tn_stmt_checks_free(tn_stmt_checks *c);
+
 /* bind_table.c */
 /* FROM name: a table or view of the catalog (after CTEs), with time travel; *alias gets the
  * table's name when the FROM item has no alias. */

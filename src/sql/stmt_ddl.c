@@ -552,12 +552,32 @@ static int drop(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     return status(b, out);
 }
 
+/* ADD CONSTRAINT name CHECK (expr): binds expr against the table, checks every existing row,
+ * then commits (a concurrent write of files makes the commit conflict). */
+static int add_constraint(tn_binder *b, tn_table *t, const tn_catalog_name *cn, const char *name, const char *expr,
+                          tn_sql_pos pos) {
+    if (tn_table_constraint(t, name))   /* Delta's "already exists" text, before binding */
+        return tn_bind_error_at(b, tn_table_add_constraint(t, name, expr, NULL), pos);
+    tn_stmt_checks *c = NULL;
+    int rc = tn_stmt_checks_compile_one(b, t, cn->name, name, expr, &c);
+    if (rc) return tn_bind_error_at(b, rc, pos);
+    uint64_t bad = 0;
+    rc = tn_stmt_checks_count_violations(c, t, &bad);
+    tn_stmt_checks_free(c);
+    if (rc) return tn_bind_error_at(b, rc, pos);
+    char nb[2 * TN_CATALOG_NAME_MAX + 2];
+    if (bad)
+        return tn_bind_error_code(b, TN_ECONSTRAINT, pos, "%llu rows in %s violate the new CHECK constraint (%s)",
+                                  (unsigned long long)bad, fmt_name(cn, nb, sizeof nb), expr);
+    int64_t version = -1;
+    rc = tn_table_add_constraint(t, name, expr, &version);
+    return rc ? tn_bind_error_at(b, rc, pos) : 0;
+}
+
 static int alter(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     __typeof__(stmt->u.alter) *a = &stmt->u.alter;
     tn_sql_pos pos = a->table.parts[0].pos;
     switch (a->action) {
-    case TN_SQL_ALTER_DROP_COLUMN: return unsupported(b, stmt->pos, "ALTER TABLE ... DROP COLUMN");
-    case TN_SQL_ALTER_RENAME_COLUMN: return unsupported(b, stmt->pos, "ALTER TABLE ... RENAME COLUMN");
     case TN_SQL_ALTER_SET_OPTIONS: {
         int rc = check_table_options(b, &a->options, true);
         if (rc) return rc;
@@ -584,10 +604,42 @@ static int alter(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     rc = tn_bind_open_table(b, &a->table, &cn, &t);
     if (rc) return rc;
     int64_t version = -1;
-    if (a->action == TN_SQL_ALTER_SET_OPTIONS) {
+    if (a->action == TN_SQL_ALTER_SET_OPTIONS || a->action == TN_SQL_ALTER_UNSET_OPTIONS) {
         tn_delta_kv *kv = NULL;
         rc = options_kv(b, &a->options, &kv);
-        if (!rc) rc = tn_table_set_properties(t, kv, (uint32_t)a->options.n, &version);
+        if (rc) goto cleanup;
+        uint32_t n = 0;
+        for (int i = 0; i < a->options.n; i++) {
+            if (a->action == TN_SQL_ALTER_UNSET_OPTIONS) {
+                if (a->if_exists && !tn_table_property(t, kv[i].key)) continue;
+                if (!tn_table_property(t, kv[i].key) && !tn_str_iequal_n(kv[i].key, 14, "delta.feature.")) {
+                    rc = tn_bind_error(b, a->options.items[i].pos, "Attempted to unset non-existent property '%s' in "
+                                       "table %s (UNSET TBLPROPERTIES IF EXISTS ignores it)", kv[i].key, cn.name);
+                    goto cleanup;
+                }
+                kv[i].value = NULL;
+            } else if (kv[i].value && tn_str_iequal_n(kv[i].key, 18, "delta.constraints.") && kv[i].key[18]) {
+                /* SET TBLPROPERTIES ('delta.constraints.c' = 'expr') is ADD CONSTRAINT c CHECK (expr) */
+                rc = add_constraint(b, t, &cn, kv[i].key + 18, kv[i].value, a->options.items[i].pos);
+                if (rc) goto cleanup;
+                tn_table_close(t);
+                t = NULL;
+                rc = tn_bind_open_table(b, &a->table, &cn, &t);
+                if (rc) goto cleanup;
+                continue;
+            }
+            kv[n++] = kv[i];
+        }
+        if (n) rc = tn_table_set_properties(t, kv, n, &version);
+    } else if (a->action == TN_SQL_ALTER_ADD_CONSTRAINT) {
+        rc = add_constraint(b, t, &cn, a->constraint_name.name, a->check_text, a->constraint_name.pos);
+        if (rc) goto cleanup;
+    } else if (a->action == TN_SQL_ALTER_DROP_CONSTRAINT) {
+        rc = tn_table_drop_constraint(t, a->constraint_name.name, a->if_exists, &version);
+    } else if (a->action == TN_SQL_ALTER_RENAME_COLUMN) {
+        rc = tn_table_rename_column(t, a->column.name.name, a->new_column.name, &version);
+    } else if (a->action == TN_SQL_ALTER_DROP_COLUMN) {
+        rc = tn_table_drop_column(t, a->column.name.name, a->if_exists, &version);
     } else if (a->action == TN_SQL_ALTER_ADD_COLUMN) {
         tn_table_column_def c;
         memset(&c, 0, sizeof c);

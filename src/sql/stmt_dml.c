@@ -73,8 +73,18 @@ int tn_stmt_write_plan(tn_binder *b, tn_table *t, tn_plan *plan, const tn_table_
                        tn_table_commit_result *res) {
     tn_table_writer *w = NULL;
     tn_sink *sink = NULL;
+    tn_stmt_checks *checks = NULL;
+    tn_table_write_options wo = *opts;
+    const char *label = strrchr(tn_table_path(t), '/');
+    label = label ? label + 1 : tn_table_path(t);
     int rc = tn_optimize(&plan, b->arena);
-    if (!rc) rc = tn_table_writer_open(&w, t, opts);
+    /* CHECK constraints and invariants: every chunk is checked before the writer takes it */
+    if (!rc) rc = tn_stmt_checks_compile(b, t, label, &checks);
+    if (!rc && checks) {
+        wo.row_check = tn_stmt_checks_run;
+        wo.row_check_ctx = checks;
+    }
+    if (!rc) rc = tn_table_writer_open(&w, t, &wo);
     if (rc) goto cleanup;
     sink = tn_calloc(1, sizeof *sink);
     wsink *ws = tn_calloc(1, sizeof *ws);
@@ -101,6 +111,7 @@ int tn_stmt_write_plan(tn_binder *b, tn_table *t, tn_plan *plan, const tn_table_
 cleanup:
     if (w) tn_table_writer_abort(w);
     if (sink) tn_sink_destroy(sink);
+    tn_stmt_checks_free(checks);
     tn_plan_free(plan);
     return rc;
 }

@@ -293,3 +293,33 @@ int tb_props_apply(tn_arena *arena, const char *path, const tn_delta_kv *base, u
     out->nconfiguration = n;
     return 0;
 }
+
+/* ---------------------------------------------------------------------------------------------
+ * What a write must honour.
+ */
+int tb_write_check_features(const tn_table *t, const tn_table_write_options *o) {
+    const tn_delta_metadata *md = &t->snap->metadata;
+    for (uint32_t i = 0; i < md->ncolumns; i++) {
+        const tn_delta_column *c = &md->columns[i];
+        if (c->generation_expression)
+            return tn_error_set(TN_EUNSUPPORTED, "table '%s': column '%s' is a generated column "
+                                "(delta.generationExpression = '%s'): tarn does not compute generated columns, so it "
+                                "does not write this table", t->path, c->name, c->generation_expression);
+        if (c->identity)
+            return tn_error_set(TN_EUNSUPPORTED, "table '%s': column '%s' is an identity column (delta.identity.*): "
+                                "tarn does not generate identity values, so it does not write this table", t->path,
+                                c->name);
+    }
+    if (o->row_check || o->rows_from_table) return 0;
+    for (uint32_t i = 0; i < md->nconfiguration; i++)
+        if (tb_prop_is_constraint(md->configuration[i].key))
+            return tn_error_set(TN_EUNSUPPORTED, "table '%s' has CHECK constraint %s (%s): this writer does not "
+                                "evaluate constraints (write through SQL)", t->path, md->configuration[i].key + 18,
+                                md->configuration[i].value ? md->configuration[i].value : "");
+    for (uint32_t i = 0; i < md->ncolumns; i++)
+        if (md->columns[i].invariant)
+            return tn_error_set(TN_EUNSUPPORTED, "table '%s': column '%s' has the invariant %s (delta.invariants): "
+                                "this writer does not evaluate it (write through SQL)", t->path, md->columns[i].name,
+                                md->columns[i].invariant);
+    return 0;
+}

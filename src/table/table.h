@@ -179,6 +179,8 @@ typedef enum tn_table_write_mode {
     TN_WRITE_OVERWRITE_DYNAMIC,        /* replace only the partitions present in the new data */
 } tn_table_write_mode;
 
+typedef int (*tn_table_check_fn)(void *ctx, const tn_chunk *chunk);
+
 typedef struct tn_table_write_options {
     int version;                       /* TN_TABLE_WRITE_OPTIONS_VERSION */
     tn_table_write_mode mode;
@@ -196,10 +198,17 @@ typedef struct tn_table_write_options {
     const tn_delta_kv *operation_parameters;   /* extra commitInfo.operationParameters */
     uint32_t noperation_parameters;
     int max_attempts;                  /* commit attempts (0 = 20) */
+    /* The table's CHECK constraints and column invariants (Delta: every written row satisfies
+     * them): called with every chunk (all logical columns) before it is written; a non-zero
+     * return (TN_ECONSTRAINT with the message set) fails the write. A writer on a table with
+     * constraints and without row_check is refused, naming the constraint. */
+    tn_table_check_fn row_check;
+    void *row_check_ctx;
+    bool rows_from_table;              /* the table's own rows rewritten (DELETE): already checked */
 } tn_table_write_options;
 #define TN_TABLE_WRITE_OPTIONS_VERSION 1
 #define TN_TABLE_WRITE_OPTIONS_INIT {TN_TABLE_WRITE_OPTIONS_VERSION, TN_WRITE_APPEND, NULL, 0, \
-                                     NULL, -1, 0, TN_CODEC_ZSTD, 0, 0, NULL, NULL, 0, 0}
+                                     NULL, -1, 0, TN_CODEC_ZSTD, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false}
 
 /* What a commit did. */
 typedef struct tn_table_commit_result {

@@ -105,6 +105,9 @@ typedef struct tb_props_result {
 int tb_props_apply(tn_arena *arena, const char *path, const tn_delta_kv *base, uint32_t nbase,
                    const tn_delta_kv *changes, uint32_t nchanges, bool create, tb_props_result *out);
 bool tb_prop_is_constraint(const char *key);
+/* Refuses a write that would not honour the table's features: generated or identity columns
+ * (tarn does not compute them), CHECK constraints or invariants without o->row_check. */
+int tb_write_check_features(const tn_table *t, const tn_table_write_options *o);
 /* "interval 7 days" / "168 hours" / "1 week" -> hours; < 0 when not an interval. */
 double tb_interval_hours(const char *s);
 /* "134217728", "128mb", "1g" -> bytes; 0 when not a size. */

@@ -501,6 +501,8 @@ int tn_table_writer_open(tn_table_writer **out, tn_table *t, const tn_table_writ
     if (!opts) opts = &defaults;
     rc = tn_delta_protocol_check_write(&t->snap->protocol);
     if (rc) return tn_error_prefix(rc, "table '%s'", t->path);
+    rc = tb_write_check_features(t, opts);
+    if (rc) return rc;
     const char *append_only = tn_delta_config_get(md, "delta.appendOnly");
     if (append_only && tn_str_iequal(append_only, "true") && opts->mode != TN_WRITE_APPEND)
         return tn_error_set(TN_EUNSUPPORTED, "table '%s' is append-only (delta.appendOnly = true): overwrite refused", t->path);
@@ -867,6 +869,7 @@ int tn_table_writer_write(tn_table_writer *w, const tn_chunk *chunk) {
     if (w->sticky) return tn_error_set(w->sticky, "table '%s': the writer failed earlier", w->t->path);
     if (w->skip || chunk->count == 0) return 0;
     rc = check_chunk(w, chunk);
+    if (!rc && w->opts.row_check) rc = w->opts.row_check(w->opts.row_check_ctx, chunk);
     if (rc) return rc;
     if (w->npart == 0) {
         part_writer *p;
@@ -1346,6 +1349,7 @@ int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_c
     if (!removes || !d.match || !d.sel) { rc = TN_ENOMEM; goto cleanup; }
     d.o = opts;
     tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+    wo.rows_from_table = true;
     rc = tn_table_writer_open(&w, t, &wo);
     if (rc) goto cleanup;
     for (uint32_t fi = 0; fi < snap->nfiles; fi++) {

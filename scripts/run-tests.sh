@@ -15,8 +15,10 @@ log_dir=$BUILD/test-logs; mkdir -p "$log_dir"
 run_suite() {
     local name=$1; shift
     local log="$log_dir/$name.log"
+    local checks="$log_dir/$name.delta-check"
     local start=$(date +%s)
-    "$@" >"$log" 2>&1
+    rm -f "$checks"
+    TARN_DELTA_CHECK_OUT="$PWD/$checks" "$@" >"$log" 2>&1
     local rc=$?
     local line; line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
     local p=0 f=0 s=0
@@ -26,12 +28,20 @@ run_suite() {
         if [[ "$line" =~ ([0-9]+)\ skipped ]]; then s=${BASH_REMATCH[1]}; fi
     fi
     if [ -z "$line" ] || { [ $rc -ne 0 ] && [ "$f" -eq 0 ]; }; then f=$((f + 1)); fi
+    # every table the suite wrote, validated by tests/delta_check when the suite cleaned up
+    local tp=0 tf=0 ts=0
+    if [ -f "$checks" ]; then
+        tp=$(grep -c '^PASS ' "$checks"); tf=$(grep -c '^FAIL ' "$checks"); ts=$(grep -c '^SKIP ' "$checks")
+        p=$((p + tp)); f=$((f + tf)); s=$((s + ts))
+    fi
     total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + s))
-    printf '%-40s %5d passed %3d failed %3d skipped  (%ds)\n' "$name" "$p" "$f" "$s" $(( $(date +%s) - start ))
+    printf '%-40s %5d passed %3d failed %3d skipped  (%ds)%s\n' "$name" "$p" "$f" "$s" $(( $(date +%s) - start )) \
+        "$( [ $((tp + tf + ts)) -gt 0 ] && echo "  [$((tp + tf + ts)) Delta tables checked]")"
     if [ "$s" -ne 0 ]; then skipped_suites+=("$name: $(grep -m1 -iE 'skip' "$log" | cut -c1-120)"); fi
     if [ "$f" -ne 0 ]; then
         failed_suites+=("$name")
         grep -E '^FAIL|ERROR|error|Sanitizer|runtime error' "$log" | head -n 30 | sed 's/^/    /'
+        [ -f "$checks" ] && grep '^FAIL ' "$checks" | head -n 10 | cut -c1-400 | sed 's/^/    delta-check: /'
     fi
 }
 

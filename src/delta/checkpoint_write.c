@@ -15,11 +15,22 @@
  *            partitionColumns list<string>,configuration map,createdTime}
  *   protocol{minReaderVersion i32,minWriterVersion i32,readerFeatures list,writerFeatures list}
  *   domainMetadata{domain,configuration,removed}
+ *
+ * add.stats (the JSON text) is written unless delta.checkpoint.writeStatsAsJson is false; with
+ * delta.checkpoint.writeStatsAsStruct = true, add also gets the typed columns Spark writes:
+ *   partitionValues_parsed{<physical partition column>: its type}      (partitioned tables)
+ *   stats_parsed{numRecords long, minValues{col: type}, maxValues{col: type},
+ *                nullCount{col: long}[, tightBounds boolean]}           (data columns; min/max
+ *                for numbers, strings, dates and timestamps; tightBounds on DV tables)
+ * with Spark's Parquet types: byte/short/int INT32 (INT_8/INT_16), long INT64, float FLOAT,
+ * double DOUBLE, decimal(p<=9) INT32 / (p<=18) INT64 / FIXED_LEN_BYTE_ARRAY, date INT32 DATE,
+ * timestamp INT64 TIMESTAMP(MICROS, UTC), timestamp_ntz INT64 TIMESTAMP(MICROS, local).
  */
 #include "delta/deltaInt.h"
 #include "parquet/parquetInt.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,33 +38,45 @@
 enum { G = -1 };                      /* group marker for `type` */
 enum { CT_NONE = PQ_CT_NONE, CT_UTF8 = PQ_CT_UTF8, CT_MAP = PQ_CT_MAP, CT_LIST = PQ_CT_LIST };
 
-typedef struct cw_def { const char *name; int rep; int type; int ct; int nchildren; } cw_def;
+/* How a leaf's JSON value becomes its Parquet value: as is (strings, integers, booleans), or
+ * converted from the stats / partition-value spelling. */
+enum { CV_AS_IS = 0, CV_STR, CV_INT, CV_F32, CV_F64, CV_DATE, CV_TS, CV_DEC, CV_BOOL };
 
-#define STR(n) {n, PQ_OPTIONAL, PQ_BYTE_ARRAY, CT_UTF8, 0}
-#define I64(n) {n, PQ_OPTIONAL, PQ_INT64, CT_NONE, 0}
-#define I32(n) {n, PQ_OPTIONAL, PQ_INT32, CT_NONE, 0}
-#define BOOL(n) {n, PQ_OPTIONAL, PQ_BOOLEAN, CT_NONE, 0}
-#define MAP(n) {n, PQ_OPTIONAL, G, CT_MAP, 1}, {"key_value", PQ_REPEATED, G, CT_NONE, 2}, \
-               {"key", PQ_REQUIRED, PQ_BYTE_ARRAY, CT_UTF8, 0}, STR("value")
-#define LIST(n) {n, PQ_OPTIONAL, G, CT_LIST, 1}, {"list", PQ_REPEATED, G, CT_NONE, 1}, STR("element")
-#define DV {"deletionVector", PQ_OPTIONAL, G, CT_NONE, 5}, STR("storageType"), STR("pathOrInlineDv"), \
+typedef struct cw_def {
+    const char *name;
+    int rep, type, ct, nchildren;
+    int cv;                          /* CV_* */
+    int precision, scale, type_length;   /* decimals */
+    int lt;                          /* logical type: PQ_LT_DATE / TIMESTAMP / DECIMAL / NONE */
+    bool utc;                        /* TIMESTAMP */
+} cw_def;
+
+#define CV0 0, 0, 0, 0, 0, false   /* no conversion, no decimal/logical type */
+#define STR(n) {n, PQ_OPTIONAL, PQ_BYTE_ARRAY, CT_UTF8, 0, CV0}
+#define I64(n) {n, PQ_OPTIONAL, PQ_INT64, CT_NONE, 0, CV0}
+#define I32(n) {n, PQ_OPTIONAL, PQ_INT32, CT_NONE, 0, CV0}
+#define BOOL(n) {n, PQ_OPTIONAL, PQ_BOOLEAN, CT_NONE, 0, CV0}
+#define MAP(n) {n, PQ_OPTIONAL, G, CT_MAP, 1, CV0}, {"key_value", PQ_REPEATED, G, CT_NONE, 2, CV0}, \
+               {"key", PQ_REQUIRED, PQ_BYTE_ARRAY, CT_UTF8, 0, CV0}, STR("value")
+#define LIST(n) {n, PQ_OPTIONAL, G, CT_LIST, 1, CV0}, {"list", PQ_REPEATED, G, CT_NONE, 1, CV0}, STR("element")
+#define DV {"deletionVector", PQ_OPTIONAL, G, CT_NONE, 5, CV0}, STR("storageType"), STR("pathOrInlineDv"), \
            I32("offset"), I32("sizeInBytes"), I64("cardinality")
 
-static const cw_def cw_schema[] = {
-    {"spark_schema", -1, G, CT_NONE, 6},
-    {"txn", PQ_OPTIONAL, G, CT_NONE, 3}, STR("appId"), I64("version"), I64("lastUpdated"),
-    {"add", PQ_OPTIONAL, G, CT_NONE, 8}, STR("path"), MAP("partitionValues"), I64("size"),
+static const cw_def base_schema[] = {
+    {"spark_schema", -1, G, CT_NONE, 6, CV0},
+    {"txn", PQ_OPTIONAL, G, CT_NONE, 3, CV0}, STR("appId"), I64("version"), I64("lastUpdated"),
+    {"add", PQ_OPTIONAL, G, CT_NONE, 8, CV0}, STR("path"), MAP("partitionValues"), I64("size"),
         I64("modificationTime"), BOOL("dataChange"), MAP("tags"), DV, STR("stats"),
-    {"remove", PQ_OPTIONAL, G, CT_NONE, 7}, STR("path"), I64("deletionTimestamp"), BOOL("dataChange"),
+    {"remove", PQ_OPTIONAL, G, CT_NONE, 7, CV0}, STR("path"), I64("deletionTimestamp"), BOOL("dataChange"),
         BOOL("extendedFileMetadata"), MAP("partitionValues"), I64("size"), DV,
-    {"metaData", PQ_OPTIONAL, G, CT_NONE, 8}, STR("id"), STR("name"), STR("description"),
-        {"format", PQ_OPTIONAL, G, CT_NONE, 2}, STR("provider"), MAP("options"),
+    {"metaData", PQ_OPTIONAL, G, CT_NONE, 8, CV0}, STR("id"), STR("name"), STR("description"),
+        {"format", PQ_OPTIONAL, G, CT_NONE, 2, CV0}, STR("provider"), MAP("options"),
         STR("schemaString"), LIST("partitionColumns"), MAP("configuration"), I64("createdTime"),
-    {"protocol", PQ_OPTIONAL, G, CT_NONE, 4}, I32("minReaderVersion"), I32("minWriterVersion"),
+    {"protocol", PQ_OPTIONAL, G, CT_NONE, 4, CV0}, I32("minReaderVersion"), I32("minWriterVersion"),
         LIST("readerFeatures"), LIST("writerFeatures"),
-    {"domainMetadata", PQ_OPTIONAL, G, CT_NONE, 3}, STR("domain"), STR("configuration"), BOOL("removed"),
+    {"domainMetadata", PQ_OPTIONAL, G, CT_NONE, 3, CV0}, STR("domain"), STR("configuration"), BOOL("removed"),
 };
-#define CW_N ((int)(sizeof cw_schema / sizeof cw_schema[0]))
+#define BASE_N ((int)(sizeof base_schema / sizeof base_schema[0]))
 
 typedef struct cw_leaf {
     tn_buf reps, defs;               /* uint32 each */
@@ -62,70 +85,202 @@ typedef struct cw_leaf {
 } cw_leaf;
 
 typedef struct cw {
-    int parent[CW_N], def[CW_N], rep[CW_N], leaf[CW_N], children[CW_N][8], nchildren[CW_N];
-    int last_desc[CW_N];             /* last node index of the subtree */
-    cw_leaf leaves[CW_N];
+    const cw_def *schema;            /* DFS order; node 0 is the root */
+    int n;
+    int *parent, *def, *rep, *leaf, *last_desc;   /* per node (last_desc: end of its subtree) */
+    cw_leaf *leaves;
     int nleaves;
 } cw;
 
-static void build(cw *w) {
+static int build(cw *w, tn_arena *arena, const cw_def *schema, int n) {
     int stack[16], left[16], depth = 0;
     memset(w, 0, sizeof *w);
-    for (int i = 0; i < CW_N; i++) {
+    w->schema = schema;
+    w->n = n;
+    w->parent = tn_arena_calloc(arena, sizeof(int) * (size_t)n);
+    w->def = tn_arena_calloc(arena, sizeof(int) * (size_t)n);
+    w->rep = tn_arena_calloc(arena, sizeof(int) * (size_t)n);
+    w->leaf = tn_arena_calloc(arena, sizeof(int) * (size_t)n);
+    w->last_desc = tn_arena_calloc(arena, sizeof(int) * (size_t)n);
+    w->leaves = tn_calloc((size_t)n, sizeof *w->leaves);
+    if (!w->parent || !w->def || !w->rep || !w->leaf || !w->last_desc || !w->leaves) return TN_ENOMEM;
+    for (int i = 0; i < n; i++) {
         w->leaf[i] = -1;
         if (i > 0) {
             while (left[depth - 1] == 0) depth--;
             int p = stack[depth - 1];
             left[depth - 1]--;
             w->parent[i] = p;
-            w->children[p][w->nchildren[p]++] = i;
-            w->def[i] = w->def[p] + (cw_schema[i].rep != PQ_REQUIRED);
-            w->rep[i] = w->rep[p] + (cw_schema[i].rep == PQ_REPEATED);
+            w->def[i] = w->def[p] + (schema[i].rep != PQ_REQUIRED);
+            w->rep[i] = w->rep[p] + (schema[i].rep == PQ_REPEATED);
         }
-        if (cw_schema[i].nchildren) {
+        if (schema[i].nchildren) {
+            if (depth == 16) return tn_error_set(TN_EINTERNAL, "checkpoint: schema too deep");
             stack[depth] = i;
-            left[depth] = cw_schema[i].nchildren;
+            left[depth] = schema[i].nchildren;
             depth++;
         } else {
             w->leaf[i] = w->nleaves++;
         }
     }
-    for (int i = CW_N - 1; i >= 0; i--) {
+    for (int i = n - 1; i >= 0; i--) {
         w->last_desc[i] = i;
-        if (w->nchildren[i]) w->last_desc[i] = w->last_desc[w->children[i][w->nchildren[i] - 1]];
+        if (schema[i].nchildren) {
+            int c = i + 1, last = c;
+            for (int k = 0; k < schema[i].nchildren; k++) {
+                last = c;
+                c = w->last_desc[c] + 1;
+            }
+            w->last_desc[i] = w->last_desc[last];
+        }
+    }
+    return 0;
+}
+
+/* The k-th child of node (DFS order: a child's subtree ends where its next sibling starts). */
+static int child(const cw *w, int node, int k) {
+    int c = node + 1;
+    while (k-- > 0) c = w->last_desc[c] + 1;
+    return c;
+}
+
+/* The Parquet PLAIN bytes of JSON value v for leaf d; *ok false when v does not convert (a
+ * stats or partition text that is not of the column's type: written as null). */
+static int leaf_bytes(const cw_def *d, json_t *v, uint8_t *b, size_t *len, bool *ok) {
+    *ok = true;
+    const char *txt = json_is_string(v) ? json_string_value(v) : NULL;
+    size_t tl = txt ? json_string_length(v) : 0;
+    switch (d->cv) {
+    case CV_INT: {
+        long long x;
+        if (json_is_integer(v)) x = json_integer_value(v);
+        else if (txt) {
+            char *end;
+            x = strtoll(txt, &end, 10);
+            if (tl == 0 || *end) { *ok = false; return 0; }
+        } else { *ok = false; return 0; }
+        tn_store_u64le(b, (uint64_t)x);
+        *len = d->type == PQ_INT32 ? 4 : 8;
+        return 0;
+    }
+    case CV_F32: case CV_F64: {
+        double x;
+        if (json_is_number(v)) x = json_number_value(v);
+        else if (txt) {
+            char *end;
+            x = strtod(txt, &end);
+            if (tl == 0 || *end) { *ok = false; return 0; }
+        } else { *ok = false; return 0; }
+        if (d->cv == CV_F32) {
+            float f = (float)x;
+            memcpy(b, &f, 4);
+            *len = 4;
+        } else {
+            memcpy(b, &x, 8);
+            *len = 8;
+        }
+        return 0;
+    }
+    case CV_BOOL:
+        if (json_is_boolean(v)) b[0] = json_is_true(v);
+        else if (txt && (strcmp(txt, "true") == 0 || strcmp(txt, "false") == 0)) b[0] = txt[0] == 't';
+        else { *ok = false; return 0; }
+        *len = 1;
+        return 0;
+    case CV_DATE: {
+        int32_t days;
+        if (!txt || tn_text_to_date(txt, tl, &days) != 0) { tn_error_clear(); *ok = false; return 0; }
+        tn_store_u32le(b, (uint32_t)days);
+        *len = 4;
+        return 0;
+    }
+    case CV_TS: {
+        int64_t us;
+        bool zone;
+        if (!txt || tn_text_to_timestamp_us(txt, tl, &us, &zone) != 0) { tn_error_clear(); *ok = false; return 0; }
+        tn_store_u64le(b, (uint64_t)us);
+        *len = 8;
+        return 0;
+    }
+    case CV_DEC: {
+        char tmp[64];
+        tn_int128 u;
+        if (txt && tl < sizeof tmp) {
+            memcpy(tmp, txt, tl);
+            tmp[tl] = 0;
+        } else if (json_is_integer(v)) {
+            snprintf(tmp, sizeof tmp, "%lld", (long long)json_integer_value(v));
+        } else if (json_is_real(v) && d->precision <= 15) {
+            snprintf(tmp, sizeof tmp, "%.*f", d->scale, json_real_value(v));   /* exact at <= 15 digits */
+        } else {
+            *ok = false;
+            return 0;
+        }
+        if (tn_text_to_decimal(tmp, strlen(tmp), d->scale, &u) != 0) { tn_error_clear(); *ok = false; return 0; }
+        if (d->type == PQ_INT32 || d->type == PQ_INT64) {
+            tn_store_u64le(b, (uint64_t)(int64_t)u);
+            *len = d->type == PQ_INT32 ? 4 : 8;
+        } else {
+            for (int k = d->type_length - 1; k >= 0; k--) {   /* big-endian two's complement */
+                b[k] = (uint8_t)(u & 0xff);
+                u >>= 8;
+            }
+            *len = (size_t)d->type_length;
+        }
+        return 0;
+    }
+    default: break;
+    }
+    switch (d->type) {
+    case PQ_INT32:
+    case PQ_INT64:
+        if (!json_is_integer(v)) return tn_error_set(TN_EINVAL, "checkpoint: '%s' is not an integer", d->name);
+        tn_store_u64le(b, (uint64_t)json_integer_value(v));
+        *len = d->type == PQ_INT32 ? 4 : 8;
+        return 0;
+    case PQ_BOOLEAN:
+        if (!json_is_boolean(v)) return tn_error_set(TN_EINVAL, "checkpoint: '%s' is not a boolean", d->name);
+        b[0] = json_is_true(v);
+        *len = 1;
+        return 0;
+    default:
+        return tn_error_set(TN_EINTERNAL, "checkpoint: bad schema type");
     }
 }
 
 static int emit(cw *w, int node, uint32_t r, uint32_t d, json_t *v) {
     cw_leaf *l = &w->leaves[w->leaf[node]];
+    const cw_def *sd = &w->schema[node];
     int rc;
+    uint8_t b[32];
+    size_t len = 0;
+    bool ok = true;
+    if (v && sd->type == PQ_BYTE_ARRAY) {
+        if (!json_is_string(v)) {
+            if (sd->cv == CV_AS_IS) return tn_error_set(TN_EINVAL, "checkpoint: '%s' is not a string", sd->name);
+            ok = false;              /* a stats value of another type: no value */
+        }
+    } else if (v) {
+        if ((rc = leaf_bytes(sd, v, b, &len, &ok))) return rc;
+    }
+    if (v && !ok) {
+        v = NULL;
+        if (d >= (uint32_t)w->def[node]) d = (uint32_t)w->def[node] - 1;
+    }
     if ((rc = tn_buf_append(&l->reps, &r, 4)) || (rc = tn_buf_append(&l->defs, &d, 4))) return rc;
     l->nlev++;
     if (!v) {
-        if (cw_schema[node].rep == PQ_REQUIRED && d >= (uint32_t)w->def[node])
-            return tn_error_set(TN_EINVAL, "checkpoint: required field '%s' is null", cw_schema[node].name);
+        if (sd->rep == PQ_REQUIRED && d >= (uint32_t)w->def[node])
+            return tn_error_set(TN_EINVAL, "checkpoint: required field '%s' is null", sd->name);
         return 0;
     }
-    uint8_t b[8];
-    switch (cw_schema[node].type) {
-    case PQ_BYTE_ARRAY: {
-        if (!json_is_string(v)) return tn_error_set(TN_EINVAL, "checkpoint: '%s' is not a string", cw_schema[node].name);
+    if (sd->type == PQ_BYTE_ARRAY) {
         size_t n = json_string_length(v);
         tn_store_u32le(b, (uint32_t)n);
         if ((rc = tn_buf_append(&l->vals, b, 4))) return rc;
         return tn_buf_append(&l->vals, json_string_value(v), n);
     }
-    case PQ_INT32:
-    case PQ_INT64:
-        if (!json_is_integer(v)) return tn_error_set(TN_EINVAL, "checkpoint: '%s' is not an integer", cw_schema[node].name);
-        tn_store_u64le(b, (uint64_t)json_integer_value(v));
-        return tn_buf_append(&l->vals, b, cw_schema[node].type == PQ_INT32 ? 4 : 8);
-    case PQ_BOOLEAN:
-        if (!json_is_boolean(v)) return tn_error_set(TN_EINVAL, "checkpoint: '%s' is not a boolean", cw_schema[node].name);
-        return tn_buf_append_byte(&l->vals, json_is_true(v));
-    default:
-        return tn_error_set(TN_EINTERNAL, "checkpoint: bad schema type");
-    }
+    return tn_buf_append(&l->vals, b, len);
 }
 
 static int emit_nulls(cw *w, int node, uint32_t r, uint32_t d) {
@@ -138,13 +293,13 @@ static int emit_nulls(cw *w, int node, uint32_t r, uint32_t d) {
 }
 
 static int shred(cw *w, int node, json_t *v, uint32_t r, uint32_t d) {
-    const cw_def *s = &cw_schema[node];
+    const cw_def *s = &w->schema[node];
     int rc = 0;
     if (v && json_is_null(v)) v = NULL;
     if (w->leaf[node] >= 0) return v ? emit(w, node, r, (uint32_t)w->def[node], v) : emit(w, node, r, d, NULL);
     if (!v) return emit_nulls(w, node, r, d);
     if (s->ct == CT_MAP || s->ct == CT_LIST) {
-        int kv = w->children[node][0];
+        int kv = child(w, node, 0);
         uint32_t kd = (uint32_t)w->def[kv], kr = (uint32_t)w->rep[kv];
         size_t i = 0;
         if (s->ct == CT_MAP) {
@@ -156,39 +311,178 @@ static int shred(cw *w, int node, json_t *v, uint32_t r, uint32_t d) {
                 uint32_t rr = i++ == 0 ? r : kr;
                 json_t *k = json_string(key);
                 if (!k) return tn_error_set(TN_ENOMEM, "out of memory");
-                rc = emit(w, w->children[kv][0], rr, kd, k);
+                rc = emit(w, child(w, kv, 0), rr, kd, k);
                 json_decref(k);
-                if (rc || (rc = shred(w, w->children[kv][1], val, rr, kd))) return rc;
+                if (rc || (rc = shred(w, child(w, kv, 1), val, rr, kd))) return rc;
             }
         } else {
             if (!json_is_array(v)) return tn_error_set(TN_EINVAL, "checkpoint: '%s' is not a list", s->name);
             if (json_array_size(v) == 0) return emit_nulls(w, kv, r, (uint32_t)w->def[node]);
             for (i = 0; i < json_array_size(v); i++)
-                if ((rc = shred(w, w->children[kv][0], json_array_get(v, i), i == 0 ? r : kr, kd))) return rc;
+                if ((rc = shred(w, child(w, kv, 0), json_array_get(v, i), i == 0 ? r : kr, kd))) return rc;
         }
         return 0;
     }
     if (!json_is_object(v)) return tn_error_set(TN_EINVAL, "checkpoint: '%s' is not an object", s->name);
-    for (int c = 0; c < w->nchildren[node]; c++) {
-        int ch = w->children[node][c];
-        if ((rc = shred(w, ch, json_object_get(v, cw_schema[ch].name), r, (uint32_t)w->def[node]))) return rc;
+    for (int c = 0; c < s->nchildren; c++) {
+        int ch = child(w, node, c);
+        if ((rc = shred(w, ch, json_object_get(v, w->schema[ch].name), r, (uint32_t)w->def[node]))) return rc;
     }
     return 0;
 }
 
-static int add_row(cw *w, const tn_delta_action *a, int64_t *nrows) {
+/* One action row; with `parsed`, an add also gets stats_parsed (its stats JSON) and
+ * partitionValues_parsed (its partition values), converted to the typed leaves by emit. */
+static int add_row(cw *w, const tn_delta_action *a, bool parsed, int64_t *nrows) {
     json_t *row = dl_action_to_json(a);
     if (!row) return tn_error_code_last() ? tn_error_code_last() : TN_ENOMEM;
+    if (parsed && a->kind == TN_DELTA_ADD) {
+        json_t *add = json_object_get(row, "add");
+        json_t *pv = json_object_get(add, "partitionValues");
+        if (pv) json_object_set_new(add, "partitionValues_parsed", json_deep_copy(pv));
+        json_t *st = a->u.file.stats ? json_loads(a->u.file.stats, JSON_DECODE_ANY, NULL) : NULL;
+        if (json_is_object(st)) json_object_set_new(add, "stats_parsed", st);
+        else json_decref(st);
+    }
     int rc = shred(w, 0, row, 0, 0);
     json_decref(row);
     if (rc == 0) (*nrows)++;
     return rc;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * The schema of one checkpoint: the base layout, add.stats as writeStatsAsJson says, and the
+ * typed add.partitionValues_parsed / add.stats_parsed when writeStatsAsStruct is true.
+ */
+static bool leaf_for(cw_def *d, const char *name, tn_type t) {
+    memset(d, 0, sizeof *d);
+    d->name = name;
+    d->rep = PQ_OPTIONAL;
+    d->ct = CT_NONE;
+    switch (t.id) {
+    case TN_TYPE_TINYINT: d->type = PQ_INT32; d->ct = PQ_CT_INT_8; d->cv = CV_INT; return true;
+    case TN_TYPE_SMALLINT: d->type = PQ_INT32; d->ct = PQ_CT_INT_16; d->cv = CV_INT; return true;
+    case TN_TYPE_INTEGER: d->type = PQ_INT32; d->cv = CV_INT; return true;
+    case TN_TYPE_BIGINT: d->type = PQ_INT64; d->cv = CV_INT; return true;
+    case TN_TYPE_FLOAT: d->type = PQ_FLOAT; d->cv = CV_F32; return true;
+    case TN_TYPE_DOUBLE: d->type = PQ_DOUBLE; d->cv = CV_F64; return true;
+    case TN_TYPE_BOOLEAN: d->type = PQ_BOOLEAN; d->cv = CV_BOOL; return true;
+    case TN_TYPE_VARCHAR: d->type = PQ_BYTE_ARRAY; d->ct = CT_UTF8; d->cv = CV_STR; return true;
+    case TN_TYPE_VARBINARY: d->type = PQ_BYTE_ARRAY; d->cv = CV_STR; return true;
+    case TN_TYPE_DATE: d->type = PQ_INT32; d->ct = PQ_CT_DATE; d->lt = PQ_LT_DATE; d->cv = CV_DATE; return true;
+    case TN_TYPE_TIMESTAMP_TZ:
+        d->type = PQ_INT64; d->ct = PQ_CT_TIMESTAMP_MICROS; d->lt = PQ_LT_TIMESTAMP; d->utc = true; d->cv = CV_TS;
+        return true;
+    case TN_TYPE_TIMESTAMP: d->type = PQ_INT64; d->lt = PQ_LT_TIMESTAMP; d->utc = false; d->cv = CV_TS; return true;
+    case TN_TYPE_DECIMAL: {
+        d->precision = t.precision;
+        d->scale = t.scale;
+        d->ct = PQ_CT_DECIMAL;
+        d->lt = PQ_LT_DECIMAL;
+        d->cv = CV_DEC;
+        if (t.precision <= 9) d->type = PQ_INT32;
+        else if (t.precision <= 18) d->type = PQ_INT64;
+        else {
+            d->type = PQ_FIXED_LEN_BYTE_ARRAY;
+            int n = 1;                       /* Spark's minBytesForPrecision */
+            while (pow(2.0, 8.0 * n - 1) < pow(10.0, t.precision)) n++;
+            d->type_length = n;
+        }
+        return true;
+    }
+    default: return false;
+    }
+}
+
+static bool has_min_max(tn_type t) {
+    return t.id != TN_TYPE_BOOLEAN && t.id != TN_TYPE_VARBINARY;
+}
+
+static int checkpoint_schema(const tn_delta_snapshot *snap, tn_arena *arena, cw_def **out, int *nout, bool *parsed) {
+    const tn_delta_metadata *md = &snap->metadata;
+    const char *js = tn_delta_config_get(md, "delta.checkpoint.writeStatsAsJson");
+    const char *ss = tn_delta_config_get(md, "delta.checkpoint.writeStatsAsStruct");
+    bool as_json = !(js && tn_str_iequal(js, "false"));
+    bool as_struct = ss && tn_str_iequal(ss, "true");
+    bool tight = tn_delta_protocol_supports(&snap->protocol, "deletionVectors");
+    *parsed = as_struct;
+    cw base;
+    tn_arena *tmp = tn_arena_create(0);
+    if (!tmp) return TN_ENOMEM;
+    int rc = build(&base, tmp, base_schema, BASE_N);
+    int add = rc ? 0 : child(&base, 0, 1), stats = rc ? 0 : base.last_desc[add];
+    tn_free(base.leaves);
+    tn_arena_destroy(tmp);
+    if (rc) return rc;
+    uint32_t nc = md->ncolumns;
+    cw_def *d = tn_arena_calloc(arena, sizeof *d * (size_t)(BASE_N + 8 + 4 * nc));
+    if (!d) return TN_ENOMEM;
+    int n = 0;
+    for (int i = 0; i < stats; i++) d[n++] = base_schema[i];
+    int add_children = base_schema[add].nchildren - 1;
+    if (as_json) {
+        d[n++] = base_schema[stats];
+        add_children++;
+    }
+    if (as_struct) {
+        /* partitionValues_parsed */
+        int at = n++, k = 0;
+        for (uint32_t p = 0; p < md->npartition_columns; p++)
+            for (uint32_t i = 0; i < nc; i++)
+                if (strcmp(md->columns[i].name, md->partition_columns[p]) == 0 && !md->columns[i].nested &&
+                    leaf_for(&d[n], md->columns[i].physical_name, md->columns[i].type)) {
+                    n++;
+                    k++;
+                }
+        if (k) {
+            d[at] = (cw_def){"partitionValues_parsed", PQ_OPTIONAL, G, CT_NONE, k, 0, 0, 0, 0, 0, false};
+            add_children++;
+        } else {
+            n = at;
+        }
+        /* stats_parsed */
+        int sp = n++, spk = 0;
+        d[n++] = (cw_def){"numRecords", PQ_OPTIONAL, PQ_INT64, CT_NONE, 0, CV_INT, 0, 0, 0, 0, false};
+        spk++;
+        for (int pass = 0; pass < 3; pass++) {
+            static const char *const groups[] = {"minValues", "maxValues", "nullCount"};
+            int g = n++, gk = 0;
+            for (uint32_t i = 0; i < nc; i++) {
+                const tn_delta_column *c = &md->columns[i];
+                if (c->is_partition || c->nested) continue;
+                if (pass < 2) {
+                    if (!has_min_max(c->type) || !leaf_for(&d[n], c->physical_name, c->type)) continue;
+                } else {
+                    d[n] = (cw_def){c->physical_name, PQ_OPTIONAL, PQ_INT64, CT_NONE, 0, CV_INT, 0, 0, 0, 0, false};
+                }
+                n++;
+                gk++;
+            }
+            if (gk) {
+                d[g] = (cw_def){groups[pass], PQ_OPTIONAL, G, CT_NONE, gk, 0, 0, 0, 0, 0, false};
+                spk++;
+            } else {
+                n = g;
+            }
+        }
+        if (tight) {
+            d[n++] = (cw_def){"tightBounds", PQ_OPTIONAL, PQ_BOOLEAN, CT_NONE, 0, CV_BOOL, 0, 0, 0, 0, false};
+            spk++;
+        }
+        d[sp] = (cw_def){"stats_parsed", PQ_OPTIONAL, G, CT_NONE, spk, 0, 0, 0, 0, 0, false};
+        add_children++;
+    }
+    for (int i = stats + 1; i < BASE_N; i++) d[n++] = base_schema[i];
+    d[add].nchildren = add_children;
+    *out = d;
+    *nout = n;
+    return 0;
+}
+
 static void fill_element(pq_schema_element *e, const cw_def *d) {
     memset(e, 0, sizeof *e);
     e->type = d->type;
-    e->type_length = -1;
+    e->type_length = d->type == PQ_FIXED_LEN_BYTE_ARRAY ? d->type_length : -1;
     e->repetition = d->rep;
     e->name = (char *)d->name;
     e->num_children = d->nchildren;
@@ -196,7 +490,14 @@ static void fill_element(pq_schema_element *e, const cw_def *d) {
     e->scale = e->precision = -1;
     e->field_id = -1;
     e->logical.kind = d->ct == CT_UTF8 ? PQ_LT_STRING : d->ct == CT_MAP ? PQ_LT_MAP
-                    : d->ct == CT_LIST ? PQ_LT_LIST : PQ_LT_NONE;
+                    : d->ct == CT_LIST ? PQ_LT_LIST : d->lt;
+    if (d->lt == PQ_LT_DECIMAL) {
+        e->scale = e->logical.scale = d->scale;
+        e->precision = e->logical.precision = d->precision;
+    } else if (d->lt == PQ_LT_TIMESTAMP) {
+        e->logical.unit = PQ_UNIT_MICROS;
+        e->logical.adjusted_to_utc = d->utc;
+    }
 }
 
 /* Encodes the whole file into out. */
@@ -209,16 +510,16 @@ static int encode_file(cw *w, tn_arena *arena, int64_t nrows, tn_buf *out) {
     memset(&rg, 0, sizeof rg);
     if ((rc = tn_buf_append(out, "PAR1", 4))) goto cleanup;
     fm.version = 1;
-    fm.nschema = CW_N;
-    fm.schema = tn_arena_calloc(arena, sizeof *fm.schema * CW_N);
+    fm.nschema = (uint32_t)w->n;
+    fm.schema = tn_arena_calloc(arena, sizeof *fm.schema * (size_t)w->n);
     rg.columns = tn_arena_calloc(arena, sizeof *rg.columns * (size_t)w->nleaves);
     if (!fm.schema || !rg.columns) { rc = TN_ENOMEM; goto cleanup; }
-    for (int i = 0; i < CW_N; i++) fill_element(&fm.schema[i], &cw_schema[i]);
+    for (int i = 0; i < w->n; i++) fill_element(&fm.schema[i], &w->schema[i]);
     fm.schema[0].repetition = -1;
     rg.ncolumns = (uint32_t)w->nleaves;
     rg.num_rows = nrows;
     int64_t total = 0;
-    for (int node = 0; node < CW_N; node++) {
+    for (int node = 0; node < w->n; node++) {
         if (w->leaf[node] < 0) continue;
         cw_leaf *l = &w->leaves[w->leaf[node]];
         pq_column_chunk *cc = &rg.columns[w->leaf[node]];
@@ -236,7 +537,7 @@ static int encode_file(cw *w, tn_arena *arena, int64_t nrows, tn_buf *out) {
                 goto cleanup;
             tn_store_u32le(page.data + at, (uint32_t)(page.len - at - 4));
         }
-        if (cw_schema[node].type == PQ_BOOLEAN) {
+        if (w->schema[node].type == PQ_BOOLEAN) {
             if ((rc = pq_plain_bool_encode(&page, l->vals.data, (uint32_t)l->vals.len))) goto cleanup;
         } else if (l->vals.len && (rc = tn_buf_append(&page, l->vals.data, l->vals.len))) {
             goto cleanup;
@@ -258,7 +559,7 @@ static int encode_file(cw *w, tn_arena *arena, int64_t nrows, tn_buf *out) {
         pq_column_meta *m = &cc->meta;
         cc->file_offset = offset;
         cc->has_meta_data = true;
-        m->type = cw_schema[node].type;
+        m->type = w->schema[node].type;
         m->encodings = tn_arena_alloc(arena, 2 * sizeof(int));
         int depth = 0;
         for (int n = node; n > 0; n = w->parent[n]) depth++;
@@ -268,7 +569,7 @@ static int encode_file(cw *w, tn_arena *arena, int64_t nrows, tn_buf *out) {
         m->encodings[1] = PQ_ENC_RLE;
         m->nencodings = 2;
         m->npath = (uint32_t)depth;
-        for (int n = node, k = depth; n > 0; n = w->parent[n]) m->path[--k] = (char *)cw_schema[n].name;
+        for (int n = node, k = depth; n > 0; n = w->parent[n]) m->path[--k] = (char *)w->schema[n].name;
         m->codec = TN_CODEC_SNAPPY;
         m->num_values = l->nlev;
         m->total_uncompressed_size = (int64_t)(hdr.len + page.len);
@@ -325,24 +626,28 @@ int tn_delta_checkpoint_write(tn_fs *fs, const tn_delta_snapshot *snap) {
     int64_t nrows = 0;
     int rc = 0;
     if (!w || !arena) { rc = TN_ENOMEM; goto cleanup; }
-    build(w);
+    cw_def *schema = NULL;
+    int nschema = 0;
+    bool parsed = false;
+    if ((rc = checkpoint_schema(snap, arena, &schema, &nschema, &parsed))) goto cleanup;
+    if ((rc = build(w, arena, schema, nschema))) goto cleanup;
     tn_delta_action a;
     memset(&a, 0, sizeof a);
     a.kind = TN_DELTA_PROTOCOL;
     a.u.protocol = snap->protocol;
-    if ((rc = add_row(w, &a, &nrows))) goto cleanup;
+    if ((rc = add_row(w, &a, parsed, &nrows))) goto cleanup;
     a.kind = TN_DELTA_METADATA;
     a.u.metadata = snap->metadata;
-    if ((rc = add_row(w, &a, &nrows))) goto cleanup;
+    if ((rc = add_row(w, &a, parsed, &nrows))) goto cleanup;
     for (uint32_t i = 0; i < snap->ntxns; i++) {
         a.kind = TN_DELTA_TXN;
         a.u.txn = snap->txns[i];
-        if ((rc = add_row(w, &a, &nrows))) goto cleanup;
+        if ((rc = add_row(w, &a, parsed, &nrows))) goto cleanup;
     }
     for (uint32_t i = 0; i < snap->ndomains; i++) {
         a.kind = TN_DELTA_DOMAIN_METADATA;
         a.u.domain = snap->domains[i];
-        if ((rc = add_row(w, &a, &nrows))) goto cleanup;
+        if ((rc = add_row(w, &a, parsed, &nrows))) goto cleanup;
     }
     for (uint32_t i = 0; i < snap->nfiles; i++) {
         a.kind = TN_DELTA_ADD;
@@ -350,7 +655,7 @@ int tn_delta_checkpoint_write(tn_fs *fs, const tn_delta_snapshot *snap) {
         a.u.file.data_change = false;
         a.u.file.has_base_row_id = a.u.file.has_default_row_commit_version = false;
         a.u.file.clustering_provider = NULL;
-        if ((rc = add_row(w, &a, &nrows))) goto cleanup;
+        if ((rc = add_row(w, &a, parsed, &nrows))) goto cleanup;
     }
     /* Tombstones younger than delta.deletedFileRetentionDuration (7 days; fixed here). */
     int64_t cutoff = tn_time_now_us() / 1000 - (int64_t)7 * 24 * 3600 * 1000;
@@ -364,7 +669,7 @@ int tn_delta_checkpoint_write(tn_fs *fs, const tn_delta_snapshot *snap) {
         a.u.file.ntags = 0;
         a.u.file.has_base_row_id = a.u.file.has_default_row_commit_version = false;
         a.u.file.clustering_provider = NULL;
-        if ((rc = add_row(w, &a, &nrows))) goto cleanup;
+        if ((rc = add_row(w, &a, parsed, &nrows))) goto cleanup;
     }
     if ((rc = encode_file(w, arena, nrows, &file))) goto cleanup;
     const char *final = tn_arena_printf(arena, "%s/%020" PRId64 ".checkpoint.parquet", snap->log_path, snap->version);
@@ -404,12 +709,13 @@ int tn_delta_checkpoint_write(tn_fs *fs, const tn_delta_snapshot *snap) {
         }
     }
 cleanup:
-    if (w)
+    if (w && w->leaves)
         for (int i = 0; i < w->nleaves; i++) {
             tn_buf_free(&w->leaves[i].reps);
             tn_buf_free(&w->leaves[i].defs);
             tn_buf_free(&w->leaves[i].vals);
         }
+    if (w) tn_free(w->leaves);
     tn_free(w);
     tn_buf_free(&file);
     tn_buf_free(&lc);
@@ -417,21 +723,23 @@ cleanup:
     return rc;
 }
 
-int tn_delta_maybe_checkpoint(tn_fs *fs, const char *table_path, int64_t version) {
-    /* Cheap for 9 commits in 10: the snapshot (and its delta.checkpointInterval) is only read
-     * at multiples of 10; there a checkpoint is written when the table's interval (default 10)
-     * also divides the version. Tables with another interval get fewer checkpoints, which is
-     * allowed (checkpoints are optional). */
-    if (version <= 0 || version % 10 != 0) return 0;
+int64_t tn_delta_checkpoint_interval(const tn_delta_metadata *md) {
+    const char *iv = md ? tn_delta_config_get(md, "delta.checkpointInterval") : NULL;
+    long long n = iv ? atoll(iv) : 0;
+    return n > 0 ? n : 10;
+}
+
+int tn_delta_maybe_checkpoint(tn_fs *fs, const char *table_path, int64_t version, int64_t interval) {
+    /* No I/O unless the table's interval divides the version: the caller passes the interval in
+     * force at `version` (the committed metaData's, else the snapshot's it read). */
+    if (interval <= 0) interval = 10;
+    if (version <= 0 || version % interval != 0) return 0;
     tn_delta_snapshot *snap = NULL;
     tn_delta_open_options o = TN_DELTA_OPEN_OPTIONS_INIT;
     o.at_version = version;
     int rc = tn_delta_snapshot_open(&snap, fs, table_path, &o);
     if (rc) return rc;
-    int64_t interval = 10;
-    const char *iv = tn_delta_config_get(&snap->metadata, "delta.checkpointInterval");
-    if (iv && atoll(iv) > 0) interval = atoll(iv);
-    if (version % interval == 0 && snap->checkpoint_version != version) rc = tn_delta_checkpoint_write(fs, snap);
+    if (snap->checkpoint_version != version) rc = tn_delta_checkpoint_write(fs, snap);
     tn_delta_snapshot_free(snap);
     return rc;
 }

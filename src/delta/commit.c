@@ -131,7 +131,7 @@ int tn_delta_commit_retry(tn_fs *fs, const char *table_path, const tn_delta_txn_
             *committed = v;
             /* A failed checkpoint never fails the commit; readers replay JSON instead. */
             int64_t every = info->checkpoint_interval ? info->checkpoint_interval : 10;
-            if (every > 0 && v % every == 0 && tn_delta_maybe_checkpoint(fs, table_path, v) != 0)
+            if (every > 0 && v % every == 0 && tn_delta_maybe_checkpoint(fs, table_path, v, every) != 0)
                 tn_error_clear();
             return 0;
         }

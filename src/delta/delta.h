@@ -380,9 +380,11 @@ int tn_delta_commit_retry(tn_fs *fs, const char *table_path, const tn_delta_txn_
  * ({"version","size","sizeInBytes","numOfAddFiles"}). An existing checkpoint for the version is
  * left alone (success). */
 int tn_delta_checkpoint_write(tn_fs *fs, const tn_delta_snapshot *snap);
-/* Writes a checkpoint when `version` is a multiple of 10 and of delta.checkpointInterval
- * (default 10), unless one exists. Returns at once (no I/O) for other versions, so it can be
- * called after every commit. */
-int tn_delta_maybe_checkpoint(tn_fs *fs, const char *table_path, int64_t version);
+/* Writes a checkpoint when `version` is a multiple of `interval` (the table's
+ * delta.checkpointInterval at that version; <= 0: 10), unless one exists. Returns at once (no
+ * I/O) for other versions, so it can be called after every commit. */
+int tn_delta_maybe_checkpoint(tn_fs *fs, const char *table_path, int64_t version, int64_t interval);
+/* delta.checkpointInterval of md (10 when absent or invalid; md may be NULL). */
+int64_t tn_delta_checkpoint_interval(const tn_delta_metadata *md);
 
 #endif

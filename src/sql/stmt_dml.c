@@ -7,6 +7,7 @@
  * (CSV, Parquet, NDJSON), and the parallel writer sink CREATE TABLE AS shares. Rows are cast to
  * the table's types in a PROJECT over the query; NOT NULL is enforced by the table writer.
  */
+#include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -353,6 +354,42 @@ static int match_rows(void *ctx, const tn_chunk *chunk, uint8_t *match) {
     return rc;
 }
 
+/* The text after the statement's top-level WHERE keyword (quotes and comments skipped), trailing
+ * blanks and ';' removed; NULL when there is none. */
+static const char *where_text(tn_binder *b, const char *sql) {
+    size_t n = strlen(sql);
+    for (size_t i = 0; i < n; i++) {
+        char c = sql[i];
+        if (c == '\'' || c == '"' || c == '`') {
+            for (i++; i < n && sql[i] != c; i++) {}
+            continue;
+        }
+        if (c == '-' && i + 1 < n && sql[i + 1] == '-') {
+            while (i < n && sql[i] != '\n') i++;
+            continue;
+        }
+        if (c == '/' && i + 1 < n && sql[i + 1] == '*') {
+            const char *e = strstr(sql + i + 2, "*/");
+            i = e ? (size_t)(e - sql) + 1 : n;
+            continue;
+        }
+        bool word_start = i == 0 || !(isalnum((unsigned char)sql[i - 1]) || sql[i - 1] == '_');
+        if (word_start && tn_str_iequal_n(sql + i, 5, "where") && i + 5 <= n &&
+            !(isalnum((unsigned char)sql[i + 5]) || sql[i + 5] == '_')) {
+            const char *p = sql + i + 5;
+            while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
+            char *txt = tn_arena_strdup(b->arena, p);
+            if (!txt) return NULL;
+            size_t len = strlen(txt);
+            while (len && (txt[len - 1] == ';' || txt[len - 1] == ' ' || txt[len - 1] == '\n' || txt[len - 1] == '\t' ||
+                           txt[len - 1] == '\r'))
+                txt[--len] = 0;
+            return txt;
+        }
+    }
+    return NULL;
+}
+
 int tn_stmt_delete(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     __typeof__(stmt->u.delete_) *d = &stmt->u.delete_;
     tn_catalog_name cn;
@@ -397,17 +434,7 @@ int tn_stmt_delete(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
         o.match = match_rows;
         o.match_ctx = &m;
         /* the WHERE text for commitInfo.operationParameters.predicate */
-        if (d->where->pos.offset >= stmt->pos.offset) {
-            size_t off = d->where->pos.offset - stmt->pos.offset;
-            if (off < strlen(stmt->text)) {
-                char *txt = tn_arena_strdup(b->arena, stmt->text + off);
-                if (txt) {
-                    size_t len = strlen(txt);
-                    while (len && (txt[len - 1] == ';' || txt[len - 1] == ' ' || txt[len - 1] == '\n')) txt[--len] = 0;
-                    o.predicate_text = txt;
-                }
-            }
-        }
+        o.predicate_text = where_text(b, stmt->text);
     }
     tn_table_commit_result res;
     memset(&res, 0, sizeof res);

@@ -19,14 +19,10 @@ void tb_uuid(char out[37]);
 /* Wall clock in ms. */
 int64_t tb_now_ms(void);
 
-/* Parses a date or timestamp text: 'YYYY-MM-DD', optionally followed by ' ' or 'T' and
- * 'HH:MM[:SS[.f{1,9}]]', optionally 'Z' or '+hh[:mm]' / '-hh[:mm]' (or ' UTC'). Micros since
- * epoch (converted to UTC when a zone is given). */
-int tb_parse_timestamp_us(const char *s, size_t len, int64_t *out, bool *has_zone);
-int tb_parse_date(const char *s, size_t len, int32_t *out);
-/* Parses a decimal number text into an unscaled integer at `scale` (exact; TN_EINVAL if more
- * fraction digits than scale or out of range). */
-int tb_parse_decimal(const char *s, size_t len, int scale, tn_int128 *out);
+/* Date, timestamp and decimal texts: types/parse.c (kept under these names for table/). */
+#define tb_parse_timestamp_us tn_text_to_timestamp_us
+#define tb_parse_date tn_text_to_date
+#define tb_parse_decimal tn_text_to_decimal
 
 /* Compares two non-null values that may differ in type (numeric families compared by value;
  * decimals of different scales; dates vs timestamps). Returns false when incomparable. */

@@ -128,7 +128,11 @@ cleanup:
         /* checkpoints are an optimisation: a failure must not fail the committed write */
         tn_error_state saved;
         tn_error_save(&saved);
-        if (tn_delta_maybe_checkpoint(t->fs, t->path, *version) != 0) tn_error_clear();
+        const tn_delta_metadata *md = &t->snap->metadata;
+        for (uint32_t i = 0; i < nactions; i++)
+            if (actions[i].kind == TN_DELTA_METADATA) md = &actions[i].u.metadata;   /* the interval it sets */
+        if (tn_delta_maybe_checkpoint(t->fs, t->path, *version, tn_delta_checkpoint_interval(md)) != 0)
+            tn_error_clear();
         tn_error_restore(&saved);
     }
     return rc;
@@ -1403,9 +1407,9 @@ int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_c
     tn_delta_txn_info info;
     memset(&info, 0, sizeof info);
     info.read_whole_table = true;
-    tn_delta_kv params[1] = {{"predicate", opts->predicate_text ? opts->predicate_text : "true"}};
-    json_t *pa = json_array();
-    json_array_append_new(pa, json_string(opts->predicate_text ? opts->predicate_text : "true"));
+    tn_delta_kv params[1] = {{"predicate", "[]"}};
+    json_t *pa = json_array();   /* Spark: the predicates' SQL texts, [] for a DELETE without WHERE */
+    if (opts->predicate_text) json_array_append_new(pa, json_string(opts->predicate_text));
     char *ptext = json_dumps(pa, JSON_COMPACT);
     json_decref(pa);
     if (ptext) params[0].value = ptext;

@@ -187,6 +187,14 @@ int tn_format_decimal_p(char *buf, size_t cap, tn_int128 value, int precision, i
 
 /* Civil-date helpers (proleptic Gregorian). */
 int32_t tn_days_from_civil(int64_t year, unsigned month, unsigned day);
+/* parse.c: 'YYYY-MM-DD' (4-6 year digits, optional sign) -> days since epoch. */
+int tn_text_to_date(const char *s, size_t len, int32_t *out);
+/* 'YYYY-MM-DD' optionally followed by ' ' or 'T' and 'HH:MM[:SS[.f{1,9}]]', optionally 'Z',
+ * ' UTC' or '+hh[:mm]' / '-hh[:mm]' -> micros since epoch (UTC when a zone is given). */
+int tn_text_to_timestamp_us(const char *s, size_t len, int64_t *out, bool *has_zone);
+/* A decimal number text (optional exponent) -> unscaled integer at `scale`, exactly (TN_EINVAL
+ * when digits would be lost or it does not fit 38 digits). */
+int tn_text_to_decimal(const char *s, size_t len, int scale, tn_int128 *out);
 void tn_civil_from_days(int64_t days, int64_t *year, unsigned *month, unsigned *day);
 
 #endif

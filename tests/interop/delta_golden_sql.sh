@@ -16,7 +16,7 @@ BIN=$BUILD/tarn
 if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
 if ! command -v node >/dev/null; then echo "node unavailable"; echo "0 passed, 1 failed"; exit 1; fi
 wh=$(mktemp -d /tmp/tn_golden_sql.XXXXXX)
-trap 'rm -rf "$wh"' EXIT
+trap 'tn_cleanup "$wh"' EXIT   # checks every table written, then removes
 
 node - "$BIN" "$DATA" "$wh" <<'EOF'
 const { spawnSync } = require('child_process');

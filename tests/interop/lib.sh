@@ -22,3 +22,19 @@ require_oracle() {
         exit 0
     fi
 }
+
+# The independent Delta-protocol checker (tests/delta_check/check.mjs). Every suite that writes
+# tables removes its temporary directories with tn_cleanup, so each table the suite wrote is
+# validated before it goes: results are appended to $TARN_DELTA_CHECK_OUT, which
+# scripts/run-tests.sh sets per suite and counts (a PASS line is a passed check, FAIL a failed
+# one); run alone, a suite prints them on stderr. Tables a test corrupts on purpose are removed
+# with plain rm before the cleanup.
+DELTA_CHECK=$TN_REPO/tests/delta_check/check.mjs
+delta_check() {
+    command -v node >/dev/null 2>&1 || return 0
+    node "$DELTA_CHECK" ${TARN_DELTA_CHECK_OUT:+--record "$TARN_DELTA_CHECK_OUT"} "$@" >&2
+}
+tn_cleanup() {
+    delta_check "$@" || true
+    rm -rf "$@"
+}

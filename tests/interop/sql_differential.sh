@@ -20,7 +20,7 @@ if [ ! -x "$runner" ] || [ tests/sql/slt_runner.c -nt "$runner" ] || [ "$BUILD/l
 fi
 require_oracle
 work=$(mktemp -d "${TMPDIR:-/tmp}/tarn-diff.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap 'tn_cleanup "$work"' EXIT   # checks every table written, then removes
 pass=0; fail=0; bad_seeds=()
 for seed in $seeds; do
     node tests/interop/sql_differential.mjs "$work" "$seed" "$per_seed" || { echo "generator failed for seed $seed"; fail=$((fail + 1)); bad_seeds+=("$seed"); continue; }

@@ -12,7 +12,7 @@ BIN=$BUILD/tarn
 F=$FLIGHTS
 if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
 dir=$(mktemp -d /tmp/tn_stream.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+trap 'tn_cleanup "$dir"' EXIT   # checks every table written, then removes
 pass=0; fail=0
 ok() { pass=$((pass + 1)); echo "ok $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }

@@ -15,7 +15,7 @@ pass=0; fail=0
 if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
 require_oracle
 dir=$(mktemp -d /tmp/tn_table_interop.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+trap 'tn_cleanup "$dir"' EXIT   # checks every table written, then removes
 
 if ! "$BIN" --write-interop "$dir/wh" >"$dir/tarn.txt" 2>"$dir/err.txt"; then
     echo "FAIL write-interop: $(cat "$dir/err.txt")"

@@ -14,7 +14,7 @@ BIN=$BUILD/tarn
 if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
 require_oracle
 dir=$(mktemp -d /tmp/tn_table_sql.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+trap 'tn_cleanup "$dir"' EXIT   # checks every table written, then removes
 wh=$dir/wh
 data=tests/sql/data
 

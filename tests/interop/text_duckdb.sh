@@ -13,7 +13,7 @@ pass=0; fail=0
 if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
 require_oracle
 dir=$(mktemp -d /tmp/tn_text_interop.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+trap 'tn_cleanup "$dir"' EXIT   # checks every table written, then removes
 
 ok() { pass=$((pass + 1)); echo "ok $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && echo "$2" | head -n 20 | sed 's/^/    /'; }

@@ -319,6 +319,11 @@ int main(int argc, char **argv) {
         if (g_verbose || g_fail != before) printf("%s: %d failed\n", argv[i], g_fail - before);
         tn_sql_session_close(s);
         char cmd[4200];
+        /* every table the script wrote is checked by the Delta-protocol checker first */
+        const char *rec = getenv("TARN_DELTA_CHECK_OUT");
+        snprintf(cmd, sizeof cmd, "command -v node >/dev/null 2>&1 && node tests/delta_check/check.mjs %s%s%s '%s' >&2",
+                 rec ? "--record '" : "", rec ? rec : "", rec ? "'" : "", g_warehouse);
+        if (system(cmd) != 0) printf("warning: a table of %s is not valid Delta\n", argv[i]);
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_warehouse);
         if (system(cmd) != 0) printf("warning: cannot remove %s\n", g_warehouse);
     }

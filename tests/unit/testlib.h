@@ -81,4 +81,20 @@ static inline const char *tn_test_data_dir(void) {
     return s && *s ? s : "tests/data";
 }
 
+/* Removes a test's temporary directory after checking every Delta table under it with the
+ * independent protocol checker (tests/delta_check/check.mjs; results recorded in
+ * $TARN_DELTA_CHECK_OUT, counted by scripts/run-tests.sh). Directories holding tables corrupted
+ * on purpose are removed with a plain rm instead. */
+static inline void tn_test_remove_tables(const char *dir) {
+    char cmd[4600];
+    const char *rec = getenv("TARN_DELTA_CHECK_OUT");
+    if (strchr(dir, '\'') == NULL) {
+        snprintf(cmd, sizeof cmd, "command -v node >/dev/null 2>&1 && node tests/delta_check/check.mjs %s%s%s '%s' >&2",
+                 rec ? "--record '" : "", rec ? rec : "", rec ? "'" : "", dir);
+        if (system(cmd) != 0) fprintf(stderr, "delta-check: a table under %s is not valid Delta\n", dir);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", dir);
+    }
+}
+
 #endif

@@ -544,6 +544,7 @@ int dl_action_from_json(tn_delta_action *out, tn_arena *arena, json_t *obj) {
     switch (out->kind) {
     case TN_DELTA_ADD: return parse_file(&out->u.file, arena, a, true);
     case TN_DELTA_REMOVE: return parse_file(&out->u.file, arena, a, false);
+    case TN_DELTA_CDC: return parse_file(&out->u.file, arena, a, false);   /* path, partitionValues, size */
     case TN_DELTA_METADATA: return parse_metadata(&out->u.metadata, arena, a);
     case TN_DELTA_PROTOCOL: return parse_protocol(&out->u.protocol, arena, a);
     case TN_DELTA_TXN: {
@@ -713,6 +714,16 @@ json_t *dl_action_to_json(const tn_delta_action *a) {
     }
     case TN_DELTA_ADD: key = "add"; o = file_to_json(&a->u.file, true); break;
     case TN_DELTA_REMOVE: key = "remove"; o = file_to_json(&a->u.file, false); break;
+    case TN_DELTA_CDC: {
+        tn_delta_file f = a->u.file;   /* path, partitionValues, size, dataChange (false), tags */
+        f.has_partition_values = f.has_size = true;
+        f.has_deletion_timestamp = f.extended_file_metadata = f.data_change = false;
+        f.stats = NULL;
+        f.has_dv = false;
+        key = "cdc";
+        o = file_to_json(&f, false);
+        break;
+    }
     case TN_DELTA_TXN:
         key = "txn";
         o = json_object();

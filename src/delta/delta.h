@@ -30,7 +30,8 @@
  *   domainMetadata      domain, configuration, removed       tn_delta_domain
  *   sidecar             path, sizeInBytes                    tn_delta_sidecar
  *   checkpointMetadata  version                              (version only)
- *   cdc                 (ignored by readers)                 -
+ *   cdc                 path, partitionValues, size          tn_delta_file (path, partition
+ *                                                            values, size, tags)
  */
 typedef enum tn_delta_action_kind {
     TN_DELTA_UNKNOWN = 0,
@@ -176,7 +177,7 @@ typedef struct tn_delta_action {
         tn_delta_commit_info commit_info;
         tn_delta_protocol protocol;
         tn_delta_metadata metadata;
-        tn_delta_file file;          /* ADD, REMOVE */
+        tn_delta_file file;          /* ADD, REMOVE, CDC */
         tn_delta_txn txn;
         tn_delta_domain domain;
         tn_delta_sidecar sidecar;
@@ -323,6 +324,23 @@ int tn_delta_dv_read(tn_fs *fs, const char *table_path, const tn_delta_dv *dv, u
 int tn_delta_dv_decode_bitmap(const uint8_t *buf, size_t len, uint64_t **rows, uint64_t *count);
 /* Z85 decode (len % 5 == 0) into out (len/5*4 bytes). */
 int tn_delta_z85_decode(const char *s, size_t len, tn_buf *out);
+/* Z85 encode (len % 4 == 0), appended to out as text (no NUL). */
+int tn_delta_z85_encode(const uint8_t *data, size_t len, tn_buf *out);
+/* dv_write.c: the RoaringBitmapArray bytes (magic 1681511377, portable 64-bit bitmap: array
+ * containers up to 4,096 values, bitmap containers above, no runs) of rows (ascending, unique). */
+int tn_delta_dv_encode_bitmap(tn_buf *out, const uint64_t *rows, uint64_t n);
+/* A DV file being written: <table>/deletion_vector_<uuid>.bin, version byte 1 then each DV as
+ * u32 BE size, bitmap, u32 BE CRC-32 (the format delta-spark and delta-rs write). Add DVs, then
+ * write it once (fsynced; the name is new, so nothing is overwritten). */
+typedef struct tn_delta_dv_writer tn_delta_dv_writer;
+int tn_delta_dv_writer_open(tn_delta_dv_writer **out, const char *table_path);
+/* Appends one DV; *dv gets its descriptor ('u', Z85 UUID, offset, size, cardinality, unique id;
+ * strings in arena). */
+int tn_delta_dv_writer_add(tn_delta_dv_writer *w, const uint64_t *rows, uint64_t n, tn_arena *arena,
+                           tn_delta_dv *dv);
+/* Writes the file (when a DV was added); *path (may be NULL) gets its full path (arena). */
+int tn_delta_dv_writer_finish(tn_delta_dv_writer *w, tn_fs *fs, tn_arena *arena, const char **path);
+void tn_delta_dv_writer_free(tn_delta_dv_writer *w);
 /* Path of a 'u' DV file: table/<prefix>/deletion_vector_<uuid>.bin (arena). */
 int tn_delta_dv_file_path(const char **out, tn_arena *arena, const char *table_path,
                           const tn_delta_dv *dv);

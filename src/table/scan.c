@@ -1007,3 +1007,25 @@ int tn_table_scan_run(tn_table_scan *s, tn_table_chunk_fn fn, void *ctx) {
     }
     return 0;
 }
+
+int tn_table_scan_row_indexes(const tn_table_scan *s, uint32_t file, int64_t first_row, uint32_t count,
+                              uint64_t *out) {
+    const scan_file *sf = NULL;
+    for (uint32_t i = 0; i < s->nfiles && !sf; i++)
+        if (s->files[i].snap_index == file) sf = &s->files[i];
+    if (!sf) return tn_error_set(TN_EINVAL, "scan: file %u is not scanned", file);
+    uint64_t r = (uint64_t)first_row, a = 0, b = sf->ndv;
+    while (a < b) {                  /* first deleted row >= first_row */
+        uint64_t mid = (a + b) / 2;
+        if (sf->dv[mid] < r) a = mid + 1;
+        else b = mid;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        while (a < sf->ndv && sf->dv[a] == r) {
+            a++;
+            r++;
+        }
+        out[i] = r++;
+    }
+    return 0;
+}

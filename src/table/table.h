@@ -255,6 +255,48 @@ typedef struct tn_table_delete_options {
                                       NULL, NULL, -1, 0}
 int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_commit_result *result);
 
+/* ---------------------------------------------------------------------------------------------
+ * Deletion vectors on write (dv.c) and change data (cdf.c): the building blocks DELETE uses and
+ * UPDATE, MERGE and primary-key writers are meant to share.
+ */
+/* delta.enableDeletionVectors = true on a protocol with deletionVectors: deletes write DVs. */
+bool tn_table_dv_enabled(const tn_table *t);
+typedef struct tn_table_dv_batch tn_table_dv_batch;
+typedef struct tn_table_dv_result {
+    const tn_delta_file **removes;     /* old logical files (path + old DV): commit their removes */
+    uint32_t nremoves;
+    tn_delta_action *adds;             /* the same files with their new DV (stats tightBounds false) */
+    uint32_t nadds;
+    uint64_t rows_deleted;             /* rows newly deleted */
+    const char *dv_path;               /* the DV file written (remove it if the commit fails) */
+} tn_table_dv_result;
+int tn_table_dv_batch_open(tn_table_dv_batch **out, tn_table *t);
+/* Marks rows of t's snapshot file `file` (file row indexes: see tn_table_scan_row_indexes) as
+ * deleted; any order, repeats and already-deleted rows allowed. */
+int tn_table_dv_batch_mark(tn_table_dv_batch *b, uint32_t file, const uint64_t *rows, uint32_t n);
+/* Writes the DV file (one DV per touched file: old DV united with the marks); actions in arena. */
+int tn_table_dv_batch_finish(tn_table_dv_batch *b, tn_arena *arena, tn_table_dv_result *out);
+void tn_table_dv_batch_free(tn_table_dv_batch *b);
+/* The file row index of each of the `count` rows of a scan chunk (file, first_row as the chunk
+ * callback got them), skipping the rows the file's DV already deletes. */
+int tn_table_scan_row_indexes(const tn_table_scan *scan, uint32_t file, int64_t first_row, uint32_t count,
+                              uint64_t *out);
+
+/* delta.enableChangeDataFeed = true on a protocol with changeDataFeed. */
+bool tn_table_cdf_enabled(const tn_table *t);
+typedef struct tn_table_cdc tn_table_cdc;
+int tn_table_cdc_open(tn_table_cdc **out, tn_table *t);
+/* Records rows sel[0..n) (sel NULL: the first n) of chunk (ALL logical columns, schema order)
+ * with _change_type = change_type ("delete", "insert", "update_preimage", "update_postimage"). */
+int tn_table_cdc_write(tn_table_cdc *c, const tn_chunk *chunk, const uint32_t *sel, uint32_t n,
+                       const char *change_type);
+/* Closes the files: the cdc actions the commit must hold, in arena. */
+int tn_table_cdc_finish(tn_table_cdc *c, tn_arena *arena, tn_delta_action **out, uint32_t *n);
+/* abort: removes the files written and frees; free: keeps them (after a commit). */
+void tn_table_cdc_abort(tn_table_cdc *c);
+void tn_table_cdc_free(tn_table_cdc *c);
+void tn_table_cdc_remove_files(tn_table_cdc *c);
+
 /* Metadata changes (alter.c). Each commits a metaData action, and the protocol the new metadata
  * needs when it uses a feature the table's protocol lacks (features.c).
  *

@@ -64,6 +64,12 @@ int tb_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_opt
 int tb_commit(tn_table *t, const tn_delta_txn_info *info, tn_delta_action *actions,
               uint32_t nactions, int max_attempts, const char *app_id, int64_t app_version,
               int64_t *version, bool *skipped, int *attempts);
+/* Commits removes (as remove actions) and adds (any file actions: add, cdc) with a commitInfo of
+ * operation/params, a txn when app_id, through tb_commit; a staged table's version 0 too. */
+int tb_commit_file_actions(tn_table *t, tn_arena *arena, const char *operation, const tn_delta_kv *params,
+                           uint32_t nparams, bool blind, const tn_delta_file *const *removes, uint32_t nremoves,
+                           const tn_delta_action *adds, uint32_t nadds, const char *app_id, int64_t app_version,
+                           const tn_delta_txn_info *info_in, int max_attempts, tn_table_commit_result *res);
 /* Builds a commitInfo action with a JSON object holding timestamp, operation,
  * operationParameters (string values), isBlindAppend, engineInfo, txnId. */
 int tb_commit_info(tn_delta_action *out, tn_arena *arena, const char *operation,

@@ -1066,10 +1066,10 @@ static int commit_create(tn_table *t, const tn_delta_action *actions, uint32_t n
 }
 
 /* Assembles commitInfo + txn + removes + adds and commits. */
-static int commit_actions(tn_table *t, tn_arena *arena, const char *operation, const tn_delta_kv *params,
-                          uint32_t nparams, bool blind, const tn_delta_file *const *removes, uint32_t nremoves,
-                          const tn_delta_action *adds, uint32_t nadds, const char *app_id, int64_t app_version,
-                          const tn_delta_txn_info *info_in, int max_attempts, tn_table_commit_result *res) {
+int tb_commit_file_actions(tn_table *t, tn_arena *arena, const char *operation, const tn_delta_kv *params,
+                           uint32_t nparams, bool blind, const tn_delta_file *const *removes, uint32_t nremoves,
+                           const tn_delta_action *adds, uint32_t nadds, const char *app_id, int64_t app_version,
+                           const tn_delta_txn_info *info_in, int max_attempts, tn_table_commit_result *res) {
     int rc = 0;
     uint32_t n = 0, cap = 2 + nremoves + nadds;
     tn_delta_action *actions = tn_malloc(sizeof *actions * cap);
@@ -1259,7 +1259,7 @@ int tn_table_writer_commit(tn_table_writer *w, tn_table_commit_result *result) {
     res.files_removed = nremoves;
     res.rows_written = w->rows_written;
     res.bytes_added = w->bytes_added;
-    rc = commit_actions(t, w->arena, o->operation ? o->operation : "WRITE", allp, na, o->mode == TN_WRITE_APPEND,
+    rc = tb_commit_file_actions(t, w->arena, o->operation ? o->operation : "WRITE", allp, na, o->mode == TN_WRITE_APPEND,
                         removes, nremoves, w->adds, w->nadds, o->app_id, o->app_version, &info, o->max_attempts, &res);
     if (rc == 0 && res.skipped) {
         res.files_added = res.files_removed = res.rows_written = res.bytes_added = 0;
@@ -1293,9 +1293,13 @@ cleanup:
 typedef struct del_ctx {
     const tn_table_delete_options *o;
     uint8_t *match;
-    uint32_t *sel;
+    uint32_t *sel, *msel;            /* kept / matched rows of the chunk */
+    uint64_t *rows;                  /* file row index per chunk row (deletion vectors) */
     uint64_t matched, seen;
     tn_table_writer *w;              /* NULL in the counting pass */
+    tn_table_cdc *cdc;               /* change data feed: matched rows as "delete" (counting pass) */
+    tn_table_dv_batch *dvb;          /* deletion vectors: matched rows marked (counting pass) */
+    tn_table_scan *scan;
 } del_ctx;
 
 static int del_chunk(void *ctx, const tn_chunk *chunk, uint32_t file, int64_t first_row) {
@@ -1303,12 +1307,22 @@ static int del_chunk(void *ctx, const tn_chunk *chunk, uint32_t file, int64_t fi
     memset(d->match, 0, chunk->count);
     int rc = d->o->match(d->o->match_ctx, chunk, d->match);
     if (rc) return rc;
-    uint32_t keep = 0;
+    uint32_t keep = 0, nm = 0;
     for (uint32_t i = 0; i < chunk->count; i++) {
-        if (d->match[i]) d->matched++;
+        if (d->match[i]) d->msel[nm++] = i;
         else d->sel[keep++] = i;
     }
+    d->matched += nm;
     d->seen += chunk->count;
+    if (!d->w && nm) {
+        if (d->cdc && (rc = tn_table_cdc_write(d->cdc, chunk, d->msel, nm, "delete"))) return rc;
+        if (d->dvb) {
+            rc = tn_table_scan_row_indexes(d->scan, file, first_row, chunk->count, d->rows);
+            for (uint32_t i = 0; i < nm && !rc; i++) d->rows[i] = d->rows[d->msel[i]];
+            if (!rc) rc = tn_table_dv_batch_mark(d->dvb, file, d->rows, nm);
+            if (rc) return rc;
+        }
+    }
     if (!d->w || keep == 0) return 0;
     if (keep == chunk->count) return tn_table_writer_write(d->w, chunk);
     /* gather survivors */
@@ -1332,8 +1346,12 @@ int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_c
     uint32_t nremoves = 0;
     tn_table_writer *w = NULL;
     tn_table_scan *scan = NULL;
+    tn_table_dv_result dvr;
+    tn_delta_action *adds = NULL, *cdcs = NULL;
+    uint32_t nadds = 0, ncdcs = 0;
     del_ctx d;
     memset(&d, 0, sizeof d);
+    memset(&dvr, 0, sizeof dvr);
     memset(&res, 0, sizeof res);
     res.version = -1;
     tn_arena *arena = tn_arena_create(0);
@@ -1350,8 +1368,14 @@ int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_c
     removes = tn_malloc(sizeof *removes * (snap->nfiles + 1));
     d.match = tn_malloc(TN_VECTOR_SIZE);
     d.sel = tn_malloc(sizeof(uint32_t) * TN_VECTOR_SIZE);
-    if (!removes || !d.match || !d.sel) { rc = TN_ENOMEM; goto cleanup; }
+    d.msel = tn_malloc(sizeof(uint32_t) * TN_VECTOR_SIZE);
+    d.rows = tn_malloc(sizeof(uint64_t) * TN_VECTOR_SIZE);
+    if (!removes || !d.match || !d.sel || !d.msel || !d.rows) { rc = TN_ENOMEM; goto cleanup; }
     d.o = opts;
+    /* rows matched by a predicate: their changes go to _change_data (CDF tables), and they are
+     * deleted by deletion vectors (DV tables) instead of rewriting their files */
+    if (opts->match && tn_table_cdf_enabled(t) && (rc = tn_table_cdc_open(&d.cdc, t))) goto cleanup;
+    if (opts->match && tn_table_dv_enabled(t) && (rc = tn_table_dv_batch_open(&d.dvb, t))) goto cleanup;
     tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
     wo.rows_from_table = true;
     rc = tn_table_writer_open(&w, t, &wo);
@@ -1378,9 +1402,10 @@ int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_c
         if (rc) goto cleanup;
         d.w = NULL;
         d.matched = d.seen = 0;
+        d.scan = scan;
         rc = tn_table_scan_run(scan, del_chunk, &d);
         if (rc) goto cleanup;
-        if (d.matched == 0) {
+        if (d.matched == 0 || d.dvb) {      /* deletion vectors: committed from the batch below */
             tn_table_scan_close(scan);
             scan = NULL;
             continue;
@@ -1403,7 +1428,20 @@ int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_c
     }
     rc = writer_finish(w);
     if (rc) goto cleanup;
+    if (d.dvb) {
+        rc = tn_table_dv_batch_finish(d.dvb, arena, &dvr);
+        if (rc) goto cleanup;
+        for (uint32_t i = 0; i < dvr.nremoves; i++) removes[nremoves++] = dvr.removes[i];
+        res.rows_deleted += dvr.rows_deleted;
+    }
+    if (d.cdc && (rc = tn_table_cdc_finish(d.cdc, arena, &cdcs, &ncdcs))) goto cleanup;
     if (nremoves == 0) goto cleanup;   /* nothing matched: no commit */
+    /* the commit's new files: rewritten survivors, files with their new DV, change data */
+    adds = tn_arena_calloc(arena, sizeof *adds * (w->nadds + dvr.nadds + ncdcs + 1));
+    if (!adds) { rc = TN_ENOMEM; goto cleanup; }
+    for (uint32_t i = 0; i < w->nadds; i++) adds[nadds++] = w->adds[i];
+    for (uint32_t i = 0; i < dvr.nadds; i++) adds[nadds++] = dvr.adds[i];
+    for (uint32_t i = 0; i < ncdcs; i++) adds[nadds++] = cdcs[i];
     tn_delta_txn_info info;
     memset(&info, 0, sizeof info);
     info.read_whole_table = true;
@@ -1417,8 +1455,8 @@ int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_c
     res.files_removed = nremoves;
     res.rows_written = w->rows_written;
     res.bytes_added = w->bytes_added;
-    rc = commit_actions(t, arena, "DELETE", params, 1, false, removes, nremoves, w->adds, w->nadds, opts->app_id,
-                        opts->app_version, &info, opts->max_attempts, &res);
+    rc = tb_commit_file_actions(t, arena, "DELETE", params, 1, false, removes, nremoves, adds, nadds, opts->app_id,
+                                opts->app_version, &info, opts->max_attempts, &res);
     free(ptext);
     if (rc == 0 && res.skipped) {
         remove_written(w);
@@ -1435,10 +1473,25 @@ cleanup:
         }
     }
     if (rc) res.version = -1;
+    if (res.version < 0) {
+        /* nothing committed: the change data and deletion-vector files written go too */
+        tn_table_cdc_abort(d.cdc);
+        if (dvr.dv_path) {
+            tn_error_state saved;
+            tn_error_save(&saved);
+            t->fs->unlink(t->fs, dvr.dv_path);
+            tn_error_restore(&saved);
+        }
+    } else {
+        tn_table_cdc_free(d.cdc);
+    }
+    tn_table_dv_batch_free(d.dvb);
     if (result) *result = res;
     tn_free(removes);
     tn_free(d.match);
     tn_free(d.sel);
+    tn_free(d.msel);
+    tn_free(d.rows);
     tn_arena_destroy(arena);
     return rc;
 }

@@ -1370,7 +1370,7 @@ TEST(sigkill_writers_leave_committed_states) {
     CHECK_OK(append_range(tn_fs_default(), path, 999999, 10, &wo, &res));
     CHECK_OK(append_range(tn_fs_default(), path, 999999, 10, &wo, &res));
     CHECK(res.skipped);
-    rm_rf(wh);
+    tn_test_remove_tables_after_crash(wh);
     free(wh);
 }
 

@@ -319,6 +319,8 @@ static int bind_table_function(tn_binder *b, tn_sql_tableref *t, tn_plan **out) 
         fmt = TN_SCAN_JSON;
     else if (strcmp(name, "delta_scan") == 0)
         return tn_bind_delta_scan(b, t, out);          /* bind_table.c */
+    else if (strcmp(name, "table_changes") == 0)
+        return tn_bind_table_changes(b, t, out);       /* bind_table.c */
     else
         return tn_bind_error_code(b, TN_ENOTFOUND, f->pos, "Table Function with name %s does not exist",
                                   name);

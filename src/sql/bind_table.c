@@ -282,6 +282,107 @@ int tn_bind_delta_scan(tn_binder *b, tn_sql_tableref *t, tn_plan **out) {
     return tn_bind_table_plan(b, tbl, path, out);
 }
 
+/* One bound of table_changes: an integer version or a timestamp string. */
+static int change_bound(tn_binder *b, tn_sql_expr *a, int64_t *version, bool *has_ts, int64_t *ts_ms) {
+    tn_value v;
+    int rc = tn_bind_const_value(b, a, &v);
+    if (rc) return rc;
+    if (v.is_null) return tn_bind_error(b, a->pos, "table_changes: a bound cannot be NULL");
+    if (tn_type_is_string(v.type)) {
+        char *text = tn_arena_strndup(b->arena, v.u.s.ptr, v.u.s.len);
+        if (!text) return TN_ENOMEM;
+        rc = tn_table_parse_timestamp_ms(text, ts_ms);
+        if (rc) return tn_bind_error_at(b, rc, a->pos);
+        *has_ts = true;
+        return 0;
+    }
+    if (v.type.id == TN_TYPE_TIMESTAMP || v.type.id == TN_TYPE_TIMESTAMP_TZ) {
+        *ts_ms = v.u.i >= 0 ? v.u.i / 1000 : -((-v.u.i + 999) / 1000);
+        *has_ts = true;
+        return 0;
+    }
+    return tn_bind_const_int(b, a, "version", version);
+}
+
+int tn_bind_table_changes(tn_binder *b, tn_sql_tableref *t, tn_plan **out) {
+    *out = NULL;
+    tn_sql_expr *f = t->u.function;
+    if (f->u.func.args.n < 2 || f->u.func.args.n > 3)
+        return tn_bind_error(b, f->pos, "table_changes needs a table name, a starting version or timestamp, and "
+                             "optionally an ending one");
+    tn_value v;
+    tn_sql_expr *a0 = f->u.func.args.items[0];
+    int rc = tn_bind_const_value(b, a0, &v);
+    if (rc) return rc;
+    if (v.is_null || !tn_type_is_string(v.type)) return tn_bind_error(b, a0->pos, "table_changes expects the table's name as a string");
+    /* 'schema.table' or 'table' */
+    char *name = tn_arena_strndup(b->arena, v.u.s.ptr, v.u.s.len);
+    tn_sql_qname q;
+    memset(&q, 0, sizeof q);
+    tn_sql_ident parts[2];
+    if (!name) return TN_ENOMEM;
+    char *dot = strchr(name, '.');
+    q.parts = parts;
+    parts[0].pos = parts[1].pos = a0->pos;
+    if (dot) {
+        *dot = 0;
+        parts[0].name = name;
+        parts[1].name = dot + 1;
+        q.n = 2;
+    } else {
+        parts[0].name = name;
+        q.n = 1;
+    }
+    tn_table_changes_options o;
+    memset(&o, 0, sizeof o);
+    o.to_version = -1;
+    rc = change_bound(b, f->u.func.args.items[1], &o.from_version, &o.has_from_timestamp, &o.from_timestamp_ms);
+    if (!rc && f->u.func.args.n == 3)
+        rc = change_bound(b, f->u.func.args.items[2], &o.to_version, &o.has_to_timestamp, &o.to_timestamp_ms);
+    if (rc) return rc;
+    tn_catalog_name cn;
+    tn_table *base = NULL, *ch = NULL;
+    rc = tn_bind_open_table(b, &q, &cn, &base);
+    if (rc) return rc;
+    rc = tn_table_changes_open(&ch, tn_table_fs(base), tn_table_path(base), &o);
+    tn_table_close(base);
+    if (rc) return tn_bind_error_at(b, rc, f->pos);
+    tn_plan *scan = NULL;
+    rc = tn_bind_table_plan(b, ch, name, &scan);
+    if (rc) {
+        tn_plan_free(scan);
+        return rc;
+    }
+    /* the table's columns, COALESCE(_change_type, __tn_change_type), _commit_version,
+     * _commit_timestamp */
+    uint32_t n = scan->ncols;             /* table columns + 4 */
+    uint32_t m = n - 1;
+    tn_expr **ex = tn_arena_calloc(b->arena, (m + 1) * sizeof *ex);
+    const char **names = tn_arena_calloc(b->arena, (m + 1) * sizeof *names);
+    if (!ex || !names) {
+        tn_plan_free(scan);
+        return TN_ENOMEM;
+    }
+    for (uint32_t i = 0, k = 0; i < n && !rc; i++) {
+        if (i == n - 3) continue;         /* __tn_change_type: merged into _change_type */
+        if (i == n - 4) {
+            tn_expr *args[2] = {NULL, NULL};
+            rc = tn_expr_column(&args[0], i, scan->types[i]);
+            if (!rc) rc = tn_expr_column(&args[1], n - 3, scan->types[n - 3]);
+            if (!rc) rc = tn_expr_coalesce(&ex[k], args, 2);
+        } else {
+            rc = tn_expr_column(&ex[k], i, scan->types[i]);
+        }
+        names[k++] = scan->names[i];
+    }
+    if (rc) {
+        for (uint32_t i = 0; i < m; i++) tn_expr_free(ex[i]);
+        tn_plan_free(scan);
+        return rc;
+    }
+    return tn_bind_project(b, scan, ex, names, m, out);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Table filters from a predicate over the table's logical columns.
  */

@@ -70,6 +70,9 @@ void tn_stmt_checks_free(tn_stmt_checks *c);
 int tn_bind_table_name(tn_binder *b, tn_sql_tableref *t, tn_plan **out, const char **alias);
 /* FROM delta_scan('path'). */
 int tn_bind_delta_scan(tn_binder *b, tn_sql_tableref *t, tn_plan **out);
+/* FROM table_changes('name', start[, end]): the table's change data feed (versions as integers,
+ * or timestamps as strings), with _change_type, _commit_version, _commit_timestamp. */
+int tn_bind_table_changes(tn_binder *b, tn_sql_tableref *t, tn_plan **out);
 /* A scan plan over an opened table (takes ownership of t, also on error). */
 int tn_bind_table_plan(tn_binder *b, tn_table *t, const char *label, tn_plan **out);
 /* Parses sql (one SELECT) into the statement arena and binds it, with error carets pointing

@@ -297,6 +297,19 @@ void tn_table_cdc_abort(tn_table_cdc *c);
 void tn_table_cdc_free(tn_table_cdc *c);
 void tn_table_cdc_remove_files(tn_table_cdc *c);
 
+/* The change data feed of versions [from, to] (changes.c): a table whose scan returns the rows
+ * changed, with the table's columns (the range's last schema) then _change_type (from cdc files,
+ * else NULL), __tn_change_type ('insert' / 'delete' for versions without cdc files: their adds
+ * and removes), _commit_version and _commit_timestamp. Bounds by version (to < 0: latest) or
+ * by timestamp (from: first commit at or after; to: last at or before). Errors name the range
+ * or the version without change data. Close with tn_table_close. */
+typedef struct tn_table_changes_options {
+    int64_t from_version, to_version;
+    bool has_from_timestamp, has_to_timestamp;
+    int64_t from_timestamp_ms, to_timestamp_ms;
+} tn_table_changes_options;
+int tn_table_changes_open(tn_table **out, tn_fs *fs, const char *path, const tn_table_changes_options *o);
+
 /* Metadata changes (alter.c). Each commits a metaData action, and the protocol the new metadata
  * needs when it uses a feature the table's protocol lacks (features.c).
  *

@@ -9,6 +9,7 @@
 #include "table/tableInt.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,12 @@ int tb_partition_text(tn_buf *out, const tn_value *v, bool *is_null) {
     case TN_TYPE_DECIMAL:
         tn_format_decimal(tmp, sizeof tmp, dec_unscaled(v), v->type.scale);
         return tn_buf_append(out, tmp, strlen(tmp));
+    case TN_TYPE_FLOAT:
+    case TN_TYPE_DOUBLE:
+        /* Spark spells the non-finite values as Java does */
+        if (v->u.d != v->u.d) return tn_buf_printf(out, "NaN");
+        if (isinf(v->u.d)) return tn_buf_printf(out, v->u.d > 0 ? "Infinity" : "-Infinity");
+        __attribute__((fallthrough));
     default: {
         /* integers, booleans, floats: the DuckDB/Java spelling */
         tn_vector vec;

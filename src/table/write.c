@@ -11,7 +11,7 @@
  * Data file names: <col=value/...>/part-<5-digit counter>-<uuid>-c000.<codec>.parquet.
  * add.stats: {"numRecords":N,"minValues":{..},"maxValues":{..},"nullCount":{..}} keyed by
  * physical column name; strings cut to 32 characters (max gets U+10FFFF appended when cut),
- * timestamps as ISO-8601 milliseconds (min floored, max ceiled; TIMESTAMPTZ with 'Z'), no
+ * timestamps as ISO-8601 milliseconds (truncated, as the protocol says; TIMESTAMPTZ with 'Z'), no
  * min/max for booleans, binaries, NaN/infinite floats.
  */
 #include "table/tableInt.h"
@@ -177,9 +177,10 @@ static bool utf8_prefix(const char *s, size_t n, size_t chars, size_t *cut, bool
     return true;
 }
 
-static void ts_text(char *buf, size_t cap, int64_t us, bool ceil_ms, bool zulu) {
+/* ISO-8601 milliseconds, truncated down for min and max alike (PROTOCOL.md "Per-file
+ * Statistics": timestamps are truncated to milliseconds; readers widen the max by 999 us). */
+static void ts_text(char *buf, size_t cap, int64_t us, bool zulu) {
     int64_t ms = us >= 0 ? us / 1000 : -((-us + 999) / 1000);
-    if (ceil_ms && ms * 1000 != us) ms++;
     int64_t days = ms >= 0 ? ms / 86400000 : -((-ms + 86400000 - 1) / 86400000);
     int64_t rem = ms - days * 86400000;
     int64_t y;
@@ -210,7 +211,7 @@ static int stat_json(tn_buf *out, const tn_value *v, bool is_max) {
         return json_str(out, tmp, strlen(tmp));
     case TN_TYPE_TIMESTAMP: case TN_TYPE_TIMESTAMP_TZ:
         if (v->u.i < -62135596800000000LL || v->u.i > 253402300799000000LL) return 1;
-        ts_text(tmp, sizeof tmp, v->u.i, is_max, v->type.id == TN_TYPE_TIMESTAMP_TZ);
+        ts_text(tmp, sizeof tmp, v->u.i, v->type.id == TN_TYPE_TIMESTAMP_TZ);
         return json_str(out, tmp, strlen(tmp));
     case TN_TYPE_VARCHAR: {
         size_t cut;

@@ -226,7 +226,8 @@ int tb_props_apply(tn_arena *arena, const char *path, const tn_delta_kv *base, u
                     return tn_error_set(TN_EINVAL, "table '%s': %s = '%s': the value must be 'supported'", path, key, v);
                 if (!tn_delta_feature_known(name))
                     return tn_error_set(TN_EUNSUPPORTED, "table '%s': unknown Delta table feature '%s' (%s)", path, name, key);
-                tn_delta_protocol probe = {7, 7, NULL, 0, false, &name, 1, true};
+                bool rf = tn_delta_feature_is_reader(name);
+                tn_delta_protocol probe = {rf ? 3 : 1, 7, rf ? &name : NULL, rf ? 1 : 0, rf, &name, 1, true};
                 if (tn_delta_protocol_check_write(&probe) != 0) {
                     tn_error_clear();
                     return tn_error_set(TN_EUNSUPPORTED, "table '%s': %s: tarn does not write tables with the "

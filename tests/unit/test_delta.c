@@ -1408,4 +1408,129 @@ TEST(corrupt_checkpoint_is_reported) {
     rm_rf(dir);
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Deletion vectors on write: byte-identical to the golden file delta-rs/Spark wrote, and
+ * decodable by the reader for every container kind and for rows past 2^32.
+ */
+TEST(dv_writer_matches_golden_file_bytes) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/deletion_vector_61d16c75-6994-46b7-a15b-8b538852e50e.bin", golden("table-with-dv-small"));
+    tn_buf want = TN_BUF_INIT, bm = TN_BUF_INIT;
+    CHECK_OK(tn_fs_read_all(tn_fs_default(), path, &want));
+    CHECK_EQ_INT(want.len, 45);
+    uint64_t rows[2] = {0, 9};
+    CHECK_OK(tn_delta_dv_encode_bitmap(&bm, rows, 2));
+    CHECK_EQ_INT(bm.len, 36);
+    CHECK_MSG(memcmp(bm.data, want.data + 5, 36) == 0, "bitmap bytes differ from the golden DV");
+    /* the whole file: version byte, BE size, bitmap, BE CRC-32 */
+    char *dir = make_tmpdir();
+    CHECK(dir != NULL);
+    tn_delta_dv_writer *w = NULL;
+    tn_arena *arena = tn_arena_create(0);
+    tn_delta_dv dv;
+    const char *written = NULL;
+    CHECK_OK(tn_delta_dv_writer_open(&w, dir));
+    CHECK_OK(tn_delta_dv_writer_add(w, rows, 2, arena, &dv));
+    CHECK_OK(tn_delta_dv_writer_finish(w, tn_fs_default(), arena, &written));
+    tn_delta_dv_writer_free(w);
+    tn_buf got = TN_BUF_INIT;
+    CHECK_OK(tn_fs_read_all(tn_fs_default(), written, &got));
+    CHECK_EQ_INT(got.len, 45);
+    CHECK_MSG(memcmp(got.data, want.data, 45) == 0, "DV file bytes differ from the golden file");
+    CHECK_EQ_INT(dv.offset, 1);
+    CHECK_EQ_INT(dv.size_in_bytes, 36);
+    CHECK_EQ_INT(dv.cardinality, 2);
+    CHECK_EQ_INT(strlen(dv.path_or_inline), 20);
+    /* the descriptor leads the reader back to the rows */
+    uint64_t *back = NULL, nback = 0;
+    CHECK_OK(tn_delta_dv_read(tn_fs_default(), dir, &dv, &back, &nback));
+    CHECK(nback == 2 && back[0] == 0 && back[1] == 9);
+    free(back);
+    tn_buf_free(&want);
+    tn_buf_free(&bm);
+    tn_buf_free(&got);
+    tn_arena_destroy(arena);
+    rm_rf(dir);
+}
+
+TEST(dv_bitmap_roundtrip_arrays_bitmaps_buckets) {
+    uint64_t n = 0;
+    uint64_t *rows = malloc(sizeof *rows * 20000);
+    CHECK(rows != NULL);
+    for (uint64_t i = 0; i < 6000; i++) rows[n++] = i * 3;                 /* a bitmap container */
+    for (uint64_t i = 0; i < 10; i++) rows[n++] = 70000 + i * 1000;      /* an array container */
+    for (uint64_t i = 0; i < 5; i++) rows[n++] = ((uint64_t)5 << 32) + i; /* another bucket */
+    tn_buf bm = TN_BUF_INIT;
+    CHECK_OK(tn_delta_dv_encode_bitmap(&bm, rows, n));
+    uint64_t *back = NULL, nb = 0;
+    CHECK_OK(tn_delta_dv_decode_bitmap(bm.data, bm.len, &back, &nb));
+    CHECK_EQ_INT(nb, n);
+    for (uint64_t i = 0; i < n; i++) CHECK_MSG(back[i] == rows[i], "row %llu: %llu != %llu", (unsigned long long)i,
+                                               (unsigned long long)back[i], (unsigned long long)rows[i]);
+    uint64_t bad[2] = {5, 5};
+    CHECK(tn_delta_dv_encode_bitmap(&bm, bad, 2) == TN_EINVAL);
+    tn_error_clear();
+    free(back);
+    free(rows);
+    tn_buf_free(&bm);
+}
+
+/* Protocols a metadata needs (PROTOCOL.md "Table Features", "Writer Version Requirements"). */
+static tn_delta_metadata md_with(tn_delta_kv *conf, uint32_t n) {
+    tn_delta_metadata md;
+    memset(&md, 0, sizeof md);
+    md.configuration = conf;
+    md.nconfiguration = n;
+    const char *mode = tn_delta_kv_get(conf, n, "delta.columnMapping.mode", NULL);
+    md.column_mapping = mode && strcmp(mode, "name") == 0 ? TN_DELTA_CM_NAME : TN_DELTA_CM_NONE;
+    return md;
+}
+
+TEST(protocol_required_for_features) {
+    tn_arena *arena = tn_arena_create(0);
+    tn_delta_protocol p;
+    tn_delta_kv ao[1] = {{"delta.appendOnly", "true"}};
+    tn_delta_metadata md = md_with(ao, 1);
+    CHECK_OK(tn_delta_protocol_required(&p, arena, NULL, &md, NULL));
+    CHECK(p.min_reader_version == 1 && p.min_writer_version == 2 && !p.has_writer_features);
+    tn_delta_kv ck[1] = {{"delta.constraints.c", "x > 0"}};
+    md = md_with(ck, 1);
+    CHECK_OK(tn_delta_protocol_required(&p, arena, NULL, &md, NULL));
+    CHECK(p.min_reader_version == 1 && p.min_writer_version == 3);
+    tn_delta_kv cdf[1] = {{"delta.enableChangeDataFeed", "true"}};
+    md = md_with(cdf, 1);
+    CHECK_OK(tn_delta_protocol_required(&p, arena, NULL, &md, NULL));
+    CHECK(p.min_writer_version == 4);
+    tn_delta_kv cm[1] = {{"delta.columnMapping.mode", "name"}};
+    md = md_with(cm, 1);
+    CHECK_OK(tn_delta_protocol_required(&p, arena, NULL, &md, NULL));
+    CHECK(p.min_reader_version == 2 && p.min_writer_version == 5);
+    /* appendOnly on a table-features table is listed by name (the bug of issue 16) */
+    static const char *ntz[] = {"timestampNtz"};
+    tn_delta_protocol v7 = {3, 7, ntz, 1, true, ntz, 1, true};
+    md = md_with(ao, 1);
+    CHECK_OK(tn_delta_protocol_required(&p, arena, &v7, &md, NULL));
+    CHECK(p.min_writer_version == 7 && p.nwriter_features == 2 && tn_delta_protocol_supports(&p, "appendOnly") &&
+          tn_delta_protocol_supports(&p, "timestampNtz"));
+    /* deletion vectors on a (1,2) table: (3,7) keeping what writer 2 implied */
+    tn_delta_kv dv[1] = {{"delta.enableDeletionVectors", "true"}};
+    tn_delta_protocol legacy = {1, 2, NULL, 0, false, NULL, 0, false};
+    md = md_with(dv, 1);
+    CHECK_OK(tn_delta_protocol_required(&p, arena, &legacy, &md, NULL));
+    CHECK(p.min_reader_version == 3 && p.min_writer_version == 7);
+    CHECK(tn_delta_protocol_supports(&p, "deletionVectors") && tn_delta_protocol_supports(&p, "appendOnly") &&
+          tn_delta_protocol_supports(&p, "invariants") && p.nreader_features == 1);
+    /* a new table lists only what it uses */
+    CHECK_OK(tn_delta_protocol_required(&p, arena, NULL, &md, NULL));
+    CHECK(p.nwriter_features == 1 && p.nreader_features == 1);
+    /* never downgraded */
+    tn_delta_protocol w4 = {1, 4, NULL, 0, false, NULL, 0, false};
+    md = md_with(NULL, 0);
+    CHECK_OK(tn_delta_protocol_required(&p, arena, &w4, &md, NULL));
+    CHECK(p.min_writer_version == 4);
+    CHECK(tn_delta_protocol_check_metadata(&legacy, &(tn_delta_metadata){.configuration = cdf, .nconfiguration = 1}) != 0);
+    tn_error_clear();
+    tn_arena_destroy(arena);
+}
+
 TEST_MAIN()

@@ -50,7 +50,7 @@ static const prop_info props[] = {
     {"delta.parquet.format.version", P_ENUM, P_HONOURED, "1.0.0", "v1 data pages"},
     {"delta.isolationLevel", P_ENUM, P_HONOURED, "WriteSerializable",
      "tarn's conflict checks are WriteSerializable (Serializable is refused)"},
-    {"delta.dataSkippingNumIndexedCols", P_NUM_COLS, P_HONOURED, NULL, "stats for the first N columns"},
+    {"delta.dataSkippingNumIndexedCols", P_NUM_COLS, P_HONOURED, NULL, "stats for the first N data columns"},
     {"delta.dataSkippingStringPrefixLength", P_ENUM, P_HONOURED, "32", "32-character string stats"},
     {"delta.minReaderVersion", P_POS_INT, P_PROTOCOL, NULL, NULL},
     {"delta.minWriterVersion", P_POS_INT, P_PROTOCOL, NULL, NULL},

@@ -297,6 +297,7 @@ struct tn_table_writer {
     uint32_t nopen;
     uint64_t use_clock;
     uint64_t target;
+    uint32_t stats_cols;             /* data columns with statistics */
     double ratio;                    /* file bytes / estimated bytes, learnt from closed files */
     uint64_t file_counter;
     tn_delta_action *adds;
@@ -411,7 +412,8 @@ static int finish_file(tn_table_writer *w, part_writer *p) {
         double r = (double)res.file_bytes / (double)p->est_bytes;
         w->ratio = w->ratio <= 0 ? r : (w->ratio + r) / 2;
     }
-    rc = build_stats(&stats, &res, w->data_col_ptrs, w->ndata);
+    /* delta.dataSkippingNumIndexedCols: statistics for the first N data columns only */
+    rc = build_stats(&stats, &res, w->data_col_ptrs, w->stats_cols < w->ndata ? w->stats_cols : w->ndata);
     if (rc) goto cleanup;
     rc = tn_buf_append_byte(&stats, 0);
     if (!rc) rc = tn_delta_uri_encode(&enc, p->rel_path);
@@ -533,6 +535,8 @@ int tn_table_writer_open(tn_table_writer **out, tn_table *t, const tn_table_writ
     if (!w->target) w->target = parse_size(tn_delta_config_get(md, "target_file_size"));
     if (!w->target) w->target = parse_size(tn_delta_config_get(md, "delta.targetFileSize"));
     if (!w->target) w->target = TN_TABLE_DEFAULT_TARGET_FILE_BYTES;
+    const char *nic = tn_delta_config_get(md, "delta.dataSkippingNumIndexedCols");
+    w->stats_cols = nic && atoll(nic) >= 0 ? (uint32_t)atoll(nic) : UINT32_MAX;
     w->ncols = md->ncolumns;
     w->data_cols = tn_arena_alloc(w->arena, sizeof(uint32_t) * (md->ncolumns + 1));
     w->data_col_ptrs = tn_arena_alloc(w->arena, sizeof(void *) * (md->ncolumns + 1));

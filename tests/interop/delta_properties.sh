@@ -226,5 +226,10 @@ run "INSERT INTO dp VALUES (1, 'a'), (2, 'b')"
 run "DELETE FROM dp WHERE id = 1"
 T=$wh/dp json delete_predicate_names_column "json.loads(acts(2, 'commitInfo')[0]['operationParameters']['predicate']) == ['id = 1']"
 
+run "CREATE TABLE nic (a INT, b INT, c INT) TBLPROPERTIES ('delta.dataSkippingNumIndexedCols' = '2')"
+run "INSERT INTO nic VALUES (1, 2, 3)"
+T=$wh/nic json num_indexed_cols_honoured "sorted(json.loads(acts(1, 'add')[0]['stats'])['nullCount']) == ['a', 'b'] and sorted(json.loads(acts(1, 'add')[0]['stats'])['minValues']) == ['a', 'b']"
+expect num_indexed_cols_skipping_still_correct "SELECT count(*) FROM nic WHERE c = 3" $'count_star()\n1'
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

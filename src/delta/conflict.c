@@ -7,7 +7,8 @@
  *   4. both wrote the same domainMetadata domain  -> conflict
  *   5. the winner wrote a txn for an appId we write -> conflict
  *   6. unless we are a blind append: winner adds in what we read, winner removes of files
- *      (or partitions) we read                    -> conflict
+ *      (or partitions) we read                    -> conflict; "what we read" is the whole
+ *      table, partitions, files, and files the caller's read_match accepts (a bucket)
  *   7. both removed the same file                 -> conflict
  * Blind appends (no reads, only adds) never conflict on data.
  */
@@ -34,6 +35,7 @@ static bool touches_read_set(const tn_delta_txn_info *info, const tn_delta_file 
     if (info->read_whole_table) return true;
     for (uint32_t i = 0; i < info->nread_partitions; i++)
         if (spec_matches(&info->read_partitions[i], f)) return true;
+    if (info->read_match && info->read_match(info->read_match_ctx, f)) return true;
     if (by_path)
         for (uint32_t i = 0; i < info->nread_files; i++)
             if (strcmp(info->read_files[i], f->path) == 0) return true;

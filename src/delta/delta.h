@@ -325,6 +325,11 @@ typedef struct tn_delta_txn_info {
     uint32_t napp_ids;
     int64_t checkpoint_interval;     /* tn_delta_commit_retry: 0 = 10 (delta.checkpointInterval
                                         of the snapshot read, if set), < 0 = never */
+    /* A finer read set than partitions (e.g. one bucket of a partition): a winner's added or
+     * removed file for which this returns true falls into what the transaction read. NULL =
+     * none. Called on the committing thread. */
+    bool (*read_match)(void *ctx, const tn_delta_file *f);
+    void *read_match_ctx;
 } tn_delta_txn_info;
 
 /* Decides whether the winning commit (actions at winner_version) conflicts with the

@@ -21,11 +21,11 @@ int tn_stmt_bind_query(tn_binder *b, tn_sql_query *q, tn_plan **out) {
 }
 
 /* ---------------------------------------------------------------------------------------------
- * The writer sink: every worker writes its chunks into one tn_table_writer under a mutex (the
- * writer splits partitions, rolls files and collects stats).
+ * The writer sink: every worker writes its chunks into one tn_layout_writer under a mutex (the
+ * table's layout places rows into files; table/ rolls files and collects stats).
  */
 typedef struct wsink {
-    tn_table_writer *w;
+    tn_layout_writer *w;
     pthread_mutex_t mu;
     tn_table *t;                  /* NOT NULL columns checked before the writer sees a chunk */
 } wsink;
@@ -49,7 +49,7 @@ static int ws_consume(tn_sink *s, void *state, uint32_t morsel, const tn_chunk *
             return tn_error_set(TN_ECONSTRAINT, "NULL value in column '%s', which is NOT NULL", c->name);
     }
     pthread_mutex_lock(&ws->mu);
-    int rc = tn_table_writer_write(ws->w, in);
+    int rc = tn_layout_writer_write(ws->w, in);
     pthread_mutex_unlock(&ws->mu);
     return rc;
 }
@@ -69,12 +69,14 @@ static void ws_free_shared(tn_sink *s) {
     s->shared = NULL;
 }
 
-int tn_stmt_write_plan(tn_binder *b, tn_table *t, tn_plan *plan, const tn_table_write_options *opts,
+int tn_stmt_write_plan(tn_binder *b, tn_table *t, tn_plan *plan, const tn_layout_write_options *opts,
                        tn_table_commit_result *res) {
-    tn_table_writer *w = NULL;
+    tn_layout_writer *w = NULL;
     tn_sink *sink = NULL;
+    tn_layout_write_options o = *opts;
+    if (!o.memory_limit) o.memory_limit = b->session->memory_limit;
     int rc = tn_optimize(&plan, b->arena);
-    if (!rc) rc = tn_table_writer_open(&w, t, opts);
+    if (!rc) rc = tn_layout_writer_open(&w, t, &o);
     if (rc) goto cleanup;
     sink = tn_calloc(1, sizeof *sink);
     wsink *ws = tn_calloc(1, sizeof *ws);
@@ -95,11 +97,11 @@ int tn_stmt_write_plan(tn_binder *b, tn_table *t, tn_plan *plan, const tn_table_
     sink->free_shared = ws_free_shared;
     rc = tn_exec_run_sink(b->ex, plan, sink);
     if (rc) goto cleanup;
-    tn_table_writer *wc = w;
+    tn_layout_writer *wc = w;
     w = NULL;
-    rc = tn_table_writer_commit(wc, res);
+    rc = tn_layout_writer_commit(wc, res);
 cleanup:
-    if (w) tn_table_writer_abort(w);
+    if (w) tn_layout_writer_abort(w);
     if (sink) tn_sink_destroy(sink);
     tn_plan_free(plan);
     return rc;
@@ -175,7 +177,7 @@ static int fill_plan(tn_binder *b, tn_table *t, const fill *f, tn_plan **plan) {
     return tn_bind_project(b, p, ex, names, n, plan);
 }
 
-static int write_filled(tn_binder *b, tn_table *t, const fill *f, tn_plan *plan, const tn_table_write_options *wo,
+static int write_filled(tn_binder *b, tn_table *t, const fill *f, tn_plan *plan, const tn_layout_write_options *wo,
                         tn_table_commit_result *res) {
     int rc = fill_plan(b, t, f, &plan);
     if (rc) {
@@ -183,9 +185,35 @@ static int write_filled(tn_binder *b, tn_table *t, const fill *f, tn_plan *plan,
         return rc;
     }
     rc = tn_stmt_write_plan(b, t, plan, wo, res);
-    if (rc && rc != TN_ENOMEM) tn_error_prefix(rc, "%s into %s", wo->mode == TN_WRITE_APPEND ? "INSERT" : "INSERT OVERWRITE",
+    if (rc && rc != TN_ENOMEM) tn_error_prefix(rc, "%s into %s", wo->mode == TN_LAYOUT_APPEND ? "INSERT" : "INSERT OVERWRITE",
                                                f->label);
     return rc;
+}
+
+/* INSERT INTO t OPTIONS('k' = 'v') hints: per-write options the table's layout honours or
+ * refuses. Other hints (BROADCAST, ...) are advice and do not apply to writes. */
+static int hint_options(tn_binder *b, const tn_sql_hint *hints, int nhints, tn_layout_write_options *wo) {
+    uint32_t n = 0;
+    for (int h = 0; h < nhints; h++)
+        if (tn_str_iequal(hints[h].name, "options")) n += (uint32_t)hints[h].args.n;
+    if (n == 0) return 0;
+    tn_delta_kv *kv = tn_arena_calloc(b->arena, sizeof *kv * n);
+    if (!kv) return TN_ENOMEM;
+    uint32_t k = 0;
+    for (int h = 0; h < nhints; h++) {
+        if (!tn_str_iequal(hints[h].name, "options")) continue;
+        for (int i = 0; i < hints[h].args.n; i++) {
+            const tn_sql_option *o = &hints[h].args.items[i];
+            if (o->kind == TN_SQL_VALUE_NONE || o->kind == TN_SQL_VALUE_NULL)
+                return tn_bind_error(b, o->pos, "write option '%s' needs a value", o->key);
+            kv[k].key = o->key;
+            kv[k].value = o->value;
+            k++;
+        }
+    }
+    wo->options = kv;
+    wo->noptions = k;
+    return 0;
 }
 
 static const char *qtext(tn_binder *b, const tn_sql_qname *q) {
@@ -288,17 +316,19 @@ int tn_stmt_insert(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     }
     rc = tn_stmt_bind_query(b, ins->query, &plan);
     if (rc) goto cleanup;
-    tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+    tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
+    rc = hint_options(b, ins->hints, ins->n_hints, &wo);
+    if (rc) goto cleanup;
     if (ins->overwrite) {
         const char *mode = tn_stmt_get_option(b->session, "spark.sql.sources.partitionOverwriteMode");
         if (nspec) {
-            wo.mode = TN_WRITE_OVERWRITE;
+            wo.mode = TN_LAYOUT_OVERWRITE;
             wo.partition_spec = spec;
             wo.npartition_spec = nspec;
         } else if (has_partitions(t) && !(mode && tn_str_iequal(mode, "static"))) {
-            wo.mode = TN_WRITE_OVERWRITE_DYNAMIC;
+            wo.mode = TN_LAYOUT_OVERWRITE_DYNAMIC;
         } else {
-            wo.mode = TN_WRITE_OVERWRITE;
+            wo.mode = TN_LAYOUT_OVERWRITE;
         }
     }
     fill f = {target, ntarget, is_static, sval, label, ins->query->pos};
@@ -606,7 +636,7 @@ static int copy_from(tn_binder *b, tn_sql_stmt *stmt, const copy_opts *co, tn_st
         goto cleanup;
     }
     fill f = {target, ntarget, NULL, NULL, label, stmt->pos};
-    tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+    tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
     wo.operation = "COPY INTO";
     tn_table_commit_result res;
     memset(&res, 0, sizeof res);

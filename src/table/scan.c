@@ -3,7 +3,8 @@
  * (column mapping by name or id), partition pruning on typed partition values, file skipping by
  * add.stats min/max/nullCount, row-group pruning by Parquet statistics, page pruning through
  * tn_parquet_scan, deletion vectors (rows removed by file row index), partition columns as
- * constant vectors, type widening (file narrower than the schema) and --stats counters.
+ * constant vectors, type widening (file narrower than the schema), restrictions to chosen files
+ * and row groups (layouts: buckets, cubes) and --stats counters.
  * One morsel per (file, row group); morsels run independently on any thread. A scan that needs
  * no file column (count(*), partition columns only) is answered from add.stats numRecords
  * when every file has it and no deletion vector: one morsel per file, no file opened.
@@ -597,12 +598,15 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
     uint32_t nrg = tn_parquet_num_row_groups(sf->pf);
     sf->rg_first_row = tn_arena_alloc(s->arena, sizeof(int64_t) * (nrg ? nrg : 1));
     if (!sf->rg_first_row) { rc = TN_ENOMEM; goto cleanup; }
+    uint8_t *rg_keep = tn_arena_alloc(s->arena, nrg ? nrg : 1);
+    if (!rg_keep) { rc = TN_ENOMEM; goto cleanup; }
     int64_t acc = 0;
     bool any = false;
     for (uint32_t rg = 0; rg < nrg; rg++) {
         sf->rg_first_row[rg] = acc;
         int64_t rows = tn_parquet_row_group_num_rows(sf->pf, rg);
         acc += rows;
+        rg_keep[rg] = 0;
         if (rows == 0) continue;
         if (sf->npreds && !tn_parquet_row_group_may_match(sf->pf, rg, sf->preds, sf->npreds)) {
             s->stats.row_groups_skipped++;
@@ -615,6 +619,18 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
                 if (sf->dv[k] >= lo && sf->dv[k] < hi) cnt++;
             if (cnt == (uint64_t)rows) continue;
         }
+        rg_keep[rg] = 1;
+    }
+    if (opts->row_group_filter) {
+        uint32_t before = 0, after = 0;
+        for (uint32_t rg = 0; rg < nrg; rg++) before += rg_keep[rg];
+        rc = opts->row_group_filter(opts->filter_ctx, fi, file, sf->pf, rg_keep, nrg);
+        if (rc) goto cleanup;
+        for (uint32_t rg = 0; rg < nrg; rg++) after += rg_keep[rg] ? 1 : 0;
+        if (after < before) s->stats.row_groups_excluded += before - after;
+    }
+    for (uint32_t rg = 0; rg < nrg; rg++) {
+        if (!rg_keep[rg]) continue;
         rc = add_morsel(s, s->nfiles - 1, rg);
         if (rc) goto cleanup;
         any = true;
@@ -685,11 +701,6 @@ static bool answer_from_stats(const tn_table_scan *s, const tn_table_scan_option
 }
 
 int tn_table_scan_open(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts) {
-    return tb_scan_open_files(out, t, opts, NULL, 0);
-}
-
-int tb_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts,
-                       const uint32_t *only, uint32_t nonly) {
     int rc = 0;
     tn_table_scan *s = NULL;
     uint8_t *keep = NULL;
@@ -741,7 +752,11 @@ int tb_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_opt
         if (nrec >= 0) s->stats.table_rows += (uint64_t)nrec;
         if (file->has_size && file->size > 0) s->stats.table_bytes += (uint64_t)file->size;
     }
+    const uint32_t *only = opts->restrict_files || opts->files ? opts->files : NULL;
+    uint32_t nonly = only ? opts->nfiles : 0;
+    if (opts->restrict_files && !only) only = &nonly;   /* an empty list: nothing to read */
     uint32_t nof = only ? nonly : snap->nfiles;
+    if (only) s->stats.files_excluded = snap->nfiles > nonly ? snap->nfiles - nonly : 0;
     keep = tn_malloc(nof ? nof : 1);
     if (!keep) { rc = TN_ENOMEM; goto cleanup; }
     for (uint32_t k = 0; k < nof; k++) {
@@ -757,10 +772,19 @@ int tb_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_opt
             s->stats.files_skipped++;
             continue;
         }
+        if (opts->file_filter) {
+            bool want = true;
+            rc = opts->file_filter(opts->filter_ctx, fi, file, &want);
+            if (rc) goto cleanup;
+            if (!want) {
+                s->stats.files_excluded++;
+                continue;
+            }
+        }
         keep[k] = 1;
     }
     /* count(*) and partition-only queries: rows from numRecords, no data file opened */
-    bool from_stats = answer_from_stats(s, opts, keep, nof, only);
+    bool from_stats = !opts->row_group_filter && answer_from_stats(s, opts, keep, nof, only);
     for (uint32_t k = 0; k < nof; k++) {
         if (!keep[k]) continue;
         uint32_t fi = only ? only[k] : k;
@@ -805,6 +829,8 @@ void tn_table_scan_get_stats(const tn_table_scan *s, tn_table_scan_stats *out) {
     out->files_pruned = s->stats.files_pruned;
     out->files_skipped = s->stats.files_skipped;
     out->row_groups_skipped = s->stats.row_groups_skipped;
+    out->files_excluded = s->stats.files_excluded;
+    out->row_groups_excluded = s->stats.row_groups_excluded;
 }
 
 /* ---------------------------------------------------------------------------------------------

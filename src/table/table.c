@@ -359,6 +359,8 @@ int tb_partition_text(tn_buf *out, const tn_value *v, bool *is_null) {
     }
 }
 
+int tn_table_partition_text(tn_buf *out, const tn_value *v, bool *is_null) { return tb_partition_text(out, v, is_null); }
+
 /* Spark's ExternalCatalogUtils.escapePathName set (Unix): control chars, " # % ' * / : = ? \
  * 0x7F { [ ] ^. */
 static bool needs_escape(unsigned char c) {
@@ -379,8 +381,8 @@ int tb_hive_escape(tn_buf *out, const char *s, size_t len) {
  * commitInfo.
  */
 int tb_commit_info(tn_delta_action *out, tn_arena *arena, const char *operation,
-                   const tn_delta_kv *params, uint32_t nparams, bool is_blind_append,
-                   int64_t read_version) {
+                   const tn_delta_kv *params, uint32_t nparams, const tn_delta_kv *metrics,
+                   uint32_t nmetrics, bool is_blind_append, int64_t read_version) {
     int rc = 0;
     json_t *o = json_object(), *p = json_object();
     char *text = NULL;
@@ -392,6 +394,12 @@ int tb_commit_info(tn_delta_action *out, tn_arena *arena, const char *operation,
     for (uint32_t i = 0; i < nparams; i++)
         json_object_set_new(p, params[i].key, params[i].value ? json_string(params[i].value) : json_null());
     json_object_set(o, "operationParameters", p);
+    if (nmetrics) {
+        json_t *m = json_object();
+        for (uint32_t i = 0; i < nmetrics && m; i++)
+            json_object_set_new(m, metrics[i].key, json_string(metrics[i].value ? metrics[i].value : ""));
+        if (m) json_object_set_new(o, "operationMetrics", m);
+    }
     if (read_version >= 0) json_object_set_new(o, "readVersion", json_integer(read_version));
     json_object_set_new(o, "isolationLevel", json_string("Serializable"));
     json_object_set_new(o, "isBlindAppend", json_boolean(is_blind_append));
@@ -527,7 +535,7 @@ static int create_actions(tn_fs *fs, const char *path, const tn_table_create_opt
     tn_delta_kv params[4] = {{"isManaged", "false"}, {"description", opts->description},
                              {"partitionBy", parts}, {"properties", props}};
     rc = tb_commit_info(&actions[0], arena, opts->operation ? opts->operation : "CREATE TABLE",
-                        params, 4, true, -1);
+                        params, 4, NULL, 0, true, -1);
     if (rc) goto cleanup;
 
     memset(&actions[1], 0, sizeof actions[1]);
@@ -745,7 +753,7 @@ static int commit_metadata(tn_table *t, tn_delta_metadata *md, const char *opera
     if (!arena) return TN_ENOMEM;
     rc = tn_delta_protocol_check_write(&t->snap->protocol);
     if (rc) goto cleanup;
-    rc = tb_commit_info(&actions[0], arena, operation, params, nparams, false, t->snap->version);
+    rc = tb_commit_info(&actions[0], arena, operation, params, nparams, NULL, 0, false, t->snap->version);
     if (rc) goto cleanup;
     memset(&actions[1], 0, sizeof actions[1]);
     actions[1].kind = TN_DELTA_METADATA;

@@ -196,10 +196,14 @@ typedef struct tn_table_write_options {
     const tn_delta_kv *operation_parameters;   /* extra commitInfo.operationParameters */
     uint32_t noperation_parameters;
     int max_attempts;                  /* commit attempts (0 = 20) */
+    /* Cancel flag (base.h tn_interrupt_check), polled per chunk, per finished file and just
+     * before the commit: once set, the write fails with TN_EINTERRUPT, removes its files and
+     * commits nothing. NULL: never interrupted. */
+    const int *interrupt;
 } tn_table_write_options;
 #define TN_TABLE_WRITE_OPTIONS_VERSION 1
 #define TN_TABLE_WRITE_OPTIONS_INIT {TN_TABLE_WRITE_OPTIONS_VERSION, TN_WRITE_APPEND, NULL, 0, \
-                                     NULL, -1, 0, TN_CODEC_ZSTD, 0, 0, NULL, NULL, 0, 0}
+                                     NULL, -1, 0, TN_CODEC_ZSTD, 0, 0, NULL, NULL, 0, 0, NULL}
 
 /* What a commit did. */
 typedef struct tn_table_commit_result {
@@ -240,10 +244,11 @@ typedef struct tn_table_delete_options {
     const char *app_id;
     int64_t app_version;
     int max_attempts;
+    const int *interrupt;              /* as in tn_table_write_options */
 } tn_table_delete_options;
 #define TN_TABLE_DELETE_OPTIONS_VERSION 1
 #define TN_TABLE_DELETE_OPTIONS_INIT {TN_TABLE_DELETE_OPTIONS_VERSION, NULL, 0, NULL, NULL, \
-                                      NULL, NULL, -1, 0}
+                                      NULL, NULL, -1, 0, NULL}
 int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_commit_result *result);
 
 /* ALTER TABLE t SET (k = v, ...) / UNSET: commits a new metaData with the configuration changed

@@ -609,7 +609,8 @@ static int find_or_open_part(tn_table_writer *w, const char *dir, const char *ke
             w->open[i]->last_use = ++w->use_clock;
             return 0;
         }
-    int rc = 0;
+    int rc = tn_interrupt_check(w->opts.interrupt);    /* files close and open within a chunk */
+    if (rc) return rc;
     if (w->nopen >= w->opts.max_open_files) {
         /* close the least recently used partition's file */
         uint32_t lru = 0;
@@ -866,7 +867,8 @@ int tn_table_writer_write(tn_table_writer *w, const tn_chunk *chunk) {
     int rc = 0;
     if (w->sticky) return tn_error_set(w->sticky, "table '%s': the writer failed earlier", w->t->path);
     if (w->skip || chunk->count == 0) return 0;
-    rc = check_chunk(w, chunk);
+    rc = tn_interrupt_check(w->opts.interrupt);
+    if (!rc) rc = check_chunk(w, chunk);
     if (rc) return rc;
     if (w->npart == 0) {
         part_writer *p;
@@ -954,8 +956,7 @@ static void remove_written(tn_table_writer *w) {
     for (uint32_t i = 0; i < w->nwritten; i++) {
         tn_error_state saved;
         tn_error_save(&saved);
-        bool ex = false;
-        if (w->t->fs->exists(w->t->fs, w->written[i], &ex) == 0 && ex) w->t->fs->unlink(w->t->fs, w->written[i]);
+        (void)w->t->fs->unlink(w->t->fs, w->written[i]);   /* one already gone is fine */
         tn_error_restore(&saved);
     }
 }
@@ -991,7 +992,10 @@ void tn_table_writer_abort(tn_table_writer *w) {
 /* Closes every open file (adds recorded). */
 static int writer_finish(tn_table_writer *w) {
     int rc = 0;
-    for (uint32_t i = 0; i < w->nopen && !rc; i++) rc = finish_file(w, w->open[i]);
+    for (uint32_t i = 0; i < w->nopen && !rc; i++) {
+        rc = tn_interrupt_check(w->opts.interrupt);
+        if (!rc) rc = finish_file(w, w->open[i]);
+    }
     return rc;
 }
 
@@ -1252,6 +1256,8 @@ int tn_table_writer_commit(tn_table_writer *w, tn_table_commit_result *result) {
     res.files_removed = nremoves;
     res.rows_written = w->rows_written;
     res.bytes_added = w->bytes_added;
+    rc = tn_interrupt_check(o->interrupt);     /* the last point at which nothing is committed */
+    if (rc) goto cleanup;
     rc = commit_actions(t, w->arena, o->operation ? o->operation : "WRITE", allp, na, o->mode == TN_WRITE_APPEND,
                         removes, nremoves, w->adds, w->nadds, o->app_id, o->app_version, &info, o->max_attempts, &res);
     if (rc == 0 && res.skipped) {
@@ -1294,7 +1300,8 @@ typedef struct del_ctx {
 static int del_chunk(void *ctx, const tn_chunk *chunk, uint32_t file, int64_t first_row) {
     del_ctx *d = ctx;
     memset(d->match, 0, chunk->count);
-    int rc = d->o->match(d->o->match_ctx, chunk, d->match);
+    int rc = tn_interrupt_check(d->o->interrupt);
+    if (!rc && d->o->match) rc = d->o->match(d->o->match_ctx, chunk, d->match);
     if (rc) return rc;
     uint32_t keep = 0;
     for (uint32_t i = 0; i < chunk->count; i++) {
@@ -1346,10 +1353,12 @@ int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_c
     if (!removes || !d.match || !d.sel) { rc = TN_ENOMEM; goto cleanup; }
     d.o = opts;
     tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+    wo.interrupt = opts->interrupt;
     rc = tn_table_writer_open(&w, t, &wo);
     if (rc) goto cleanup;
     for (uint32_t fi = 0; fi < snap->nfiles; fi++) {
         const tn_delta_file *f = &snap->files[fi];
+        if ((rc = tn_interrupt_check(opts->interrupt))) goto cleanup;
         if (!tb_partition_may_match(t, f, opts->filters, opts->nfilters)) continue;
         if (!opts->match) {
             /* every row of the remaining files */
@@ -1409,6 +1418,11 @@ int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_c
     res.files_removed = nremoves;
     res.rows_written = w->rows_written;
     res.bytes_added = w->bytes_added;
+    rc = tn_interrupt_check(opts->interrupt);
+    if (rc) {
+        free(ptext);
+        goto cleanup;
+    }
     rc = commit_actions(t, arena, "DELETE", params, 1, false, removes, nremoves, w->adds, w->nadds, opts->app_id,
                         opts->app_version, &info, opts->max_attempts, &res);
     free(ptext);

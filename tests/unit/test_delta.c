@@ -1128,7 +1128,7 @@ TEST(conflict_rules) {
     tn_delta_action win_rm[1] = {act_remove("p=a/f0.parquet", pv_a)};
     CHECK(tn_delta_check_conflict(&del, ours_ow, 2, win_rm, 1, 1) == TN_ECONFLICT);
     CHECK(strstr(tn_error_message(), "f0.parquet"));
-    tn_delta_txn_info del2 = {0, false, false, NULL, 0, NULL, 0, NULL, 0, 0};
+    tn_delta_txn_info del2 = {0, false, false, NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL};
     CHECK(tn_delta_check_conflict(&del2, ours_ow, 2, win_rm, 1, 1) == TN_ECONFLICT);
     /* metadata / protocol changes by the winner */
     tn_delta_action win_md[1] = {act_metadata()};

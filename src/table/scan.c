@@ -586,7 +586,7 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
         sf->npreds++;
     }
     /* deletion vector */
-    if (file->has_dv) {
+    if (file->has_dv && !opts->ignore_dvs) {
         rc = tn_delta_dv_read(t->fs, t->path, &file->dv, &sf->dv, &sf->ndv);
         if (rc) {
             tn_error_prefix(rc, "%s: deletion vector", full);
@@ -679,16 +679,16 @@ static bool answer_from_stats(const tn_table_scan *s, const tn_table_scan_option
     for (uint32_t k = 0; k < nkeep_of; k++) {
         if (!keep[k]) continue;
         const tn_delta_file *f = &snap->files[only ? only[k] : k];
-        if (f->has_dv || tn_delta_file_num_records(f) < 0) return false;
+        if ((f->has_dv && !opts->ignore_dvs) || tn_delta_file_num_records(f) < 0) return false;
     }
     return true;
 }
 
 int tn_table_scan_open(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts) {
-    return tb_scan_open_files(out, t, opts, NULL, 0);
+    return tn_table_scan_open_files(out, t, opts, NULL, 0);
 }
 
-int tb_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts,
+int tn_table_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts,
                        const uint32_t *only, uint32_t nonly) {
     int rc = 0;
     tn_table_scan *s = NULL;
@@ -749,7 +749,8 @@ int tb_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_opt
         keep[k] = 0;
         if (fi >= snap->nfiles) continue;
         const tn_delta_file *file = &snap->files[fi];
-        if (!tb_partition_may_match(t, file, opts->filters, opts->nfilters)) {
+        if (!tb_partition_may_match(t, file, opts->filters, opts->nfilters) ||
+            (opts->file_filter && !opts->file_filter(opts->file_filter_ctx, file))) {
             s->stats.files_pruned++;
             continue;
         }

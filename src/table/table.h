@@ -115,9 +115,16 @@ typedef struct tn_table_scan_options {
     bool all_columns;                  /* ignore columns/ncolumns: every column in schema order */
     const tn_table_filter *filters;
     uint32_t nfilters;
+    /* Layouts: a file for which file_filter returns false is skipped (counted as pruned), e.g.
+     * a primary-key table's bucket pruning. NULL = every file. */
+    bool (*file_filter)(void *ctx, const tn_delta_file *file);
+    void *file_filter_ctx;
+    /* Deletion vectors are not applied: chunks hold every row of the file, rows
+     * [first_row, first_row + count) (a layout that writes DVs locates rows by position). */
+    bool ignore_dvs;
 } tn_table_scan_options;
 #define TN_TABLE_SCAN_OPTIONS_VERSION 1
-#define TN_TABLE_SCAN_OPTIONS_INIT {TN_TABLE_SCAN_OPTIONS_VERSION, NULL, 0, false, NULL, 0}
+#define TN_TABLE_SCAN_OPTIONS_INIT {TN_TABLE_SCAN_OPTIONS_VERSION, NULL, 0, false, NULL, 0, NULL, NULL, false}
 
 /* What a scan read against what the table holds (--stats). Atomically updated by morsels. */
 typedef struct tn_table_scan_stats {
@@ -140,6 +147,9 @@ typedef struct tn_table_scan tn_table_scan;
  * by name ("column 'a' has nested type struct<...>: not supported"). The scan borrows t. */
 int tn_table_scan_open(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts);
 void tn_table_scan_close(tn_table_scan *scan);
+/* A scan over some of the snapshot's files only (indexes into tn_table_snapshot(t)->files). */
+int tn_table_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts,
+                             const uint32_t *files, uint32_t nfiles);
 /* Output schema: ncolumns and their (logical, table) types. */
 uint32_t tn_table_scan_num_columns(const tn_table_scan *scan);
 const tn_type *tn_table_scan_types(const tn_table_scan *scan);
@@ -196,6 +206,8 @@ typedef struct tn_table_write_options {
     const tn_delta_kv *operation_parameters;   /* extra commitInfo.operationParameters */
     uint32_t noperation_parameters;
     int max_attempts;                  /* commit attempts (0 = 20) */
+    const tn_delta_kv *tags;           /* add.tags of every file written (copied); NULL = none */
+    uint32_t ntags;
     /* Cancel flag (base.h tn_interrupt_check), polled per chunk, per finished file and just
      * before the commit: once set, the write fails with TN_EINTERRUPT, removes its files and
      * commits nothing. NULL: never interrupted. */
@@ -203,7 +215,7 @@ typedef struct tn_table_write_options {
 } tn_table_write_options;
 #define TN_TABLE_WRITE_OPTIONS_VERSION 1
 #define TN_TABLE_WRITE_OPTIONS_INIT {TN_TABLE_WRITE_OPTIONS_VERSION, TN_WRITE_APPEND, NULL, 0, \
-                                     NULL, -1, 0, TN_CODEC_ZSTD, 0, 0, NULL, NULL, 0, 0, NULL}
+                                     NULL, -1, 0, TN_CODEC_ZSTD, 0, 0, NULL, NULL, 0, 0, NULL, 0, NULL}
 
 /* What a commit did. */
 typedef struct tn_table_commit_result {
@@ -225,6 +237,12 @@ int tn_table_writer_write(tn_table_writer *w, const tn_chunk *chunk);
 int tn_table_writer_commit(tn_table_writer *w, tn_table_commit_result *result);
 /* Removes the files written and frees w. */
 void tn_table_writer_abort(tn_table_writer *w);
+/* For layouts that commit themselves (tn_table_commit): closes the open files and returns their
+ * add actions (borrowed from w: valid until w is aborted or released). Nothing is committed.
+ * After a successful commit, tn_table_writer_release frees w and keeps the files; otherwise
+ * tn_table_writer_abort removes them. */
+int tn_table_writer_finish(tn_table_writer *w, const tn_delta_action **adds, uint32_t *nadds);
+void tn_table_writer_release(tn_table_writer *w);
 /* Files written so far (for tests and progress). */
 uint64_t tn_table_writer_num_files(const tn_table_writer *w);
 
@@ -250,6 +268,40 @@ typedef struct tn_table_delete_options {
 #define TN_TABLE_DELETE_OPTIONS_INIT {TN_TABLE_DELETE_OPTIONS_VERSION, NULL, 0, NULL, NULL, \
                                       NULL, NULL, -1, 0, NULL}
 int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_commit_result *result);
+
+/* A commit assembled by a layout: commitInfo (operation, parameters), txn (app_id), a remove
+ * for each of `removes` (live files of the snapshot; a file re-added with a new deletion vector
+ * is removed with its old one and re-added in `adds`), then `adds`. data_change false marks
+ * every remove and add dataChange=false (compaction: no logical change). The read set for the
+ * conflict check: the removed files, read_files (logged paths), read_partitions, read_add
+ * (winner adds that fall into what was read) and read_whole_table. Retries like a write. */
+typedef struct tn_table_commit_options {
+    int version;                       /* TN_TABLE_COMMIT_OPTIONS_VERSION */
+    const char *operation;
+    const tn_delta_kv *operation_parameters;
+    uint32_t noperation_parameters;
+    const tn_delta_file *const *removes;
+    uint32_t nremoves;
+    const tn_delta_action *adds;
+    uint32_t nadds;
+    bool data_change;
+    bool is_blind_append;
+    bool read_whole_table;
+    const tn_delta_partition_spec *read_partitions;
+    uint32_t nread_partitions;
+    const char *const *read_files;
+    uint32_t nread_files;
+    bool (*read_add)(void *ctx, const tn_delta_file *add);
+    void *read_add_ctx;
+    const tn_delta_metadata *metadata; /* a new metaData in the same commit (NULL = unchanged) */
+    const char *app_id;
+    int64_t app_version;
+    int max_attempts;
+} tn_table_commit_options;
+#define TN_TABLE_COMMIT_OPTIONS_VERSION 1
+#define TN_TABLE_COMMIT_OPTIONS_INIT {TN_TABLE_COMMIT_OPTIONS_VERSION, NULL, NULL, 0, NULL, 0, NULL, 0, true, \
+                                      false, false, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, -1, 0}
+int tn_table_commit(tn_table *t, const tn_table_commit_options *opts, tn_table_commit_result *result);
 
 /* ALTER TABLE t SET (k = v, ...) / UNSET: commits a new metaData with the configuration changed
  * (value NULL = remove the key). */

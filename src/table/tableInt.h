@@ -57,10 +57,6 @@ int tb_value_cast(tn_value *out, const tn_value *in, tn_type to);
 /* Copies rows sel[0..n) of src (same type) to dst starting at dst->count; advances count. */
 int tb_vector_append(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n);
 
-/* A scan over some of the snapshot's files only (indexes into snap->files); NULL = all. */
-int tb_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts,
-                       const uint32_t *files, uint32_t nfiles);
-
 /* The optimistic commit loop (write.c). Tries read_version+1, then on TN_EEXISTS reads the
  * winners, treats a winner carrying our txn appId at >= our version as "already applied"
  * (*skipped), checks conflicts, backs off and retries up to max_attempts. If the commit's fate
@@ -68,6 +64,8 @@ int tb_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_opt
 int tb_commit(tn_table *t, const tn_delta_txn_info *info, tn_delta_action *actions,
               uint32_t nactions, int max_attempts, const char *app_id, int64_t app_version,
               int64_t *version, bool *skipped, int *attempts);
+/* A remove action for live file f (deletionTimestamp now, dataChange true, no tags/stats). */
+int tb_make_remove(tn_delta_action *out, const tn_delta_file *f, int64_t now);
 /* Builds a commitInfo action with a JSON object holding timestamp, operation,
  * operationParameters (string values), isBlindAppend, engineInfo, txnId. */
 int tb_commit_info(tn_delta_action *out, tn_arena *arena, const char *operation,

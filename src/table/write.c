@@ -434,6 +434,16 @@ static int finish_file(tn_table_writer *w, part_writer *p) {
     f->data_change = true;
     f->stats = tn_arena_strdup(w->arena, (const char *)stats.data);
     if (!f->path || !f->path_decoded || !f->stats) { rc = TN_ENOMEM; goto cleanup; }
+    if (w->opts.ntags) {
+        f->tags = tn_arena_alloc(w->arena, sizeof(tn_delta_kv) * w->opts.ntags);
+        if (!f->tags) { rc = TN_ENOMEM; goto cleanup; }
+        for (uint32_t i = 0; i < w->opts.ntags; i++) {
+            f->tags[i].key = tn_arena_strdup(w->arena, w->opts.tags[i].key);
+            f->tags[i].value = tn_arena_strdup(w->arena, w->opts.tags[i].value ? w->opts.tags[i].value : "");
+            if (!f->tags[i].key || !f->tags[i].value) { rc = TN_ENOMEM; goto cleanup; }
+        }
+        f->ntags = w->opts.ntags;
+    }
     rc = push_add(w, &a);
     w->rows_written += (uint64_t)res.num_rows;
     w->bytes_added += res.file_bytes;
@@ -999,6 +1009,22 @@ static int writer_finish(tn_table_writer *w) {
     return rc;
 }
 
+int tn_table_writer_finish(tn_table_writer *w, const tn_delta_action **adds, uint32_t *nadds) {
+    *adds = NULL;
+    *nadds = 0;
+    if (w->sticky) return tn_error_set(w->sticky, "table '%s': the writer failed earlier", w->t->path);
+    int rc = writer_finish(w);
+    if (rc) {
+        w->sticky = rc;
+        return rc;
+    }
+    *adds = w->adds;
+    *nadds = w->nadds;
+    return 0;
+}
+
+void tn_table_writer_release(tn_table_writer *w) { writer_free(w); }
+
 /* Canonical typed key of a snapshot file's partition values (as the writer spells them). */
 static int file_part_key(const tn_table *t, const tn_delta_file *f, tn_buf *key, const uint32_t *part_cols,
                          uint32_t npart) {
@@ -1024,7 +1050,7 @@ static int file_part_key(const tn_table *t, const tn_delta_file *f, tn_buf *key,
     return rc;
 }
 
-static int make_remove(tn_delta_action *out, const tn_delta_file *f, int64_t now) {
+int tb_make_remove(tn_delta_action *out, const tn_delta_file *f, int64_t now) {
     memset(out, 0, sizeof *out);
     out->kind = TN_DELTA_REMOVE;
     out->u.file = *f;
@@ -1085,7 +1111,7 @@ static int commit_actions(tn_table *t, tn_arena *arena, const char *operation, c
     }
     int64_t now = tb_now_ms();
     for (uint32_t i = 0; i < nremoves; i++) {
-        make_remove(&actions[n++], removes[i], now);
+        tb_make_remove(&actions[n++], removes[i], now);
         read_files[i] = removes[i]->path;
     }
     for (uint32_t i = 0; i < nadds; i++) actions[n++] = adds[i];
@@ -1375,7 +1401,7 @@ int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_c
         /* pass 1: count matches (no row-group filtering: we need every row to rewrite) */
         tn_table_scan_options all = TN_TABLE_SCAN_OPTIONS_INIT;
         all.all_columns = true;
-        rc = tb_scan_open_files(&scan, t, &all, &fi, 1);
+        rc = tn_table_scan_open_files(&scan, t, &all, &fi, 1);
         if (rc) goto cleanup;
         d.w = NULL;
         d.matched = d.seen = 0;
@@ -1392,7 +1418,7 @@ int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_c
             /* pass 2: rewrite the survivors */
             tn_table_scan_close(scan);
             scan = NULL;
-            rc = tb_scan_open_files(&scan, t, &all, &fi, 1);
+            rc = tn_table_scan_open_files(&scan, t, &all, &fi, 1);
             if (rc) goto cleanup;
             d.w = w;
             d.matched = d.seen = 0;

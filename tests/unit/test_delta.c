@@ -1109,26 +1109,26 @@ TEST(conflict_rules) {
     tn_delta_action append_a[2] = {act_commit_info("WRITE"), act_add("p=a/w.parquet", pv_a)};
     tn_delta_action append_b[2] = {act_commit_info("WRITE"), act_add("p=b/w.parquet", pv_b)};
     tn_delta_action ours_add[1] = {act_add("p=a/ours.parquet", pv_a)};
-    tn_delta_txn_info blind = {0, true, false, NULL, 0, NULL, 0, NULL, 0, 0};
+    tn_delta_txn_info blind = {0, true, false, NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL};
     /* blind appends never conflict on data */
     CHECK_OK(tn_delta_check_conflict(&blind, ours_add, 1, append_a, 2, 1));
     /* overwrite of partition p=a conflicts with a concurrent add in p=a, not in p=b */
     tn_delta_partition_spec spec_a = {pv_a, 1};
-    tn_delta_txn_info overwrite = {0, false, false, &spec_a, 1, NULL, 0, NULL, 0, 0};
+    tn_delta_txn_info overwrite = {0, false, false, &spec_a, 1, NULL, 0, NULL, 0, 0, NULL, NULL};
     tn_delta_action ours_ow[2] = {act_remove("p=a/f0.parquet", pv_a), act_add("p=a/new.parquet", pv_a)};
     CHECK(tn_delta_check_conflict(&overwrite, ours_ow, 2, append_a, 2, 1) == TN_ECONFLICT);
     CHECK(strstr(tn_error_message(), "p=a") && strstr(tn_error_message(), "version 1"));
     CHECK_OK(tn_delta_check_conflict(&overwrite, ours_ow, 2, append_b, 2, 1));
     /* unpartitioned overwrite/delete (whole table) conflicts with any add */
-    tn_delta_txn_info whole = {0, false, true, NULL, 0, NULL, 0, NULL, 0, 0};
+    tn_delta_txn_info whole = {0, false, true, NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL};
     CHECK(tn_delta_check_conflict(&whole, ours_ow, 2, append_b, 2, 1) == TN_ECONFLICT);
     /* delete-read and delete-delete */
     const char *read_files[] = {"p=a/f0.parquet"};
-    tn_delta_txn_info del = {0, false, false, NULL, 0, read_files, 1, NULL, 0, 0};
+    tn_delta_txn_info del = {0, false, false, NULL, 0, read_files, 1, NULL, 0, 0, NULL, NULL};
     tn_delta_action win_rm[1] = {act_remove("p=a/f0.parquet", pv_a)};
     CHECK(tn_delta_check_conflict(&del, ours_ow, 2, win_rm, 1, 1) == TN_ECONFLICT);
     CHECK(strstr(tn_error_message(), "f0.parquet"));
-    tn_delta_txn_info del2 = {0, false, false, NULL, 0, NULL, 0, NULL, 0, 0};
+    tn_delta_txn_info del2 = {0, false, false, NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL};
     CHECK(tn_delta_check_conflict(&del2, ours_ow, 2, win_rm, 1, 1) == TN_ECONFLICT);
     /* metadata / protocol changes by the winner */
     tn_delta_action win_md[1] = {act_metadata()};
@@ -1141,7 +1141,7 @@ TEST(conflict_rules) {
     CHECK(tn_delta_check_conflict(&blind, ours_md, 1, append_a, 2, 3) == TN_ECONFLICT);
     /* same txn appId */
     const char *apps[] = {"stream-1"};
-    tn_delta_txn_info withapp = {0, true, false, NULL, 0, NULL, 0, apps, 1, 0};
+    tn_delta_txn_info withapp = {0, true, false, NULL, 0, NULL, 0, apps, 1, 0, NULL, NULL};
     tn_delta_action win_txn[2] = {act_add("p=b/x.parquet", pv_b), act_txn("stream-1", 4)};
     CHECK(tn_delta_check_conflict(&withapp, ours_add, 1, win_txn, 2, 2) == TN_ECONFLICT);
     CHECK(strstr(tn_error_message(), "stream-1"));
@@ -1158,13 +1158,13 @@ TEST(commit_retry_rebases_or_conflicts) {
     CHECK_OK(tn_delta_commit(tn_fs_default(), dir, 1, other, 2));
     /* blind append retries at v2 */
     tn_delta_action mine[2] = {act_commit_info("WRITE"), act_add("p=b/mine.parquet", pv_b)};
-    tn_delta_txn_info blind = {0, true, false, NULL, 0, NULL, 0, NULL, 0, 0};
+    tn_delta_txn_info blind = {0, true, false, NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL};
     int64_t v;
     CHECK_OK(tn_delta_commit_retry(tn_fs_default(), dir, &blind, mine, 2, 0, &v));
     CHECK_EQ_INT(v, 2);
     /* an overwrite of p=a that read v0 conflicts with v1's add in p=a */
     tn_delta_partition_spec spec_a = {pv_a, 1};
-    tn_delta_txn_info ow = {0, false, false, &spec_a, 1, NULL, 0, NULL, 0, 0};
+    tn_delta_txn_info ow = {0, false, false, &spec_a, 1, NULL, 0, NULL, 0, 0, NULL, NULL};
     tn_delta_action owa[3] = {act_commit_info("WRITE"), act_remove("p=a/f0.parquet", pv_a), act_add("p=a/ow.parquet", pv_a)};
     CHECK(tn_delta_commit_retry(tn_fs_default(), dir, &ow, owa, 3, 0, &v) == TN_ECONFLICT);
     CHECK(strstr(tn_error_message(), "conflict"));
@@ -1187,7 +1187,7 @@ TEST(checkpoint_written_every_10_commits) {
     char *dir = make_tmpdir();
     CHECK(dir);
     CHECK_OK(create_table(dir));
-    tn_delta_txn_info blind = {0, true, false, NULL, 0, NULL, 0, NULL, 0, 0};
+    tn_delta_txn_info blind = {0, true, false, NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL};
     for (int i = 1; i <= 12; i++) {
         char path[64];
         snprintf(path, sizeof path, "p=%s/f%d.parquet", i % 2 ? "a" : "b", i);

@@ -296,6 +296,18 @@ int tn_delta_z85_decode(const char *s, size_t len, tn_buf *out);
 int tn_delta_dv_file_path(const char **out, tn_arena *arena, const char *table_path,
                           const tn_delta_dv *dv);
 
+/* Deletion vectors on write (dv_write.c). The RoaringBitmapArray bytes (magic + 64-bit portable
+ * bitmap) of rows (ascending, distinct) appended to out. */
+int tn_delta_dv_encode_bitmap(const uint64_t *rows, uint64_t n, tn_buf *out);
+/* Z85 encode (len % 4 == 0), appended to out. */
+int tn_delta_z85_encode(const uint8_t *data, size_t len, tn_buf *out);
+/* Writes n deletion vectors (rows[i], counts[i] > 0 rows each) into one new DV file of the table
+ * (<table>/deletion_vector_<uuid>.bin, fsynced) and fills out[0..n) with their 'u' descriptors
+ * (strings in arena). *full_path gets the file's path (tn_malloc'd; the caller removes the file
+ * if its commit fails, and frees the string). */
+int tn_delta_dv_write_file(tn_fs *fs, const char *table_path, const uint64_t *const *rows, const uint64_t *counts,
+                           uint32_t n, tn_arena *arena, tn_delta_dv *out, char **full_path);
+
 /* ---------------------------------------------------------------------------------------------
  * Commits (commit.c). tn_delta_commit writes actions as `_delta_log/%020d.json` atomically:
  * `_delta_log/.tarn-<random>.tmp` is written, fsynced and link()ed to the version's name
@@ -325,11 +337,10 @@ typedef struct tn_delta_txn_info {
     uint32_t napp_ids;
     int64_t checkpoint_interval;     /* tn_delta_commit_retry: 0 = 10 (delta.checkpointInterval
                                         of the snapshot read, if set), < 0 = never */
-    /* A finer read set than partitions (e.g. one bucket of a partition): a winner's added or
-     * removed file for which this returns true falls into what the transaction read. NULL =
-     * none. Called on the committing thread. */
-    bool (*read_match)(void *ctx, const tn_delta_file *f);
-    void *read_match_ctx;
+    /* A finer read set than partitions (e.g. the buckets of a primary-key table): a winner's
+     * add for which read_add returns true falls into what the transaction read. NULL: none. */
+    bool (*read_add)(void *ctx, const tn_delta_file *add);
+    void *read_add_ctx;
 } tn_delta_txn_info;
 
 /* Decides whether the winning commit (actions at winner_version) conflicts with the

@@ -68,10 +68,14 @@ typedef struct tn_layout_write_options {
     const tn_delta_kv *operation_parameters;   /* extra commitInfo.operationParameters */
     uint32_t noperation_parameters;
     int max_attempts;                  /* commit attempts (0 = 20) */
+    /* Cancel flag (base.h tn_interrupt_check), polled per chunk, per finished file and just
+     * before the commit: once set, the write fails with TN_EINTERRUPT, removes its files and
+     * commits nothing. NULL: never interrupted. */
+    const int *interrupt;
 } tn_layout_write_options;
 #define TN_LAYOUT_WRITE_OPTIONS_VERSION 1
 #define TN_LAYOUT_WRITE_OPTIONS_INIT {TN_LAYOUT_WRITE_OPTIONS_VERSION, TN_LAYOUT_APPEND, NULL, 0, \
-                                      NULL, -1, NULL, 0, 0, TN_CODEC_ZSTD, 0, 0, 0, NULL, NULL, 0, 0}
+                                      NULL, -1, NULL, 0, 0, TN_CODEC_ZSTD, 0, 0, 0, NULL, NULL, 0, 0, NULL}
 
 typedef struct tn_layout_writer tn_layout_writer;
 /* Opens a writer on t's snapshot with t's layout (t must stay open until commit/abort). opts

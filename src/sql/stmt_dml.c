@@ -75,6 +75,7 @@ int tn_stmt_write_plan(tn_binder *b, tn_table *t, tn_plan *plan, const tn_layout
     tn_sink *sink = NULL;
     tn_layout_write_options o = *opts;
     if (!o.memory_limit) o.memory_limit = b->session->memory_limit;
+    o.interrupt = b->ex->interrupt;           /* an interrupted write commits nothing */
     int rc = tn_optimize(&plan, b->arena);
     if (!rc) rc = tn_layout_writer_open(&w, t, &o);
     if (rc) goto cleanup;
@@ -185,7 +186,7 @@ static int write_filled(tn_binder *b, tn_table *t, const fill *f, tn_plan *plan,
         return rc;
     }
     rc = tn_stmt_write_plan(b, t, plan, wo, res);
-    if (rc && rc != TN_ENOMEM) tn_error_prefix(rc, "%s into %s", wo->mode == TN_LAYOUT_APPEND ? "INSERT" : "INSERT OVERWRITE",
+    if (rc && rc != TN_ENOMEM && rc != TN_EINTERRUPT) tn_error_prefix(rc, "%s into %s", wo->mode == TN_LAYOUT_APPEND ? "INSERT" : "INSERT OVERWRITE",
                                                f->label);
     return rc;
 }
@@ -392,6 +393,7 @@ int tn_stmt_delete(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
         types[i] = tn_table_column(t, i)->type;
     }
     tn_table_delete_options o = TN_TABLE_DELETE_OPTIONS_INIT;
+    o.interrupt = b->ex->interrupt;
     if (d->where) {
         bind_scope scope;
         memset(&scope, 0, sizeof scope);
@@ -432,7 +434,7 @@ int tn_stmt_delete(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     memset(&res, 0, sizeof res);
     rc = tn_table_delete(t, &o, &res);
     if (rc) {
-        if (rc != TN_ENOMEM) tn_error_prefix(rc, "DELETE FROM %s", label);
+        if (rc != TN_ENOMEM && rc != TN_EINTERRUPT) tn_error_prefix(rc, "DELETE FROM %s", label);
         rc = tn_bind_error_at(b, rc, stmt->pos);
         goto cleanup;
     }
@@ -655,11 +657,13 @@ cleanup:
     return rc;
 }
 
-static int write_file(const copy_opts *co, const char *path, const tn_collection *rows, const char *const *names,
-                      const tn_type *types) {
+/* Writes rows to path; on failure (an interrupt included) the partial file is removed. */
+static int write_file(tn_exec *ex, const copy_opts *co, const char *path, const tn_collection *rows,
+                      const char *const *names, const tn_type *types) {
     tn_fs *fs = tn_fs_default();
     uint32_t n = rows->ncols;
     int rc = 0;
+    bool opened = false;
     if (co->format == FMT_CSV) {
         tn_csv_writer *w = NULL;
         tn_csv_write_options o = TN_CSV_WRITE_OPTIONS_INIT;
@@ -668,22 +672,26 @@ static int write_file(const copy_opts *co, const char *path, const tn_collection
         if (co->header == 0) o.header = false;
         o.null_string = co->null_str;
         rc = tn_csv_writer_open(&w, fs, path, n, names, types, &o);
-        for (uint32_t i = 0; !rc && i < rows->nchunks; i++) rc = tn_csv_writer_write(w, &rows->chunks[i]);
+        for (uint32_t i = 0; !rc && i < rows->nchunks; i++)
+            if (!(rc = tn_exec_check(ex))) rc = tn_csv_writer_write(w, &rows->chunks[i]);
         if (w) {
+            opened = true;
             int crc = tn_csv_writer_close(w);
             if (!rc) rc = crc;
         }
     } else if (co->format == FMT_JSON) {
         tn_ndjson_writer *w = NULL;
         rc = tn_ndjson_writer_open(&w, fs, path, n, names, types);
-        for (uint32_t i = 0; !rc && i < rows->nchunks; i++) rc = tn_ndjson_writer_write(w, &rows->chunks[i]);
+        for (uint32_t i = 0; !rc && i < rows->nchunks; i++)
+            if (!(rc = tn_exec_check(ex))) rc = tn_ndjson_writer_write(w, &rows->chunks[i]);
         if (w) {
+            opened = true;
             int crc = tn_ndjson_writer_close(w);
             if (!rc) rc = crc;
         }
     } else {
-        bool ex = false;
-        if (fs->exists(fs, path, &ex) == 0 && ex) {
+        bool present = false;
+        if (fs->exists(fs, path, &present) == 0 && present) {
             rc = fs->unlink(fs, path);
             if (rc) return rc;
         }
@@ -700,12 +708,19 @@ static int write_file(const copy_opts *co, const char *path, const tn_collection
         if (co->row_group_rows) o.row_group_rows = co->row_group_rows;
         tn_parquet_writer *w = NULL;
         rc = tn_parquet_writer_open(&w, fs, path, specs, n, &o);
-        for (uint32_t i = 0; !rc && i < rows->nchunks; i++) rc = tn_parquet_writer_write(w, &rows->chunks[i]);
+        for (uint32_t i = 0; !rc && i < rows->nchunks; i++)
+            if (!(rc = tn_exec_check(ex))) rc = tn_parquet_writer_write(w, &rows->chunks[i]);
         if (w) {
             if (rc) tn_parquet_writer_abort(w);
             else rc = tn_parquet_writer_close(w, NULL);
         }
         tn_free(specs);
+    }
+    if (rc && opened) {
+        tn_error_state saved;
+        tn_error_save(&saved);
+        fs->unlink(fs, path);
+        tn_error_restore(&saved);
     }
     return rc;
 }
@@ -749,8 +764,8 @@ static int copy_to(tn_binder *b, tn_sql_stmt *stmt, const copy_opts *co, tn_stmt
     if (!rc) rc = tn_optimize(&plan, b->arena);
     if (!rc) rc = tn_exec_run(b->ex, plan, &rows);
     if (!rc) {
-        rc = write_file(co, cp->path, &rows, plan->names, plan->types);
-        if (rc) rc = tn_bind_error_at(b, tn_error_prefix(rc, "COPY TO '%s'", cp->path), stmt->pos);
+        rc = write_file(b->ex, co, cp->path, &rows, plan->names, plan->types);
+        if (rc && rc != TN_EINTERRUPT) rc = tn_bind_error_at(b, tn_error_prefix(rc, "COPY TO '%s'", cp->path), stmt->pos);
     }
     int64_t n = rows.nrows;
     tn_collection_free(&rows);

@@ -587,7 +587,7 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
         sf->npreds++;
     }
     /* deletion vector */
-    if (file->has_dv) {
+    if (file->has_dv && !opts->ignore_dvs) {
         rc = tn_delta_dv_read(t->fs, t->path, &file->dv, &sf->dv, &sf->ndv);
         if (rc) {
             tn_error_prefix(rc, "%s: deletion vector", full);
@@ -624,7 +624,7 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
     if (opts->row_group_filter) {
         uint32_t before = 0, after = 0;
         for (uint32_t rg = 0; rg < nrg; rg++) before += rg_keep[rg];
-        rc = opts->row_group_filter(opts->filter_ctx, fi, file, sf->pf, rg_keep, nrg);
+        rc = opts->row_group_filter(opts->row_group_filter_ctx, fi, file, sf->pf, rg_keep, nrg);
         if (rc) goto cleanup;
         for (uint32_t rg = 0; rg < nrg; rg++) after += rg_keep[rg] ? 1 : 0;
         if (after < before) s->stats.row_groups_excluded += before - after;
@@ -695,12 +695,17 @@ static bool answer_from_stats(const tn_table_scan *s, const tn_table_scan_option
     for (uint32_t k = 0; k < nkeep_of; k++) {
         if (!keep[k]) continue;
         const tn_delta_file *f = &snap->files[only ? only[k] : k];
-        if (f->has_dv || tn_delta_file_num_records(f) < 0) return false;
+        if ((f->has_dv && !opts->ignore_dvs) || tn_delta_file_num_records(f) < 0) return false;
     }
     return true;
 }
 
 int tn_table_scan_open(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts) {
+    return tn_table_scan_open_files(out, t, opts, NULL, 0);
+}
+
+int tn_table_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts,
+                             const uint32_t *only, uint32_t nonly) {
     int rc = 0;
     tn_table_scan *s = NULL;
     uint8_t *keep = NULL;
@@ -752,11 +757,7 @@ int tn_table_scan_open(tn_table_scan **out, tn_table *t, const tn_table_scan_opt
         if (nrec >= 0) s->stats.table_rows += (uint64_t)nrec;
         if (file->has_size && file->size > 0) s->stats.table_bytes += (uint64_t)file->size;
     }
-    const uint32_t *only = opts->restrict_files || opts->files ? opts->files : NULL;
-    uint32_t nonly = only ? opts->nfiles : 0;
-    if (opts->restrict_files && !only) only = &nonly;   /* an empty list: nothing to read */
     uint32_t nof = only ? nonly : snap->nfiles;
-    if (only) s->stats.files_excluded = snap->nfiles > nonly ? snap->nfiles - nonly : 0;
     keep = tn_malloc(nof ? nof : 1);
     if (!keep) { rc = TN_ENOMEM; goto cleanup; }
     for (uint32_t k = 0; k < nof; k++) {
@@ -764,22 +765,14 @@ int tn_table_scan_open(tn_table_scan **out, tn_table *t, const tn_table_scan_opt
         keep[k] = 0;
         if (fi >= snap->nfiles) continue;
         const tn_delta_file *file = &snap->files[fi];
-        if (!tb_partition_may_match(t, file, opts->filters, opts->nfilters)) {
+        if (!tb_partition_may_match(t, file, opts->filters, opts->nfilters) ||
+            (opts->file_filter && !opts->file_filter(opts->file_filter_ctx, file))) {
             s->stats.files_pruned++;
             continue;
         }
         if (!tb_stats_may_match(t, file, opts->filters, opts->nfilters)) {
             s->stats.files_skipped++;
             continue;
-        }
-        if (opts->file_filter) {
-            bool want = true;
-            rc = opts->file_filter(opts->filter_ctx, fi, file, &want);
-            if (rc) goto cleanup;
-            if (!want) {
-                s->stats.files_excluded++;
-                continue;
-            }
         }
         keep[k] = 1;
     }
@@ -829,7 +822,6 @@ void tn_table_scan_get_stats(const tn_table_scan *s, tn_table_scan_stats *out) {
     out->files_pruned = s->stats.files_pruned;
     out->files_skipped = s->stats.files_skipped;
     out->row_groups_skipped = s->stats.row_groups_skipped;
-    out->files_excluded = s->stats.files_excluded;
     out->row_groups_excluded = s->stats.row_groups_excluded;
 }
 

@@ -540,15 +540,25 @@ static int create_actions(tn_fs *fs, const char *path, const tn_table_create_opt
 
     memset(&actions[1], 0, sizeof actions[1]);
     actions[1].kind = TN_DELTA_PROTOCOL;
-    if (has_ntz) {
-        static const char *feat[] = {"timestampNtz"};
+    /* delta.enableDeletionVectors = true (primary-key tables set it): the deletionVectors
+     * feature, so that writers may delete rows with DVs */
+    bool has_dv = false;
+    for (uint32_t i = 0; i < opts->nconfiguration; i++)
+        if (strcmp(opts->configuration[i].key, "delta.enableDeletionVectors") == 0 && opts->configuration[i].value &&
+            tn_str_iequal(opts->configuration[i].value, "true"))
+            has_dv = true;
+    if (has_ntz || has_dv) {
+        static const char *feat[2];
+        uint32_t nf = 0;
+        if (has_dv) feat[nf++] = "deletionVectors";
+        if (has_ntz) feat[nf++] = "timestampNtz";
         actions[1].u.protocol.min_reader_version = 3;
         actions[1].u.protocol.min_writer_version = 7;
         actions[1].u.protocol.reader_features = feat;
-        actions[1].u.protocol.nreader_features = 1;
+        actions[1].u.protocol.nreader_features = nf;
         actions[1].u.protocol.has_reader_features = true;
         actions[1].u.protocol.writer_features = feat;
-        actions[1].u.protocol.nwriter_features = 1;
+        actions[1].u.protocol.nwriter_features = nf;
         actions[1].u.protocol.has_writer_features = true;
     } else {
         actions[1].u.protocol.min_reader_version = 1;

@@ -111,16 +111,14 @@ typedef struct tn_table_filter {
     tn_value constant;                 /* ignored for IS [NOT] NULL; strings borrowed */
 } tn_table_filter;
 
-/* Restricted scans (what layouts use to read just some files and row groups). Both callbacks
- * run while the scan is planned, on the planning thread, in snapshot-file order; a non-zero
- * return fails the plan with that code.
- *   file_filter: before any I/O, per file left after partition/stats pruning; *keep = false
- *     skips it (bucket pruning by add.tags, OTree files by their blocks' weights).
- *   row_group_filter: after the file's footer is read, keep[rg] = 0 skips row group rg; it is
- *     called with keep[] already 0 where statistics or the deletion vector skip the group and
- *     may clear more (or every entry: the file is skipped). The footer (pf: row groups, column
- *     chunk statistics, key-value metadata) is borrowed for the call. */
-typedef int (*tn_table_scan_file_fn)(void *ctx, uint32_t file, const tn_delta_file *f, bool *keep);
+/* Restricted scans (what layouts use to read just some files and row groups):
+ * tn_table_scan_open_files limits the scan to chosen snapshot files; file_filter skips files
+ * before any I/O (add.tags, add.stats); row_group_filter, after a file's footer is read, sets
+ * keep[rg] = 0 to skip row group rg. It is called (on the planning thread, in file order) with
+ * keep[] already 0 where statistics or the deletion vector skip the group, and may clear more
+ * (or every entry: the file is skipped). The footer (pf: row groups, column chunk statistics,
+ * key-value metadata) is borrowed for the call; file is the index into the snapshot's files; a
+ * non-zero return fails the plan with that code. */
 typedef int (*tn_table_scan_row_group_fn)(void *ctx, uint32_t file, const tn_delta_file *f,
                                           const tn_parquet_file *pf, uint8_t *keep, uint32_t nrow_groups);
 
@@ -131,17 +129,21 @@ typedef struct tn_table_scan_options {
     bool all_columns;                  /* ignore columns/ncolumns: every column in schema order */
     const tn_table_filter *filters;
     uint32_t nfilters;
-    /* restrictions (0/NULL = none) */
-    const uint32_t *files;             /* only these snapshot files (indexes into snap->files) */
-    uint32_t nfiles;
-    bool restrict_files;               /* files/nfiles apply (so that nfiles = 0 reads nothing) */
-    tn_table_scan_file_fn file_filter;
+    /* Layouts: a file for which file_filter returns false is skipped (counted as pruned), e.g.
+     * a primary-key table's bucket pruning by add.tags, OTree files by their blocks' weights.
+     * Runs before any I/O. NULL = every file. */
+    bool (*file_filter)(void *ctx, const tn_delta_file *file);
+    void *file_filter_ctx;
+    /* Deletion vectors are not applied: chunks hold every row of the file, rows
+     * [first_row, first_row + count) (a layout that writes DVs locates rows by position). */
+    bool ignore_dvs;
+    /* Layouts: per file, after its footer is read (see tn_table_scan_row_group_fn). NULL = all. */
     tn_table_scan_row_group_fn row_group_filter;
-    void *filter_ctx;
+    void *row_group_filter_ctx;
 } tn_table_scan_options;
 #define TN_TABLE_SCAN_OPTIONS_VERSION 1
-#define TN_TABLE_SCAN_OPTIONS_INIT {TN_TABLE_SCAN_OPTIONS_VERSION, NULL, 0, false, NULL, 0, NULL, 0, \
-                                    false, NULL, NULL, NULL}
+#define TN_TABLE_SCAN_OPTIONS_INIT {TN_TABLE_SCAN_OPTIONS_VERSION, NULL, 0, false, NULL, 0, NULL, NULL, false, \
+                                    NULL, NULL}
 
 /* What a scan read against what the table holds (--stats). Atomically updated by morsels. */
 typedef struct tn_table_scan_stats {
@@ -155,8 +157,7 @@ typedef struct tn_table_scan_stats {
     uint64_t files_pruned;             /* by partition values */
     uint64_t files_skipped;            /* by add.stats */
     uint64_t row_groups_skipped;       /* by row-group statistics */
-    uint64_t files_excluded;           /* by the restrictions (files list, file_filter) */
-    uint64_t row_groups_excluded;      /* by row_group_filter */
+    uint64_t row_groups_excluded;      /* by row_group_filter (file_filter counts as pruned) */
 } tn_table_scan_stats;
 
 typedef struct tn_table_scan tn_table_scan;
@@ -166,6 +167,9 @@ typedef struct tn_table_scan tn_table_scan;
  * by name ("column 'a' has nested type struct<...>: not supported"). The scan borrows t. */
 int tn_table_scan_open(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts);
 void tn_table_scan_close(tn_table_scan *scan);
+/* A scan over some of the snapshot's files only (indexes into tn_table_snapshot(t)->files). */
+int tn_table_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts,
+                             const uint32_t *files, uint32_t nfiles);
 /* Output schema: ncolumns and their (logical, table) types. */
 uint32_t tn_table_scan_num_columns(const tn_table_scan *scan);
 const tn_type *tn_table_scan_types(const tn_table_scan *scan);
@@ -246,6 +250,9 @@ int tn_table_txn_add(tn_table_txn *txn, const tn_delta_file *file);
 /* metaData.configuration changes in this commit (value NULL removes the key); cumulative. The
  * commit then also conflicts with any concurrent commit that wrote files or metadata. */
 int tn_table_txn_set_configuration(tn_table_txn *txn, const tn_delta_kv *props, uint32_t nprops);
+/* A whole new metaData (schema and configuration) in this commit; borrowed until commit. Later
+ * tn_table_txn_set_configuration calls change its configuration. */
+int tn_table_txn_set_metadata(tn_table_txn *txn, const tn_delta_metadata *md);
 /* txn action (idempotent writes). Returns true in *applied when the snapshot already has app_id
  * at a version >= app_version: the caller should write nothing (a commit then skips). */
 int tn_table_txn_set_app(tn_table_txn *txn, const char *app_id, int64_t app_version, bool *applied);
@@ -253,6 +260,10 @@ int tn_table_txn_set_app(tn_table_txn *txn, const char *app_id, int64_t app_vers
  * values, as Delta writes them); copied. */
 int tn_table_txn_set_commit_info(tn_table_txn *txn, const char *operation, const tn_delta_kv *params,
                                  uint32_t nparams, const tn_delta_kv *metrics, uint32_t nmetrics);
+/* Cancel flag (base.h tn_interrupt_check) polled by the transaction's file writers (per write,
+ * per finished file) and just before the commit: once set, they fail with TN_EINTERRUPT and the
+ * transaction commits nothing (abort it). NULL: never interrupted. */
+void tn_table_txn_set_interrupt(tn_table_txn *txn, const int *flag);
 /* Adds collected so far (from closed file writers and tn_table_txn_add), borrowed. */
 uint32_t tn_table_txn_num_adds(const tn_table_txn *txn);
 const tn_delta_file *tn_table_txn_add_at(const tn_table_txn *txn, uint32_t i);
@@ -349,11 +360,51 @@ typedef struct tn_table_delete_options {
     const char *app_id;
     int64_t app_version;
     int max_attempts;
+    /* Cancel flag (base.h tn_interrupt_check), polled per file and chunk and just before the
+     * commit: once set, the delete fails with TN_EINTERRUPT, removes its files and commits
+     * nothing. NULL: never interrupted. */
+    const int *interrupt;
 } tn_table_delete_options;
 #define TN_TABLE_DELETE_OPTIONS_VERSION 1
 #define TN_TABLE_DELETE_OPTIONS_INIT {TN_TABLE_DELETE_OPTIONS_VERSION, NULL, 0, NULL, NULL, \
-                                      NULL, NULL, -1, 0}
+                                      NULL, NULL, -1, 0, NULL}
 int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_commit_result *result);
+
+/* A commit assembled by a layout, in one call (commit.c; a transaction underneath):
+ * commitInfo (operation, parameters), txn (app_id), a remove for each of `removes` (live files
+ * of the snapshot; a file re-added with a new deletion vector is removed with its old one and
+ * re-added in `adds`), then `adds` (copied). data_change false marks every remove and add
+ * dataChange=false (compaction: no logical change). The read set for the conflict check: the
+ * removed files, read_files (logged paths), read_partitions, read_add (winner adds that fall
+ * into what was read) and read_whole_table. isBlindAppend is derived from the read set
+ * (is_blind_append is not consulted). Retries like a write. */
+typedef struct tn_table_commit_options {
+    int version;                       /* TN_TABLE_COMMIT_OPTIONS_VERSION */
+    const char *operation;
+    const tn_delta_kv *operation_parameters;
+    uint32_t noperation_parameters;
+    const tn_delta_file *const *removes;
+    uint32_t nremoves;
+    const tn_delta_action *adds;
+    uint32_t nadds;
+    bool data_change;
+    bool is_blind_append;
+    bool read_whole_table;
+    const tn_delta_partition_spec *read_partitions;
+    uint32_t nread_partitions;
+    const char *const *read_files;
+    uint32_t nread_files;
+    bool (*read_add)(void *ctx, const tn_delta_file *add);
+    void *read_add_ctx;
+    const tn_delta_metadata *metadata; /* a new metaData in the same commit (NULL = unchanged) */
+    const char *app_id;
+    int64_t app_version;
+    int max_attempts;
+} tn_table_commit_options;
+#define TN_TABLE_COMMIT_OPTIONS_VERSION 1
+#define TN_TABLE_COMMIT_OPTIONS_INIT {TN_TABLE_COMMIT_OPTIONS_VERSION, NULL, NULL, 0, NULL, 0, NULL, 0, true, \
+                                      false, false, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, -1, 0}
+int tn_table_commit(tn_table *t, const tn_table_commit_options *opts, tn_table_commit_result *result);
 
 /* ALTER TABLE t SET (k = v, ...) / UNSET: commits a new metaData with the configuration changed
  * (value NULL = remove the key). */

@@ -58,7 +58,6 @@ int tb_value_cast(tn_value *out, const tn_value *in, tn_type to);
 /* Copies rows sel[0..n) of src (same type) to dst starting at dst->count; advances count. */
 int tb_vector_append(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n);
 
-
 /* The optimistic commit loop (write.c). Tries read_version+1, then on TN_EEXISTS reads the
  * winners, treats a winner carrying our txn appId at >= our version as "already applied"
  * (*skipped), checks conflicts, backs off and retries up to max_attempts. If the commit's fate
@@ -66,6 +65,8 @@ int tb_vector_append(tn_vector *dst, const tn_vector *src, const uint32_t *sel, 
 int tb_commit(tn_table *t, const tn_delta_txn_info *info, tn_delta_action *actions,
               uint32_t nactions, int max_attempts, const char *app_id, int64_t app_version,
               int64_t *version, bool *skipped, int *attempts);
+/* A remove action for live file f (deletionTimestamp now, dataChange true, no tags/stats). */
+int tb_make_remove(tn_delta_action *out, const tn_delta_file *f, int64_t now);
 /* Builds a commitInfo action with a JSON object holding timestamp, operation,
  * operationParameters (string values), operationMetrics (when nmetrics > 0), isBlindAppend,
  * engineInfo, txnId. */
@@ -108,6 +109,8 @@ struct tn_table_txn {
     uint32_t nadds, cap_adds;
     tb_txn_remove *removes;
     uint32_t nremoves, cap_removes;
+    const tn_delta_metadata *md;     /* a whole new metaData (tn_table_txn_set_metadata), borrowed */
+    const int *interrupt;            /* cancel flag, polled by file writers and before the commit */
     tn_delta_kv *conf;               /* new configuration when conf_changed */
     uint32_t nconf;
     bool conf_changed;
@@ -129,6 +132,8 @@ struct tn_table_txn {
 /* Registers a file about to be created (full path, copied) so that a failed transaction
  * removes it. */
 int tb_txn_track_file(tn_table_txn *txn, const char *full_path);
+/* Adds a logged path to the files read (borrowed until commit). */
+int tb_txn_read_path(tn_table_txn *txn, const char *path);
 /* Takes a finished file's add action (strings already in txn->arena). */
 int tb_txn_push_add(tn_table_txn *txn, const tn_delta_action *add, uint64_t rows, uint64_t bytes);
 /* Open file writers are listed so that an abort frees them. */

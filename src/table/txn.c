@@ -78,12 +78,14 @@ int tn_table_txn_read_partition(tn_table_txn *txn, const tn_delta_kv *values, ui
     return 0;
 }
 
-int tn_table_txn_read_file(tn_table_txn *txn, const tn_delta_file *file) {
+int tb_txn_read_path(tn_table_txn *txn, const char *path) {
     int rc = grow((void **)&txn->read_paths, &txn->cap_read, txn->nread + 1, sizeof *txn->read_paths);
     if (rc) return rc;
-    txn->read_paths[txn->nread++] = file->path;
+    txn->read_paths[txn->nread++] = path;
     return 0;
 }
+
+int tn_table_txn_read_file(tn_table_txn *txn, const tn_delta_file *file) { return tb_txn_read_path(txn, file->path); }
 
 int tn_table_txn_read_matching(tn_table_txn *txn, tn_table_file_pred fn, void *ctx) {
     if (!fn) return tn_error_set(TN_EINVAL, "table '%s': read predicate is NULL", txn->t->path);
@@ -153,8 +155,9 @@ int tn_table_txn_add(tn_table_txn *txn, const tn_delta_file *file) {
 
 int tn_table_txn_set_configuration(tn_table_txn *txn, const tn_delta_kv *props, uint32_t nprops) {
     int rc = 0;
-    const tn_delta_kv *cur = txn->conf_changed ? txn->conf : txn->t->snap->metadata.configuration;
-    uint32_t ncur = txn->conf_changed ? txn->nconf : txn->t->snap->metadata.nconfiguration;
+    const tn_delta_metadata *base = txn->md ? txn->md : &txn->t->snap->metadata;
+    const tn_delta_kv *cur = txn->conf_changed ? txn->conf : base->configuration;
+    uint32_t ncur = txn->conf_changed ? txn->nconf : base->nconfiguration;
     tn_delta_kv *conf = tn_arena_calloc(txn->arena, sizeof *conf * (ncur + nprops + 1));
     if (!conf) return TN_ENOMEM;
     uint32_t n = 0;
@@ -179,6 +182,14 @@ int tn_table_txn_set_configuration(tn_table_txn *txn, const tn_delta_kv *props, 
     txn->conf_changed = true;
     return 0;
 }
+
+int tn_table_txn_set_metadata(tn_table_txn *txn, const tn_delta_metadata *md) {
+    txn->md = md;
+    txn->conf_changed = false;   /* the new metadata's configuration, until changed again */
+    return 0;
+}
+
+void tn_table_txn_set_interrupt(tn_table_txn *txn, const int *flag) { txn->interrupt = flag; }
 
 int tn_table_txn_set_app(tn_table_txn *txn, const char *app_id, int64_t app_version, bool *applied) {
     int rc = 0;
@@ -239,8 +250,7 @@ void tb_txn_writer_done(tn_table_txn *txn, tn_table_file_writer *fw) {
 void tb_remove_file(tn_fs *fs, const char *full_path) {
     tn_error_state saved;
     tn_error_save(&saved);
-    bool ex = false;
-    if (fs->exists(fs, full_path, &ex) == 0 && ex) fs->unlink(fs, full_path);
+    (void)fs->unlink(fs, full_path);   /* one already gone is fine */
     tn_error_restore(&saved);
 }
 
@@ -269,19 +279,20 @@ void tn_table_txn_abort(tn_table_txn *txn) {
     txn_free(txn);
 }
 
-static void make_remove(tn_delta_action *out, const tn_delta_file *f, int64_t now, bool data_change) {
+int tb_make_remove(tn_delta_action *out, const tn_delta_file *f, int64_t now) {
     memset(out, 0, sizeof *out);
     out->kind = TN_DELTA_REMOVE;
     out->u.file = *f;
     tn_delta_file *r = &out->u.file;
     r->has_deletion_timestamp = true;
     r->deletion_timestamp = now;
-    r->data_change = data_change;
+    r->data_change = true;
     r->extended_file_metadata = true;
     r->has_partition_values = true;
     r->tags = NULL;
     r->ntags = 0;
     r->stats = NULL;
+    return 0;
 }
 
 /* Version 0 of a staged table: commitInfo, protocol, metaData, then the rest of actions[1..n).
@@ -333,18 +344,23 @@ int tn_table_txn_commit(tn_table_txn *txn, tn_table_commit_result *result) {
         remove_written(txn);
         goto cleanup;
     }
+    rc = tn_interrupt_check(txn->interrupt);     /* the last point at which nothing is committed */
+    if (rc) goto cleanup;
     uint32_t cap = 3 + txn->nremoves + txn->nadds, n = 0;
     actions = tn_malloc(sizeof *actions * cap);
     read_files = tn_malloc(sizeof *read_files * (txn->nremoves + txn->nread + 1));
     if (!actions || !read_files) { rc = TN_ENOMEM; goto cleanup; }
-    bool blind = !txn->read_all && !txn->nparts && !txn->nread && !txn->npreds && !txn->nremoves && !txn->conf_changed;
+    bool meta = txn->conf_changed || txn->md;
+    bool blind = !txn->read_all && !txn->nparts && !txn->nread && !txn->npreds && !txn->nremoves && !meta;
     rc = tb_commit_info(&actions[n++], txn->arena, txn->operation ? txn->operation : "WRITE", txn->params,
                         txn->nparams, txn->metrics, txn->nmetrics, blind, t->snap->version);
     if (rc) goto cleanup;
-    tn_delta_metadata md = t->snap->metadata;
-    if (txn->conf_changed) {
-        md.configuration = txn->conf;
-        md.nconfiguration = txn->nconf;
+    tn_delta_metadata md = txn->md ? *txn->md : t->snap->metadata;
+    if (meta) {
+        if (txn->conf_changed) {
+            md.configuration = txn->conf;
+            md.nconfiguration = txn->nconf;
+        }
         memset(&actions[n], 0, sizeof actions[n]);
         actions[n].kind = TN_DELTA_METADATA;
         actions[n].u.metadata = md;
@@ -362,7 +378,8 @@ int tn_table_txn_commit(tn_table_txn *txn, tn_table_commit_result *result) {
     int64_t now = tb_now_ms();
     uint32_t nread = 0;
     for (uint32_t i = 0; i < txn->nremoves; i++) {
-        make_remove(&actions[n++], txn->removes[i].file, now, txn->removes[i].data_change);
+        tb_make_remove(&actions[n], txn->removes[i].file, now);
+        actions[n++].u.file.data_change = txn->removes[i].data_change;
         read_files[nread++] = txn->removes[i].file->path;
     }
     for (uint32_t i = 0; i < txn->nread; i++) read_files[nread++] = txn->read_paths[i];
@@ -393,8 +410,8 @@ int tn_table_txn_commit(tn_table_txn *txn, tn_table_commit_result *result) {
         info.napp_ids = 1;
     }
     if (txn->npreds) {
-        info.read_match = txn_read_match;
-        info.read_match_ctx = txn;
+        info.read_add = txn_read_match;
+        info.read_add_ctx = txn;
     }
     bool skipped = false;
     rc = tb_commit(t, &info, actions, n, txn->max_attempts, txn->app_id, txn->app_version, &res.version, &skipped,

@@ -380,6 +380,8 @@ static int finish_file(tn_table_file_writer *fw) {
     tn_arena *ta = fw->txn->arena;
     memset(&res, 0, sizeof res);
     if (!fw->pw) return 0;
+    rc = tn_interrupt_check(fw->txn->interrupt);
+    if (rc) return rc;
     tn_parquet_writer *pw = fw->pw;
     fw->pw = NULL;
     rc = tn_parquet_writer_close(pw, &res);
@@ -667,7 +669,8 @@ int tn_table_file_writer_write(tn_table_file_writer *fw, const tn_chunk *chunk, 
     int rc = 0;
     if (fw->sticky) return tn_error_set(fw->sticky, "table '%s': the file writer failed earlier", fw->t->path);
     if (n == 0) return 0;
-    rc = check_chunk(fw, chunk, n);
+    rc = tn_interrupt_check(fw->txn->interrupt);
+    if (!rc) rc = check_chunk(fw, chunk, n);
     if (rc) goto cleanup;
     const tn_chunk *src;
     tn_vector view[512];
@@ -783,7 +786,8 @@ typedef struct del_ctx {
 static int del_chunk(void *ctx, const tn_chunk *chunk, uint32_t file, int64_t first_row) {
     del_ctx *d = ctx;
     memset(d->match, 0, chunk->count);
-    int rc = d->o->match(d->o->match_ctx, chunk, d->match);
+    int rc = tn_interrupt_check(d->o->interrupt);
+    if (!rc && d->o->match) rc = d->o->match(d->o->match_ctx, chunk, d->match);
     if (rc) return rc;
     uint32_t keep = 0;
     for (uint32_t i = 0; i < chunk->count; i++) {
@@ -801,11 +805,8 @@ static int del_scan(tn_table *t, uint32_t fi, del_ctx *d) {
     tn_table_scan *scan = NULL;
     tn_table_scan_options all = TN_TABLE_SCAN_OPTIONS_INIT;
     all.all_columns = true;
-    all.files = &fi;
-    all.nfiles = 1;
-    all.restrict_files = true;
     d->matched = d->seen = 0;
-    int rc = tn_table_scan_open(&scan, t, &all);
+    int rc = tn_table_scan_open_files(&scan, t, &all, &fi, 1);
     if (!rc) rc = tn_table_scan_run(scan, del_chunk, d);
     tn_table_scan_close(scan);
     return rc;
@@ -859,8 +860,10 @@ int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_c
     d.o = opts;
     rc = tn_table_txn_open(&txn, t, opts->max_attempts);
     if (rc) goto cleanup;
+    tn_table_txn_set_interrupt(txn, opts->interrupt);
     for (uint32_t fi = 0; fi < snap->nfiles; fi++) {
         const tn_delta_file *f = &snap->files[fi];
+        if ((rc = tn_interrupt_check(opts->interrupt))) goto cleanup;
         if (!tb_partition_may_match(t, f, opts->filters, opts->nfilters)) continue;
         if (!opts->match) {
             /* every row of the remaining files */

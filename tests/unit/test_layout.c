@@ -98,7 +98,8 @@ static int collect_chunk(void *ctx, const tn_chunk *chunk, uint32_t file, int64_
     return 0;
 }
 
-static int scan_k(tn_table *t, const tn_table_scan_options *extra, collect *out, tn_table_scan_stats *st) {
+static int scan_k_files(tn_table *t, const tn_table_scan_options *extra, const uint32_t *files, uint32_t nfiles,
+                        collect *out, tn_table_scan_stats *st) {
     tn_table_scan_options o = extra ? *extra : (tn_table_scan_options)TN_TABLE_SCAN_OPTIONS_INIT;
     uint32_t cols[] = {0};
     o.columns = cols;
@@ -106,11 +107,15 @@ static int scan_k(tn_table *t, const tn_table_scan_options *extra, collect *out,
     o.all_columns = false;
     tn_table_scan *s = NULL;
     memset(out, 0, sizeof *out);
-    int rc = tn_table_scan_open(&s, t, &o);
+    int rc = tn_table_scan_open_files(&s, t, &o, files, nfiles);
     if (!rc) rc = tn_table_scan_run(s, collect_chunk, out);
     if (!rc && st) tn_table_scan_get_stats(s, st);
     tn_table_scan_close(s);
     return rc;
+}
+
+static int scan_k(tn_table *t, const tn_table_scan_options *extra, collect *out, tn_table_scan_stats *st) {
+    return scan_k_files(t, extra, NULL, 0, out, st);
 }
 
 static const char *tag_of(const tn_delta_file *f, const char *key) {
@@ -490,13 +495,11 @@ typedef struct restrict_ctx {
     bool saw_footer_kv;
 } restrict_ctx;
 
-static int odd_buckets(void *ctx, uint32_t file, const tn_delta_file *f, bool *keep) {
+static bool odd_buckets(void *ctx, const tn_delta_file *f) {
     restrict_ctx *r = ctx;
-    (void)file;
     r->file_calls++;
     const char *b = tag_of(f, "bucket");
-    *keep = b && (strcmp(b, "1") == 0 || strcmp(b, "3") == 0);
-    return 0;
+    return b && (strcmp(b, "1") == 0 || strcmp(b, "3") == 0);
 }
 
 static int last_row_group(void *ctx, uint32_t file, const tn_delta_file *f, const tn_parquet_file *pf, uint8_t *keep,
@@ -555,15 +558,16 @@ TEST(restricted_scans_files_and_row_groups) {
     restrict_ctx rc = {0, 0, false};
     tn_table_scan_options o = TN_TABLE_SCAN_OPTIONS_INIT;
     o.file_filter = odd_buckets;
-    o.filter_ctx = &rc;
+    o.file_filter_ctx = &rc;
     CHECK_OK(scan_k(t, &o, &c, &st));
     CHECK_EQ_INT(c.n, 60);
     CHECK_EQ_INT(c.sum, (100 * 30 + 435) + (300 * 30 + 435));
     CHECK_EQ_INT(rc.file_calls, 4);
-    CHECK_EQ_INT(st.files_excluded, 2);
+    CHECK_EQ_INT(st.files_pruned, 2);
     CHECK_EQ_INT(st.files_scanned, 2);
     /* plus the last row group only (rows 20..29 of each) */
     o.row_group_filter = last_row_group;
+    o.row_group_filter_ctx = &rc;
     CHECK_OK(scan_k(t, &o, &c, &st));
     CHECK_EQ_INT(c.n, 20);
     CHECK_EQ_INT(c.sum, (120 + 129) * 5 + (320 + 329) * 5);
@@ -575,7 +579,7 @@ TEST(restricted_scans_files_and_row_groups) {
     tn_table_scan *s = NULL;
     tn_table_scan_options cnt = TN_TABLE_SCAN_OPTIONS_INIT;
     cnt.row_group_filter = last_row_group;
-    cnt.filter_ctx = &rc;
+    cnt.row_group_filter_ctx = &rc;
     CHECK_OK(tn_table_scan_open(&s, t, &cnt));
     CHECK_EQ_INT(tn_table_scan_num_morsels(s), 4);
     tn_table_scan_close(s);
@@ -584,17 +588,12 @@ TEST(restricted_scans_files_and_row_groups) {
     uint32_t only[1] = {0};
     for (uint32_t i = 0; i < snap->nfiles; i++)
         if (strcmp(tag_of(&snap->files[i], "bucket"), "2") == 0) only[0] = i;
-    tn_table_scan_options lo = TN_TABLE_SCAN_OPTIONS_INIT;
-    lo.files = only;
-    lo.nfiles = 1;
-    lo.restrict_files = true;
-    CHECK_OK(scan_k(t, &lo, &c, &st));
+    CHECK_OK(scan_k_files(t, NULL, only, 1, &c, &st));
     CHECK_EQ_INT(c.n, 30);
     CHECK_EQ_INT(c.sum, 200 * 30 + 435);
     CHECK_EQ_INT(c.nfiles_seen, 1);
     CHECK_EQ_INT(c.files_seen[0], only[0]);
-    lo.nfiles = 0;
-    CHECK_OK(scan_k(t, &lo, &c, &st));
+    CHECK_OK(scan_k_files(t, NULL, only, 0, &c, &st));
     CHECK_EQ_INT(c.n, 0);
     tn_table_close(t);
     rm_rf(wh);

@@ -61,6 +61,7 @@ static int plain_open(tn_layout_writer **out, tn_table *t, const tn_layout_write
     if (!w->opts.max_open_files) w->opts.max_open_files = 64;
     rc = tn_table_txn_open(&w->txn, t, opts->max_attempts);
     if (rc) goto cleanup;
+    tn_table_txn_set_interrupt(w->txn, opts->interrupt);
     rc = tn_layout_router_open(&w->router, t, opts->partition_spec, opts->npartition_spec);
     if (rc) goto cleanup;
     if (opts->npartition_spec && opts->mode != TN_LAYOUT_OVERWRITE) {
@@ -159,7 +160,8 @@ static int plain_write(tn_layout_writer *base, const tn_chunk *chunk) {
     int rc = 0;
     if (w->sticky) return tn_error_set(w->sticky, "table '%s': the writer failed earlier", tn_table_path(w->t));
     if (w->skip || chunk->count == 0) return 0;
-    rc = tn_layout_check_chunk(w->t, chunk);
+    rc = tn_interrupt_check(w->opts.interrupt);
+    if (!rc) rc = tn_layout_check_chunk(w->t, chunk);
     if (rc) goto cleanup;
     tn_layout_route route;
     rc = tn_layout_router_route(w->router, chunk, &route);

@@ -12,7 +12,7 @@
  * (tarn_result_next_chunk) reading typed columns (tarn_result_column), free the result,
  * tarn_finalize() the statement, tarn_close() the warehouse. tarn_query() runs a text of one or
  * more statements directly. One tarn_db may be used by one thread at a time; results and
- * statements belong to the thread that uses their tarn_db.
+ * statements belong to the thread that uses their tarn_db (tarn_interrupt excepted).
  *
  * Streaming: a query made only of scans, filters, projections and LIMIT (no aggregate, ORDER
  * BY, join, window function, DISTINCT or set operation) is not materialized: tarn_execute /
@@ -64,6 +64,10 @@ enum {
     TARN_EBIND = -9,
     TARN_ECONFLICT = -10,
     TARN_ELIMIT = -11,
+    TARN_ECONSTRAINT = -12,  /* NOT NULL violated */
+    TARN_EINTERNAL = -13,
+    TARN_ECHECKSUM = -14,
+    TARN_EINTERRUPT = -15,   /* the statement was canceled by tarn_interrupt ("Interrupted") */
 };
 
 /* Column types of results (the logical types of tarn). */
@@ -108,6 +112,15 @@ typedef struct tarn_result tarn_result;
 TARN_API int tarn_open(const char *path, tarn_db **out);
 /* Closes the warehouse (NULL ok). Statements and results of it must be freed first. */
 TARN_API void tarn_close(tarn_db *db);
+
+/* Cancels the statement running on db: it stops at its next check (within a few milliseconds:
+ * scans, joins, sorts, aggregations and writes all poll for it) and its call (tarn_query,
+ * tarn_execute, or tarn_result_next_chunk of a streaming result) fails with TARN_EINTERRUPT,
+ * message "Interrupted". A canceled write commits nothing and removes the files it wrote. The
+ * one call that may be made from any thread while another uses db, and from a signal handler
+ * (it is one atomic store). The request is forgotten when the next statement starts, so calling
+ * it while nothing runs has no effect on later statements. */
+TARN_API void tarn_interrupt(tarn_db *db);
 
 /* Runs every statement of sql; *out (may be NULL: results discarded) receives the last
  * statement's result, owned by the caller (tarn_result_free). */

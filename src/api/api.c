@@ -14,6 +14,8 @@
 _Static_assert((int)TARN_TYPE_TIMESTAMP_TZ == (int)TN_TYPE_TIMESTAMP_TZ, "tarn_type mirrors tn_type_id");
 _Static_assert((int)TARN_TYPE_DECIMAL == (int)TN_TYPE_DECIMAL, "tarn_type mirrors tn_type_id");
 _Static_assert(sizeof(tarn_string) == sizeof(tn_str), "tarn_string mirrors tn_str");
+_Static_assert((int)TARN_EINTERRUPT == (int)TN_EINTERRUPT, "TARN_E* mirror TN_E*");
+_Static_assert((int)TARN_ECHECKSUM == (int)TN_ECHECKSUM, "TARN_E* mirror TN_E*");
 
 struct tarn_db {
     tn_sql_session *session;
@@ -60,6 +62,10 @@ void tarn_close(tarn_db *db) {
     if (!db) return;
     tn_sql_session_close(db->session);
     tn_free(db);
+}
+
+void tarn_interrupt(tarn_db *db) {
+    if (db) tn_sql_session_interrupt(db->session);
 }
 
 int tarn_query(tarn_db *db, const char *sql, tarn_result **out) {

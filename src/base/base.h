@@ -33,7 +33,8 @@
     X(TN_ELIMIT, -11, "limit exceeded")                            \
     X(TN_ECONSTRAINT, -12, "constraint violated")                  \
     X(TN_EINTERNAL, -13, "internal error")                         \
-    X(TN_ECHECKSUM, -14, "checksum mismatch")
+    X(TN_ECHECKSUM, -14, "checksum mismatch")                      \
+    X(TN_EINTERRUPT, -15, "Interrupted")
 
 enum tn_error_code {
 #define TN_ERROR_ENUM(name, value, text) name = value,
@@ -56,6 +57,15 @@ typedef struct tn_error_state {
 } tn_error_state;
 void tn_error_save(tn_error_state *out);
 int tn_error_restore(const tn_error_state *state);
+
+/* Cancellation. A flag (an int owned by whoever may cancel, e.g. a SQL session) is set with an
+ * atomic store from any thread or a signal handler; long loops poll it at their natural steps
+ * (a chunk, a morsel, a block of a sort) through tn_interrupt_check, which returns 0 or records
+ * TN_EINTERRUPT "Interrupted". A NULL flag never interrupts. */
+static inline bool tn_interrupt_pending(const int *flag) {
+    return flag && __atomic_load_n(flag, __ATOMIC_RELAXED) != 0;
+}
+int tn_interrupt_check(const int *flag);
 
 /* Allocation that records TN_ENOMEM on failure (returns NULL). Never abort(). */
 void *tn_malloc(size_t size);

@@ -1,6 +1,6 @@
 /*
  * base/error.c: the thread-local error code and message (tn_error_*), their save/restore across
- * threads, and the code-name table. Owns nothing else.
+ * threads, the code-name table and the interrupt check. Owns nothing else.
  */
 #include "base/base.h"
 
@@ -80,4 +80,9 @@ int tn_error_restore(const tn_error_state *state) {
     memcpy(g_message, state->message, sizeof g_message);
     g_message[sizeof g_message - 1] = '\0';
     return state->code;
+}
+
+int tn_interrupt_check(const int *flag) {
+    if (!tn_interrupt_pending(flag)) return 0;
+    return tn_error_set(TN_EINTERRUPT, "Interrupted");
 }

@@ -7,7 +7,8 @@
  *   4. both wrote the same domainMetadata domain  -> conflict
  *   5. the winner wrote a txn for an appId we write -> conflict
  *   6. unless we are a blind append: winner adds in what we read, winner removes of files
- *      (or partitions) we read                    -> conflict
+ *      (or partitions) we read                    -> conflict; "what we read" is the whole
+ *      table, partitions, files, and added files the caller's read_add accepts (a bucket)
  *   7. both removed the same file                 -> conflict
  * Blind appends (no reads, only adds) never conflict on data.
  */
@@ -32,6 +33,7 @@ static bool spec_matches(const tn_delta_partition_spec *spec, const tn_delta_fil
 /* Does file f fall into what the transaction read? Sets *why to the partition/file. */
 static bool touches_read_set(const tn_delta_txn_info *info, const tn_delta_file *f, bool by_path) {
     if (info->read_whole_table) return true;
+    if (info->read_add && !by_path && info->read_add(info->read_add_ctx, f)) return true;
     for (uint32_t i = 0; i < info->nread_partitions; i++)
         if (spec_matches(&info->read_partitions[i], f)) return true;
     if (by_path)

@@ -324,26 +324,21 @@ int tn_delta_dv_read(tn_fs *fs, const char *table_path, const tn_delta_dv *dv, u
 int tn_delta_dv_decode_bitmap(const uint8_t *buf, size_t len, uint64_t **rows, uint64_t *count);
 /* Z85 decode (len % 5 == 0) into out (len/5*4 bytes). */
 int tn_delta_z85_decode(const char *s, size_t len, tn_buf *out);
-/* Z85 encode (len % 4 == 0), appended to out as text (no NUL). */
-int tn_delta_z85_encode(const uint8_t *data, size_t len, tn_buf *out);
-/* dv_write.c: the RoaringBitmapArray bytes (magic 1681511377, portable 64-bit bitmap: array
- * containers up to 4,096 values, bitmap containers above, no runs) of rows (ascending, unique). */
-int tn_delta_dv_encode_bitmap(tn_buf *out, const uint64_t *rows, uint64_t n);
-/* A DV file being written: <table>/deletion_vector_<uuid>.bin, version byte 1 then each DV as
- * u32 BE size, bitmap, u32 BE CRC-32 (the format delta-spark and delta-rs write). Add DVs, then
- * write it once (fsynced; the name is new, so nothing is overwritten). */
-typedef struct tn_delta_dv_writer tn_delta_dv_writer;
-int tn_delta_dv_writer_open(tn_delta_dv_writer **out, const char *table_path);
-/* Appends one DV; *dv gets its descriptor ('u', Z85 UUID, offset, size, cardinality, unique id;
- * strings in arena). */
-int tn_delta_dv_writer_add(tn_delta_dv_writer *w, const uint64_t *rows, uint64_t n, tn_arena *arena,
-                           tn_delta_dv *dv);
-/* Writes the file (when a DV was added); *path (may be NULL) gets its full path (arena). */
-int tn_delta_dv_writer_finish(tn_delta_dv_writer *w, tn_fs *fs, tn_arena *arena, const char **path);
-void tn_delta_dv_writer_free(tn_delta_dv_writer *w);
 /* Path of a 'u' DV file: table/<prefix>/deletion_vector_<uuid>.bin (arena). */
 int tn_delta_dv_file_path(const char **out, tn_arena *arena, const char *table_path,
                           const tn_delta_dv *dv);
+
+/* Deletion vectors on write (dv_write.c). The RoaringBitmapArray bytes (magic + 64-bit portable
+ * bitmap) of rows (ascending, distinct) appended to out. */
+int tn_delta_dv_encode_bitmap(const uint64_t *rows, uint64_t n, tn_buf *out);
+/* Z85 encode (len % 4 == 0), appended to out. */
+int tn_delta_z85_encode(const uint8_t *data, size_t len, tn_buf *out);
+/* Writes n deletion vectors (rows[i], counts[i] > 0 rows each) into one new DV file of the table
+ * (<table>/deletion_vector_<uuid>.bin, fsynced) and fills out[0..n) with their 'u' descriptors
+ * (strings in arena). *full_path gets the file's path (tn_malloc'd; the caller removes the file
+ * if its commit fails, and frees the string). */
+int tn_delta_dv_write_file(tn_fs *fs, const char *table_path, const uint64_t *const *rows, const uint64_t *counts,
+                           uint32_t n, tn_arena *arena, tn_delta_dv *out, char **full_path);
 
 /* ---------------------------------------------------------------------------------------------
  * Commits (commit.c). tn_delta_commit writes actions as `_delta_log/%020d.json` atomically:
@@ -374,6 +369,10 @@ typedef struct tn_delta_txn_info {
     uint32_t napp_ids;
     int64_t checkpoint_interval;     /* tn_delta_commit_retry: 0 = 10 (delta.checkpointInterval
                                         of the snapshot read, if set), < 0 = never */
+    /* A finer read set than partitions (e.g. the buckets of a primary-key table): a winner's
+     * add for which read_add returns true falls into what the transaction read. NULL: none. */
+    bool (*read_add)(void *ctx, const tn_delta_file *add);
+    void *read_add_ctx;
 } tn_delta_txn_info;
 
 /* Decides whether the winning commit (actions at winner_version) conflicts with the

@@ -21,21 +21,6 @@
 static const char z85_chars[] =
     "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
 
-int tn_delta_z85_encode(const uint8_t *data, size_t len, tn_buf *out) {
-    if (len % 4 != 0) return tn_error_set(TN_EINVAL, "Z85: length %zu is not a multiple of 4", len);
-    for (size_t i = 0; i < len; i += 4) {
-        uint32_t v = (uint32_t)data[i] << 24 | (uint32_t)data[i + 1] << 16 | (uint32_t)data[i + 2] << 8 | data[i + 3];
-        char c[5];
-        for (int k = 4; k >= 0; k--) {
-            c[k] = z85_chars[v % 85];
-            v /= 85;
-        }
-        int rc = tn_buf_append(out, c, 5);
-        if (rc) return rc;
-    }
-    return 0;
-}
-
 int tn_delta_z85_decode(const char *s, size_t len, tn_buf *out) {
     int8_t map[256];
     memset(map, -1, sizeof map);

@@ -1,195 +1,143 @@
 /*
- * delta/dv_write.c: deletion vectors on write (PROTOCOL.md "Deletion Vector Format"): the
- * RoaringBitmapArray serialization of a sorted set of row indexes, and DV files holding one or
- * more of them, named deletion_vector_<uuid>.bin in the table directory and described by 'u'
- * descriptors (pathOrInlineDv = Z85 of the UUID's 16 bytes, offset = the dataSize field).
+ * delta/dv_write.c: deletion vectors on write: the RoaringBitmapArray of a set of row indexes
+ * (run-optimized 32-bit portable bitmaps per high key, CRoaring), Z85 encoding, and a DV file
+ * holding several vectors, each addressed by a 'u' descriptor (offset, size, cardinality).
+ * The read side (framing, validation) is dv.c; this file writes what dv.c reads.
  *
- *   DV file (big-endian framing)       bitmap (little-endian)
- *   u8   version = 1                   u32 magic 1681511377
- *   per DV: u32 dataSize               u64 numBuckets
- *           dataSize bytes -->         per bucket (ascending key = row >> 32, MSB 0):
- *           u32 CRC-32 of the bytes        u32 key, portable 32-bit RoaringBitmap:
- *                                          u32 cookie 12346, u32 containers,
- *                                          per container u16 key, u16 cardinality-1,
- *                                          per container u32 offset, then the containers:
- *                                          <= 4096 values: u16 array; else a 8 KiB bitmap
+ *   DV file <table>/deletion_vector_<uuid>.bin (big-endian framing)
+ *   u8   version = 1
+ *   per vector, at its descriptor's offset:
+ *        u32 dataSize | dataSize bytes: u32 LE magic 1681511377, u64 LE numBuckets,
+ *                       per bucket u32 LE key + portable roaring32 | u32 CRC-32 of the data
+ *   descriptor: storageType 'u', pathOrInlineDv = Z85 of the 16 UUID bytes (no prefix),
+ *               offset, sizeInBytes = dataSize, cardinality
  */
 #include "delta/deltaInt.h"
 
+#include <roaring/roaring.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #define DV_MAGIC 1681511377u
 
-static int put_u32le(tn_buf *b, uint32_t v) {
-    uint8_t x[4];
-    tn_store_u32le(x, v);
-    return tn_buf_append(b, x, 4);
-}
+static const char z85_chars[] =
+    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
 
-static int put_u16le(tn_buf *b, uint32_t v) {
-    uint8_t x[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
-    return tn_buf_append(b, x, 2);
-}
-
-/* One 32-bit bucket: lows[0..n) ascending. */
-static int encode_bucket(tn_buf *out, const uint32_t *lows, uint64_t n) {
-    /* containers: runs of equal high 16 bits */
-    uint32_t ncont = 0;
-    for (uint64_t i = 0; i < n; i++)
-        if (i == 0 || (lows[i] >> 16) != (lows[i - 1] >> 16)) ncont++;
-    int rc = put_u32le(out, 12346);
-    if (!rc) rc = put_u32le(out, ncont);
-    /* key/cardinality headers */
-    for (uint64_t i = 0; i < n && !rc;) {
-        uint64_t j = i;
-        while (j < n && (lows[j] >> 16) == (lows[i] >> 16)) j++;
-        rc = put_u16le(out, lows[i] >> 16);
-        if (!rc) rc = put_u16le(out, (uint32_t)(j - i - 1));
-        i = j;
-    }
-    /* offsets, from the start of this 32-bit bitmap */
-    uint32_t off = 8 + 8 * ncont;
-    for (uint64_t i = 0; i < n && !rc;) {
-        uint64_t j = i;
-        while (j < n && (lows[j] >> 16) == (lows[i] >> 16)) j++;
-        rc = put_u32le(out, off);
-        off += j - i > 4096 ? 8192 : (uint32_t)(2 * (j - i));
-        i = j;
-    }
-    for (uint64_t i = 0; i < n && !rc;) {
-        uint64_t j = i;
-        while (j < n && (lows[j] >> 16) == (lows[i] >> 16)) j++;
-        if (j - i > 4096) {
-            uint8_t bits[8192];
-            memset(bits, 0, sizeof bits);
-            for (uint64_t k = i; k < j; k++) bits[(lows[k] & 0xffff) >> 3] |= (uint8_t)(1u << (lows[k] & 7));
-            rc = tn_buf_append(out, bits, sizeof bits);   /* u64 words, little-endian = bytes in order */
-        } else {
-            for (uint64_t k = i; k < j && !rc; k++) rc = put_u16le(out, lows[k] & 0xffff);
+int tn_delta_z85_encode(const uint8_t *data, size_t len, tn_buf *out) {
+    if (len % 4 != 0) return tn_error_set(TN_EINVAL, "Z85: length %zu is not a multiple of 4", len);
+    for (size_t i = 0; i < len; i += 4) {
+        uint32_t v = (uint32_t)data[i] << 24 | (uint32_t)data[i + 1] << 16 | (uint32_t)data[i + 2] << 8 | data[i + 3];
+        char g[5];
+        for (int k = 4; k >= 0; k--) {
+            g[k] = z85_chars[v % 85];
+            v /= 85;
         }
-        i = j;
+        int rc = tn_buf_append(out, g, 5);
+        if (rc) return rc;
     }
-    return rc;
-}
-
-int tn_delta_dv_encode_bitmap(tn_buf *out, const uint64_t *rows, uint64_t n) {
-    uint32_t *lows = NULL;
-    for (uint64_t i = 1; i < n; i++)
-        if (rows[i] <= rows[i - 1]) return tn_error_set(TN_EINVAL, "deletion vector: rows not ascending");
-    if (n && rows[n - 1] >> 63) return tn_error_set(TN_EINVAL, "deletion vector: row index out of range");
-    uint64_t nb = 0;
-    for (uint64_t i = 0; i < n; i++)
-        if (i == 0 || (rows[i] >> 32) != (rows[i - 1] >> 32)) nb++;
-    int rc = put_u32le(out, DV_MAGIC);
-    uint8_t x[8];
-    tn_store_u64le(x, nb);
-    if (!rc) rc = tn_buf_append(out, x, 8);
-    if (n) {
-        lows = tn_malloc(sizeof *lows * n);
-        if (!lows) return TN_ENOMEM;
-    }
-    for (uint64_t i = 0; i < n && !rc;) {
-        uint64_t j = i;
-        while (j < n && (rows[j] >> 32) == (rows[i] >> 32)) {
-            lows[j - i] = (uint32_t)rows[j];
-            j++;
-        }
-        rc = put_u32le(out, (uint32_t)(rows[i] >> 32));
-        if (!rc) rc = encode_bucket(out, lows, j - i);
-        i = j;
-    }
-    tn_free(lows);
-    return rc;
-}
-
-struct tn_delta_dv_writer {
-    char *table_path;
-    char uuid[37];
-    uint8_t uuid_bytes[16];
-    tn_buf data;
-    uint32_t ndvs;
-};
-
-int tn_delta_dv_writer_open(tn_delta_dv_writer **out, const char *table_path) {
-    *out = NULL;
-    tn_delta_dv_writer *w = tn_calloc(1, sizeof *w);
-    if (!w) return TN_ENOMEM;
-    w->table_path = tn_strdup(table_path);
-    if (!w->table_path) {
-        tn_free(w);
-        return TN_ENOMEM;
-    }
-    char hex[33];
-    dl_random_hex(hex, 32);
-    for (int i = 0; i < 16; i++) {
-        unsigned v = 0;
-        sscanf(hex + 2 * i, "%2x", &v);
-        w->uuid_bytes[i] = (uint8_t)v;
-    }
-    w->uuid_bytes[6] = (uint8_t)((w->uuid_bytes[6] & 0x0f) | 0x40);   /* UUID v4 */
-    w->uuid_bytes[8] = (uint8_t)((w->uuid_bytes[8] & 0x3f) | 0x80);
-    const uint8_t *b = w->uuid_bytes;
-    snprintf(w->uuid, sizeof w->uuid, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-    int rc = tn_buf_append_byte(&w->data, 1);     /* format version */
-    if (rc) {
-        tn_delta_dv_writer_free(w);
-        return rc;
-    }
-    *out = w;
     return 0;
 }
 
-int tn_delta_dv_writer_add(tn_delta_dv_writer *w, const uint64_t *rows, uint64_t n, tn_arena *arena,
-                           tn_delta_dv *dv) {
-    tn_buf bm = TN_BUF_INIT, z = TN_BUF_INIT;
-    memset(dv, 0, sizeof *dv);
-    int rc = tn_delta_dv_encode_bitmap(&bm, rows, n);
-    if (rc) goto cleanup;
-    if (w->data.len + bm.len + 8 > 0x7fffffff) {
-        rc = tn_error_set(TN_ELIMIT, "deletion vector file over 2 GiB");
-        goto cleanup;
+static void put_le32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static void put_be32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (24 - 8 * i));
+}
+
+int tn_delta_dv_encode_bitmap(const uint64_t *rows, uint64_t n, tn_buf *out) {
+    int rc = 0;
+    uint8_t hdr[12];
+    uint64_t nbuckets = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (i && rows[i] <= rows[i - 1])
+            return tn_error_set(TN_EINVAL, "deletion vector: row indexes must ascend (%llu after %llu)",
+                                (unsigned long long)rows[i], (unsigned long long)rows[i - 1]);
+        if (i == 0 || rows[i] >> 32 != rows[i - 1] >> 32) nbuckets++;
     }
-    size_t offset = w->data.len;
-    uint8_t x[4];
-    x[0] = (uint8_t)(bm.len >> 24), x[1] = (uint8_t)(bm.len >> 16), x[2] = (uint8_t)(bm.len >> 8), x[3] = (uint8_t)bm.len;
-    rc = tn_buf_append(&w->data, x, 4);
-    if (!rc) rc = tn_buf_append(&w->data, bm.data, bm.len);
-    uint32_t crc = tn_crc32(0, bm.data, bm.len);
-    x[0] = (uint8_t)(crc >> 24), x[1] = (uint8_t)(crc >> 16), x[2] = (uint8_t)(crc >> 8), x[3] = (uint8_t)crc;
-    if (!rc) rc = tn_buf_append(&w->data, x, 4);
-    if (!rc) rc = tn_delta_z85_encode(w->uuid_bytes, 16, &z);
+    put_le32(hdr, DV_MAGIC);
+    for (int i = 0; i < 8; i++) hdr[4 + i] = (uint8_t)(nbuckets >> (8 * i));
+    rc = tn_buf_append(out, hdr, 12);
+    for (uint64_t i = 0; i < n && !rc;) {
+        uint32_t key = (uint32_t)(rows[i] >> 32);
+        roaring_bitmap_t *bm = roaring_bitmap_create();
+        if (!bm) return TN_ENOMEM;
+        uint64_t j = i;
+        while (j < n && (uint32_t)(rows[j] >> 32) == key) roaring_bitmap_add(bm, (uint32_t)rows[j++]);
+        roaring_bitmap_run_optimize(bm);
+        size_t sz = roaring_bitmap_portable_size_in_bytes(bm);
+        uint8_t kb[4];
+        put_le32(kb, key);
+        rc = tn_buf_append(out, kb, 4);
+        if (!rc) rc = tn_buf_reserve(out, sz);
+        if (!rc) {
+            size_t w = roaring_bitmap_portable_serialize(bm, (char *)out->data + out->len);
+            out->len += w;
+        }
+        roaring_bitmap_free(bm);
+        i = j;
+    }
+    return rc;
+}
+
+int tn_delta_dv_write_file(tn_fs *fs, const char *table_path, const uint64_t *const *rows, const uint64_t *counts,
+                           uint32_t n, tn_arena *arena, tn_delta_dv *out, char **full_path) {
+    int rc = 0;
+    tn_buf file = TN_BUF_INIT, one = TN_BUF_INIT, z = TN_BUF_INIT;
+    uint8_t uuid[16];
+    char *path = NULL;
+    *full_path = NULL;
+    size_t got = 0;
+    while (got < sizeof uuid) {
+        ssize_t r = getrandom(uuid + got, sizeof uuid - got, 0);
+        if (r <= 0) return tn_error_set(TN_EIO, "deletion vector: no random bytes for a file name");
+        got += (size_t)r;
+    }
+    uuid[6] = (uint8_t)((uuid[6] & 0x0f) | 0x40);
+    uuid[8] = (uint8_t)((uuid[8] & 0x3f) | 0x80);
+    rc = tn_delta_z85_encode(uuid, 16, &z);
+    if (!rc) rc = tn_buf_append_byte(&z, 0);
+    if (!rc) rc = tn_buf_append_byte(&file, 1);
+    const char *zid = rc ? NULL : tn_arena_strdup(arena, (const char *)z.data);
+    if (!rc && !zid) rc = TN_ENOMEM;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        tn_buf_clear(&one);
+        rc = tn_delta_dv_encode_bitmap(rows[i], counts[i], &one);
+        if (rc) break;
+        if (file.len + one.len + 8 > INT32_MAX) {
+            rc = tn_error_set(TN_ELIMIT, "deletion vector file over 2 GiB");
+            break;
+        }
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].storage_type = 'u';
+        out[i].path_or_inline = zid;
+        out[i].has_offset = true;
+        out[i].offset = (int32_t)file.len;
+        out[i].size_in_bytes = (int32_t)one.len;
+        out[i].cardinality = (int64_t)counts[i];
+        out[i].unique_id = tn_arena_printf(arena, "u%s@%d", zid, out[i].offset);
+        uint8_t b[4];
+        put_be32(b, (uint32_t)one.len);
+        rc = tn_buf_append(&file, b, 4);
+        if (!rc) rc = tn_buf_append(&file, one.data, one.len);
+        put_be32(b, tn_crc32(0, one.data, one.len));
+        if (!rc) rc = tn_buf_append(&file, b, 4);
+        if (!rc && !out[i].unique_id) rc = TN_ENOMEM;
+    }
     if (rc) goto cleanup;
-    dv->storage_type = 'u';
-    dv->path_or_inline = tn_arena_strndup(arena, (const char *)z.data, z.len);
-    dv->has_offset = true;
-    dv->offset = (int32_t)offset;
-    dv->size_in_bytes = (int32_t)bm.len;
-    dv->cardinality = (int64_t)n;
-    dv->unique_id = dv->path_or_inline ? tn_arena_printf(arena, "u%s@%d", dv->path_or_inline, dv->offset) : NULL;
-    if (!dv->path_or_inline || !dv->unique_id) rc = TN_ENOMEM;
-    else w->ndvs++;
+    const char *p = NULL;
+    rc = tn_delta_dv_file_path(&p, arena, table_path, &out[0]);
+    if (!rc && !(path = tn_strdup(p))) rc = TN_ENOMEM;
+    if (!rc) rc = tn_fs_write_all(fs, path, file.data, file.len, true);
+    if (rc) goto cleanup;
+    *full_path = path;
+    path = NULL;
 cleanup:
-    tn_buf_free(&bm);
+    tn_free(path);
+    tn_buf_free(&file);
+    tn_buf_free(&one);
     tn_buf_free(&z);
     return rc;
-}
-
-int tn_delta_dv_writer_finish(tn_delta_dv_writer *w, tn_fs *fs, tn_arena *arena, const char **path) {
-    if (path) *path = NULL;
-    if (w->ndvs == 0) return 0;
-    const char *p = tn_arena_printf(arena, "%s/deletion_vector_%s.bin", w->table_path, w->uuid);
-    if (!p) return TN_ENOMEM;
-    int rc = tn_fs_write_all(fs, p, w->data.data, w->data.len, true);
-    if (rc) return tn_error_prefix(rc, "deletion vector file %s", p);
-    if (path) *path = p;
-    return 0;
-}
-
-void tn_delta_dv_writer_free(tn_delta_dv_writer *w) {
-    if (!w) return;
-    tn_buf_free(&w->data);
-    tn_free(w->table_path);
-    tn_free(w);
 }

@@ -216,6 +216,14 @@ int tn_parquet_writer_write(tn_parquet_writer *w, const tn_chunk *chunk);
 /* Flushes, writes the footer, fsyncs and closes; frees w. result may be NULL. On error the
  * partial file is removed. */
 int tn_parquet_writer_close(tn_parquet_writer *w, tn_parquet_write_result *result);
+/* Ends the current row group now (nothing happens when it holds no row): an explicit row-group
+ * boundary, for layouts that put one unit (a cube block, a bucket run) in each row group. */
+int tn_parquet_writer_flush(tn_parquet_writer *w);
+/* Bytes written to the file so far (finished row groups), bytes buffered for the current row
+ * group (encoded pages, an estimate of what flushing it adds), row groups finished. */
+uint64_t tn_parquet_writer_bytes_written(const tn_parquet_writer *w);
+uint64_t tn_parquet_writer_bytes_buffered(const tn_parquet_writer *w);
+uint32_t tn_parquet_writer_num_row_groups(const tn_parquet_writer *w);
 /* Abandons the file (removes it) and frees w. */
 void tn_parquet_writer_abort(tn_parquet_writer *w);
 

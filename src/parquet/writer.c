@@ -586,6 +586,21 @@ cleanup:
     return rc;
 }
 
+int tn_parquet_writer_flush(tn_parquet_writer *w) {
+    if (!w) return tn_error_set(TN_EINVAL, "parquet writer: NULL argument");
+    if (w->failed) return tn_error_set(TN_EINVAL, "%s: the writer failed earlier; abort it", w->path);
+    int rc = flush_row_group(w);
+    if (rc) {
+        w->failed = true;
+        rc = tn_error_prefix(rc, "%s", w->path);
+    }
+    return rc;
+}
+
+uint64_t tn_parquet_writer_bytes_written(const tn_parquet_writer *w) { return w->offset; }
+uint64_t tn_parquet_writer_bytes_buffered(const tn_parquet_writer *w) { return buffered_bytes(w); }
+uint32_t tn_parquet_writer_num_row_groups(const tn_parquet_writer *w) { return w->nrgs; }
+
 void tn_parquet_writer_abort(tn_parquet_writer *w) {
     if (!w) return;
     discard_file(w);

@@ -63,6 +63,7 @@ int tn_bind_error(tn_binder *b, tn_sql_pos pos, const char *fmt, ...) {
 int tn_bind_error_at(tn_binder *b, int code, tn_sql_pos pos) {
     const char *m = tn_error_message();
     if (code == TN_ENOMEM || strstr(m, " at line ") != NULL) return code;
+    if (code == TN_EINTERRUPT) return tn_error_set(code, "Interrupted");   /* no context, no caret */
     char msg[900];
     snprintf(msg, sizeof msg, "%s", m);
     return format_at(b, code, pos, msg);

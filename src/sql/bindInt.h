@@ -21,6 +21,7 @@ struct tn_sql_session {
     tn_exec *running;              /* the statement executing now, or NULL */
     struct tn_stmt_state *tables;  /* stmt_ddl.c: catalog handle and SET options (stmt.h) */
     struct tn_sql_result *streaming; /* session.c: the result still streaming, or NULL */
+    int interrupted;               /* tn_sql_session_interrupt (atomic); cleared per statement */
 };
 
 /* A FROM item visible by name. Columns are scope columns [offset, offset + ncols). */

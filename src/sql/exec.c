@@ -408,6 +408,8 @@ int tn_collection_move(tn_collection *dst, tn_collection *src) {
  */
 int tn_pipe_push(tn_pipeline *p, uint32_t stage, uint32_t worker, const tn_chunk *chunk) {
     if (chunk->count == 0) return 0;
+    int rc = tn_exec_check(p->ex);            /* every chunk of every pipeline */
+    if (rc) return rc;
     if (stage == 0 && p->source.node)
         __atomic_add_fetch(&p->source.node->rows_out, chunk->count, __ATOMIC_RELAXED);
     if (stage == p->nops) {
@@ -435,7 +437,8 @@ static int worker_setup(tn_pipeline *p, uint32_t w) {
 static int pipe_task(void *ctx, uint32_t task, uint32_t worker) {
     tn_pipeline *p = ctx;
     if (__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) return 0;
-    int rc = worker_setup(p, worker);
+    int rc = tn_exec_check(p->ex);            /* every morsel */
+    if (!rc) rc = worker_setup(p, worker);
     if (rc) return rc;
     p->cur_morsel[worker] = task;
     uint64_t t0 = p->ex->analyze ? tn_time_ns() : 0;
@@ -462,6 +465,7 @@ int tn_pipe_run(tn_pipeline *p) {
     } else {
         rc = tn_pool_run(p->ex->pool, p->source.nmorsels, pipe_task, p);
     }
+    if (!rc) rc = tn_exec_check(p->ex);
     if (rc) goto cleanup;
     /* operators with rows left to emit (RIGHT / FULL joins) run on worker 0's state */
     for (uint32_t i = 0; i < p->nops && !rc; i++)
@@ -707,8 +711,10 @@ static int build(tn_exec *ex, tn_plan *node, tn_pipeline *p) {
                     void *st = NULL;
                     rc = sink->worker_init(sink, &st);
                     for (int s = 0; s < 2 && !rc; s++)
-                        for (uint32_t i = 0; i < side[s].nchunks && !rc; i++)
-                            rc = sink->consume(sink, st, (uint32_t)s, &side[s].chunks[i]);
+                        for (uint32_t i = 0; i < side[s].nchunks && !rc; i++) {
+                            rc = tn_exec_check(ex);
+                            if (!rc) rc = sink->consume(sink, st, (uint32_t)s, &side[s].chunks[i]);
+                        }
                     if (!rc) rc = sink->combine(sink, &st, 1);
                     if (st) sink->worker_free(sink, st);
                     tn_sink_destroy(sink);
@@ -1046,6 +1052,8 @@ int tn_exec_stream_next(tn_exec_stream *st, const tn_chunk **out) {
     *out = NULL;
     item_free(st->out);
     st->out = NULL;
+    int irc = tn_exec_check(st->ex);          /* interrupted: no more rows, even queued ones */
+    if (irc) return irc;
     pthread_mutex_lock(&st->mu);
     while (list_empty(&st->queue) && !st->finished) pthread_cond_wait(&st->cv, &st->mu);
     stream_item *it = list_pop(&st->queue);

@@ -66,10 +66,24 @@ typedef struct tn_exec {
     uint64_t memory_limit;     /* bytes, 0 = none */
     uint64_t memory_used;      /* approximate, atomically updated */
     bool analyze;              /* EXPLAIN ANALYZE: time operators */
+    const int *interrupt;      /* the session's cancel flag (tn_sql_session_interrupt) or NULL */
 } tn_exec;
+
+/* 0, or TN_EINTERRUPT "Interrupted" once the statement was asked to stop. Polled by every
+ * pipeline per morsel and per chunk, and by the long single-threaded loops (sorts, join builds,
+ * aggregate merges and finalization, window evaluation, writes) every few thousand rows. */
+static inline int tn_exec_check(const tn_exec *ex) {
+    return ex && tn_interrupt_pending(ex->interrupt) ? tn_interrupt_check(ex->interrupt) : 0;
+}
 
 /* Account for bytes held by the query; TN_ELIMIT when past the limit. */
 int tn_exec_mem(tn_exec *ex, int64_t delta);
+
+/* Sorts refs[0..n) by cmp (a total order, qsort_r's signature) polling the interrupt flag
+ * (exec_sort.c). parallel: on the pool's workers (only from the statement's thread, never
+ * inside a pool task). */
+int tn_exec_sort(tn_exec *ex, bool parallel, uint64_t *refs, size_t n,
+                 int (*cmp)(const void *, const void *, void *), void *ctx);
 
 /* Runs plan and materializes its output into *out (initialized here). */
 int tn_exec_run(tn_exec *ex, tn_plan *plan, tn_collection *out);

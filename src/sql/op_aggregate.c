@@ -1194,7 +1194,7 @@ static void key_views(const tn_group_table *t, uint32_t off, uint32_t m, tn_vect
 }
 
 /* Finalize every group of table t with states st into chunks appended to result. */
-static int emit_groups(const tn_plan *node, const tn_group_table *t, tn_agg_states *st,
+static int emit_groups(tn_exec *ex, const tn_plan *node, const tn_group_table *t, tn_agg_states *st,
                        tn_collection *result) {
     uint32_t ng = node->u.agg.ngroups, na = node->u.agg.naggs;
     uint32_t total = t->ngroups;
@@ -1203,6 +1203,7 @@ static int emit_groups(const tn_plan *node, const tn_group_table *t, tn_agg_stat
         uint32_t m = total - off < TN_VECTOR_SIZE ? total - off : TN_VECTOR_SIZE;
         tn_chunk out;
         memset(&out, 0, sizeof out);
+        if ((rc = tn_exec_check(ex))) break;
         rc = tn_chunk_init(&out, node->ncols, node->types, m);
         if (rc) break;
         if (ng) {
@@ -1294,6 +1295,7 @@ static int part_merge_task(void *ctx, uint32_t p, uint32_t worker) {
         uint32_t cnt = j->start[w][p + 1] - j->start[w][p];
         for (uint32_t off = 0; off < cnt && !rc; off += TN_VECTOR_SIZE) {
             uint32_t m = cnt - off < TN_VECTOR_SIZE ? cnt - off : TN_VECTOR_SIZE;
+            rc = tn_exec_check(j->sh->ex);
             for (uint32_t k = 0; k < ng && !rc; k++) rc = tn_vector_gather(&kv[k], &l->table.keys[k], ids + off, m);
             if (!rc) rc = tn_group_table_lookup(&t, kp, m, gmap);
             if (!rc) rc = states_reserve(&st, t.ngroups);
@@ -1310,7 +1312,7 @@ static int part_merge_task(void *ctx, uint32_t p, uint32_t worker) {
             }
         }
     }
-    if (!rc) rc = emit_groups(node, &t, &st, &j->outs[p]);
+    if (!rc) rc = emit_groups(j->sh->ex, node, &t, &st, &j->outs[p]);
     for (uint32_t k = 0; k < ng; k++) tn_vector_free(&kv[k]);
     tn_group_table_free(&t);
     states_free(&st);
@@ -1384,6 +1386,7 @@ static int agg_combine(tn_sink *sink, void **states, uint32_t nstates) {
         }
         for (uint32_t off = 0; off < l->table.ngroups && !rc; off += TN_VECTOR_SIZE) {
             uint32_t m = l->table.ngroups - off < TN_VECTOR_SIZE ? l->table.ngroups - off : TN_VECTOR_SIZE;
+            if ((rc = tn_exec_check(sh->ex))) break;
             if (ng) {
                 tn_vector views[ng + 1];
                 tn_vector *vp[ng + 1];
@@ -1404,6 +1407,7 @@ static int agg_combine(tn_sink *sink, void **states, uint32_t nstates) {
             tn_group_table *ld = l->st.a[a].dset;
             for (uint32_t off = 0; off < ld->ngroups && !rc; off += TN_VECTOR_SIZE) {
                 uint32_t m = ld->ngroups - off < TN_VECTOR_SIZE ? ld->ngroups - off : TN_VECTOR_SIZE;
+                if ((rc = tn_exec_check(sh->ex))) break;
                 tn_vector views[2];
                 tn_vector *vp[2];
                 key_views(ld, off, m, views, vp);
@@ -1427,6 +1431,7 @@ static int agg_combine(tn_sink *sink, void **states, uint32_t nstates) {
         tn_group_table *d = G->st.a[a].dset;
         for (uint32_t off = 0; off < d->ngroups && !rc; off += TN_VECTOR_SIZE) {
             uint32_t m = d->ngroups - off < TN_VECTOR_SIZE ? d->ngroups - off : TN_VECTOR_SIZE;
+            if ((rc = tn_exec_check(sh->ex))) break;
             tn_vector views[2];
             tn_vector *vp[2];
             key_views(d, off, m, views, vp);
@@ -1435,7 +1440,7 @@ static int agg_combine(tn_sink *sink, void **states, uint32_t nstates) {
         }
     }
     /* output */
-    if (!rc) rc = emit_groups(node, &G->table, &G->st, sh->result);
+    if (!rc) rc = emit_groups(sh->ex, node, &G->table, &G->st, sh->result);
     tn_free(gmap);
     return rc;
 }

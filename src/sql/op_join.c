@@ -85,7 +85,7 @@ static inline int64_t int_key_at(const tn_vector *v, uint32_t i) {
 /* Equal strings of the build side's string columns share one pointer afterwards (the bytes of
  * the first occurrence, owned by the same collection), so that consumers that cache by pointer
  * (the group table) see few distinct pointers. Only for build sides of moderate size. */
-static int intern_strings(tn_collection *c) {
+static int intern_strings(tn_exec *ex, tn_collection *c) {
     if (c->nrows == 0 || c->nrows > (1 << 20)) return 0;
     uint32_t cap = 16;
     while (cap < (uint32_t)c->nrows * 2) cap *= 2;
@@ -96,7 +96,8 @@ static int intern_strings(tn_collection *c) {
     for (uint32_t col = 0; col < c->ncols && !rc; col++) {
         if (!tn_type_is_string(c->types[col])) continue;
         memset(set, 0, (size_t)cap * sizeof *set);
-        for (uint32_t ci = 0; ci < c->nchunks; ci++) {
+        for (uint32_t ci = 0; ci < c->nchunks && !rc; ci++) {
+            if ((rc = tn_exec_check(ex))) break;
             tn_vector *v = &c->chunks[ci].cols[col];
             tn_str *d = v->data;
             for (uint32_t r = 0; r < c->chunks[ci].count; r++) {
@@ -186,6 +187,7 @@ static int build_flat(tn_exec *ex, tn_join_table *t) {
         tn_vector *f = &t->flat[c];
         uint32_t at = 0;
         for (uint32_t ci = 0; ci < t->c.nchunks; ci++) {
+            if ((ci & 63) == 63 && (rc = tn_exec_check(ex))) return rc;
             const tn_vector *src = &t->c.chunks[ci].cols[c];
             uint32_t n = t->c.chunks[ci].count;
             if (w && src->data && n) memcpy((uint8_t *)f->data + (size_t)at * w, src->data, (size_t)n * w);
@@ -237,7 +239,7 @@ int tn_join_build(tn_exec *ex, tn_plan *node, tn_collection *build, bool build_i
         return TN_ENOMEM;
     }
     rc = tn_exec_mem(ex, (int64_t)n * 40 + (int64_t)cap * 4);
-    if (!rc) rc = intern_strings(&t->c);
+    if (!rc) rc = intern_strings(ex, &t->c);
     tn_expr **keys = build_is_left ? node->u.join.lkeys : node->u.join.rkeys;
     tn_expr **pkeys = build_is_left ? node->u.join.rkeys : node->u.join.lkeys;
     if (!rc && t->nkeys == 1 && int_key_type(keys[0]->type) && pkeys[0]->type.id == keys[0]->type.id) {
@@ -251,6 +253,7 @@ int tn_join_build(tn_exec *ex, tn_plan *node, tn_collection *build, bool build_i
     for (uint32_t ci = 0; ci < t->c.nchunks && !rc; ci++) {
         tn_chunk *ch = &t->c.chunks[ci];
         tn_vector *kv = &t->keyv[(size_t)ci * t->nkeys];
+        if ((rc = tn_exec_check(ex))) break;
         for (uint32_t k = 0; k < t->nkeys && !rc; k++) {
             rc = tn_vector_init(&kv[k], keys[k]->type, ch->count ? ch->count : 1);
             if (!rc) rc = tn_expr_eval(keys[k], ch, &kv[k], st[k]);

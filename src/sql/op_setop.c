@@ -111,6 +111,7 @@ static int setop_combine(tn_sink *sink, void **states, uint32_t n) {
             keys.count = s->t.ngroups;
             rc = tn_collection_append(sh->result, &keys, sel, m);
         }
+        if (!rc) rc = tn_exec_check(sh->ex);
     }
     return rc;
 }

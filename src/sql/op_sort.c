@@ -3,7 +3,8 @@
  * keeps only its best limit+offset rows (compacting when it holds twice that, and dropping
  * incoming rows that cannot beat its current N-th row). At the end the rows are sorted by
  * their keys (NULLS LAST unless asked otherwise, DuckDB's default for ASC and DESC; ties keep
- * input order) and the [offset, offset+limit) slice is emitted.
+ * input order; tn_exec_sort: parallel, interruptible) and the [offset, offset+limit) slice
+ * is emitted.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -55,24 +56,29 @@ static int ref_cmp(const void *a, const void *b, void *ctx) {
     return (x > y) - (x < y);
 }
 
-/* Sorted row references of c (caller frees). */
-static int sort_refs(const tn_plan *node, const tn_collection *c, uint64_t **out) {
+/* Sorted row references of c (caller frees); parallel: on the pool (see tn_exec_sort). */
+static int sort_refs(tn_exec *ex, bool parallel, const tn_plan *node, const tn_collection *c, uint64_t **out) {
     uint64_t *refs = tn_malloc(((size_t)c->nrows + 1) * sizeof *refs);
     if (!refs) return TN_ENOMEM;
     size_t k = 0;
     for (uint32_t i = 0; i < c->nchunks; i++)
         for (uint32_t r = 0; r < c->chunks[i].count; r++) refs[k++] = ((uint64_t)i << 32) | r;
     cmp_ctx ctx = {node, c->chunks};
-    qsort_r(refs, k, sizeof *refs, ref_cmp, &ctx);
+    int rc = tn_exec_sort(ex, parallel, refs, k, ref_cmp, &ctx);
+    if (rc) {
+        tn_free(refs);
+        return rc;
+    }
     *out = refs;
     return 0;
 }
 
 /* Append rows refs[0..n) of src's chunks to dst. */
-static int append_refs(tn_collection *dst, const tn_collection *src, const uint64_t *refs, size_t n) {
+static int append_refs(tn_exec *ex, tn_collection *dst, const tn_collection *src, const uint64_t *refs, size_t n) {
     int rc = 0;
-    size_t i = 0;
+    size_t i = 0, runs = 0;
     while (i < n && !rc) {
+        if (++runs % 64 == 0 && (rc = tn_exec_check(ex))) break;
         /* runs of rows from one chunk go together */
         uint32_t ci = (uint32_t)(refs[i] >> 32);
         uint32_t sel[TN_VECTOR_SIZE];
@@ -101,12 +107,12 @@ static void sort_free_local(tn_sink *sink, void *state) {
 /* Keep only the best `keep` rows of l->c; remember the last as the threshold. */
 static int compact(sort_shared *sh, sort_local *l) {
     uint64_t *refs = NULL;
-    int rc = sort_refs(sh->node, &l->c, &refs);
+    int rc = sort_refs(sh->ex, false, sh->node, &l->c, &refs);   /* on a pool worker */
     if (rc) return rc;
     size_t keep = (size_t)sh->keep < (size_t)l->c.nrows ? (size_t)sh->keep : (size_t)l->c.nrows;
     tn_collection nc;
     rc = tn_collection_init(&nc, l->c.ncols, l->c.types);
-    if (!rc) rc = append_refs(&nc, &l->c, refs, keep);
+    if (!rc) rc = append_refs(sh->ex, &nc, &l->c, refs, keep);
     if (!rc && keep > 0) {
         if (l->thr.cols) tn_chunk_free(&l->thr);
         memset(&l->thr, 0, sizeof l->thr);
@@ -204,14 +210,14 @@ static int sort_combine(tn_sink *sink, void **states, uint32_t n) {
         if (l) rc = tn_collection_move(&all, &l->c);
     }
     uint64_t *refs = NULL;
-    if (!rc) rc = sort_refs(node, &all, &refs);
+    if (!rc) rc = sort_refs(sh->ex, true, node, &all, &refs);
     if (!rc) {
         size_t total = (size_t)all.nrows;
         size_t from = node->u.sort.offset > 0 ? (size_t)node->u.sort.offset : 0;
         if (from > total) from = total;
         size_t to = total;
         if (node->u.sort.limit >= 0 && from + (size_t)node->u.sort.limit < to) to = from + (size_t)node->u.sort.limit;
-        rc = append_refs(sh->result, &all, refs + from, to - from);
+        rc = append_refs(sh->ex, sh->result, &all, refs + from, to - from);
     }
     tn_free(refs);
     tn_collection_free(&all);

@@ -1,9 +1,10 @@
 /*
- * sql/op_table_scan.c: the pipeline source of a Delta table scan node (TN_SCAN_DELTA): plans a
- * tn_table_scan with the node's projection and its pushed-down `column OP constant` predicates
- * as table filters (partition pruning, stats skipping, row-group and page pruning), then runs
- * one morsel per (file, row group) on the pool. TABLESAMPLE keeps rows by a seeded hash of
- * (file, row). The scan's counters go to the statement's --stats when the source is freed.
+ * sql/op_table_scan.c: the pipeline source of a Delta table scan node (TN_SCAN_DELTA): has the
+ * table's layout plan a tn_table_scan with the node's projection and its pushed-down `column OP
+ * constant` predicates as table filters (partition pruning, stats skipping, row-group and page
+ * pruning, the layout's own skipping), then runs one morsel per (file, row group) on the pool.
+ * TABLESAMPLE: a layout may plan the sample itself (OTree); otherwise rows are kept by a seeded
+ * hash of (file, row). The scan's counters go to the statement's --stats when the source is freed.
  */
 #include <string.h>
 
@@ -15,6 +16,7 @@ typedef struct tscan_shared {
     tn_table_scan *scan;
     uint64_t live_rows;              /* rows counted into the statement's stats while running */
     tn_table_scan_stats at_open;     /* table totals, counted when the scan opened */
+    bool layout_sampled;             /* the layout planned a sample: rows are not sampled again */
 } tscan_shared;
 
 typedef struct tscan_ctx {
@@ -62,7 +64,7 @@ static int on_chunk(void *ctx, const tn_chunk *chunk, uint32_t file, int64_t fir
     /* progress (tn_sql_session_progress) while the scan runs; corrected when it ends */
     __atomic_add_fetch(&c->sh->live_rows, chunk->count, __ATOMIC_RELAXED);
     __atomic_add_fetch(&c->sh->ex->stats.rows_scanned, chunk->count, __ATOMIC_RELAXED);
-    if (sampling(&c->sh->node->u.scan)) return sample_push(c, chunk, file, first_row);
+    if (sampling(&c->sh->node->u.scan) && !c->sh->layout_sampled) return sample_push(c, chunk, file, first_row);
     return tn_pipe_push(c->p, 0, c->worker, chunk);
 }
 
@@ -74,7 +76,7 @@ static int tscan_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worke
     c.p = p;
     c.worker = worker;
     int rc = 0;
-    if (sampling(&sh->node->u.scan)) {
+    if (sampling(&sh->node->u.scan) && !sh->layout_sampled) {
         uint32_t n = tn_table_scan_num_columns(sh->scan);
         if (n) rc = tn_chunk_init(&c.tmp, n, tn_table_scan_types(sh->scan), TN_VECTOR_SIZE);
     }
@@ -131,12 +133,13 @@ int tn_op_table_scan_source(tn_exec *ex, tn_plan *node, tn_source *out) {
             filters[i].constant = s->preds[i].constant;
         }
     }
-    tn_table_scan_options o = TN_TABLE_SCAN_OPTIONS_INIT;
-    o.columns = s->cols;
-    o.ncolumns = s->ncols;
-    o.filters = filters;
-    o.nfilters = s->npreds;
-    rc = tn_table_scan_open(&sh->scan, (tn_table *)s->source, &o);
+    tn_layout_scan_options o = TN_LAYOUT_SCAN_OPTIONS_INIT;
+    o.scan.columns = s->cols;
+    o.scan.ncolumns = s->ncols;
+    o.scan.filters = filters;
+    o.scan.nfilters = s->npreds;
+    if (s->sample_rows == 0) o.sample_percent = s->sample_percent;
+    rc = tn_layout_scan_open(&sh->scan, &sh->layout_sampled, (tn_table *)s->source, &o);
     tn_free(filters);
     if (rc) return tn_error_prefix(rc, "%s", s->npaths ? s->paths[0] : "table");
     out->nmorsels = tn_table_scan_num_morsels(sh->scan);

@@ -108,6 +108,7 @@ typedef struct win_run {
     tn_vector *res;              /* per chunk of all */
     uint64_t *refs;              /* (chunk << 32) | row, partition-sorted */
     uint32_t *peer_start, *peer_end;
+    tn_exec *ex;                 /* interrupt checks */
 } win_run;
 
 static inline const tn_vector *colv(const tn_collection *all, uint64_t ref, uint32_t col) {
@@ -366,6 +367,7 @@ static int run_partition(win_run *w, const uint64_t *refs, int64_t n) {
             memset(&a, 0, sizeof a);
             for (int64_t j = lo; j <= hi; j++) acc_add(w, &a, refs[j]);
             rc = acc_put(w, &a, refs[i]);
+            if (!rc && (i & 1023) == 1023) rc = tn_exec_check(w->ex);   /* frames of any width */
         }
     }
     return rc;
@@ -402,7 +404,8 @@ static int run_func(tn_exec *ex, const tn_collection *all, const tn_plan_window_
             const tn_chunk *c = &all->chunks[i];
             if (!c->count) continue;
             for (uint32_t p = 0; p < f->npart; p++) keys[p] = (tn_vector *)&c->cols[wc->part[p]];
-            rc = tn_group_table_lookup(&gt, keys, c->count, gids + off);
+            rc = tn_exec_check(ex);
+            if (!rc) rc = tn_group_table_lookup(&gt, keys, c->count, gids + off);
             off += c->count;
         }
         if (rc) goto cleanup;
@@ -421,13 +424,14 @@ static int run_func(tn_exec *ex, const tn_collection *all, const tn_plan_window_
         if (!start) { rc = TN_ENOMEM; goto cleanup; }
         start[1] = N;
     }
-    win_run w = {all, f, wc, res, refs, scratch, scratch + N};
+    win_run w = {all, f, wc, res, refs, scratch, scratch + N, ex};
     order_ctx oc = {all, f, wc};
     for (uint32_t g = 0; g < nparts && !rc; g++) {
         size_t s = start[g], n = start[g + 1] - s;
         if (n == 0) continue;
-        if (f->norder && n > 1) qsort_r(refs + s, n, sizeof *refs, ref_cmp, &oc);
-        rc = run_partition(&w, refs + s, (int64_t)n);
+        rc = tn_exec_check(ex);
+        if (!rc && f->norder && n > 1) rc = tn_exec_sort(ex, true, refs + s, n, ref_cmp, &oc);
+        if (!rc) rc = run_partition(&w, refs + s, (int64_t)n);
     }
 cleanup:
     if (gt_init) tn_group_table_free(&gt);
@@ -482,7 +486,8 @@ static int win_combine(tn_sink *sink, void **states, uint32_t nstates) {
         for (uint32_t k = 0; k < sh->nin; k++) view[k] = c->cols[k];
         for (uint32_t f = 0; f < nf; f++) view[sh->nin + f] = res[f][i];
         tn_chunk v = {node->ncols, c->count, view};
-        rc = tn_collection_append(sh->result, &v, NULL, c->count);
+        rc = tn_exec_check(sh->ex);
+        if (!rc) rc = tn_collection_append(sh->result, &v, NULL, c->count);
     }
 cleanup:
     if (res)

@@ -104,6 +104,10 @@ static void set_running(tn_sql_session *s, tn_exec *ex) {
     pthread_mutex_unlock(&s->run_lock);
 }
 
+void tn_sql_session_interrupt(tn_sql_session *s) {
+    if (s) __atomic_store_n(&s->interrupted, 1, __ATOMIC_RELAXED);
+}
+
 bool tn_sql_session_progress(tn_sql_session *s, uint64_t *done, uint64_t *total) {
     *done = *total = 0;
     pthread_mutex_lock(&s->run_lock);
@@ -399,6 +403,7 @@ static int execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_
     tn_sql_stmt *stmt = sc->list.stmts[i];
     tn_sql_session *s = sc->session;
     session_detach(s);
+    __atomic_store_n(&s->interrupted, 0, __ATOMIC_RELAXED);   /* a new statement starts */
     uint64_t t0 = tn_time_ns();
     tn_bind_set_pos((tn_sql_pos){0, 0, 0});
     tn_arena *arena = tn_arena_create(0);
@@ -412,6 +417,7 @@ static int execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_
     exp->nworkers = tn_pool_size(s->pool);
     exp->arena = arena;
     exp->memory_limit = s->memory_limit;
+    exp->interrupt = &s->interrupted;
     tn_binder b;
     memset(&b, 0, sizeof b);
     b.session = s;

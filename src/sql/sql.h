@@ -38,6 +38,13 @@ void tn_sql_session_set_memory_limit(tn_sql_session *s, uint64_t bytes);
  * (both grow as the statement opens more scans). Returns false when no statement runs. */
 bool tn_sql_session_progress(tn_sql_session *s, uint64_t *done, uint64_t *total);
 
+/* Asks the statement running on s (if any) to stop: it fails with TN_EINTERRUPT "Interrupted"
+ * at its next check (within a chunk of rows or a block of a sort; a canceled write commits
+ * nothing and removes its files; a streaming result's next fetch fails the same way). Safe to
+ * call from any thread and from a signal handler (one atomic store). The request is cleared
+ * when the next statement starts, so an interrupt with nothing running is forgotten then. */
+void tn_sql_session_interrupt(tn_sql_session *s);
+
 /* Parses sql[0, len) into statements. Syntax errors: TN_ESYNTAX, message with line:column and
  * a caret (see parse.h). The script borrows the session; free it with tn_sql_script_free. */
 int tn_sql_script_parse(tn_sql_script **out, tn_sql_session *s, const char *sql, size_t len);

@@ -9,6 +9,7 @@
 #define TN_SQL_STMT_H
 
 #include "catalog/catalog.h"
+#include "layout/layout.h"
 #include "sql/bindInt.h"
 
 /* What a table statement returns: named, typed columns and rows (has_rows false: a status). */
@@ -46,7 +47,7 @@ int tn_stmt_delete(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
 int tn_stmt_copy(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
 /* Writes the rows of plan (already cast to the table's types and in schema order: every
  * logical column) into t with opts; the plan is freed. */
-int tn_stmt_write_plan(tn_binder *b, tn_table *t, tn_plan *plan, const tn_table_write_options *opts,
+int tn_stmt_write_plan(tn_binder *b, tn_table *t, tn_plan *plan, const tn_layout_write_options *opts,
                        tn_table_commit_result *res);
 /* Binds and optimizes the query of a CREATE TABLE AS / INSERT. */
 int tn_stmt_bind_query(tn_binder *b, tn_sql_query *q, tn_plan **out);

@@ -218,6 +218,14 @@ static int check_table_options(tn_binder *b, const tn_sql_options *opts, bool al
                                                 : "bucketed primary-key tables ('bucket' option)");
         if (tn_str_iequal(o->key, "columnsToIndex") || tn_str_iequal(o->key, "cubeSize"))
             return unsupported(b, o->pos, "qbeast options (OTree tables)");
+        /* the layout is chosen when the table is created, from its properties */
+        if (alter && tn_str_iequal(o->key, "tarn.layout"))
+            return tn_bind_error(b, o->pos, "the layout of a table ('tarn.layout') is chosen at CREATE TABLE");
+        if (tn_str_iequal(o->key, "tarn.layout") || tn_str_iequal_n(o->key, 7, "qbeast.")) {
+            tn_delta_kv kv = {o->key, o->value};
+            int rc = tn_layout_check_config(&kv, 1);
+            if (rc) return tn_bind_error_at(b, rc, o->pos);
+        }
     }
     return 0;
 }
@@ -306,7 +314,7 @@ static int ctas_staged(tn_binder *b, tn_catalog *cat, const tn_catalog_name *cn,
         rc = tn_bind_error_at(b, rc, pos);
         goto cleanup;
     }
-    tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+    tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
     wo.operation = "CREATE TABLE AS SELECT";
     tn_plan *p = *plan;
     *plan = NULL;
@@ -458,7 +466,7 @@ static int create_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     if (plan) {
         rc = tn_catalog_table_open(cat, &cn, NULL, &t);
         if (rc) goto cleanup;
-        tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+        tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
         wo.operation = "CREATE TABLE AS SELECT";
         tn_plan *p = plan;
         plan = NULL;

@@ -22,13 +22,14 @@ int tn_stmt_bind_query(tn_binder *b, tn_sql_query *q, tn_plan **out) {
 }
 
 /* ---------------------------------------------------------------------------------------------
- * The writer sink: every worker writes its chunks into one tn_table_writer under a mutex (the
- * writer splits partitions, rolls files and collects stats).
+ * The writer sink: every worker writes its chunks into one tn_layout_writer under a mutex (the
+ * table's layout places rows into files; table/ rolls files and collects stats).
  */
 typedef struct wsink {
-    tn_table_writer *w;
+    tn_layout_writer *w;
     pthread_mutex_t mu;
     tn_table *t;                  /* NOT NULL columns checked before the writer sees a chunk */
+    tn_stmt_checks *checks;       /* CHECK constraints and invariants (NULL: none) */
 } wsink;
 
 static int ws_init(tn_sink *s, void **state) {
@@ -49,8 +50,12 @@ static int ws_consume(tn_sink *s, void *state, uint32_t morsel, const tn_chunk *
         if (!c->nullable && in->cols[i].validity && tn_vector_null_count(&in->cols[i]) > 0)
             return tn_error_set(TN_ECONSTRAINT, "NULL value in column '%s', which is NOT NULL", c->name);
     }
+    if (ws->checks) {
+        int crc = tn_stmt_checks_run(ws->checks, in);
+        if (crc) return crc;
+    }
     pthread_mutex_lock(&ws->mu);
-    int rc = tn_table_writer_write(ws->w, in);
+    int rc = tn_layout_writer_write(ws->w, in);
     pthread_mutex_unlock(&ws->mu);
     return rc;
 }
@@ -70,22 +75,21 @@ static void ws_free_shared(tn_sink *s) {
     s->shared = NULL;
 }
 
-int tn_stmt_write_plan(tn_binder *b, tn_table *t, tn_plan *plan, const tn_table_write_options *opts,
+int tn_stmt_write_plan(tn_binder *b, tn_table *t, tn_plan *plan, const tn_layout_write_options *opts,
                        tn_table_commit_result *res) {
-    tn_table_writer *w = NULL;
+    tn_layout_writer *w = NULL;
     tn_sink *sink = NULL;
+    tn_layout_write_options o = *opts;
+    if (!o.memory_limit) o.memory_limit = b->session->memory_limit;
+    o.interrupt = b->ex->interrupt;           /* an interrupted write commits nothing */
     tn_stmt_checks *checks = NULL;
-    tn_table_write_options wo = *opts;
     const char *label = strrchr(tn_table_path(t), '/');
     label = label ? label + 1 : tn_table_path(t);
     int rc = tn_optimize(&plan, b->arena);
     /* CHECK constraints and invariants: every chunk is checked before the writer takes it */
     if (!rc) rc = tn_stmt_checks_compile(b, t, label, &checks);
-    if (!rc && checks) {
-        wo.row_check = tn_stmt_checks_run;
-        wo.row_check_ctx = checks;
-    }
-    if (!rc) rc = tn_table_writer_open(&w, t, &wo);
+    o.constraints_checked = true;
+    if (!rc) rc = tn_layout_writer_open(&w, t, &o);
     if (rc) goto cleanup;
     sink = tn_calloc(1, sizeof *sink);
     wsink *ws = tn_calloc(1, sizeof *ws);
@@ -96,6 +100,7 @@ int tn_stmt_write_plan(tn_binder *b, tn_table *t, tn_plan *plan, const tn_table_
     }
     ws->w = w;
     ws->t = t;
+    ws->checks = checks;
     pthread_mutex_init(&ws->mu, NULL);
     sink->name = "TABLE_WRITE";
     sink->shared = ws;
@@ -106,11 +111,11 @@ int tn_stmt_write_plan(tn_binder *b, tn_table *t, tn_plan *plan, const tn_table_
     sink->free_shared = ws_free_shared;
     rc = tn_exec_run_sink(b->ex, plan, sink);
     if (rc) goto cleanup;
-    tn_table_writer *wc = w;
+    tn_layout_writer *wc = w;
     w = NULL;
-    rc = tn_table_writer_commit(wc, res);
+    rc = tn_layout_writer_commit(wc, res);
 cleanup:
-    if (w) tn_table_writer_abort(w);
+    if (w) tn_layout_writer_abort(w);
     if (sink) tn_sink_destroy(sink);
     tn_stmt_checks_free(checks);
     tn_plan_free(plan);
@@ -187,7 +192,7 @@ static int fill_plan(tn_binder *b, tn_table *t, const fill *f, tn_plan **plan) {
     return tn_bind_project(b, p, ex, names, n, plan);
 }
 
-static int write_filled(tn_binder *b, tn_table *t, const fill *f, tn_plan *plan, const tn_table_write_options *wo,
+static int write_filled(tn_binder *b, tn_table *t, const fill *f, tn_plan *plan, const tn_layout_write_options *wo,
                         tn_table_commit_result *res) {
     int rc = fill_plan(b, t, f, &plan);
     if (rc) {
@@ -195,9 +200,35 @@ static int write_filled(tn_binder *b, tn_table *t, const fill *f, tn_plan *plan,
         return rc;
     }
     rc = tn_stmt_write_plan(b, t, plan, wo, res);
-    if (rc && rc != TN_ENOMEM) tn_error_prefix(rc, "%s into %s", wo->mode == TN_WRITE_APPEND ? "INSERT" : "INSERT OVERWRITE",
+    if (rc && rc != TN_ENOMEM && rc != TN_EINTERRUPT) tn_error_prefix(rc, "%s into %s", wo->mode == TN_LAYOUT_APPEND ? "INSERT" : "INSERT OVERWRITE",
                                                f->label);
     return rc;
+}
+
+/* INSERT INTO t OPTIONS('k' = 'v') hints: per-write options the table's layout honours or
+ * refuses. Other hints (BROADCAST, ...) are advice and do not apply to writes. */
+static int hint_options(tn_binder *b, const tn_sql_hint *hints, int nhints, tn_layout_write_options *wo) {
+    uint32_t n = 0;
+    for (int h = 0; h < nhints; h++)
+        if (tn_str_iequal(hints[h].name, "options")) n += (uint32_t)hints[h].args.n;
+    if (n == 0) return 0;
+    tn_delta_kv *kv = tn_arena_calloc(b->arena, sizeof *kv * n);
+    if (!kv) return TN_ENOMEM;
+    uint32_t k = 0;
+    for (int h = 0; h < nhints; h++) {
+        if (!tn_str_iequal(hints[h].name, "options")) continue;
+        for (int i = 0; i < hints[h].args.n; i++) {
+            const tn_sql_option *o = &hints[h].args.items[i];
+            if (o->kind == TN_SQL_VALUE_NONE || o->kind == TN_SQL_VALUE_NULL)
+                return tn_bind_error(b, o->pos, "write option '%s' needs a value", o->key);
+            kv[k].key = o->key;
+            kv[k].value = o->value;
+            k++;
+        }
+    }
+    wo->options = kv;
+    wo->noptions = k;
+    return 0;
 }
 
 static const char *qtext(tn_binder *b, const tn_sql_qname *q) {
@@ -300,17 +331,19 @@ int tn_stmt_insert(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     }
     rc = tn_stmt_bind_query(b, ins->query, &plan);
     if (rc) goto cleanup;
-    tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+    tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
+    rc = hint_options(b, ins->hints, ins->n_hints, &wo);
+    if (rc) goto cleanup;
     if (ins->overwrite) {
         const char *mode = tn_stmt_get_option(b->session, "spark.sql.sources.partitionOverwriteMode");
         if (nspec) {
-            wo.mode = TN_WRITE_OVERWRITE;
+            wo.mode = TN_LAYOUT_OVERWRITE;
             wo.partition_spec = spec;
             wo.npartition_spec = nspec;
         } else if (has_partitions(t) && !(mode && tn_str_iequal(mode, "static"))) {
-            wo.mode = TN_WRITE_OVERWRITE_DYNAMIC;
+            wo.mode = TN_LAYOUT_OVERWRITE_DYNAMIC;
         } else {
-            wo.mode = TN_WRITE_OVERWRITE;
+            wo.mode = TN_LAYOUT_OVERWRITE;
         }
     }
     fill f = {target, ntarget, is_static, sval, label, ins->query->pos};
@@ -410,6 +443,7 @@ int tn_stmt_delete(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
         types[i] = tn_table_column(t, i)->type;
     }
     tn_table_delete_options o = TN_TABLE_DELETE_OPTIONS_INIT;
+    o.interrupt = b->ex->interrupt;
     if (d->where) {
         bind_scope scope;
         memset(&scope, 0, sizeof scope);
@@ -440,7 +474,7 @@ int tn_stmt_delete(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     memset(&res, 0, sizeof res);
     rc = tn_table_delete(t, &o, &res);
     if (rc) {
-        if (rc != TN_ENOMEM) tn_error_prefix(rc, "DELETE FROM %s", label);
+        if (rc != TN_ENOMEM && rc != TN_EINTERRUPT) tn_error_prefix(rc, "DELETE FROM %s", label);
         rc = tn_bind_error_at(b, rc, stmt->pos);
         goto cleanup;
     }
@@ -644,7 +678,7 @@ static int copy_from(tn_binder *b, tn_sql_stmt *stmt, const copy_opts *co, tn_st
         goto cleanup;
     }
     fill f = {target, ntarget, NULL, NULL, label, stmt->pos};
-    tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+    tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
     wo.operation = "COPY INTO";
     tn_table_commit_result res;
     memset(&res, 0, sizeof res);
@@ -663,11 +697,13 @@ cleanup:
     return rc;
 }
 
-static int write_file(const copy_opts *co, const char *path, const tn_collection *rows, const char *const *names,
-                      const tn_type *types) {
+/* Writes rows to path; on failure (an interrupt included) the partial file is removed. */
+static int write_file(tn_exec *ex, const copy_opts *co, const char *path, const tn_collection *rows,
+                      const char *const *names, const tn_type *types) {
     tn_fs *fs = tn_fs_default();
     uint32_t n = rows->ncols;
     int rc = 0;
+    bool opened = false;
     if (co->format == FMT_CSV) {
         tn_csv_writer *w = NULL;
         tn_csv_write_options o = TN_CSV_WRITE_OPTIONS_INIT;
@@ -676,22 +712,26 @@ static int write_file(const copy_opts *co, const char *path, const tn_collection
         if (co->header == 0) o.header = false;
         o.null_string = co->null_str;
         rc = tn_csv_writer_open(&w, fs, path, n, names, types, &o);
-        for (uint32_t i = 0; !rc && i < rows->nchunks; i++) rc = tn_csv_writer_write(w, &rows->chunks[i]);
+        for (uint32_t i = 0; !rc && i < rows->nchunks; i++)
+            if (!(rc = tn_exec_check(ex))) rc = tn_csv_writer_write(w, &rows->chunks[i]);
         if (w) {
+            opened = true;
             int crc = tn_csv_writer_close(w);
             if (!rc) rc = crc;
         }
     } else if (co->format == FMT_JSON) {
         tn_ndjson_writer *w = NULL;
         rc = tn_ndjson_writer_open(&w, fs, path, n, names, types);
-        for (uint32_t i = 0; !rc && i < rows->nchunks; i++) rc = tn_ndjson_writer_write(w, &rows->chunks[i]);
+        for (uint32_t i = 0; !rc && i < rows->nchunks; i++)
+            if (!(rc = tn_exec_check(ex))) rc = tn_ndjson_writer_write(w, &rows->chunks[i]);
         if (w) {
+            opened = true;
             int crc = tn_ndjson_writer_close(w);
             if (!rc) rc = crc;
         }
     } else {
-        bool ex = false;
-        if (fs->exists(fs, path, &ex) == 0 && ex) {
+        bool present = false;
+        if (fs->exists(fs, path, &present) == 0 && present) {
             rc = fs->unlink(fs, path);
             if (rc) return rc;
         }
@@ -708,12 +748,19 @@ static int write_file(const copy_opts *co, const char *path, const tn_collection
         if (co->row_group_rows) o.row_group_rows = co->row_group_rows;
         tn_parquet_writer *w = NULL;
         rc = tn_parquet_writer_open(&w, fs, path, specs, n, &o);
-        for (uint32_t i = 0; !rc && i < rows->nchunks; i++) rc = tn_parquet_writer_write(w, &rows->chunks[i]);
+        for (uint32_t i = 0; !rc && i < rows->nchunks; i++)
+            if (!(rc = tn_exec_check(ex))) rc = tn_parquet_writer_write(w, &rows->chunks[i]);
         if (w) {
             if (rc) tn_parquet_writer_abort(w);
             else rc = tn_parquet_writer_close(w, NULL);
         }
         tn_free(specs);
+    }
+    if (rc && opened) {
+        tn_error_state saved;
+        tn_error_save(&saved);
+        fs->unlink(fs, path);
+        tn_error_restore(&saved);
     }
     return rc;
 }
@@ -757,8 +804,8 @@ static int copy_to(tn_binder *b, tn_sql_stmt *stmt, const copy_opts *co, tn_stmt
     if (!rc) rc = tn_optimize(&plan, b->arena);
     if (!rc) rc = tn_exec_run(b->ex, plan, &rows);
     if (!rc) {
-        rc = write_file(co, cp->path, &rows, plan->names, plan->types);
-        if (rc) rc = tn_bind_error_at(b, tn_error_prefix(rc, "COPY TO '%s'", cp->path), stmt->pos);
+        rc = write_file(b->ex, co, cp->path, &rows, plan->names, plan->types);
+        if (rc && rc != TN_EINTERRUPT) rc = tn_bind_error_at(b, tn_error_prefix(rc, "COPY TO '%s'", cp->path), stmt->pos);
     }
     int64_t n = rows.nrows;
     tn_collection_free(&rows);

@@ -109,7 +109,7 @@ int tb_metadata_commit(tn_table *t, tn_arena *arena, tn_delta_metadata *md, cons
     rc = tn_delta_protocol_required(&p, arena, &t->snap->protocol, md, req);
     if (!rc) rc = tn_delta_protocol_check_write(&p);
     if (rc) return tn_error_prefix(rc, "table '%s'", t->path);
-    rc = tb_commit_info(&actions[n++], arena, operation, params, nparams, false, t->snap->version);
+    rc = tb_commit_info(&actions[n++], arena, operation, params, nparams, NULL, 0, false, t->snap->version);
     if (rc) return rc;
     if (!tn_delta_protocol_equal(&p, &t->snap->protocol)) {
         memset(&actions[n], 0, sizeof actions[n]);

@@ -113,14 +113,16 @@ static const char *wide_stats(tn_arena *arena, const char *stats) {
 int tn_table_dv_batch_finish(tn_table_dv_batch *b, tn_arena *arena, tn_table_dv_result *out) {
     int rc = 0;
     const tn_delta_snapshot *snap = b->t->snap;
-    tn_delta_dv_writer *dw = NULL;
-    uint64_t *old = NULL, nold = 0, *all = NULL;
+    uint64_t *old = NULL, nold = 0;
+    uint64_t **sets = tn_calloc(b->nmarks + 1, sizeof *sets);
+    uint64_t *counts = tn_calloc(b->nmarks + 1, sizeof *counts);
+    tn_delta_dv *dvs = tn_calloc(b->nmarks + 1, sizeof *dvs);
+    char *full = NULL;
+    uint32_t ndv = 0;
     memset(out, 0, sizeof *out);
     out->adds = tn_arena_calloc(arena, sizeof *out->adds * (b->nmarks + 1));
     out->removes = tn_arena_calloc(arena, sizeof *out->removes * (b->nmarks + 1));
-    if (!out->adds || !out->removes) return TN_ENOMEM;
-    rc = tn_delta_dv_writer_open(&dw, b->t->path);
-    if (rc) return rc;
+    if (!out->adds || !out->removes || !sets || !counts || !dvs) { rc = TN_ENOMEM; goto cleanup; }
     for (uint32_t i = 0; i < b->nmarks && !rc; i++) {
         dv_mark *m = &b->marks[i];
         const tn_delta_file *f = &snap->files[m->file];
@@ -129,25 +131,29 @@ int tn_table_dv_batch_finish(tn_table_dv_batch *b, tn_arena *arena, tn_table_dv_
         old = NULL;
         nold = 0;
         if (f->has_dv && (rc = tn_delta_dv_read(b->t->fs, b->t->path, &f->dv, &old, &nold))) break;
-        tn_free(all);
-        all = tn_malloc(sizeof *all * (nold + m->n + 1));
+        uint64_t *all = tn_malloc(sizeof *all * (nold + m->n + 1));
         if (!all) { rc = TN_ENOMEM; break; }
         uint64_t n = merge_rows(old, nold, m->rows, m->n, all);
         int64_t records = tn_delta_file_num_records(f);
-        if (records < 0) {
-            rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': file %s has no numRecords statistic: deletion vectors need "
-                              "it", b->t->path, f->path);
+        if (records < 0 || (n && all[n - 1] >= (uint64_t)records) || n == nold || n == (uint64_t)records) {
+            tn_free(all);
+            if (records < 0) {
+                rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': file %s has no numRecords statistic: deletion vectors "
+                                  "need it", b->t->path, f->path);
+                break;
+            }
+            if (n == nold) continue;                         /* nothing new for this file */
+            if (n == (uint64_t)records) {                    /* every row gone: the remove alone */
+                out->rows_deleted += n - nold;
+                out->removes[out->nremoves++] = f;
+                continue;
+            }
+            rc = tn_error_set(TN_EINVAL, "table '%s': a deleted row of %s is past its %lld rows", b->t->path, f->path,
+                              (long long)records);
             break;
         }
-        if (n && all[n - 1] >= (uint64_t)records) {
-            rc = tn_error_set(TN_EINVAL, "table '%s': row %llu of %s is past its %lld rows", b->t->path,
-                              (unsigned long long)all[n - 1], f->path, (long long)records);
-            break;
-        }
-        if (n == nold) continue;             /* nothing new for this file */
         out->rows_deleted += n - nold;
         out->removes[out->nremoves++] = f;
-        if (n == (uint64_t)records) continue;   /* every row gone: the remove alone */
         tn_delta_action *a = &out->adds[out->nadds++];
         memset(a, 0, sizeof *a);
         a->kind = TN_DELTA_ADD;
@@ -156,11 +162,23 @@ int tn_table_dv_batch_finish(tn_table_dv_batch *b, tn_arena *arena, tn_table_dv_
         a->u.file.modification_time = tb_now_ms();
         a->u.file.stats = wide_stats(arena, f->stats);
         a->u.file.has_dv = true;
-        rc = tn_delta_dv_writer_add(dw, all, n, arena, &a->u.file.dv);
+        sets[ndv] = all;
+        counts[ndv++] = n;
     }
-    if (!rc) rc = tn_delta_dv_writer_finish(dw, b->t->fs, arena, &out->dv_path);
-    tn_delta_dv_writer_free(dw);
+    if (!rc && ndv) {
+        rc = tn_delta_dv_write_file(b->t->fs, b->t->path, (const uint64_t *const *)sets, counts, ndv, arena, dvs, &full);
+        for (uint32_t k = 0, j = 0; !rc && k < out->nadds; k++) out->adds[k].u.file.dv = dvs[j++];
+        if (!rc && full) {
+            out->dv_path = tn_arena_strdup(arena, full);
+            if (!out->dv_path) rc = TN_ENOMEM;
+        }
+    }
+cleanup:
+    for (uint32_t i = 0; sets && i < ndv; i++) tn_free(sets[i]);
+    tn_free(sets);
+    tn_free(counts);
+    tn_free(dvs);
+    tn_free(full);
     tn_free(old);
-    tn_free(all);
     return rc;
 }

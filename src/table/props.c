@@ -89,20 +89,6 @@ static bool is_feature_key(const char *key) { return tn_str_iequal_n(key, 14, "d
 
 bool tb_prop_is_constraint(const char *key) { return strlen(key) > 18 && is_constraint_key(key); }
 
-uint64_t tb_parse_size(const char *s) {
-    if (!s) return 0;
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || v <= 0) return 0;
-    while (*end == ' ') end++;
-    double mul = 1;
-    if (tn_str_iequal_n(end, 1, "k")) mul = 1024;
-    else if (tn_str_iequal_n(end, 1, "m")) mul = 1024.0 * 1024;
-    else if (tn_str_iequal_n(end, 1, "g")) mul = 1024.0 * 1024 * 1024;
-    else if (*end && !tn_str_iequal(end, "b")) return 0;
-    return (uint64_t)(v * mul);
-}
-
 static bool parse_bool(const char *v) { return tn_str_iequal(v, "true") || tn_str_iequal(v, "false"); }
 
 static bool parse_long(const char *v, long long *out) {
@@ -180,7 +166,7 @@ static int validate(const char *path, const prop_info *pi, const char *v) {
         if (!valid_interval(v)) return bad_value(path, pi, v, "an interval such as 'interval 7 days'");
         return 0;
     case P_SIZE:
-        if (tb_parse_size(v) == 0) return bad_value(path, pi, v, "a size in bytes such as 134217728 or '128mb'");
+        if (tn_table_parse_size(v) == 0) return bad_value(path, pi, v, "a size in bytes such as 134217728 or '128mb'");
         return 0;
     case P_CODEC: {
         tn_parquet_codec c;
@@ -298,8 +284,9 @@ int tb_props_apply(tn_arena *arena, const char *path, const tn_delta_kv *base, u
 /* ---------------------------------------------------------------------------------------------
  * What a write must honour.
  */
-int tb_write_check_features(const tn_table *t, const tn_table_write_options *o) {
+int tb_write_check_features(const tn_table *t, bool constraints_checked, bool rows_from_table) {
     const tn_delta_metadata *md = &t->snap->metadata;
+    if (rows_from_table) return 0;
     for (uint32_t i = 0; i < md->ncolumns; i++) {
         const tn_delta_column *c = &md->columns[i];
         if (c->generation_expression)
@@ -311,7 +298,7 @@ int tb_write_check_features(const tn_table *t, const tn_table_write_options *o) 
                                 "tarn does not generate identity values, so it does not write this table", t->path,
                                 c->name);
     }
-    if (o->row_check || o->rows_from_table) return 0;
+    if (constraints_checked) return 0;
     for (uint32_t i = 0; i < md->nconfiguration; i++)
         if (tb_prop_is_constraint(md->configuration[i].key))
             return tn_error_set(TN_EUNSUPPORTED, "table '%s' has CHECK constraint %s (%s): this writer does not "

@@ -3,7 +3,8 @@
  * (column mapping by name or id), partition pruning on typed partition values, file skipping by
  * add.stats min/max/nullCount, row-group pruning by Parquet statistics, page pruning through
  * tn_parquet_scan, deletion vectors (rows removed by file row index), partition columns as
- * constant vectors, type widening (file narrower than the schema) and --stats counters.
+ * constant vectors, type widening (file narrower than the schema), restrictions to chosen files
+ * and row groups (layouts: buckets, cubes) and --stats counters.
  * One morsel per (file, row group); morsels run independently on any thread. A scan that needs
  * no file column (count(*), partition columns only) is answered from add.stats numRecords
  * when every file has it and no deletion vector: one morsel per file, no file opened.
@@ -586,7 +587,7 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
         sf->npreds++;
     }
     /* deletion vector */
-    if (file->has_dv) {
+    if (file->has_dv && !opts->ignore_dvs) {
         rc = tn_delta_dv_read(t->fs, t->path, &file->dv, &sf->dv, &sf->ndv);
         if (rc) {
             tn_error_prefix(rc, "%s: deletion vector", full);
@@ -597,12 +598,15 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
     uint32_t nrg = tn_parquet_num_row_groups(sf->pf);
     sf->rg_first_row = tn_arena_alloc(s->arena, sizeof(int64_t) * (nrg ? nrg : 1));
     if (!sf->rg_first_row) { rc = TN_ENOMEM; goto cleanup; }
+    uint8_t *rg_keep = tn_arena_alloc(s->arena, nrg ? nrg : 1);
+    if (!rg_keep) { rc = TN_ENOMEM; goto cleanup; }
     int64_t acc = 0;
     bool any = false;
     for (uint32_t rg = 0; rg < nrg; rg++) {
         sf->rg_first_row[rg] = acc;
         int64_t rows = tn_parquet_row_group_num_rows(sf->pf, rg);
         acc += rows;
+        rg_keep[rg] = 0;
         if (rows == 0) continue;
         if (sf->npreds && !tn_parquet_row_group_may_match(sf->pf, rg, sf->preds, sf->npreds)) {
             s->stats.row_groups_skipped++;
@@ -615,6 +619,18 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
                 if (sf->dv[k] >= lo && sf->dv[k] < hi) cnt++;
             if (cnt == (uint64_t)rows) continue;
         }
+        rg_keep[rg] = 1;
+    }
+    if (opts->row_group_filter) {
+        uint32_t before = 0, after = 0;
+        for (uint32_t rg = 0; rg < nrg; rg++) before += rg_keep[rg];
+        rc = opts->row_group_filter(opts->row_group_filter_ctx, fi, file, sf->pf, rg_keep, nrg);
+        if (rc) goto cleanup;
+        for (uint32_t rg = 0; rg < nrg; rg++) after += rg_keep[rg] ? 1 : 0;
+        if (after < before) s->stats.row_groups_excluded += before - after;
+    }
+    for (uint32_t rg = 0; rg < nrg; rg++) {
+        if (!rg_keep[rg]) continue;
         rc = add_morsel(s, s->nfiles - 1, rg);
         if (rc) goto cleanup;
         any = true;
@@ -679,17 +695,17 @@ static bool answer_from_stats(const tn_table_scan *s, const tn_table_scan_option
     for (uint32_t k = 0; k < nkeep_of; k++) {
         if (!keep[k]) continue;
         const tn_delta_file *f = &snap->files[only ? only[k] : k];
-        if (f->has_dv || tn_delta_file_num_records(f) < 0) return false;
+        if ((f->has_dv && !opts->ignore_dvs) || tn_delta_file_num_records(f) < 0) return false;
     }
     return true;
 }
 
 int tn_table_scan_open(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts) {
-    return tb_scan_open_files(out, t, opts, NULL, 0);
+    return tn_table_scan_open_files(out, t, opts, NULL, 0);
 }
 
-int tb_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts,
-                       const uint32_t *only, uint32_t nonly) {
+int tn_table_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts,
+                             const uint32_t *only, uint32_t nonly) {
     int rc = 0;
     tn_table_scan *s = NULL;
     uint8_t *keep = NULL;
@@ -749,7 +765,8 @@ int tb_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_opt
         keep[k] = 0;
         if (fi >= snap->nfiles) continue;
         const tn_delta_file *file = &snap->files[fi];
-        if (!tb_partition_may_match(t, file, opts->filters, opts->nfilters)) {
+        if (!tb_partition_may_match(t, file, opts->filters, opts->nfilters) ||
+            (opts->file_filter && !opts->file_filter(opts->file_filter_ctx, file))) {
             s->stats.files_pruned++;
             continue;
         }
@@ -760,7 +777,7 @@ int tb_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_opt
         keep[k] = 1;
     }
     /* count(*) and partition-only queries: rows from numRecords, no data file opened */
-    bool from_stats = answer_from_stats(s, opts, keep, nof, only);
+    bool from_stats = !opts->row_group_filter && answer_from_stats(s, opts, keep, nof, only);
     for (uint32_t k = 0; k < nof; k++) {
         if (!keep[k]) continue;
         uint32_t fi = only ? only[k] : k;
@@ -805,6 +822,7 @@ void tn_table_scan_get_stats(const tn_table_scan *s, tn_table_scan_stats *out) {
     out->files_pruned = s->stats.files_pruned;
     out->files_skipped = s->stats.files_skipped;
     out->row_groups_skipped = s->stats.row_groups_skipped;
+    out->row_groups_excluded = s->stats.row_groups_excluded;
 }
 
 /* ---------------------------------------------------------------------------------------------

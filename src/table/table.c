@@ -223,6 +223,8 @@ int tb_partition_text(tn_buf *out, const tn_value *v, bool *is_null) {
     }
 }
 
+int tn_table_partition_text(tn_buf *out, const tn_value *v, bool *is_null) { return tb_partition_text(out, v, is_null); }
+
 /* Spark's ExternalCatalogUtils.escapePathName set (Unix): control chars, " # % ' * / : = ? \
  * 0x7F { [ ] ^. */
 static bool needs_escape(unsigned char c) {
@@ -243,8 +245,8 @@ int tb_hive_escape(tn_buf *out, const char *s, size_t len) {
  * commitInfo.
  */
 int tb_commit_info(tn_delta_action *out, tn_arena *arena, const char *operation,
-                   const tn_delta_kv *params, uint32_t nparams, bool is_blind_append,
-                   int64_t read_version) {
+                   const tn_delta_kv *params, uint32_t nparams, const tn_delta_kv *metrics,
+                   uint32_t nmetrics, bool is_blind_append, int64_t read_version) {
     int rc = 0;
     json_t *o = json_object(), *p = json_object();
     char *text = NULL;
@@ -256,6 +258,12 @@ int tb_commit_info(tn_delta_action *out, tn_arena *arena, const char *operation,
     for (uint32_t i = 0; i < nparams; i++)
         json_object_set_new(p, params[i].key, params[i].value ? json_string(params[i].value) : json_null());
     json_object_set(o, "operationParameters", p);
+    if (nmetrics) {
+        json_t *m = json_object();
+        for (uint32_t i = 0; i < nmetrics && m; i++)
+            json_object_set_new(m, metrics[i].key, json_string(metrics[i].value ? metrics[i].value : ""));
+        if (m) json_object_set_new(o, "operationMetrics", m);
+    }
     if (read_version >= 0) json_object_set_new(o, "readVersion", json_integer(read_version));
     json_object_set_new(o, "isolationLevel", json_string("Serializable"));
     json_object_set_new(o, "isBlindAppend", json_boolean(is_blind_append));
@@ -392,7 +400,7 @@ static int create_actions(tn_fs *fs, const char *path, const tn_table_create_opt
     tn_delta_kv params[4] = {{"isManaged", "false"}, {"description", opts->description},
                              {"partitionBy", parts}, {"properties", props}};
     rc = tb_commit_info(&actions[0], arena, opts->operation ? opts->operation : "CREATE TABLE",
-                        params, 4, true, -1);
+                        params, 4, NULL, 0, true, -1);
     if (rc) goto cleanup;
 
     memset(&actions[2], 0, sizeof actions[2]);

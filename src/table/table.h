@@ -2,10 +2,13 @@
  * table/table.h: a table = a Delta snapshot + its schema + its (plain, Hive-partitioned) layout.
  * Create a table (version 0), open a snapshot (latest, at a version, at a timestamp), plan and
  * run scans (projection, partition pruning, stats skipping, row-group/page pruning, deletion
- * vectors, partition constants, type widening; one morsel per (file, row group)), write
- * (append / overwrite / static and dynamic partition overwrite), delete rows (copy-on-write),
- * alter metadata, history and vacuum. Every commit goes through the optimistic retry loop.
- * Depends on delta/, parquet/, types/, base/. The SQL layer drives statements through this API.
+ * vectors, partition constants, type widening, restriction to chosen files and row groups; one
+ * morsel per (file, row group)), the write mechanisms (transactions: adds, removes, metadata,
+ * txn, commitInfo, committed through the optimistic retry loop with a declared read set; file
+ * writers: rows of one partition into rolling Parquet files with stats and tags), delete rows
+ * (copy-on-write), alter metadata, history and vacuum. Depends on delta/, parquet/, types/,
+ * base/. How rows are placed into files (partition routing, buckets, cubes) is layout/'s
+ * business: layout/ drives writes through this API, table/ knows nothing of layouts.
  *
  * Conventions: functions return 0 or a negative TN_E* code with the message set; output
  * parameters first; a tn_table is an immutable snapshot (thread-safe to scan from many threads);
@@ -108,6 +111,17 @@ typedef struct tn_table_filter {
     tn_value constant;                 /* ignored for IS [NOT] NULL; strings borrowed */
 } tn_table_filter;
 
+/* Restricted scans (what layouts use to read just some files and row groups):
+ * tn_table_scan_open_files limits the scan to chosen snapshot files; file_filter skips files
+ * before any I/O (add.tags, add.stats); row_group_filter, after a file's footer is read, sets
+ * keep[rg] = 0 to skip row group rg. It is called (on the planning thread, in file order) with
+ * keep[] already 0 where statistics or the deletion vector skip the group, and may clear more
+ * (or every entry: the file is skipped). The footer (pf: row groups, column chunk statistics,
+ * key-value metadata) is borrowed for the call; file is the index into the snapshot's files; a
+ * non-zero return fails the plan with that code. */
+typedef int (*tn_table_scan_row_group_fn)(void *ctx, uint32_t file, const tn_delta_file *f,
+                                          const tn_parquet_file *pf, uint8_t *keep, uint32_t nrow_groups);
+
 typedef struct tn_table_scan_options {
     int version;                       /* TN_TABLE_SCAN_OPTIONS_VERSION */
     const uint32_t *columns;           /* logical columns to output, in order */
@@ -115,9 +129,21 @@ typedef struct tn_table_scan_options {
     bool all_columns;                  /* ignore columns/ncolumns: every column in schema order */
     const tn_table_filter *filters;
     uint32_t nfilters;
+    /* Layouts: a file for which file_filter returns false is skipped (counted as pruned), e.g.
+     * a primary-key table's bucket pruning by add.tags, OTree files by their blocks' weights.
+     * Runs before any I/O. NULL = every file. */
+    bool (*file_filter)(void *ctx, const tn_delta_file *file);
+    void *file_filter_ctx;
+    /* Deletion vectors are not applied: chunks hold every row of the file, rows
+     * [first_row, first_row + count) (a layout that writes DVs locates rows by position). */
+    bool ignore_dvs;
+    /* Layouts: per file, after its footer is read (see tn_table_scan_row_group_fn). NULL = all. */
+    tn_table_scan_row_group_fn row_group_filter;
+    void *row_group_filter_ctx;
 } tn_table_scan_options;
 #define TN_TABLE_SCAN_OPTIONS_VERSION 1
-#define TN_TABLE_SCAN_OPTIONS_INIT {TN_TABLE_SCAN_OPTIONS_VERSION, NULL, 0, false, NULL, 0}
+#define TN_TABLE_SCAN_OPTIONS_INIT {TN_TABLE_SCAN_OPTIONS_VERSION, NULL, 0, false, NULL, 0, NULL, NULL, false, \
+                                    NULL, NULL}
 
 /* What a scan read against what the table holds (--stats). Atomically updated by morsels. */
 typedef struct tn_table_scan_stats {
@@ -131,6 +157,7 @@ typedef struct tn_table_scan_stats {
     uint64_t files_pruned;             /* by partition values */
     uint64_t files_skipped;            /* by add.stats */
     uint64_t row_groups_skipped;       /* by row-group statistics */
+    uint64_t row_groups_excluded;      /* by row_group_filter (file_filter counts as pruned) */
 } tn_table_scan_stats;
 
 typedef struct tn_table_scan tn_table_scan;
@@ -140,6 +167,9 @@ typedef struct tn_table_scan tn_table_scan;
  * by name ("column 'a' has nested type struct<...>: not supported"). The scan borrows t. */
 int tn_table_scan_open(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts);
 void tn_table_scan_close(tn_table_scan *scan);
+/* A scan over some of the snapshot's files only (indexes into tn_table_snapshot(t)->files). */
+int tn_table_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts,
+                             const uint32_t *files, uint32_t nfiles);
 /* Output schema: ncolumns and their (logical, table) types. */
 uint32_t tn_table_scan_num_columns(const tn_table_scan *scan);
 const tn_type *tn_table_scan_types(const tn_table_scan *scan);
@@ -165,50 +195,22 @@ void tn_table_scan_get_stats(const tn_table_scan *scan, tn_table_scan_stats *out
 int tn_table_partition_value_parse(tn_value *out, tn_type type, const char *text);
 
 /* ---------------------------------------------------------------------------------------------
- * Writes. A writer takes chunks holding ALL the table's logical columns in schema order, with
- * exactly the schema's types (the SQL layer casts; static partition columns are given as
- * constants), splits rows by partition values into Hive-style directories (Spark escaping, NULL
- * as __HIVE_DEFAULT_PARTITION__; partition columns are not stored in the files), rolls files at
- * the target size, collects stats, and on commit writes add/remove/txn/commitInfo actions at
- * the next free version (retry on concurrent commits after a conflict check). Any failure
- * removes the files written and commits nothing.
+ * Transactions (txn.c): the commit primitive. A transaction is opened on t's snapshot, collects
+ * what the commit will hold (files added by file writers opened in it, removes of snapshot
+ * files, a new metaData configuration, a txn appId/version, commitInfo operation, parameters
+ * and metrics) and what it read, then commits at the next free version through the optimistic
+ * loop: when another writer won a version, its actions are checked against what this
+ * transaction declared it read (tn_delta_check_conflict) and the commit retries, or fails with
+ * TN_ECONFLICT naming the conflict. Declare reads precisely: two transactions that rewrite
+ * different buckets of one partition must declare those buckets (read_matching), not the
+ * partition, or they will conflict; every removed file is read implicitly (a winner removing
+ * it too conflicts).
+ *
+ * Layouts (layout/) build their writes from transactions and file writers; table/ itself
+ * knows nothing of layouts. A transaction with nothing read, no removes and no metadata
+ * change is a blind append (never conflicts on data). A failed or aborted transaction removes
+ * every file its writers wrote; nothing is committed.
  */
-typedef enum tn_table_write_mode {
-    TN_WRITE_APPEND = 0,               /* blind append */
-    TN_WRITE_OVERWRITE,                /* replace the whole table, or the static partition spec */
-    TN_WRITE_OVERWRITE_DYNAMIC,        /* replace only the partitions present in the new data */
-} tn_table_write_mode;
-
-typedef int (*tn_table_check_fn)(void *ctx, const tn_chunk *chunk);
-
-typedef struct tn_table_write_options {
-    int version;                       /* TN_TABLE_WRITE_OPTIONS_VERSION */
-    tn_table_write_mode mode;
-    /* INSERT OVERWRITE ... PARTITION (k = v, ...): partition column name -> value text (NULL =
-     * null). Only files of that partition are replaced; every written row must belong to it. */
-    const tn_delta_kv *partition_spec;
-    uint32_t npartition_spec;
-    const char *app_id;                /* txn: idempotent write (skipped when the table already */
-    int64_t app_version;               /* has app_id at a version >= app_version) */
-    uint64_t target_file_bytes;        /* 0: table property 'target_file_size' / delta.targetFileSize, else 128 MiB */
-    tn_parquet_codec codec;            /* default ZSTD ('delta.parquet.compression.codec' honoured) */
-    uint64_t row_group_rows;           /* 0 = 122,880 rows (a scan morsel each) */
-    uint32_t max_open_files;           /* partitions written at once (0 = 64); LRU ones are closed */
-    const char *operation;             /* commitInfo operation; NULL = "WRITE" */
-    const tn_delta_kv *operation_parameters;   /* extra commitInfo.operationParameters */
-    uint32_t noperation_parameters;
-    int max_attempts;                  /* commit attempts (0 = 20) */
-    /* The table's CHECK constraints and column invariants (Delta: every written row satisfies
-     * them): called with every chunk (all logical columns) before it is written; a non-zero
-     * return (TN_ECONSTRAINT with the message set) fails the write. A writer on a table with
-     * constraints and without row_check is refused, naming the constraint. */
-    tn_table_check_fn row_check;
-    void *row_check_ctx;
-    bool rows_from_table;              /* the table's own rows rewritten (DELETE): already checked */
-} tn_table_write_options;
-#define TN_TABLE_WRITE_OPTIONS_VERSION 1
-#define TN_TABLE_WRITE_OPTIONS_INIT {TN_TABLE_WRITE_OPTIONS_VERSION, TN_WRITE_APPEND, NULL, 0, \
-                                     NULL, -1, 0, TN_CODEC_ZSTD, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false}
 
 /* What a commit did. */
 typedef struct tn_table_commit_result {
@@ -221,17 +223,133 @@ typedef struct tn_table_commit_result {
     int attempts;                      /* commit attempts used */
 } tn_table_commit_result;
 
-typedef struct tn_table_writer tn_table_writer;
-/* Opens a writer on t's snapshot (t must stay open until commit/abort). opts may be NULL. */
-int tn_table_writer_open(tn_table_writer **out, tn_table *t, const tn_table_write_options *opts);
-/* Accepts rows (see above). NOT NULL violations fail naming the column (TN_ECONSTRAINT). */
-int tn_table_writer_write(tn_table_writer *w, const tn_chunk *chunk);
-/* Finishes the files and commits; frees w in every case. result may be NULL. */
-int tn_table_writer_commit(tn_table_writer *w, tn_table_commit_result *result);
-/* Removes the files written and frees w. */
-void tn_table_writer_abort(tn_table_writer *w);
-/* Files written so far (for tests and progress). */
-uint64_t tn_table_writer_num_files(const tn_table_writer *w);
+typedef struct tn_table_txn tn_table_txn;
+
+/* Opens a transaction on t's snapshot (t must stay open until commit/abort). Refuses tables
+ * whose protocol this writer does not support. max_attempts: commit attempts (0 = 20). */
+int tn_table_txn_open(tn_table_txn **out, tn_table *t, int max_attempts);
+tn_table *tn_table_txn_table(const tn_table_txn *txn);
+
+/* Read set. Partition values are keyed by physical column name (as add.partitionValues), value
+ * text as logged (NULL = null); copied. A file is a snapshot file (borrowed from t). */
+int tn_table_txn_read_table(tn_table_txn *txn);
+int tn_table_txn_read_partition(tn_table_txn *txn, const tn_delta_kv *values, uint32_t nvalues);
+int tn_table_txn_read_file(tn_table_txn *txn, const tn_delta_file *file);
+/* A winner's added or removed file for which fn returns true conflicts (e.g. "partition p,
+ * bucket 3"). fn and ctx must stay valid until commit; fn runs on the committing thread. */
+typedef bool (*tn_table_file_pred)(void *ctx, const tn_delta_file *file);
+int tn_table_txn_read_matching(tn_table_txn *txn, tn_table_file_pred fn, void *ctx);
+
+/* Changes. remove: a file of t's snapshot (by pointer, e.g. &tn_table_snapshot(t)->files[i]),
+ * data_change = false for rewrites that keep the data (OPTIMIZE, compaction); the file is read
+ * implicitly. Removing twice is an error. Refused with data_change on a delta.appendOnly table. */
+int tn_table_txn_remove(tn_table_txn *txn, const tn_delta_file *file, bool data_change);
+/* An add action made elsewhere (e.g. a file with a new deletion vector); copied. File writers
+ * add their files themselves (tn_table_file_writer_close). */
+int tn_table_txn_add(tn_table_txn *txn, const tn_delta_file *file);
+/* metaData.configuration changes in this commit (value NULL removes the key); cumulative. The
+ * commit then also conflicts with any concurrent commit that wrote files or metadata. */
+int tn_table_txn_set_configuration(tn_table_txn *txn, const tn_delta_kv *props, uint32_t nprops);
+/* A whole new metaData (schema and configuration) in this commit; borrowed until commit. Later
+ * tn_table_txn_set_configuration calls change its configuration. */
+int tn_table_txn_set_metadata(tn_table_txn *txn, const tn_delta_metadata *md);
+/* txn action (idempotent writes). Returns true in *applied when the snapshot already has app_id
+ * at a version >= app_version: the caller should write nothing (a commit then skips). */
+int tn_table_txn_set_app(tn_table_txn *txn, const char *app_id, int64_t app_version, bool *applied);
+/* commitInfo: operation (NULL = "WRITE"), operationParameters and operationMetrics (string
+ * values, as Delta writes them); copied. */
+int tn_table_txn_set_commit_info(tn_table_txn *txn, const char *operation, const tn_delta_kv *params,
+                                 uint32_t nparams, const tn_delta_kv *metrics, uint32_t nmetrics);
+/* Cancel flag (base.h tn_interrupt_check) polled by the transaction's file writers (per write,
+ * per finished file) and just before the commit: once set, they fail with TN_EINTERRUPT and the
+ * transaction commits nothing (abort it). NULL: never interrupted. */
+void tn_table_txn_set_interrupt(tn_table_txn *txn, const int *flag);
+/* What the rows its file writers get are: checked by the caller against the table's CHECK
+ * constraints and invariants, or the table's own rows rewritten (DELETE). A file writer on a
+ * table with constraints refuses to open without one of them; with generated or identity
+ * columns, without rows_from_table (tarn does not compute them). */
+void tn_table_txn_set_rows_checked(tn_table_txn *txn, bool constraints_checked, bool rows_from_table);
+/* Adds a cdc action (change data file written by the caller, tracked for removal on failure). */
+int tn_table_txn_add_cdc(tn_table_txn *txn, const tn_delta_file *cdc);
+/* Adds collected so far (from closed file writers and tn_table_txn_add), borrowed. */
+uint32_t tn_table_txn_num_adds(const tn_table_txn *txn);
+const tn_delta_file *tn_table_txn_add_at(const tn_table_txn *txn, uint32_t i);
+/* Data files written by the transaction's file writers so far (closed or not). */
+uint64_t tn_table_txn_num_files_written(const tn_table_txn *txn);
+
+/* Commits (every file writer must be closed or aborted); frees txn in every case. A
+ * transaction with no action at all commits nothing (result version -1). On failure, or when
+ * the txn appId turns out to be applied by a concurrent writer (result skipped), the files
+ * written are removed. result may be NULL. */
+int tn_table_txn_commit(tn_table_txn *txn, tn_table_commit_result *result);
+/* Removes every file written and frees txn (and any file writer still open in it). */
+void tn_table_txn_abort(tn_table_txn *txn);
+
+/* ---------------------------------------------------------------------------------------------
+ * File writers (write.c): the file-writer primitive. Writes rows of ONE partition into one data
+ * file, or a rolling sequence of files at a target size, for a transaction. Rows come as chunks
+ * holding ALL the table's logical columns in schema order with exactly the schema's types
+ * (partition columns are not stored: the caller has routed the rows, and they are not checked).
+ * Row groups end at row_group_rows / row_group_bytes, or where the caller says
+ * (tn_table_file_writer_flush). Stats (add.stats) are collected per file. Each finished file
+ * becomes an add action (dataChange as given, add.tags as given) that the transaction commits;
+ * nothing is committed by the writer. Abort (or a failed write) removes what it wrote.
+ *
+ * File name: [<col=value>/...]part-<5 digits>-[<infix>-]<uuid>-c000.<codec>.parquet.
+ */
+typedef struct tn_table_file_writer_options {
+    int version;                       /* TN_TABLE_FILE_WRITER_OPTIONS_VERSION */
+    /* one entry per partition column (any order; key = physical or logical name, value = the
+     * Delta partition text, NULL = null); NULL/0 for an unpartitioned table */
+    const tn_delta_kv *partition_values;
+    uint32_t npartition_values;
+    const tn_delta_kv *tags;           /* add.tags of every file written (copied) */
+    uint32_t ntags;
+    const char *name_infix;            /* [A-Za-z0-9._-]{0,64}: in the file names; NULL = none */
+    uint64_t target_file_bytes;        /* roll past this size; 0 = the table's (tn_table_target_file_bytes), UINT64_MAX = never */
+    int codec;                         /* a tn_parquet_codec; -1 = 'delta.parquet.compression.codec', else ZSTD */
+    uint64_t row_group_rows;           /* automatic boundary; 0 = 122,880, UINT64_MAX = explicit flushes only */
+    uint64_t row_group_bytes;          /* automatic boundary on buffered bytes; 0 = 128 MiB capped at the target */
+    bool data_change;                  /* add.dataChange (false for rewrites: OPTIMIZE) */
+} tn_table_file_writer_options;
+#define TN_TABLE_FILE_WRITER_OPTIONS_VERSION 1
+#define TN_TABLE_FILE_WRITER_OPTIONS_INIT {TN_TABLE_FILE_WRITER_OPTIONS_VERSION, NULL, 0, NULL, 0, NULL, \
+                                           0, -1, 0, 0, true}
+
+typedef struct tn_table_file_writer tn_table_file_writer;
+/* Opens a writer in txn (no file is created before the first row). Refuses tables with nested
+ * columns and partition values that do not name every partition column once. */
+int tn_table_file_writer_open(tn_table_file_writer **out, tn_table_txn *txn,
+                              const tn_table_file_writer_options *opts);
+/* Appends rows sel[0..n) of chunk (sel NULL = rows 0..n-1). NOT NULL violations fail naming the
+ * column (TN_ECONSTRAINT). After any failure the writer is unusable (abort it). */
+int tn_table_file_writer_write(tn_table_file_writer *fw, const tn_chunk *chunk, const uint32_t *sel,
+                               uint32_t n);
+/* Ends the current row group (an explicit boundary; no-op when it is empty). */
+int tn_table_file_writer_flush(tn_table_file_writer *fw);
+/* Ends the current file; the next row starts a new one (no-op when no file is open). */
+int tn_table_file_writer_roll(tn_table_file_writer *fw);
+/* Tags for the current file (if one is open) and the following ones; copied. */
+int tn_table_file_writer_set_tags(tn_table_file_writer *fw, const tn_delta_kv *tags, uint32_t ntags);
+/* Bytes of the current file so far (written + buffered) and rows in it; files finished. */
+uint64_t tn_table_file_writer_file_bytes(const tn_table_file_writer *fw);
+uint64_t tn_table_file_writer_file_rows(const tn_table_file_writer *fw);
+uint32_t tn_table_file_writer_num_files(const tn_table_file_writer *fw);
+/* Memory the writer holds for the open file's current row group (encoded pages). */
+uint64_t tn_table_file_writer_buffered_bytes(const tn_table_file_writer *fw);
+/* Ends the open file and hands every file's add action to the transaction; frees fw in every
+ * case (on failure the writer's files are removed, and the transaction should be aborted). */
+int tn_table_file_writer_close(tn_table_file_writer *fw);
+/* Removes every file fw wrote (none of its adds reach the transaction) and frees fw. */
+void tn_table_file_writer_abort(tn_table_file_writer *fw);
+
+/* The table's target file size: 'target_file_size', else 'delta.targetFileSize' (bytes, or
+ * with a k/m/g suffix), else TN_TABLE_DEFAULT_TARGET_FILE_BYTES. */
+uint64_t tn_table_target_file_bytes(const tn_table *t);
+/* Parses a size text ("128m", "1048576", "64 KB"); 0 when not a positive size. */
+uint64_t tn_table_parse_size(const char *text);
+/* Delta partition text of a typed value ("" strings and NULL give *is_null); appends. */
+int tn_table_partition_text(tn_buf *out, const tn_value *v, bool *is_null);
 
 /* DELETE FROM t [WHERE ...], copy-on-write. filters (optional) skip files that cannot hold a
  * matching row; fn (NULL = every row matches) is called with chunks of ALL logical columns in
@@ -249,11 +367,51 @@ typedef struct tn_table_delete_options {
     const char *app_id;
     int64_t app_version;
     int max_attempts;
+    /* Cancel flag (base.h tn_interrupt_check), polled per file and chunk and just before the
+     * commit: once set, the delete fails with TN_EINTERRUPT, removes its files and commits
+     * nothing. NULL: never interrupted. */
+    const int *interrupt;
 } tn_table_delete_options;
 #define TN_TABLE_DELETE_OPTIONS_VERSION 1
 #define TN_TABLE_DELETE_OPTIONS_INIT {TN_TABLE_DELETE_OPTIONS_VERSION, NULL, 0, NULL, NULL, \
-                                      NULL, NULL, -1, 0}
+                                      NULL, NULL, -1, 0, NULL}
 int tn_table_delete(tn_table *t, const tn_table_delete_options *opts, tn_table_commit_result *result);
+
+/* A commit assembled by a layout, in one call (commit.c; a transaction underneath):
+ * commitInfo (operation, parameters), txn (app_id), a remove for each of `removes` (live files
+ * of the snapshot; a file re-added with a new deletion vector is removed with its old one and
+ * re-added in `adds`), then `adds` (copied). data_change false marks every remove and add
+ * dataChange=false (compaction: no logical change). The read set for the conflict check: the
+ * removed files, read_files (logged paths), read_partitions, read_add (winner adds that fall
+ * into what was read) and read_whole_table. isBlindAppend is derived from the read set
+ * (is_blind_append is not consulted). Retries like a write. */
+typedef struct tn_table_commit_options {
+    int version;                       /* TN_TABLE_COMMIT_OPTIONS_VERSION */
+    const char *operation;
+    const tn_delta_kv *operation_parameters;
+    uint32_t noperation_parameters;
+    const tn_delta_file *const *removes;
+    uint32_t nremoves;
+    const tn_delta_action *adds;
+    uint32_t nadds;
+    bool data_change;
+    bool is_blind_append;
+    bool read_whole_table;
+    const tn_delta_partition_spec *read_partitions;
+    uint32_t nread_partitions;
+    const char *const *read_files;
+    uint32_t nread_files;
+    bool (*read_add)(void *ctx, const tn_delta_file *add);
+    void *read_add_ctx;
+    const tn_delta_metadata *metadata; /* a new metaData in the same commit (NULL = unchanged) */
+    const char *app_id;
+    int64_t app_version;
+    int max_attempts;
+} tn_table_commit_options;
+#define TN_TABLE_COMMIT_OPTIONS_VERSION 1
+#define TN_TABLE_COMMIT_OPTIONS_INIT {TN_TABLE_COMMIT_OPTIONS_VERSION, NULL, NULL, 0, NULL, 0, NULL, 0, true, \
+                                      false, false, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, -1, 0}
+int tn_table_commit(tn_table *t, const tn_table_commit_options *opts, tn_table_commit_result *result);
 
 /* ---------------------------------------------------------------------------------------------
  * Deletion vectors on write (dv.c) and change data (cdf.c): the building blocks DELETE uses and

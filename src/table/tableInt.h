@@ -1,7 +1,7 @@
 /*
- * table/tableInt.h: private to table/: the tn_table struct and helpers shared by table.c,
- * scan.c, write.c, history.c and vacuum.c (value comparison for skipping, partition value text
- * and Hive escaping, stats parsing, UUIDs, the commit retry loop).
+ * table/tableInt.h: private to table/: the tn_table and tn_table_txn structs and helpers shared
+ * by table.c, scan.c, write.c, txn.c, history.c and vacuum.c (value comparison for skipping,
+ * partition value text and Hive escaping, stats parsing, UUIDs, the commit retry loop).
  */
 #ifndef TN_TABLE_INT_H
 #define TN_TABLE_INT_H
@@ -38,7 +38,8 @@ bool tb_stats_may_match(const tn_table *t, const tn_delta_file *file, const tn_t
 bool tb_partition_may_match(const tn_table *t, const tn_delta_file *file,
                             const tn_table_filter *filters, uint32_t nfilters);
 
-/* Partition value text of a value as Delta logs it (NULL value -> *is_null). */
+/* Partition value text of a value as Delta logs it (NULL value -> *is_null); the public
+ * tn_table_partition_text. */
 int tb_partition_text(tn_buf *out, const tn_value *v, bool *is_null);
 /* Hive/Spark path escaping of a partition column name or value (appends). */
 int tb_hive_escape(tn_buf *out, const char *s, size_t len);
@@ -53,10 +54,6 @@ int tb_value_cast(tn_value *out, const tn_value *in, tn_type to);
 /* Copies rows sel[0..n) of src (same type) to dst starting at dst->count; advances count. */
 int tb_vector_append(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n);
 
-/* A scan over some of the snapshot's files only (indexes into snap->files); NULL = all. */
-int tb_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts,
-                       const uint32_t *files, uint32_t nfiles);
-
 /* The optimistic commit loop (write.c). Tries read_version+1, then on TN_EEXISTS reads the
  * winners, treats a winner carrying our txn appId at >= our version as "already applied"
  * (*skipped), checks conflicts, backs off and retries up to max_attempts. If the commit's fate
@@ -64,17 +61,84 @@ int tb_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_scan_opt
 int tb_commit(tn_table *t, const tn_delta_txn_info *info, tn_delta_action *actions,
               uint32_t nactions, int max_attempts, const char *app_id, int64_t app_version,
               int64_t *version, bool *skipped, int *attempts);
-/* Commits removes (as remove actions) and adds (any file actions: add, cdc) with a commitInfo of
- * operation/params, a txn when app_id, through tb_commit; a staged table's version 0 too. */
-int tb_commit_file_actions(tn_table *t, tn_arena *arena, const char *operation, const tn_delta_kv *params,
-                           uint32_t nparams, bool blind, const tn_delta_file *const *removes, uint32_t nremoves,
-                           const tn_delta_action *adds, uint32_t nadds, const char *app_id, int64_t app_version,
-                           const tn_delta_txn_info *info_in, int max_attempts, tn_table_commit_result *res);
+/* A remove action for live file f (deletionTimestamp now, dataChange true, no tags/stats). */
+int tb_make_remove(tn_delta_action *out, const tn_delta_file *f, int64_t now);
 /* Builds a commitInfo action with a JSON object holding timestamp, operation,
- * operationParameters (string values), isBlindAppend, engineInfo, txnId. */
+ * operationParameters (string values), operationMetrics (when nmetrics > 0), isBlindAppend,
+ * engineInfo, txnId. */
 int tb_commit_info(tn_delta_action *out, tn_arena *arena, const char *operation,
-                   const tn_delta_kv *params, uint32_t nparams, bool is_blind_append,
-                   int64_t read_version);
+                   const tn_delta_kv *params, uint32_t nparams, const tn_delta_kv *metrics,
+                   uint32_t nmetrics, bool is_blind_append, int64_t read_version);
+
+/* ---------------------------------------------------------------------------------------------
+ * Transactions (txn.c) as file writers (write.c) see them.
+ */
+typedef struct tb_txn_pred {
+    tn_table_file_pred fn;
+    void *ctx;
+} tb_txn_pred;
+
+typedef struct tb_txn_add {
+    tn_delta_action action;
+    uint64_t rows, bytes;            /* written by our file writers (0: tn_table_txn_add) */
+} tb_txn_add;
+
+typedef struct tb_txn_remove {
+    const tn_delta_file *file;       /* a snapshot file */
+    bool data_change;
+} tb_txn_remove;
+
+struct tn_table_txn {
+    tn_table *t;
+    int max_attempts;
+    tn_arena *arena;                 /* everything copied into the transaction */
+    /* read set */
+    bool read_all;
+    tn_delta_partition_spec *parts;
+    uint32_t nparts, cap_parts;
+    const char **read_paths;         /* logged paths */
+    uint32_t nread, cap_read;
+    tb_txn_pred *preds;
+    uint32_t npreds, cap_preds;
+    /* actions */
+    tb_txn_add *adds;
+    uint32_t nadds, cap_adds;
+    tb_txn_remove *removes;
+    uint32_t nremoves, cap_removes;
+    const tn_delta_metadata *md;     /* a whole new metaData (tn_table_txn_set_metadata), borrowed */
+    const int *interrupt;            /* cancel flag, polled by file writers and before the commit */
+    tn_delta_kv *conf;               /* new configuration when conf_changed */
+    uint32_t nconf;
+    bool conf_changed;
+    const char *app_id;
+    int64_t app_version;
+    bool app_applied;                /* the snapshot already has it */
+    const char *operation;
+    tn_delta_kv *params, *metrics;
+    uint32_t nparams, nmetrics;
+    /* files written by the file writers (removed on failure) */
+    char **written;
+    uint32_t nwritten, cap_written;
+    uint64_t file_counter;           /* part-%05d numbering */
+    double ratio;                    /* file bytes / estimated bytes, learnt from finished files */
+    tn_table_file_writer **open;     /* file writers not yet closed or aborted */
+    uint32_t nopen, cap_open;
+    bool constraints_checked;        /* rows written were checked against CHECK constraints */
+    bool rows_from_table;            /* rows written are the table's own (DELETE rewrites) */
+};
+
+/* Registers a file about to be created (full path, copied) so that a failed transaction
+ * removes it. */
+int tb_txn_track_file(tn_table_txn *txn, const char *full_path);
+/* Adds a logged path to the files read (borrowed until commit). */
+int tb_txn_read_path(tn_table_txn *txn, const char *path);
+/* Takes a finished file's add action (strings already in txn->arena). */
+int tb_txn_push_add(tn_table_txn *txn, const tn_delta_action *add, uint64_t rows, uint64_t bytes);
+/* Open file writers are listed so that an abort frees them. */
+int tb_txn_writer_opened(tn_table_txn *txn, tn_table_file_writer *fw);
+void tb_txn_writer_done(tn_table_txn *txn, tn_table_file_writer *fw);
+/* Removes a file if it exists, keeping the current error. */
+void tb_remove_file(tn_fs *fs, const char *full_path);
 
 /* ---------------------------------------------------------------------------------------------
  * Metadata changes (alter.c).
@@ -109,10 +173,8 @@ int tb_props_apply(tn_arena *arena, const char *path, const tn_delta_kv *base, u
 bool tb_prop_is_constraint(const char *key);
 /* Refuses a write that would not honour the table's features: generated or identity columns
  * (tarn does not compute them), CHECK constraints or invariants without o->row_check. */
-int tb_write_check_features(const tn_table *t, const tn_table_write_options *o);
+int tb_write_check_features(const tn_table *t, bool constraints_checked, bool rows_from_table);
 /* "interval 7 days" / "168 hours" / "1 week" -> hours; < 0 when not an interval. */
 double tb_interval_hours(const char *s);
-/* "134217728", "128mb", "1g" -> bytes; 0 when not a size. */
-uint64_t tb_parse_size(const char *s);
 
 #endif

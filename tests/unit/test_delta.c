@@ -1112,26 +1112,26 @@ TEST(conflict_rules) {
     tn_delta_action append_a[2] = {act_commit_info("WRITE"), act_add("p=a/w.parquet", pv_a)};
     tn_delta_action append_b[2] = {act_commit_info("WRITE"), act_add("p=b/w.parquet", pv_b)};
     tn_delta_action ours_add[1] = {act_add("p=a/ours.parquet", pv_a)};
-    tn_delta_txn_info blind = {0, true, false, NULL, 0, NULL, 0, NULL, 0, 0};
+    tn_delta_txn_info blind = {0, true, false, NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL};
     /* blind appends never conflict on data */
     CHECK_OK(tn_delta_check_conflict(&blind, ours_add, 1, append_a, 2, 1));
     /* overwrite of partition p=a conflicts with a concurrent add in p=a, not in p=b */
     tn_delta_partition_spec spec_a = {pv_a, 1};
-    tn_delta_txn_info overwrite = {0, false, false, &spec_a, 1, NULL, 0, NULL, 0, 0};
+    tn_delta_txn_info overwrite = {0, false, false, &spec_a, 1, NULL, 0, NULL, 0, 0, NULL, NULL};
     tn_delta_action ours_ow[2] = {act_remove("p=a/f0.parquet", pv_a), act_add("p=a/new.parquet", pv_a)};
     CHECK(tn_delta_check_conflict(&overwrite, ours_ow, 2, append_a, 2, 1) == TN_ECONFLICT);
     CHECK(strstr(tn_error_message(), "p=a") && strstr(tn_error_message(), "version 1"));
     CHECK_OK(tn_delta_check_conflict(&overwrite, ours_ow, 2, append_b, 2, 1));
     /* unpartitioned overwrite/delete (whole table) conflicts with any add */
-    tn_delta_txn_info whole = {0, false, true, NULL, 0, NULL, 0, NULL, 0, 0};
+    tn_delta_txn_info whole = {0, false, true, NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL};
     CHECK(tn_delta_check_conflict(&whole, ours_ow, 2, append_b, 2, 1) == TN_ECONFLICT);
     /* delete-read and delete-delete */
     const char *read_files[] = {"p=a/f0.parquet"};
-    tn_delta_txn_info del = {0, false, false, NULL, 0, read_files, 1, NULL, 0, 0};
+    tn_delta_txn_info del = {0, false, false, NULL, 0, read_files, 1, NULL, 0, 0, NULL, NULL};
     tn_delta_action win_rm[1] = {act_remove("p=a/f0.parquet", pv_a)};
     CHECK(tn_delta_check_conflict(&del, ours_ow, 2, win_rm, 1, 1) == TN_ECONFLICT);
     CHECK(strstr(tn_error_message(), "f0.parquet"));
-    tn_delta_txn_info del2 = {0, false, false, NULL, 0, NULL, 0, NULL, 0, 0};
+    tn_delta_txn_info del2 = {0, false, false, NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL};
     CHECK(tn_delta_check_conflict(&del2, ours_ow, 2, win_rm, 1, 1) == TN_ECONFLICT);
     /* metadata / protocol changes by the winner */
     tn_delta_action win_md[1] = {act_metadata()};
@@ -1144,7 +1144,7 @@ TEST(conflict_rules) {
     CHECK(tn_delta_check_conflict(&blind, ours_md, 1, append_a, 2, 3) == TN_ECONFLICT);
     /* same txn appId */
     const char *apps[] = {"stream-1"};
-    tn_delta_txn_info withapp = {0, true, false, NULL, 0, NULL, 0, apps, 1, 0};
+    tn_delta_txn_info withapp = {0, true, false, NULL, 0, NULL, 0, apps, 1, 0, NULL, NULL};
     tn_delta_action win_txn[2] = {act_add("p=b/x.parquet", pv_b), act_txn("stream-1", 4)};
     CHECK(tn_delta_check_conflict(&withapp, ours_add, 1, win_txn, 2, 2) == TN_ECONFLICT);
     CHECK(strstr(tn_error_message(), "stream-1"));
@@ -1161,13 +1161,13 @@ TEST(commit_retry_rebases_or_conflicts) {
     CHECK_OK(tn_delta_commit(tn_fs_default(), dir, 1, other, 2));
     /* blind append retries at v2 */
     tn_delta_action mine[2] = {act_commit_info("WRITE"), act_add("p=b/mine.parquet", pv_b)};
-    tn_delta_txn_info blind = {0, true, false, NULL, 0, NULL, 0, NULL, 0, 0};
+    tn_delta_txn_info blind = {0, true, false, NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL};
     int64_t v;
     CHECK_OK(tn_delta_commit_retry(tn_fs_default(), dir, &blind, mine, 2, 0, &v));
     CHECK_EQ_INT(v, 2);
     /* an overwrite of p=a that read v0 conflicts with v1's add in p=a */
     tn_delta_partition_spec spec_a = {pv_a, 1};
-    tn_delta_txn_info ow = {0, false, false, &spec_a, 1, NULL, 0, NULL, 0, 0};
+    tn_delta_txn_info ow = {0, false, false, &spec_a, 1, NULL, 0, NULL, 0, 0, NULL, NULL};
     tn_delta_action owa[3] = {act_commit_info("WRITE"), act_remove("p=a/f0.parquet", pv_a), act_add("p=a/ow.parquet", pv_a)};
     CHECK(tn_delta_commit_retry(tn_fs_default(), dir, &ow, owa, 3, 0, &v) == TN_ECONFLICT);
     CHECK(strstr(tn_error_message(), "conflict"));
@@ -1190,7 +1190,7 @@ TEST(checkpoint_written_every_10_commits) {
     char *dir = make_tmpdir();
     CHECK(dir);
     CHECK_OK(create_table(dir));
-    tn_delta_txn_info blind = {0, true, false, NULL, 0, NULL, 0, NULL, 0, 0};
+    tn_delta_txn_info blind = {0, true, false, NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL};
     for (int i = 1; i <= 12; i++) {
         char path[64];
         snprintf(path, sizeof path, "p=%s/f%d.parquet", i % 2 ? "a" : "b", i);
@@ -1419,20 +1419,18 @@ TEST(dv_writer_matches_golden_file_bytes) {
     CHECK_OK(tn_fs_read_all(tn_fs_default(), path, &want));
     CHECK_EQ_INT(want.len, 45);
     uint64_t rows[2] = {0, 9};
-    CHECK_OK(tn_delta_dv_encode_bitmap(&bm, rows, 2));
+    CHECK_OK(tn_delta_dv_encode_bitmap(rows, 2, &bm));
     CHECK_EQ_INT(bm.len, 36);
     CHECK_MSG(memcmp(bm.data, want.data + 5, 36) == 0, "bitmap bytes differ from the golden DV");
     /* the whole file: version byte, BE size, bitmap, BE CRC-32 */
     char *dir = make_tmpdir();
     CHECK(dir != NULL);
-    tn_delta_dv_writer *w = NULL;
     tn_arena *arena = tn_arena_create(0);
     tn_delta_dv dv;
-    const char *written = NULL;
-    CHECK_OK(tn_delta_dv_writer_open(&w, dir));
-    CHECK_OK(tn_delta_dv_writer_add(w, rows, 2, arena, &dv));
-    CHECK_OK(tn_delta_dv_writer_finish(w, tn_fs_default(), arena, &written));
-    tn_delta_dv_writer_free(w);
+    char *written = NULL;
+    const uint64_t *sets[1] = {rows};
+    uint64_t counts[1] = {2};
+    CHECK_OK(tn_delta_dv_write_file(tn_fs_default(), dir, sets, counts, 1, arena, &dv, &written));
     tn_buf got = TN_BUF_INIT;
     CHECK_OK(tn_fs_read_all(tn_fs_default(), written, &got));
     CHECK_EQ_INT(got.len, 45);
@@ -1450,6 +1448,7 @@ TEST(dv_writer_matches_golden_file_bytes) {
     tn_buf_free(&bm);
     tn_buf_free(&got);
     tn_arena_destroy(arena);
+    tn_free(written);
     rm_rf(dir);
 }
 
@@ -1461,14 +1460,14 @@ TEST(dv_bitmap_roundtrip_arrays_bitmaps_buckets) {
     for (uint64_t i = 0; i < 10; i++) rows[n++] = 70000 + i * 1000;      /* an array container */
     for (uint64_t i = 0; i < 5; i++) rows[n++] = ((uint64_t)5 << 32) + i; /* another bucket */
     tn_buf bm = TN_BUF_INIT;
-    CHECK_OK(tn_delta_dv_encode_bitmap(&bm, rows, n));
+    CHECK_OK(tn_delta_dv_encode_bitmap(rows, n, &bm));
     uint64_t *back = NULL, nb = 0;
     CHECK_OK(tn_delta_dv_decode_bitmap(bm.data, bm.len, &back, &nb));
     CHECK_EQ_INT(nb, n);
     for (uint64_t i = 0; i < n; i++) CHECK_MSG(back[i] == rows[i], "row %llu: %llu != %llu", (unsigned long long)i,
                                                (unsigned long long)back[i], (unsigned long long)rows[i]);
     uint64_t bad[2] = {5, 5};
-    CHECK(tn_delta_dv_encode_bitmap(&bm, bad, 2) == TN_EINVAL);
+    CHECK(tn_delta_dv_encode_bitmap(bad, 2, &bm) == TN_EINVAL);
     tn_error_clear();
     free(back);
     free(rows);

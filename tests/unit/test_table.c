@@ -9,6 +9,7 @@
  */
 #include "catalog/catalog.h"
 #include "table/tableInt.h"
+#include "layout/layout.h"
 #include "testlib.h"
 
 #include <dirent.h>
@@ -638,23 +639,23 @@ static int create_all_types(const char *path, bool partitioned) {
     return tn_table_create(tn_fs_default(), path, &co);
 }
 
-static int append_range(tn_fs *fs, const char *path, int64_t from, int64_t n, const tn_table_write_options *wo,
+static int append_range(tn_fs *fs, const char *path, int64_t from, int64_t n, const tn_layout_write_options *wo,
                         tn_table_commit_result *res) {
     tn_table *t = NULL;
-    tn_table_writer *w = NULL;
+    tn_layout_writer *w = NULL;
     int rc = tn_table_open(&t, fs, path, NULL);
-    if (!rc) rc = tn_table_writer_open(&w, t, wo);
+    if (!rc) rc = tn_layout_writer_open(&w, t, wo);
     for (int64_t done = 0; !rc && done < n;) {
         uint32_t take = n - done > 1000 ? 1000 : (uint32_t)(n - done);
         tn_chunk c;
         rc = fill_chunk(&c, from + done, take);
-        if (!rc) rc = tn_table_writer_write(w, &c);
+        if (!rc) rc = tn_layout_writer_write(w, &c);
         tn_chunk_free(&c);
         done += take;
     }
     if (w) {
-        if (rc) tn_table_writer_abort(w);
-        else rc = tn_table_writer_commit(w, res);
+        if (rc) tn_layout_writer_abort(w);
+        else rc = tn_layout_writer_commit(w, res);
     }
     tn_table_close(t);
     return rc;
@@ -748,7 +749,7 @@ TEST(write_rolls_files_at_target_size_and_stats_skip) {
     char path[1024];
     snprintf(path, sizeof path, "%s/t", wh);
     CHECK_OK(create_all_types(path, false));
-    tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+    tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
     wo.target_file_bytes = 64 * 1024;
     tn_table_commit_result res;
     CHECK_OK(append_range(tn_fs_default(), path, 0, 20000, &wo, &res));
@@ -804,8 +805,8 @@ TEST(overwrite_full_static_dynamic) {
     CHECK_OK(append_range(tn_fs_default(), path, 0, 100, NULL, &res));
     tn_table *t = NULL;
     /* dynamic: rows 100..105 hold ps values for i%10 in 0..5 → those partitions replaced */
-    tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
-    wo.mode = TN_WRITE_OVERWRITE_DYNAMIC;
+    tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
+    wo.mode = TN_LAYOUT_OVERWRITE_DYNAMIC;
     CHECK_OK(append_range(tn_fs_default(), path, 100, 6, &wo, &res));
     CHECK(res.files_removed > 0);
     CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
@@ -834,7 +835,7 @@ TEST(overwrite_full_static_dynamic) {
     CHECK_EQ_INT(got.n, expect);
     rows_free(&got);
     /* static: PARTITION (ps = 'plain') with rows of that partition only */
-    wo.mode = TN_WRITE_OVERWRITE;
+    wo.mode = TN_LAYOUT_OVERWRITE;
     tn_delta_kv spec[] = {{"ps", "plain"}};
     wo.partition_spec = spec;
     wo.npartition_spec = 1;
@@ -851,8 +852,8 @@ TEST(overwrite_full_static_dynamic) {
     rows_free(&got);
     tn_table_close(t);
     /* full overwrite */
-    tn_table_write_options full = TN_TABLE_WRITE_OPTIONS_INIT;
-    full.mode = TN_WRITE_OVERWRITE;
+    tn_layout_write_options full = TN_LAYOUT_WRITE_OPTIONS_INIT;
+    full.mode = TN_LAYOUT_OVERWRITE;
     CHECK_OK(append_range(tn_fs_default(), path, 1000, 3, &full, &res));
     CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
     CHECK_OK(scan_rows(t, cols, 1, NULL, 0, &got, NULL));
@@ -911,7 +912,7 @@ TEST(delete_copy_on_write_leaves_other_files) {
     char path[1024];
     snprintf(path, sizeof path, "%s/t", wh);
     CHECK_OK(create_all_types(path, false));
-    tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+    tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
     wo.target_file_bytes = 64 * 1024;
     tn_table_commit_result res;
     CHECK_OK(append_range(tn_fs_default(), path, 0, 12000, &wo, &res));
@@ -979,7 +980,7 @@ TEST(txn_idempotent_writes) {
     char path[1024];
     snprintf(path, sizeof path, "%s/t", wh);
     CHECK_OK(create_all_types(path, false));
-    tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+    tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
     wo.app_id = "stream-1";
     wo.app_version = 7;
     tn_table_commit_result res;
@@ -1002,20 +1003,20 @@ TEST(txn_idempotent_writes) {
     tn_table_close(t);
     /* two writers opened on the same snapshot with the same txn: the second commit is skipped */
     tn_table *t1 = NULL, *t2 = NULL;
-    tn_table_writer *w1 = NULL, *w2 = NULL;
+    tn_layout_writer *w1 = NULL, *w2 = NULL;
     wo.app_version = 9;
     CHECK_OK(tn_table_open(&t1, tn_fs_default(), path, NULL));
     CHECK_OK(tn_table_open(&t2, tn_fs_default(), path, NULL));
-    CHECK_OK(tn_table_writer_open(&w1, t1, &wo));
-    CHECK_OK(tn_table_writer_open(&w2, t2, &wo));
+    CHECK_OK(tn_layout_writer_open(&w1, t1, &wo));
+    CHECK_OK(tn_layout_writer_open(&w2, t2, &wo));
     tn_chunk c;
     CHECK_OK(fill_chunk(&c, 100, 5));
-    CHECK_OK(tn_table_writer_write(w1, &c));
-    CHECK_OK(tn_table_writer_write(w2, &c));
+    CHECK_OK(tn_layout_writer_write(w1, &c));
+    CHECK_OK(tn_layout_writer_write(w2, &c));
     tn_chunk_free(&c);
     tn_table_commit_result r1, r2;
-    CHECK_OK(tn_table_writer_commit(w1, &r1));
-    CHECK_OK(tn_table_writer_commit(w2, &r2));
+    CHECK_OK(tn_layout_writer_commit(w1, &r1));
+    CHECK_OK(tn_layout_writer_commit(w2, &r2));
     CHECK(!r1.skipped);
     CHECK(r2.skipped);
     tn_table_close(t1);
@@ -1160,7 +1161,7 @@ TEST(fault_injection_leaves_previous_state) {
         for (int k = 1; k < 400; k += 1 + k / 8) {
             fault_fs ff;
             fault_init(&ff, op, k);
-            tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+            tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
             wo.app_id = "faulty";
             wo.app_version = next_id;
             int rc = append_range(&ff.fs, path, next_id, 50, &wo, &res);
@@ -1219,7 +1220,7 @@ TEST(fault_injection_leaves_previous_state) {
 static int child_appends(const char *path, int child, int n) {
     for (int j = 0; j < n; j++) {
         tn_table_commit_result res;
-        tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+        tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
         wo.max_attempts = 1000;
         int rc = append_range(tn_fs_default(), path, (int64_t)child * 100000 + j * 10, 10, &wo, &res);
         if (rc) {
@@ -1293,20 +1294,20 @@ TEST(overwrite_racing_append_on_same_partition_conflicts) {
     CHECK_OK(append_range(tn_fs_default(), path, 0, 20, NULL, &res));
     /* the overwrite reads version 1; an append to the same partition commits first */
     tn_table *t = NULL;
-    tn_table_writer *w = NULL;
+    tn_layout_writer *w = NULL;
     CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
-    tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
-    wo.mode = TN_WRITE_OVERWRITE;
+    tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
+    wo.mode = TN_LAYOUT_OVERWRITE;
     tn_delta_kv spec[] = {{"ps", "plain"}, {"pd", "2023-12-11"}};
     wo.partition_spec = spec;
     wo.npartition_spec = 2;
-    CHECK_OK(tn_table_writer_open(&w, t, &wo));
+    CHECK_OK(tn_layout_writer_open(&w, t, &wo));
     tn_chunk c;
     CHECK_OK(fill_chunk(&c, 5, 1));   /* id 5: ps plain, pd 19700+2 */
-    CHECK_OK(tn_table_writer_write(w, &c));
+    CHECK_OK(tn_layout_writer_write(w, &c));
     tn_chunk_free(&c);
     CHECK_OK(append_range(tn_fs_default(), path, 35, 1, NULL, &res));   /* 35: plain, 19702 */
-    int rc = tn_table_writer_commit(w, &res);
+    int rc = tn_layout_writer_commit(w, &res);
     CHECK(rc == TN_ECONFLICT);
     CHECK_MSG(strstr(tn_error_message(), "onflict") || strstr(tn_error_message(), "oncurrent"), "%s", tn_error_message());
     tn_table_close(t);
@@ -1317,20 +1318,20 @@ TEST(overwrite_racing_append_on_same_partition_conflicts) {
     tn_table_close(t);
     /* a retry on the new snapshot succeeds */
     CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
-    CHECK_OK(tn_table_writer_open(&w, t, &wo));
+    CHECK_OK(tn_layout_writer_open(&w, t, &wo));
     CHECK_OK(fill_chunk(&c, 5, 1));
-    CHECK_OK(tn_table_writer_write(w, &c));
+    CHECK_OK(tn_layout_writer_write(w, &c));
     tn_chunk_free(&c);
-    CHECK_OK(tn_table_writer_commit(w, &res));
+    CHECK_OK(tn_layout_writer_commit(w, &res));
     tn_table_close(t);
     /* and an append to another partition racing an overwrite does not conflict */
     CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
-    CHECK_OK(tn_table_writer_open(&w, t, &wo));
+    CHECK_OK(tn_layout_writer_open(&w, t, &wo));
     CHECK_OK(fill_chunk(&c, 5, 1));
-    CHECK_OK(tn_table_writer_write(w, &c));
+    CHECK_OK(tn_layout_writer_write(w, &c));
     tn_chunk_free(&c);
     CHECK_OK(append_range(tn_fs_default(), path, 30, 1, NULL, &res));   /* 30: a/b */
-    CHECK_OK(tn_table_writer_commit(w, &res));
+    CHECK_OK(tn_layout_writer_commit(w, &res));
     tn_table_close(t);
     rm_rf(wh);
     free(wh);
@@ -1363,7 +1364,7 @@ TEST(sigkill_writers_leave_committed_states) {
         tn_table_close(t);
     }
     /* an idempotent retry after the kills is applied once */
-    tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+    tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
     wo.app_id = "after-kill";
     wo.app_version = 1;
     tn_table_commit_result res;
@@ -1445,7 +1446,7 @@ static int write_interop(const char *dir) {
     /* 2: unpartitioned, rolled files, then a delete and a dynamic overwrite */
     snprintf(path, sizeof path, "%s/all_types_flat", dir);
     rc = create_all_types(path, false);
-    tn_table_write_options wo = TN_TABLE_WRITE_OPTIONS_INIT;
+    tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
     wo.target_file_bytes = 64 * 1024;
     if (!rc) rc = append_range(tn_fs_default(), path, 0, 12000, &wo, &res);
     if (!rc) {
@@ -1464,8 +1465,8 @@ static int write_interop(const char *dir) {
     snprintf(path, sizeof path, "%s/overwritten", dir);
     rc = create_all_types(path, true);
     if (!rc) rc = append_range(tn_fs_default(), path, 0, 200, NULL, &res);
-    tn_table_write_options dyn = TN_TABLE_WRITE_OPTIONS_INIT;
-    dyn.mode = TN_WRITE_OVERWRITE_DYNAMIC;
+    tn_layout_write_options dyn = TN_LAYOUT_WRITE_OPTIONS_INIT;
+    dyn.mode = TN_LAYOUT_OVERWRITE_DYNAMIC;
     if (!rc) rc = append_range(tn_fs_default(), path, 500, 3, &dyn, &res);
     if (!rc) rc = print_table_rows("overwritten", path);
     return rc;

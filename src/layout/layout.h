@@ -1,0 +1,115 @@
+/*
+ * layout/layout.h: how rows are placed into files, and which files and row groups a scan may
+ * skip: the policies above table/'s mechanisms. A table's layout is chosen by its metadata
+ * (metaData.configuration) from a small dispatch table in layout.c:
+ *
+ *   layout   recognised by                                 implementation
+ *   plain    (anything else)                               layout/plain/  Hive partitions, rolling files
+ *   bucket   'bucket' or 'bucket-key' configuration key    layout/bucket/ primary-key buckets
+ *   otree    a 'qbeast.*' configuration key                layout/otree/  qbeast OTree cubes
+ *   any      'tarn.layout' = '<name>' (explicit; wins)
+ *
+ * A layout that this build does not implement (or an unknown 'tarn.layout' name) is refused
+ * for writes, naming it: writing such a table as plain would break its invariants. Scans of
+ * such tables are planned as plain Delta scans (every layout keeps its table a valid Delta table,
+ * so any Delta reader's answer is right; only the skipping is lost).
+ *
+ * Writers take chunks holding ALL the table's logical columns in schema order, with exactly the
+ * schema's types (the SQL layer casts; static partition columns are given as constants). The
+ * layout routes them to files (table/ file writers), and commits (a table/ transaction) at the
+ * next free version with the layout's conflict scope. Any failure removes the files written and
+ * commits nothing.
+ *
+ * Adding a layout: write layout/<name>/<name>.c defining a `const tn_layout_impl` (layoutInt.h)
+ * and put it in the table of layout.c (replacing its NULL entry).
+ */
+#ifndef TN_LAYOUT_H
+#define TN_LAYOUT_H
+
+#include "table/table.h"
+
+/* The name of t's layout ("plain", "bucket", "otree", or an explicit tarn.layout value), and
+ * whether this build implements it. */
+const char *tn_layout_name(const tn_table *t, bool *implemented);
+/* 0 when this build can write t's layout, else TN_EUNSUPPORTED naming it. */
+int tn_layout_check_writable(const tn_table *t);
+/* The same for a table about to be created with this configuration (CREATE TABLE ... WITH). */
+int tn_layout_check_config(const tn_delta_kv *conf, uint32_t nconf);
+
+/* ---------------------------------------------------------------------------------------------
+ * Writes.
+ */
+typedef enum tn_layout_write_mode {
+    TN_LAYOUT_APPEND = 0,              /* blind append (bucket: upsert by key) */
+    TN_LAYOUT_OVERWRITE,               /* replace the whole table, or the static partition spec */
+    TN_LAYOUT_OVERWRITE_DYNAMIC,       /* replace only the partitions present in the new data */
+} tn_layout_write_mode;
+
+typedef struct tn_layout_write_options {
+    int version;                       /* TN_LAYOUT_WRITE_OPTIONS_VERSION */
+    tn_layout_write_mode mode;
+    /* INSERT OVERWRITE ... PARTITION (k = v, ...): partition column name -> value text (NULL =
+     * null). Only files of that partition are replaced; every written row must belong to it. */
+    const tn_delta_kv *partition_spec;
+    uint32_t npartition_spec;
+    const char *app_id;                /* txn: idempotent write (skipped when the table already */
+    int64_t app_version;               /* has app_id at a version >= app_version) */
+    /* Per-write options (the OPTIONS('k' = 'v') hint after the table name of INSERT): each layout
+     * honours the keys it knows (otree: rollupSize; plain: target_file_size, compression) and
+     * refuses the rest with TN_EUNSUPPORTED naming the key. */
+    const tn_delta_kv *options;
+    uint32_t noptions;
+    uint64_t target_file_bytes;        /* 0: table property 'target_file_size' / delta.targetFileSize, else 128 MiB */
+    tn_parquet_codec codec;            /* default ZSTD ('delta.parquet.compression.codec' honoured) */
+    uint64_t row_group_rows;           /* 0 = 122,880 rows (a scan morsel each) */
+    uint32_t max_open_files;           /* files written at once (0 = 64) */
+    uint64_t memory_limit;             /* bytes the writer may buffer (0 = 1 GiB); past it, spill */
+    const char *operation;             /* commitInfo operation; NULL = "WRITE" */
+    const tn_delta_kv *operation_parameters;   /* extra commitInfo.operationParameters */
+    uint32_t noperation_parameters;
+    int max_attempts;                  /* commit attempts (0 = 20) */
+    /* Cancel flag (base.h tn_interrupt_check), polled per chunk, per finished file and just
+     * before the commit: once set, the write fails with TN_EINTERRUPT, removes its files and
+     * commits nothing. NULL: never interrupted. */
+    const int *interrupt;
+    /* The caller checked every row against the table's CHECK constraints and invariants (the SQL
+     * writer does); without it a table that has them refuses the write, naming the constraint. */
+    bool constraints_checked;
+} tn_layout_write_options;
+#define TN_LAYOUT_WRITE_OPTIONS_VERSION 1
+#define TN_LAYOUT_WRITE_OPTIONS_INIT {TN_LAYOUT_WRITE_OPTIONS_VERSION, TN_LAYOUT_APPEND, NULL, 0, \
+                                      NULL, -1, NULL, 0, 0, TN_CODEC_ZSTD, 0, 0, 0, NULL, NULL, 0, 0, NULL, false}
+
+typedef struct tn_layout_writer tn_layout_writer;
+/* Opens a writer on t's snapshot with t's layout (t must stay open until commit/abort). opts
+ * may be NULL. Refuses layouts this build does not implement. */
+int tn_layout_writer_open(tn_layout_writer **out, tn_table *t, const tn_layout_write_options *opts);
+/* Accepts rows (see above). NOT NULL violations fail naming the column (TN_ECONSTRAINT). After
+ * a failure the writer is unusable (commit fails; abort it). Not thread-safe: callers with
+ * several producers serialise the calls. */
+int tn_layout_writer_write(tn_layout_writer *w, const tn_chunk *chunk);
+/* Finishes the files and commits; frees w in every case. result may be NULL. */
+int tn_layout_writer_commit(tn_layout_writer *w, tn_table_commit_result *result);
+/* Removes the files written and frees w. NULL is fine. */
+void tn_layout_writer_abort(tn_layout_writer *w);
+/* Data files written so far (for tests and progress). */
+uint64_t tn_layout_writer_num_files(const tn_layout_writer *w);
+
+/* ---------------------------------------------------------------------------------------------
+ * Scans: the layout plans a table scan (adding its own file and row-group restrictions, e.g.
+ * bucket pruning by the key, OTree files and blocks by sample weight).
+ */
+typedef struct tn_layout_scan_options {
+    int version;                       /* TN_LAYOUT_SCAN_OPTIONS_VERSION */
+    tn_table_scan_options scan;        /* columns, filters (restrictions are the layout's) */
+    double sample_percent;             /* TABLESAMPLE (p PERCENT); 0 = no sample */
+} tn_layout_scan_options;
+#define TN_LAYOUT_SCAN_OPTIONS_VERSION 1
+#define TN_LAYOUT_SCAN_OPTIONS_INIT {TN_LAYOUT_SCAN_OPTIONS_VERSION, TN_TABLE_SCAN_OPTIONS_INIT, 0}
+
+/* Plans the scan of t. *sampled (may be NULL) is set true when the layout itself reduced the
+ * scan to a sample of about sample_percent (the caller must not sample again); false when it
+ * returns every row (the caller samples rows, as for a plain table). */
+int tn_layout_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layout_scan_options *opts);
+
+#endif

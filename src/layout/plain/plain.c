@@ -1,0 +1,302 @@
+/*
+ * layout/plain/plain.c: the plain layout: Hive-style partitions (layout/route.c), one rolling
+ * file writer per partition, and the commit of appends and overwrites (whole table, static
+ * partition spec, dynamic partitions) as one table transaction. Per-write options:
+ * 'target_file_size' (bytes or k/m/g) and 'compression' (a Parquet codec name).
+ */
+#include "layout/layoutInt.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct plain_part {
+    tn_table_file_writer *fw;          /* open writer, or NULL */
+    uint64_t last_use;
+} plain_part;
+
+typedef struct plain_writer {
+    tn_layout_writer base;
+    tn_table *t;
+    tn_layout_write_options opts;
+    tn_table_txn *txn;
+    tn_layout_router *router;
+    bool skip;                         /* txn already applied: writes are ignored */
+    int sticky;                        /* first error: the writer is unusable afterwards */
+    plain_part *parts;                 /* by partition id */
+    uint32_t cap_parts;
+    uint32_t nopen;
+    uint64_t clock;
+    uint64_t target;
+    int codec;
+    uint64_t rg_bytes;
+} plain_writer;
+
+static const char *const plain_options[] = {"target_file_size", "compression"};
+
+static void plain_free(plain_writer *w) {
+    if (!w) return;
+    tn_table_txn_abort(w->txn);        /* frees the file writers still open */
+    tn_layout_router_close(w->router);
+    tn_free(w->parts);
+    tn_free(w);
+}
+
+static int plain_open(tn_layout_writer **out, tn_table *t, const tn_layout_write_options *opts) {
+    int rc = 0;
+    *out = NULL;
+    const char *append_only = tn_table_property(t, "delta.appendOnly");
+    if (append_only && tn_str_iequal(append_only, "true") && opts->mode != TN_LAYOUT_APPEND)
+        return tn_error_set(TN_EUNSUPPORTED, "table '%s' is append-only (delta.appendOnly = true): overwrite refused",
+                            tn_table_path(t));
+    rc = tn_layout_check_columns(t);
+    if (rc) return rc;
+    rc = tn_layout_options_check(t, "plain", opts->options, opts->noptions, plain_options,
+                                 sizeof plain_options / sizeof plain_options[0]);
+    if (rc) return rc;
+    plain_writer *w = tn_calloc(1, sizeof *w);
+    if (!w) return TN_ENOMEM;
+    w->t = t;
+    w->opts = *opts;
+    if (!w->opts.max_open_files) w->opts.max_open_files = 64;
+    rc = tn_table_txn_open(&w->txn, t, opts->max_attempts);
+    if (rc) goto cleanup;
+    tn_table_txn_set_interrupt(w->txn, opts->interrupt);
+    tn_table_txn_set_rows_checked(w->txn, opts->constraints_checked, false);
+    rc = tn_layout_router_open(&w->router, t, opts->partition_spec, opts->npartition_spec);
+    if (rc) goto cleanup;
+    if (opts->npartition_spec && opts->mode != TN_LAYOUT_OVERWRITE) {
+        rc = tn_error_set(TN_EINVAL, "table '%s': a static partition spec needs INSERT OVERWRITE", tn_table_path(t));
+        goto cleanup;
+    }
+    /* sizes and codec: per-write option, then the writer options, then the table's */
+    const char *ts = tn_layout_option(opts->options, opts->noptions, "target_file_size");
+    w->target = opts->target_file_bytes;
+    if (ts && !(w->target = tn_table_parse_size(ts))) {
+        rc = tn_error_set(TN_EINVAL, "table '%s': write option 'target_file_size' = '%s' is not a size",
+                          tn_table_path(t), ts);
+        goto cleanup;
+    }
+    if (!w->target) w->target = tn_table_target_file_bytes(t);
+    const char *cs = tn_layout_option(opts->options, opts->noptions, "compression");
+    w->codec = opts->codec == TN_CODEC_ZSTD ? -1 : (int)opts->codec;   /* ZSTD = the default: the table decides */
+    if (cs) {
+        tn_parquet_codec c;
+        rc = tn_parquet_codec_parse(cs, &c);
+        if (rc) {
+            tn_error_prefix(rc, "table '%s': write option 'compression'", tn_table_path(t));
+            goto cleanup;
+        }
+        w->codec = (int)c;
+    }
+    /* row groups of partitioned writes share 256 MiB between the open files */
+    bool partitioned = tn_table_snapshot(t)->metadata.npartition_columns > 0;
+    w->rg_bytes = partitioned ? ((uint64_t)256 << 20) / w->opts.max_open_files : ((uint64_t)128 << 20);
+    if (w->rg_bytes < ((uint64_t)4 << 20)) w->rg_bytes = (uint64_t)4 << 20;
+    if (w->rg_bytes > w->target) w->rg_bytes = w->target;
+    if (opts->app_id) {
+        rc = tn_table_txn_set_app(w->txn, opts->app_id, opts->app_version, &w->skip);
+        if (rc) goto cleanup;
+    }
+    *out = &w->base;
+    w = NULL;
+cleanup:
+    plain_free(w);
+    return rc;
+}
+
+static int part_slot(plain_writer *w, uint32_t id, plain_part **out) {
+    if (id >= w->cap_parts) {
+        uint32_t cap = w->cap_parts ? w->cap_parts : 64;
+        while (cap <= id) cap *= 2;
+        plain_part *p = tn_realloc(w->parts, sizeof *p * cap);
+        if (!p) return TN_ENOMEM;
+        memset(p + w->cap_parts, 0, sizeof *p * (cap - w->cap_parts));
+        w->parts = p;
+        w->cap_parts = cap;
+    }
+    *out = &w->parts[id];
+    return 0;
+}
+
+/* Closes the least recently used open file writer. */
+static int close_lru(plain_writer *w) {
+    plain_part *lru = NULL;
+    for (uint32_t i = 0; i < w->cap_parts; i++)
+        if (w->parts[i].fw && (!lru || w->parts[i].last_use < lru->last_use)) lru = &w->parts[i];
+    if (!lru) return 0;
+    tn_table_file_writer *fw = lru->fw;
+    lru->fw = NULL;
+    w->nopen--;
+    return tn_table_file_writer_close(fw);
+}
+
+static int writer_for(plain_writer *w, uint32_t id, tn_table_file_writer **out) {
+    plain_part *p;
+    int rc = part_slot(w, id, &p);
+    if (rc) return rc;
+    p->last_use = ++w->clock;
+    if (p->fw) {
+        *out = p->fw;
+        return 0;
+    }
+    if (w->nopen >= w->opts.max_open_files && (rc = close_lru(w))) return rc;
+    const tn_layout_partition *lp = tn_layout_router_partition(w->router, id);
+    tn_table_file_writer_options fo = TN_TABLE_FILE_WRITER_OPTIONS_INIT;
+    fo.partition_values = lp->values;
+    fo.npartition_values = lp->nvalues;
+    fo.target_file_bytes = w->target;
+    fo.codec = w->codec;
+    fo.row_group_rows = w->opts.row_group_rows;
+    fo.row_group_bytes = w->rg_bytes;
+    rc = tn_table_file_writer_open(&p->fw, w->txn, &fo);
+    if (rc) return rc;
+    w->nopen++;
+    *out = p->fw;
+    return 0;
+}
+
+static int plain_write(tn_layout_writer *base, const tn_chunk *chunk) {
+    plain_writer *w = (plain_writer *)base;
+    int rc = 0;
+    if (w->sticky) return tn_error_set(w->sticky, "table '%s': the writer failed earlier", tn_table_path(w->t));
+    if (w->skip || chunk->count == 0) return 0;
+    rc = tn_interrupt_check(w->opts.interrupt);
+    if (!rc) rc = tn_layout_check_chunk(w->t, chunk);
+    if (rc) goto cleanup;
+    tn_layout_route route;
+    rc = tn_layout_router_route(w->router, chunk, &route);
+    for (uint32_t g = 0; g < route.ngroups && !rc; g++) {
+        tn_table_file_writer *fw = NULL;
+        uint32_t first = route.start[g], n = route.start[g + 1] - first;
+        rc = writer_for(w, route.part[g], &fw);
+        if (!rc) rc = tn_table_file_writer_write(fw, chunk, n == chunk->count ? NULL : route.sel + first, n);
+    }
+cleanup:
+    if (rc) w->sticky = rc;
+    return rc;
+}
+
+static char *partition_by_json(const tn_table *t) {
+    const tn_delta_metadata *md = &tn_table_snapshot(t)->metadata;
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < md->npartition_columns && a; i++) json_array_append_new(a, json_string(md->partition_columns[i]));
+    char *s = a ? json_dumps(a, JSON_COMPACT) : NULL;
+    json_decref(a);
+    return s;
+}
+
+static char *spec_json(const tn_table *t, const tn_delta_kv *spec, uint32_t n) {
+    json_t *o = json_object();
+    for (uint32_t i = 0; i < n && o; i++) {
+        int ci = tn_table_column_index(t, spec[i].key);
+        json_object_set_new(o, tn_table_column(t, (uint32_t)ci)->name, spec[i].value ? json_string(spec[i].value) : json_null());
+    }
+    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    return s;
+}
+
+/* Overwrites: the removes and the read set of each mode. */
+static int plan_overwrite(plain_writer *w, tn_delta_kv *params, uint32_t *nparams, char **spec_text) {
+    int rc = 0;
+    tn_table *t = w->t;
+    const tn_delta_snapshot *snap = tn_table_snapshot(t);
+    const tn_layout_write_options *o = &w->opts;
+    tn_buf key = TN_BUF_INIT;
+    bool partitioned = snap->metadata.npartition_columns > 0;
+    if (o->npartition_spec) {
+        /* static partition overwrite: files whose values match the spec */
+        uint32_t nspec;
+        const tn_delta_kv *spec = tn_layout_router_spec(w->router, &nspec);
+        rc = tn_table_txn_read_partition(w->txn, spec, nspec);
+        for (uint32_t fi = 0; fi < snap->nfiles && !rc; fi++)
+            if (tn_layout_router_spec_matches(w->router, &snap->files[fi]))
+                rc = tn_table_txn_remove(w->txn, &snap->files[fi], true);
+        if (rc) goto cleanup;
+        *spec_text = spec_json(t, o->partition_spec, o->npartition_spec);
+        if (!*spec_text) { rc = TN_ENOMEM; goto cleanup; }
+        params[(*nparams)++] = (tn_delta_kv){"partition", *spec_text};
+    } else if (o->mode == TN_LAYOUT_OVERWRITE_DYNAMIC && partitioned) {
+        /* the partitions present in the new data are read and replaced */
+        uint32_t np = tn_layout_router_num_partitions(w->router);
+        for (uint32_t id = 0; id < np && !rc; id++) {
+            const tn_layout_partition *lp = tn_layout_router_partition(w->router, id);
+            rc = tn_table_txn_read_partition(w->txn, lp->values, lp->nvalues);
+        }
+        for (uint32_t fi = 0; fi < snap->nfiles && !rc; fi++) {
+            rc = tn_layout_file_partition_key(t, &snap->files[fi], &key);
+            if (!rc && tn_layout_router_find_key(w->router, (const char *)key.data) >= 0)
+                rc = tn_table_txn_remove(w->txn, &snap->files[fi], true);
+        }
+        if (rc) goto cleanup;
+        params[(*nparams)++] = (tn_delta_kv){"partitionOverwriteMode", "DYNAMIC"};
+    } else {
+        rc = tn_table_txn_read_table(w->txn);
+        for (uint32_t fi = 0; fi < snap->nfiles && !rc; fi++) rc = tn_table_txn_remove(w->txn, &snap->files[fi], true);
+    }
+cleanup:
+    tn_buf_free(&key);
+    return rc;
+}
+
+static int plain_commit(tn_layout_writer *base, tn_table_commit_result *result) {
+    plain_writer *w = (plain_writer *)base;
+    int rc = 0;
+    char *pby = NULL, *spec_text = NULL;
+    tn_table_commit_result res;
+    memset(&res, 0, sizeof res);
+    res.version = -1;
+    if (w->sticky) {
+        rc = tn_error_set(w->sticky, "table '%s': the writer failed earlier; nothing committed", tn_table_path(w->t));
+        goto cleanup;
+    }
+    for (uint32_t i = 0; i < w->cap_parts && !rc; i++) {
+        tn_table_file_writer *fw = w->parts[i].fw;
+        if (!fw) continue;
+        w->parts[i].fw = NULL;
+        w->nopen--;
+        rc = tn_table_file_writer_close(fw);
+    }
+    if (rc) goto cleanup;
+    if (w->skip) {
+        rc = tn_table_txn_commit(w->txn, &res);   /* skipped: nothing written, nothing committed */
+        w->txn = NULL;
+        goto cleanup;
+    }
+    const tn_layout_write_options *o = &w->opts;
+    tn_delta_kv params[72];
+    uint32_t nparams = 0;
+    pby = partition_by_json(w->t);
+    if (!pby) { rc = TN_ENOMEM; goto cleanup; }
+    params[nparams++] = (tn_delta_kv){"mode", o->mode == TN_LAYOUT_APPEND ? "Append" : "Overwrite"};
+    params[nparams++] = (tn_delta_kv){"partitionBy", pby};
+    if (o->mode != TN_LAYOUT_APPEND) {
+        rc = plan_overwrite(w, params, &nparams, &spec_text);
+        if (rc) goto cleanup;
+    }
+    for (uint32_t i = 0; i < o->noperation_parameters && nparams < 72; i++) params[nparams++] = o->operation_parameters[i];
+    rc = tn_table_txn_set_commit_info(w->txn, o->operation ? o->operation : "WRITE", params, nparams, NULL, 0);
+    if (rc) goto cleanup;
+    tn_table_txn *txn = w->txn;
+    w->txn = NULL;
+    rc = tn_table_txn_commit(txn, &res);
+cleanup:
+    if (rc) res.version = -1;
+    if (result) *result = res;
+    free(pby);
+    free(spec_text);
+    plain_free(w);
+    return rc;
+}
+
+static void plain_abort(tn_layout_writer *base) { plain_free((plain_writer *)base); }
+
+static uint64_t plain_num_files(const tn_layout_writer *base) {
+    const plain_writer *w = (const plain_writer *)base;
+    return w->txn ? tn_table_txn_num_files_written(w->txn) : 0;
+}
+
+const tn_layout_impl tn_layout_plain = {
+    "plain", plain_open, plain_write, plain_commit, plain_abort, plain_num_files, NULL,
+};

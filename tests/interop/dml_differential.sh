@@ -119,7 +119,7 @@ for vname, part, props in variants:
         if drc: report(False, f"{vname}: duckdb setup", derr); ok = False; break
     if not ok: continue
     vprev = version_of(os.path.join(wh, tname))
-    for k in range(12):
+    for k in range(10):
         st = gen_update(rng, bool(part))
         tst = st.replace("UPDATE t ", f"UPDATE {tname} ").replace("FROM t ", f"FROM {tname} ")
         rc, out, err = tarn(tst)

@@ -361,6 +361,14 @@ static int exec_set(tn_binder *b, tn_sql_stmt *stmt, tn_sql_result **out) {
         uint64_t bytes;
         if (parse_bytes(v, &bytes)) return tn_bind_error(b, o->value_pos, "cannot read memory limit '%s'", v);
         s->memory_limit = bytes;
+    } else if (tn_str_iequal(o->key, "allow_external_locations")) {
+        /* CREATE TABLE ... LOCATION outside the warehouse (stmt_ddl.c) */
+        static const char *ok[] = {"true", "false", "on", "off", "1", "0"};
+        bool valid = false;
+        for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) valid = valid || tn_str_iequal(v, ok[i]);
+        if (!valid) return tn_bind_error(b, o->value_pos, "allow_external_locations must be true or false, not '%s'", v);
+        int src = tn_stmt_set_option(s, o);
+        if (src) return src;
     } else {
         int src = tn_stmt_set_option(s, o);     /* stmt_ddl.c: stored for later layers */
         if (src) return src;

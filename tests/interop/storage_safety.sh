@@ -15,6 +15,7 @@ BIN=$PWD/$BUILD/tarn
 pass=0; fail=0; skip=0
 if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
 dir=$(mktemp -d /tmp/tn_safety.XXXXXX)
+cd "$dir"   # a relative path resolved against the working directory lands here, not in the repository
 trap 'rm -rf "$dir/victim" "$dir/ext"; tn_cleanup "$dir"' EXIT
 wh=$dir/wh
 mkdir -p "$wh" "$dir/victim/sub"

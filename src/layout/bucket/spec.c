@@ -242,8 +242,9 @@ int tn_bucket_spec_parse(tn_bucket_spec *out, const char *what, const tn_bucket_
         while (end && *end == ' ') end++;
         if (!*bs || !end || *end || errno)
             return tn_error_set(TN_EINVAL, "%s: Could not parse value '%s' for key '%s'.", what, bs, bkey_name);
-        if (strcmp(bkey_name, "SALT_BUCKETS") == 0 && (v < 1 || v > 256))
+        if (strcmp(bkey_name, "SALT_BUCKETS") == 0 && (v < 0 || v > 256))
             return tn_error_set(TN_EINVAL, "%s: ERROR 1021 (42Y80): Salt bucket numbers should be with 1 and 256.", what);
+        if (strcmp(bkey_name, "SALT_BUCKETS") == 0 && v == 0) v = 1;       /* Phoenix: 0 = unsalted */
         if (v == -1 || v == -2)
             return tn_error_set(TN_EUNSUPPORTED, "%s: 'bucket' = '%lld' (Paimon's %s bucket mode) is not supported: "
                                 "give a fixed number of buckets > 0", what, v, v == -1 ? "dynamic" : "postpone");

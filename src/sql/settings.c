@@ -101,6 +101,8 @@ const tn_setting_def tn_settings[] = {
      "INSERT OVERWRITE without PARTITION (...): replace only the partitions written (dynamic) or all (static)"},
     {"spark.databricks.delta.retentionDurationCheck.enabled", NULL, TN_SETTING_BOOL, "true", NULL, 0, 0, NULL, NULL,
      "false lets VACUUM RETAIN go under the table's retention"},
+    {"allow_external_locations", NULL, TN_SETTING_BOOL, "false", NULL, 0, 0, NULL, NULL,
+     "CREATE TABLE ... LOCATION outside the warehouse (stmt_ddl.c)"},
     {"execution.runtime-mode", NULL, TN_SETTING_ENUM, "batch", runtime_modes, 0, 0, NULL, NULL,
      "Flink's switch: statements run in batch mode (streaming jobs run with `tarn job start`)"},
     {"table.exec.sink.not-null-enforcer", NULL, TN_SETTING_ENUM, "ERROR", not_null_enforcers, 0, 0, NULL, NULL,

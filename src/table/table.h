@@ -271,6 +271,9 @@ void tn_table_txn_set_interrupt(tn_table_txn *txn, const int *flag);
 void tn_table_txn_set_rows_checked(tn_table_txn *txn, bool constraints_checked, bool rows_from_table);
 /* Adds a cdc action (change data file written by the caller, tracked for removal on failure). */
 int tn_table_txn_add_cdc(tn_table_txn *txn, const tn_delta_file *cdc);
+/* A file (full path) written for this transaction outside its file writers (a DV file, change
+ * data): removed if the transaction aborts or fails. */
+int tn_table_txn_track_file(tn_table_txn *txn, const char *full_path);
 /* Adds collected so far (from closed file writers and tn_table_txn_add), borrowed. */
 uint32_t tn_table_txn_num_adds(const tn_table_txn *txn);
 const tn_delta_file *tn_table_txn_add_at(const tn_table_txn *txn, uint32_t i);

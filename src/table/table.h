@@ -140,10 +140,19 @@ typedef struct tn_table_scan_options {
     /* Layouts: per file, after its footer is read (see tn_table_scan_row_group_fn). NULL = all. */
     tn_table_scan_row_group_fn row_group_filter;
     void *row_group_filter_ctx;
+    /* Layouts: an exact row filter (e.g. an OTree sample: hash(indexed columns) < weight). The
+     * scan also reads row_filter_columns (logical indexes, not output) and calls row_filter with
+     * a chunk of just those columns (after deletion vectors); it sets keep[i] = 0 for rows to
+     * drop. Any thread; a non-zero return fails the morsel. NULL = every row. */
+    const uint32_t *row_filter_columns;
+    uint32_t nrow_filter_columns;
+    int (*row_filter)(void *ctx, const tn_chunk *cols, uint8_t *keep);
+    void *row_filter_ctx;
+    void (*row_filter_free)(void *ctx);  /* called on row_filter_ctx by tn_table_scan_close (or a failed open) */
 } tn_table_scan_options;
 #define TN_TABLE_SCAN_OPTIONS_VERSION 1
 #define TN_TABLE_SCAN_OPTIONS_INIT {TN_TABLE_SCAN_OPTIONS_VERSION, NULL, 0, false, NULL, 0, NULL, NULL, false, \
-                                    NULL, NULL}
+                                    NULL, NULL, NULL, 0, NULL, NULL, NULL}
 
 /* What a scan read against what the table holds (--stats). Atomically updated by morsels. */
 typedef struct tn_table_scan_stats {

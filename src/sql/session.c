@@ -14,6 +14,7 @@
 #include "sql/parse.h"
 #include "sql/settings.h"
 #include "sql/stmt.h"
+#include "sql/stmt.h"
 
 struct tn_sql_script {
     tn_sql_session *session;
@@ -92,6 +93,7 @@ void tn_sql_session_close(tn_sql_session *s) {
         }
     }
     tn_stmt_session_free(s);
+    tn_temp_views_free(s);
     tn_pool_destroy(s->pool);
     pthread_mutex_destroy(&s->run_lock);
     tn_free(s->warehouse);

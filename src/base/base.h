@@ -186,6 +186,15 @@ int tn_fs_rmdir(tn_fs *fs, const char *path);
 int tn_fs_sync_dir(tn_fs *fs, const char *path);
 int tn_fs_lstat_path(tn_fs *fs, const char *path, tn_fs_stat *out);
 int tn_fs_remove_tree(tn_fs *fs, const char *path, int table_depth, bool dry_run, char **nested);
+/* Temporary files beside a target (fs_temp.c): a name "<dir>/.<base>.tarn-tmp-<pid>-<n>"
+ * (tn_malloc'd); the removal of the ones processes that no longer run left for that target;
+ * and the temp files this process has open, which tn_fs_temp_unlink_tracked (async-signal-safe,
+ * for SIGINT/SIGTERM handlers) removes. */
+char *tn_fs_temp_name(const char *path);
+int tn_fs_temp_cleanup(tn_fs *fs, const char *path, uint32_t *removed);
+void tn_fs_temp_track(const char *tmp);
+void tn_fs_temp_untrack(const char *tmp);
+void tn_fs_temp_unlink_tracked(void);
 /* Convenience wrappers over the vtable. */
 int tn_fs_read_all(tn_fs *fs, const char *path, tn_buf *out);
 int tn_fs_write_all(tn_fs *fs, const char *path, const void *data, size_t n, bool do_sync);

@@ -44,7 +44,7 @@ int tn_cli_copy_parquet(tn_parquet_file *in, const char *out_path,
                         const tn_parquet_writer_options *wopts, tn_cli_copy_result *out);
 
 /* Writes the tmp file then renames it over `path`: helpers for idempotent outputs. */
-char *tn_cli_tmp_name(const char *path);          /* "<dir>/.<base>.tmp-<pid>"; caller frees */
+char *tn_cli_tmp_name(const char *path);          /* tn_fs_temp_name: "<dir>/.<base>.tarn-tmp-<pid>-<n>"; caller frees */
 
 /* Prints the schema lines of `tarn parquet schema` (columns, then rows / row groups). */
 void tn_cli_print_schema(FILE *out, const tn_parquet_file *file);

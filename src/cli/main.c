@@ -4,6 +4,7 @@
  * subcommand, to the SQL front end (cli/shell.c: -c / -f / stdin / interactive shell) when it
  * is linked in, else "SQL is not available yet" (exit 2).
  */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,18 @@ static int usage_error(const char *fmt, const char *arg) {
     return TN_CLI_USAGE;
 }
 
+/* SIGINT/SIGTERM/SIGHUP: remove the temp files of outputs being written (COPY TO, parquet
+ * copy), then die of the signal as before. */
+static void on_fatal_signal(int sig) {
+    tn_fs_temp_unlink_tracked();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 int main(int argc, char **argv) {
+    signal(SIGINT, on_fatal_signal);
+    signal(SIGTERM, on_fatal_signal);
+    signal(SIGHUP, on_fatal_signal);
     const char *warehouse = NULL;
     int nsql = 0;
     bool sql_file = false;

@@ -45,15 +45,7 @@ int tn_cli_csv_field(tn_buf *out, const char *s, size_t n) {
     return tn_buf_append_byte(out, '"');
 }
 
-char *tn_cli_tmp_name(const char *path) {
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
-    size_t cap = strlen(path) + 64;
-    char *s = tn_malloc(cap);
-    if (s == NULL) return NULL;
-    snprintf(s, cap, "%.*s.%s.tmp-%ld", (int)dirlen, path, path + dirlen, (long)getpid());
-    return s;
-}
+char *tn_cli_tmp_name(const char *path) { return tn_fs_temp_name(path); }
 
 void tn_cli_print_schema(FILE *out, const tn_parquet_file *file) {
     uint32_t n = tn_parquet_num_columns(file);
@@ -105,8 +97,9 @@ int tn_cli_copy_parquet(tn_parquet_file *in, const char *out_path,
     opts.kv = kv;
     opts.nkv = nkv;
 
-    (void)fs->unlink(fs, tmp);            /* a leftover from a killed run; absence is fine */
-    tn_error_clear();
+    /* temp files killed runs left for this output go first (their pids no longer run) */
+    if (tn_fs_temp_cleanup(fs, out_path, NULL) != 0) tn_error_clear();
+    tn_fs_temp_track(tmp);                /* SIGINT/SIGTERM remove it (cli/main.c) */
     if ((rc = tn_parquet_writer_open(&w, fs, tmp, specs, ncols, &opts)) != 0) goto cleanup;
     tmp_written = true;
     tn_parquet_scan_options so = {cols, ncols, NULL, 0, NULL, 0};
@@ -139,6 +132,7 @@ cleanup:
         (void)fs->unlink(fs, tmp);
         tn_error_restore(&saved);
     }
+    tn_fs_temp_untrack(tmp);
     if (chunk_ok) tn_chunk_free(&chunk);
     tn_parquet_write_result_free(&result);
     tn_free(specs);

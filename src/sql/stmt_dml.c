@@ -712,9 +712,10 @@ cleanup:
     return rc;
 }
 
-/* Writes rows to path; on failure (an interrupt included) the partial file is removed. */
-static int write_file(tn_exec *ex, const copy_opts *co, const char *path, const tn_collection *rows,
-                      const char *const *names, const tn_type *types) {
+/* Writes rows to path (a new file); on failure (an interrupt included) the partial file is
+ * removed. */
+static int write_file_to(tn_exec *ex, const copy_opts *co, const char *path, const tn_collection *rows,
+                         const char *const *names, const tn_type *types) {
     tn_fs *fs = tn_fs_default();
     uint32_t n = rows->ncols;
     int rc = 0;
@@ -745,11 +746,6 @@ static int write_file(tn_exec *ex, const copy_opts *co, const char *path, const 
             if (!rc) rc = crc;
         }
     } else {
-        bool present = false;
-        if (fs->exists(fs, path, &present) == 0 && present) {
-            rc = fs->unlink(fs, path);
-            if (rc) return rc;
-        }
         tn_parquet_column_spec *specs = tn_calloc(n + 1, sizeof *specs);
         if (!specs) return TN_ENOMEM;
         for (uint32_t i = 0; i < n; i++) {
@@ -777,6 +773,44 @@ static int write_file(tn_exec *ex, const copy_opts *co, const char *path, const 
         fs->unlink(fs, path);
         tn_error_restore(&saved);
     }
+    return rc;
+}
+
+/* COPY ... TO path appears whole or not at all: the rows go to a temp file beside it
+ * (tn_fs_temp_name; temp files killed runs left are removed first, SIGINT/SIGTERM remove this
+ * one), which is fsynced and renamed over path, then the directory is fsynced. A failed or
+ * killed COPY leaves path as it was. */
+static int write_file(tn_exec *ex, const copy_opts *co, const char *path, const tn_collection *rows,
+                      const char *const *names, const tn_type *types) {
+    tn_fs *fs = tn_fs_default();
+    char *tmp = tn_fs_temp_name(path);
+    tn_file *f = NULL;
+    if (!tmp) return TN_ENOMEM;
+    if (tn_fs_temp_cleanup(fs, path, NULL) != 0) tn_error_clear();
+    tn_fs_temp_track(tmp);
+    int rc = write_file_to(ex, co, tmp, rows, names, types);
+    if (!rc) rc = fs->open_read(fs, tmp, &f);
+    if (!rc) rc = fs->sync(fs, f);
+    if (f) {
+        int crc = fs->close(fs, f);
+        if (!rc) rc = crc;
+    }
+    if (!rc) rc = fs->rename(fs, tmp, path);
+    if (!rc) {
+        const char *slash = strrchr(path, '/');
+        char *dir = slash ? tn_strdup(path) : tn_strdup(".");
+        if (dir && slash) dir[slash == path ? 1 : slash - path] = '\0';
+        if (dir && tn_fs_sync_dir(fs, dir) != 0) tn_error_clear();   /* best effort: the file is whole */
+        tn_free(dir);
+    } else {
+        tn_error_state saved;
+        tn_error_save(&saved);
+        bool ex_tmp = false;
+        if (fs->exists(fs, tmp, &ex_tmp) == 0 && ex_tmp) fs->unlink(fs, tmp);
+        tn_error_restore(&saved);
+    }
+    tn_fs_temp_untrack(tmp);
+    tn_free(tmp);
     return rc;
 }
 

@@ -342,6 +342,47 @@ static bool txn_read_match(void *ctx, const tn_delta_file *f) {
     return false;
 }
 
+/* The directories of the files this transaction wrote (new partition directories included),
+ * and every directory up to the table's, are fsynced before the commit that names the files:
+ * after a crash the commit must not name a file whose directory entry was lost. */
+static int sync_written_dirs(tn_table_txn *txn) {
+    tn_table *t = txn->t;
+    size_t tl = strlen(t->path);
+    char **done = NULL;
+    uint32_t nd = 0, cap = 0;
+    int rc = 0;
+    for (uint32_t i = 0; i < txn->nwritten && !rc; i++) {
+        char *d = tn_strdup(txn->written[i]);
+        if (!d) { rc = TN_ENOMEM; break; }
+        for (;;) {
+            char *slash = strrchr(d, '/');
+            if (!slash) break;
+            *slash = '\0';
+            size_t dl = strlen(d);
+            if (dl < tl || strncmp(d, t->path, tl) != 0) break;
+            bool seen = false;
+            for (uint32_t k = 0; k < nd && !seen; k++) seen = strcmp(done[k], d) == 0;
+            if (seen) break;                 /* and so were its ancestors */
+            if (nd == cap) {
+                uint32_t nc = cap ? cap * 2 : 16;
+                char **nn = tn_realloc(done, sizeof *nn * nc);
+                if (!nn) { rc = TN_ENOMEM; break; }
+                done = nn;
+                cap = nc;
+            }
+            if (!(done[nd] = tn_strdup(d))) { rc = TN_ENOMEM; break; }
+            nd++;
+            rc = tn_fs_sync_dir(t->fs, d);
+            if (rc == TN_EUNSUPPORTED) { tn_error_clear(); rc = 0; }
+            if (rc || dl == tl) break;
+        }
+        tn_free(d);
+    }
+    for (uint32_t k = 0; k < nd; k++) tn_free(done[k]);
+    tn_free(done);
+    return rc;
+}
+
 int tn_table_txn_commit(tn_table_txn *txn, tn_table_commit_result *result) {
     int rc = 0;
     tn_table_commit_result res;
@@ -405,6 +446,8 @@ int tn_table_txn_commit(tn_table_txn *txn, tn_table_commit_result *result) {
     }
     res.files_added = txn->nadds;
     res.files_removed = txn->nremoves;
+    rc = sync_written_dirs(txn);
+    if (rc) goto cleanup;
     if (t->snap->version < 0) {
         /* a staged table (tn_table_create_staged): version 0 creates it with these files */
         rc = commit_create(t, &md, actions, n, &res);

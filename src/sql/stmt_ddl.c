@@ -1024,7 +1024,7 @@ int tn_stmt_table_execute(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) 
     case TN_SQL_S_INSERT: return tn_stmt_insert(b, stmt, out);
     case TN_SQL_S_DELETE: return tn_stmt_delete(b, stmt, out);
     case TN_SQL_S_COPY: return tn_stmt_copy(b, stmt, out);
-    case TN_SQL_S_UPDATE: return unsupported(b, stmt->pos, "UPDATE (use DELETE and INSERT)");
+    case TN_SQL_S_UPDATE: return tn_stmt_update(b, stmt, out);
     case TN_SQL_S_OPTIMIZE: return unsupported(b, stmt->pos, "OPTIMIZE (qbeast OTree tables and compaction arrive later)");
     default: return unsupported(b, stmt->pos, "this statement");
     }

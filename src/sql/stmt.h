@@ -135,4 +135,14 @@ void tn_exec_stream_free(tn_exec_stream *st);
 void *tn_exec_stream_keep_current(tn_exec_stream *st);
 void tn_exec_stream_release(void *kept);
 
+/* Temporary views (temp_views.c): session-scoped, never in the warehouse. schema NULL: a bare
+ * name; "global_temp": a global temporary view; any other schema never names one. */
+int tn_temp_view_create(tn_binder *b, const char *name, bool global, const char *sql, const char *const *columns,
+                        uint32_t ncolumns, bool or_replace, bool if_not_exists, tn_sql_pos pos);
+int tn_temp_view_drop(tn_binder *b, const char *schema, const char *name, bool *dropped);
+int tn_temp_view_bind(tn_binder *b, const char *schema, const char *name, tn_sql_pos pos, tn_plan **out,
+                      bool *found);
+bool tn_temp_view_is_global_schema(const char *schema);
+void tn_temp_views_free(tn_sql_session *s);
+
 #endif

@@ -2,6 +2,9 @@
 # `make test-asan` runs the same tests built with ASan + UBSan (into build-asan/);
 # `make fuzz` builds the libFuzzer targets with clang; `make bench` runs the benchmarks.
 # Sources are discovered: every src/**/*.c goes into libtarn.a except src/cli/ (the command).
+# build/libtarn.a is the internal archive (tests, fuzz targets and the command link it);
+# build/lib/ holds what `make install` installs: libtarn.so (soname libtarn.so.MAJOR) and a
+# libtarn.a whose only global symbols are tarn_* (a partial link with hidden symbols localized).
 
 BUILD    ?= build
 CC       ?= cc
@@ -11,7 +14,7 @@ CFLAGS   ?=
 PKGS     := libzstd liblz4 zlib jansson libedit
 CPPFLAGS += -Isrc -Iinclude -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 BASEFLAGS := -std=c11 -g $(OPT) -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
-             -fvisibility=hidden -pthread $(WERROR)
+             -fvisibility=hidden -fPIC -pthread $(WERROR)
 LDLIBS   += -lsnappy -lzstd -llz4 -lz -ljansson -lroaring -lxxhash -ledit -lssl -lcrypto -lstdc++ -lm -pthread
 
 ifeq ($(SANITIZE),1)
@@ -27,8 +30,8 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 DEPS     := $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 
-.PHONY: all test test-asan check fuzz fuzz-run bench clean
-all: $(BUILD)/libtarn.a $(BUILD)/tarn $(TEST_BIN)
+.PHONY: all test test-asan check fuzz fuzz-run bench clean install uninstall
+all: $(BUILD)/libtarn.a $(BUILD)/tarn $(TEST_BIN) $(BUILD)/lib/libtarn.a $(BUILD)/lib/libtarn.so $(BUILD)/lib/tarn.pc
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -37,6 +40,54 @@ $(BUILD)/obj/%.o: %.c
 $(BUILD)/libtarn.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+
+# --- The installable libraries (build/lib/) and `make install` / `make uninstall`.
+VERSION  := $(shell sed -n 's/^\#define TARN_VERSION "\(.*\)"/\1/p' include/tarn.h)
+SOMAJOR  := $(firstword $(subst ., ,$(VERSION)))
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+LIBDIR   ?= $(PREFIX)/lib
+INCDIR   ?= $(PREFIX)/include
+BINDIR   ?= $(PREFIX)/bin
+PCDIR    ?= $(LIBDIR)/pkgconfig
+PC_REQUIRES := libzstd liblz4 zlib jansson libssl libcrypto
+PC_LIBS_PRIVATE := -lsnappy -lroaring -lxxhash -lstdc++ -lm -pthread
+
+$(BUILD)/lib/libtarn.so.$(VERSION): $(LIB_OBJ) scripts/libtarn.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(BASEFLAGS) $(CFLAGS) $(LDFLAGS) -Wl,-soname,libtarn.so.$(SOMAJOR) \
+	    -Wl,--version-script=scripts/libtarn.map -Wl,--no-undefined -Wl,--as-needed -o $@ $(LIB_OBJ) $(LDLIBS)
+$(BUILD)/lib/libtarn.so: $(BUILD)/lib/libtarn.so.$(VERSION)
+	ln -sf libtarn.so.$(VERSION) $(BUILD)/lib/libtarn.so.$(SOMAJOR)
+	ln -sf libtarn.so.$(VERSION) $@
+# One relocatable object: internal references resolved inside it, then every hidden symbol made
+# local, so a program's own pq_compress or tn_buf_append never clashes with libtarn's.
+$(BUILD)/lib/libtarn.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(LD) -r -o $(BUILD)/lib/tarn.o $(LIB_OBJ)
+	objcopy --localize-hidden --strip-unneeded $(BUILD)/lib/tarn.o
+	rm -f $@ && ar rcs $@ $(BUILD)/lib/tarn.o && rm -f $(BUILD)/lib/tarn.o
+$(BUILD)/lib/tarn.pc: scripts/tarn.pc.in include/tarn.h Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' -e 's|@REQUIRES@|$(PC_REQUIRES)|g' \
+	    -e 's|@LIBS_PRIVATE@|$(PC_LIBS_PRIVATE)|g' $< > $@
+
+install: $(BUILD)/tarn $(BUILD)/lib/libtarn.a $(BUILD)/lib/libtarn.so $(BUILD)/lib/tarn.pc
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PCDIR)
+	install -m 755 $(BUILD)/tarn $(DESTDIR)$(BINDIR)/tarn
+	install -m 644 $(BUILD)/lib/libtarn.a $(DESTDIR)$(LIBDIR)/libtarn.a
+	install -m 755 $(BUILD)/lib/libtarn.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtarn.so.$(VERSION)
+	ln -sf libtarn.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtarn.so.$(SOMAJOR)
+	ln -sf libtarn.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtarn.so
+	install -m 644 include/tarn.h $(DESTDIR)$(INCDIR)/tarn.h
+	install -m 644 $(BUILD)/lib/tarn.pc $(DESTDIR)$(PCDIR)/tarn.pc
+	@if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null && [ -w /etc/ld.so.cache ]; then ldconfig; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tarn $(DESTDIR)$(LIBDIR)/libtarn.a $(DESTDIR)$(LIBDIR)/libtarn.so \
+	      $(DESTDIR)$(LIBDIR)/libtarn.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libtarn.so.$(VERSION) \
+	      $(DESTDIR)$(INCDIR)/tarn.h $(DESTDIR)$(PCDIR)/tarn.pc
 
 $(BUILD)/tarn: $(CLI_OBJ) $(BUILD)/libtarn.a
 	$(CC) $(BASEFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libtarn.a $(LDLIBS)

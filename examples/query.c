@@ -3,7 +3,7 @@
  * parameterized query over a Parquet file and prints the result, reading typed columns chunk
  * by chunk (and the text of values as DuckDB spells them).
  *
- *   cc -Iinclude examples/query.c build/libtarn.a $(LIBS) -o query
+ *   cc examples/query.c $(pkg-config --cflags --libs tarn) -o query     (after make install)
  *   ./query tests/data/datasets/flights-3m.parquet 1000
  */
 #include <inttypes.h>

@@ -148,6 +148,7 @@ typedef struct tn_fs_stat {
     uint64_t size;
     int64_t mtime_us;                                   /* modification time, µs since epoch */
     bool is_dir;
+    bool is_link;                                       /* set by lstat only */
 } tn_fs_stat;
 struct tn_fs {
     int (*open_read)(tn_fs *fs, const char *path, tn_file **out);
@@ -171,11 +172,20 @@ struct tn_fs {
     int (*stat)(tn_fs *fs, const char *path, tn_fs_stat *out);  /* TN_ENOTFOUND if missing */
     int (*rmdir)(tn_fs *fs, const char *path);                  /* an empty directory */
     int (*sync_dir)(tn_fs *fs, const char *path);               /* fsync a directory */
+    int (*lstat)(tn_fs *fs, const char *path, tn_fs_stat *out); /* a symlink itself: is_link */
+    /* Removes the tree at path without ever following a symlink (a symlink is unlinked, its
+     * target untouched) and keeps every directory below the top that holds a _delta_log (another
+     * table) together with its ancestors; table_depth 1: the top's children may be tables and go
+     * (a schema), their nested tables stay. *nested (tn_malloc'd, may be NULL) gets the first
+     * kept table's path. dry_run: deletes nothing, only finds the nested tables. */
+    int (*remove_tree)(tn_fs *fs, const char *path, int table_depth, bool dry_run, char **nested);
 };
 tn_fs *tn_fs_default(void);
 int tn_fs_stat_path(tn_fs *fs, const char *path, tn_fs_stat *out);
 int tn_fs_rmdir(tn_fs *fs, const char *path);
 int tn_fs_sync_dir(tn_fs *fs, const char *path);
+int tn_fs_lstat_path(tn_fs *fs, const char *path, tn_fs_stat *out);
+int tn_fs_remove_tree(tn_fs *fs, const char *path, int table_depth, bool dry_run, char **nested);
 /* Convenience wrappers over the vtable. */
 int tn_fs_read_all(tn_fs *fs, const char *path, tn_buf *out);
 int tn_fs_write_all(tn_fs *fs, const char *path, const void *data, size_t n, bool do_sync);

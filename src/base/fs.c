@@ -3,6 +3,7 @@
  * Every error message names the path and the failing call ("x.parquet: open: No such file or
  * directory"). errno maps to codes: ENOENT -> TN_ENOTFOUND, EEXIST -> TN_EEXISTS,
  * ENOMEM -> TN_ENOMEM, anything else -> TN_EIO; reading past the end -> TN_ECORRUPT.
+ * remove_tree never follows a symlink and stops at nested tables (directories with _delta_log).
  */
 #include "base/base.h"
 
@@ -253,7 +254,130 @@ static int posix_stat(tn_fs *fs, const char *path, tn_fs_stat *out) {
     out->size = (uint64_t)st.st_size;
     out->mtime_us = (int64_t)st.st_mtim.tv_sec * 1000000 + st.st_mtim.tv_nsec / 1000;
     out->is_dir = S_ISDIR(st.st_mode);
+    out->is_link = false;
     return 0;
+}
+
+static int posix_lstat(tn_fs *fs, const char *path, tn_fs_stat *out) {
+    struct stat st;
+    if (lstat(path, &st) != 0) return sys_error(path, "lstat", errno);
+    out->size = (uint64_t)st.st_size;
+    out->mtime_us = (int64_t)st.st_mtim.tv_sec * 1000000 + st.st_mtim.tv_nsec / 1000;
+    out->is_dir = S_ISDIR(st.st_mode);
+    out->is_link = S_ISLNK(st.st_mode);
+    return 0;
+}
+
+/* remove_tree: every step is relative to an open directory descriptor (openat with
+ * O_NOFOLLOW|O_DIRECTORY, fstatat and unlinkat with AT_SYMLINK_NOFOLLOW semantics), so a
+ * symlink anywhere, the top included, is unlinked and never entered, even if it replaces a
+ * directory while the walk runs. A directory below the top that holds "_delta_log" is another
+ * table: kept, and so are its ancestors. */
+typedef struct rm_tree {
+    bool dry_run;
+    int table_depth;
+    char *nested;                    /* first kept table */
+    int rc;
+} rm_tree;
+
+static char *rm_join(const char *dir, const char *name) {
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = tn_malloc(n);
+    if (p) snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+/* Removes the contents of the open directory fd (path for messages); *kept counts entries
+ * left in it. Takes fd. */
+static int rm_dir_fd(rm_tree *r, int fd, const char *path, int depth, uint32_t *kept) {
+    int rc = 0;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    *kept = 0;
+    struct stat st;
+    if (depth > r->table_depth && fstatat(fd, "_delta_log", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (!r->nested) r->nested = tn_strdup(path);
+        close(fd);
+        *kept = 1;
+        return 0;
+    }
+    if (depth > 256) {
+        close(fd);
+        return tn_error_set(TN_ELIMIT, "%s: directories nested too deep to remove", path);
+    }
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        int e = errno;
+        close(fd);
+        return sys_error(path, "opendir", e);
+    }
+    for (;;) {
+        errno = 0;
+        struct dirent *de = readdir(d);
+        if (!de) {
+            if (errno) rc = sys_error(path, "readdir", errno);
+            break;
+        }
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 32;
+            char **nn = tn_realloc(names, ncap * sizeof *names);
+            if (!nn) { rc = TN_ENOMEM; break; }
+            names = nn;
+            cap = ncap;
+        }
+        if (!(names[n] = tn_strdup(de->d_name))) { rc = TN_ENOMEM; break; }
+        n++;
+    }
+    for (size_t i = 0; i < n && !rc; i++) {
+        char *sub = rm_join(path, names[i]);
+        if (!sub) { rc = TN_ENOMEM; break; }
+        if (fstatat(dirfd(d), names[i], &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            if (errno != ENOENT) rc = sys_error(sub, "lstat", errno);
+        } else if (S_ISDIR(st.st_mode)) {
+            int sfd = openat(dirfd(d), names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sfd < 0) {
+                rc = sys_error(sub, "open directory", errno);
+            } else {
+                uint32_t sk = 0;
+                rc = rm_dir_fd(r, sfd, sub, depth + 1, &sk);
+                if (!rc && sk) (*kept)++;
+                else if (!rc && !r->dry_run && unlinkat(dirfd(d), names[i], AT_REMOVEDIR) != 0)
+                    rc = sys_error(sub, "rmdir", errno);
+            }
+        } else if (!r->dry_run && unlinkat(dirfd(d), names[i], 0) != 0 && errno != ENOENT) {
+            rc = sys_error(sub, "unlink", errno);
+        }
+        tn_free(sub);
+    }
+    closedir(d);
+    for (size_t i = 0; i < n; i++) tn_free(names[i]);
+    tn_free(names);
+    return rc;
+}
+
+static int posix_remove_tree(tn_fs *fs, const char *path, int table_depth, bool dry_run, char **nested) {
+    rm_tree r = {dry_run, table_depth, NULL, 0};
+    int rc = 0;
+    if (nested) *nested = NULL;
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        struct stat st;
+        if (e == ENOENT) return sys_error(path, "open directory", e);
+        if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
+            /* a symlink (or a file): unlink it, never its target */
+            if (!dry_run && unlink(path) != 0) return sys_error(path, "unlink", errno);
+            return 0;
+        }
+        return sys_error(path, "open directory", e);
+    }
+    uint32_t kept = 0;
+    rc = rm_dir_fd(&r, fd, path, 0, &kept);
+    if (!rc && !kept && !dry_run && rmdir(path) != 0) rc = sys_error(path, "rmdir", errno);
+    if (nested) *nested = r.nested;
+    else tn_free(r.nested);
+    return rc;
 }
 
 static int posix_rmdir(tn_fs *fs, const char *path) {
@@ -288,6 +412,8 @@ static tn_fs g_posix_fs = {
     .stat = posix_stat,
     .rmdir = posix_rmdir,
     .sync_dir = posix_sync_dir,
+    .lstat = posix_lstat,
+    .remove_tree = posix_remove_tree,
 };
 
 tn_fs *tn_fs_default(void) { return &g_posix_fs; }
@@ -305,6 +431,18 @@ int tn_fs_rmdir(tn_fs *fs, const char *path) {
 int tn_fs_sync_dir(tn_fs *fs, const char *path) {
     if (!fs->sync_dir) return tn_error_set(TN_EUNSUPPORTED, "%s: fsync directory: not supported by this file system", path);
     return fs->sync_dir(fs, path);
+}
+
+int tn_fs_lstat_path(tn_fs *fs, const char *path, tn_fs_stat *out) {
+    if (!fs->lstat) return tn_error_set(TN_EUNSUPPORTED, "%s: lstat: not supported by this file system", path);
+    return fs->lstat(fs, path, out);
+}
+
+int tn_fs_remove_tree(tn_fs *fs, const char *path, int table_depth, bool dry_run, char **nested) {
+    if (nested) *nested = NULL;
+    if (!fs->remove_tree)
+        return tn_error_set(TN_EUNSUPPORTED, "%s: removing a directory tree: not supported by this file system", path);
+    return fs->remove_tree(fs, path, table_depth, dry_run, nested);
 }
 
 /* Closes f (if open). After a failure (rc != 0) the close is best effort and the first error's

@@ -237,29 +237,19 @@ static int list_dir(tn_catalog *cat, const char *dir, int want, tn_catalog_list 
     return rc;
 }
 
-/* Removes a directory tree through the fs. */
-typedef struct rm_ctx {
-    tn_fs *fs;
-    const char *dir;
-    int rc;
-} rm_ctx;
-
-static int remove_tree(tn_fs *fs, const char *dir);
-
-static int rm_fn(void *ctx, const char *name, bool is_dir) {
-    rm_ctx *r = ctx;
-    char *p = join3(r->dir, name, NULL);
-    if (!p) return TN_ENOMEM;
-    int rc = is_dir ? remove_tree(r->fs, p) : r->fs->unlink(r->fs, p);
-    tn_free(p);
+/* Removes a directory tree through the fs: symlinks are unlinked, never followed, and a
+ * directory below the top holding its own _delta_log (another table) is refused before anything
+ * is deleted (what: "table" or "schema", for the message). */
+static int remove_tree(tn_fs *fs, const char *dir, int table_depth, const char *what, const char *name) {
+    char *nested = NULL;
+    int rc = tn_fs_remove_tree(fs, dir, table_depth, true, &nested);
+    if (!rc && nested) {
+        rc = tn_error_set(TN_ECONSTRAINT, "cannot drop %s '%s': %s holds another table (its own _delta_log); "
+                          "move or drop it first", what, name, nested);
+    }
+    tn_free(nested);
+    if (!rc) rc = tn_fs_remove_tree(fs, dir, table_depth, false, NULL);
     return rc;
-}
-
-static int remove_tree(tn_fs *fs, const char *dir) {
-    rm_ctx r = {fs, dir, 0};
-    int rc = fs->list_dir(fs, dir, rm_fn, &r);
-    if (rc) return rc;
-    return tn_fs_rmdir(fs, dir);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -331,7 +321,7 @@ int tn_catalog_schema_drop(tn_catalog *cat, const char *schema, bool if_exists, 
                           schema, tables.count, vl.count);
         goto cleanup;
     }
-    rc = remove_tree(cat->fs, dir);
+    rc = remove_tree(cat->fs, dir, 1, "schema", schema);
 cleanup:
     tn_catalog_list_free(&tables);
     tn_catalog_list_free(&vl);
@@ -474,6 +464,15 @@ int tn_catalog_table_drop(tn_catalog *cat, const tn_catalog_name *name, bool if_
     }
     rc = tn_catalog_table_path(cat, name, &dir);
     if (rc) return rc;
+    /* a nested table (a directory below holding its own _delta_log) is refused before anything
+     * moves */
+    char *nested = NULL;
+    rc = tn_fs_remove_tree(cat->fs, dir, 0, true, &nested);
+    if (!rc && nested)
+        rc = tn_error_set(TN_ECONSTRAINT, "cannot drop table '%s': %s holds another table (its own _delta_log); "
+                          "move or drop it first", tn_catalog_name_format(name, buf, sizeof buf), nested);
+    tn_free(nested);
+    if (rc) goto cleanup;
     /* rename to a hidden name first: the table disappears in one step */
     char uuid[33];
     random_hex(uuid);
@@ -484,7 +483,7 @@ int tn_catalog_table_drop(tn_catalog *cat, const tn_catalog_name *name, bool if_
     snprintf(tomb, len, "%.*s/.dropped-%s", slash ? (int)(slash - dir) : 0, dir, uuid);
     rc = cat->fs->rename(cat->fs, dir, tomb);
     if (rc) goto cleanup;
-    rc = remove_tree(cat->fs, tomb);
+    rc = remove_tree(cat->fs, tomb, 0, "table", tn_catalog_name_format(name, buf, sizeof buf));
 cleanup:
     tn_free(dir);
     tn_free(tomb);

@@ -20,6 +20,8 @@ int tn_cli_shell_main(int argc, char **argv);
 int tn_cli_parquet(int argc, char **argv);
 /* `tarn demo [-w DIR]`: argv[0] is "demo"; warehouse is the -w given before "demo" (or NULL). */
 int tn_cli_demo(int argc, char **argv, const char *warehouse);
+/* `tarn serve [...]` (serve_cmd.c): argv[0] is "serve"; the PostgreSQL wire-protocol server. */
+int tn_cli_serve(int argc, char **argv, const char *warehouse);
 
 /* Prints "tarn: <tarn's current error message>" to stderr, naming `path` first when the message
  * does not already mention it. Returns TN_CLI_ERROR. */

@@ -22,6 +22,7 @@ static const char usage_text[] =
     "       tarn parquet copy IN OUT [--codec C] [--row-group-rows N] [--page-rows N]\n"
     "                                [--no-dictionary] [--no-page-index]\n"
     "       tarn demo [-w DIR]\n"
+    "       tarn serve [-w DIR] [--host 127.0.0.1] [--port 5433] [--user U --password P] (--help)\n"
     "       tarn --version | --help\n"
     "\n"
     "  -w DIR       warehouse directory (default $TARN_WAREHOUSE, else ./warehouse)\n"
@@ -93,6 +94,7 @@ int main(int argc, char **argv) {
             return usage_error("%s", "-c/-f cannot be combined with a subcommand");
         if (strcmp(argv[i], "parquet") == 0) return tn_cli_parquet(argc - i, argv + i);
         if (strcmp(argv[i], "demo") == 0) return tn_cli_demo(argc - i, argv + i, warehouse);
+        if (strcmp(argv[i], "serve") == 0) return tn_cli_serve(argc - i, argv + i, warehouse);
         return usage_error("unknown command '%s'", argv[i]);
     }
     if (tn_cli_shell_main != NULL) return tn_cli_shell_main(argc, argv);

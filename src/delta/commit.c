@@ -122,10 +122,13 @@ cleanup:
 int tn_delta_commit_retry(tn_fs *fs, const char *table_path, const tn_delta_txn_info *info,
                           const tn_delta_action *actions, uint32_t nactions, int max_attempts,
                           int64_t *committed) {
+    if (info->read_version == INT64_MAX)
+        return tn_error_set(TN_ELIMIT, "%s: version %lld is the last one a Delta log can hold", table_path,
+                            (long long)INT64_MAX);
     int64_t v = info->read_version + 1;
     if (max_attempts <= 0) max_attempts = 100;
     *committed = -1;
-    for (int attempt = 0; attempt < max_attempts; attempt++, v++) {
+    for (int attempt = 0; attempt < max_attempts && v >= 0; attempt++, v++) {
         int rc = tn_delta_commit(fs, table_path, v, actions, nactions);
         if (rc == 0) {
             *committed = v;

@@ -243,6 +243,10 @@ static int read_json_file(tn_fs *fs, const char *path, tn_arena *arena, tn_delta
     tn_buf buf = TN_BUF_INIT;
     int rc = tn_fs_read_all(fs, path, &buf);
     if (rc == 0) rc = parse_lines(path, &buf, arena, out, n);
+    /* a commit holds at least one action (commitInfo, protocol, ...): an empty file is a torn
+     * or truncated write, never "nothing happened" */
+    if (rc == 0 && *n == 0)
+        rc = tn_error_set(TN_ECORRUPT, "%s: empty log file (%zu bytes, no actions)", path, buf.len);
     tn_buf_free(&buf);
     return rc;
 }
@@ -292,6 +296,11 @@ static int list_entry(void *vctx, const char *name, bool is_dir) {
     if (is_dir) return 0;
     if (strcmp(name, "_last_checkpoint") == 0) { l->has_last_checkpoint = true; return 0; }
     if (n < 21 || !all_digits(name, 20) || name[20] != '.') return 0;
+    if (strncmp(name, "09223372036854775807", 20) > 0) {
+        l->rc = tn_error_set(TN_ECORRUPT, "%s: version number out of range (the largest is %lld)", name,
+                             (long long)INT64_MAX);
+        return l->rc;
+    }
     int64_t v = strtoll(name, NULL, 10);
     const char *rest = name + 21;
     int rc;
@@ -586,12 +595,21 @@ static int replay_from_hint(tn_fs *fs, tn_delta_snapshot *s, replay *r, int64_t 
             goto fallback;
         }
         s->commits_replayed++;
+        if (v == INT64_MAX) break;
         rc = tn_delta_read_commit(fs, s->table_path, v + 1, arena, &acts, &n);
         if (rc == TN_ENOTFOUND) break;
         if (rc) goto fallback;
         v++;
     }
     tn_error_clear();
+    {
+        /* v + 1 is missing: a later commit behind the hole means the log is not contiguous
+         * (the listing reports it); never read the versions before the hole as the latest,
+         * or a writer would fill it */
+        int64_t latest = -1;
+        if ((rc = tn_delta_latest_version(fs, s->table_path, &latest))) return rc;
+        if (latest > v) goto fallback;
+    }
     static const char *const kinds[] = {"classic", "multi-part", "v2-json", "v2-parquet"};
     s->checkpoint_kind = kinds[kind];
     s->timestamp = r->commit_timestamp;

@@ -49,6 +49,8 @@ struct tn_sql_result {
 
 static void stream_end(tn_sql_result *r);
 static void session_detach(tn_sql_session *s);
+static int execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_value *params,
+                   uint32_t nparams, bool stream, bool describe);
 
 static uint64_t default_memory_limit(void) {
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
@@ -154,6 +156,16 @@ void tn_sql_script_free(tn_sql_script *sc) {
 uint32_t tn_sql_script_count(const tn_sql_script *sc) { return (uint32_t)sc->list.n; }
 const char *tn_sql_script_text(const tn_sql_script *sc, uint32_t i) {
     return i < (uint32_t)sc->list.n ? sc->list.stmts[i]->text : NULL;
+}
+const tn_sql_stmt *tn_sql_script_stmt(const tn_sql_script *sc, uint32_t i) {
+    return i < (uint32_t)sc->list.n ? sc->list.stmts[i] : NULL;
+}
+int tn_sql_script_describe(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_value *params,
+                           uint32_t nparams) {
+    *out = NULL;
+    if (i >= (uint32_t)sc->list.n || sc->list.stmts[i]->kind != TN_SQL_S_QUERY)
+        return tn_error_set(TN_EINVAL, "only a query can be described without running it");
+    return execute(out, sc, i, params, nparams, false, true);
 }
 uint32_t tn_sql_script_nparams(const tn_sql_script *sc, uint32_t i) {
     return i < (uint32_t)sc->list.n ? (uint32_t)sc->list.stmts[i]->n_params : 0;
@@ -361,6 +373,14 @@ static int exec_set(tn_binder *b, tn_sql_stmt *stmt, tn_sql_result **out) {
         uint64_t bytes;
         if (parse_bytes(v, &bytes)) return tn_bind_error(b, o->value_pos, "cannot read memory limit '%s'", v);
         s->memory_limit = bytes;
+    } else if (tn_str_iequal(o->key, "allow_external_locations")) {
+        /* CREATE TABLE ... LOCATION outside the warehouse (stmt_ddl.c) */
+        static const char *ok[] = {"true", "false", "on", "off", "1", "0"};
+        bool valid = false;
+        for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) valid = valid || tn_str_iequal(v, ok[i]);
+        if (!valid) return tn_bind_error(b, o->value_pos, "allow_external_locations must be true or false, not '%s'", v);
+        int src = tn_stmt_set_option(s, o);
+        if (src) return src;
     } else {
         int src = tn_stmt_set_option(s, o);     /* stmt_ddl.c: stored for later layers */
         if (src) return src;
@@ -397,7 +417,7 @@ static int describe_result(tn_plan *p, tn_sql_result **out) {
 }
 
 static int execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_value *params,
-                   uint32_t nparams, bool stream) {
+                   uint32_t nparams, bool stream, bool describe) {
     *out = NULL;
     if (i >= (uint32_t)sc->list.n) return tn_error_set(TN_EINVAL, "no statement %u", i);
     tn_sql_stmt *stmt = sc->list.stmts[i];
@@ -481,7 +501,9 @@ static int execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_
         goto done;
     }
     rc = result_new(&r, plan->ncols, plan->names, plan->types);
-    if (!rc && stream && tn_exec_streamable(plan)) {
+    if (!rc && describe) {
+        rc = tn_collection_init(&r->rows, plan->ncols, plan->types);   /* bound, never run */
+    } else if (!rc && stream && tn_exec_streamable(plan)) {
         rc = tn_collection_init(&r->rows, plan->ncols, plan->types);
         if (!rc) rc = tn_exec_stream_start(&r->stream, exp, plan);
         if (!rc) {
@@ -515,12 +537,12 @@ done:
 
 int tn_sql_script_execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_value *params,
                           uint32_t nparams) {
-    return execute(out, sc, i, params, nparams, false);
+    return execute(out, sc, i, params, nparams, false, false);
 }
 
 int tn_sql_script_execute_stream(tn_sql_result **out, tn_sql_script *sc, uint32_t i,
                                  const tn_value *params, uint32_t nparams) {
-    return execute(out, sc, i, params, nparams, true);
+    return execute(out, sc, i, params, nparams, true, false);
 }
 
 static int execute_text(tn_sql_result **out, tn_sql_session *s, const char *sql, bool stream) {
@@ -532,7 +554,7 @@ static int execute_text(tn_sql_result **out, tn_sql_session *s, const char *sql,
     for (uint32_t i = 0; i < n && !rc; i++) {
         tn_sql_result_free(*out);
         *out = NULL;
-        rc = execute(out, sc, i, NULL, 0, stream && i + 1 == n);
+        rc = execute(out, sc, i, NULL, 0, stream && i + 1 == n, false);
     }
     if (!rc && *out && (*out)->stream) (*out)->script = sc;   /* its plan borrows the AST */
     else tn_sql_script_free(sc);

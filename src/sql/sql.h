@@ -51,6 +51,13 @@ int tn_sql_script_parse(tn_sql_script **out, tn_sql_session *s, const char *sql,
 void tn_sql_script_free(tn_sql_script *script);               /* NULL ok */
 uint32_t tn_sql_script_count(const tn_sql_script *script);
 const char *tn_sql_script_text(const tn_sql_script *script, uint32_t i);   /* borrowed */
+/* Statement i's syntax tree (borrowed from the script; NULL past the end): front ends read its
+ * kind (pgwire command tags). */
+const tn_sql_stmt *tn_sql_script_stmt(const tn_sql_script *script, uint32_t i);
+/* Binds and plans query i (TN_SQL_S_QUERY only) without running it: *out has the result's
+ * column names and types and no rows (pgwire Describe). */
+int tn_sql_script_describe(tn_sql_result **out, tn_sql_script *script, uint32_t i,
+                           const tn_value *params, uint32_t nparams);
 /* Highest parameter number ($n or ?) statement i uses. */
 uint32_t tn_sql_script_nparams(const tn_sql_script *script, uint32_t i);
 

@@ -6,6 +6,7 @@
  * Capabilities of later layers (buckets, qbeast, OPTIMIZE, UPDATE, UPSERT) fail here with "not
  * supported yet: <what>". DML lives in stmt_dml.c.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -256,21 +257,118 @@ static int column_def(tn_binder *b, const tn_sql_column_def *c, tn_table_column_
     return 0;
 }
 
-/* Creates a symlink at the table's catalog path pointing to an absolute LOCATION. */
+/* LOCATION rules (safe by default): a relative path resolves against the warehouse, not the
+ * process's working directory; the resolved path (symlinks of its existing part resolved) must
+ * lie inside the warehouse unless the session SET allow_external_locations = true; and it must
+ * be missing, an empty directory, or already a Delta table (a _delta_log inside), so that no
+ * later VACUUM or DROP can touch files the table does not own. *out (binder arena) gets the
+ * absolute, resolved path. */
+static bool setting_true(const char *v) {
+    return v && (tn_str_iequal(v, "true") || tn_str_iequal(v, "on") || strcmp(v, "1") == 0);
+}
+
+static int lexical_normalize(char *p) {
+    /* p is absolute; removes "." and "//", resolves ".." lexically (never above "/") */
+    char *out = p, *in = p;
+    while (*in) {
+        while (*in == '/') in++;
+        if (!*in) break;
+        char *seg = in;
+        while (*in && *in != '/') in++;
+        size_t n = (size_t)(in - seg);
+        if (n == 1 && seg[0] == '.') continue;
+        if (n == 2 && seg[0] == '.' && seg[1] == '.') {
+            while (out > p && *--out != '/') {}
+            continue;
+        }
+        *out++ = '/';
+        memmove(out, seg, n);
+        out += n;
+    }
+    if (out == p) *out++ = '/';
+    *out = '\0';
+    return 0;
+}
+
+/* realpath of the longest existing prefix of abs (absolute, normalized), the rest appended. */
+static int resolve_existing(const char *abs, char *out, size_t cap) {
+    char tmp[PATH_MAX], real[PATH_MAX];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s", abs) >= sizeof tmp) return -1;
+    size_t n = strlen(tmp);
+    for (int tries = 0; tries < PATH_MAX; tries++) {
+        if (realpath(tmp, real)) {
+            if (strcmp(real, "/") == 0) real[0] = '\0';
+            const char *rest = abs + n;
+            if ((size_t)snprintf(out, cap, "%s%s", real, rest) >= cap) return -1;
+            if (!out[0]) snprintf(out, cap, "/");
+            return 0;
+        }
+        char *slash = strrchr(tmp, '/');
+        if (!slash || slash == tmp) {
+            if (n == 0) return -1;
+            snprintf(tmp, sizeof tmp, "/");
+            n = 0;
+            continue;
+        }
+        *slash = '\0';
+        n = (size_t)(slash - tmp);
+    }
+    return -1;
+}
+
+static int resolve_location(tn_binder *b, tn_catalog *cat, const char *location, tn_sql_pos pos, const char **out) {
+    char wh[PATH_MAX], abs[PATH_MAX], res[PATH_MAX];
+    const char *whp = tn_catalog_path(cat);
+    if (!realpath(whp, wh))
+        return tn_bind_error_code(b, TN_EIO, pos, "warehouse '%s': cannot resolve the path: %s", whp, strerror(errno));
+    if (!location[0]) return tn_bind_error(b, pos, "LOCATION '': an empty path");
+    int w = location[0] == '/' ? snprintf(abs, sizeof abs, "%s", location)
+                               : snprintf(abs, sizeof abs, "%s/%s", wh, location);
+    if (w < 0 || (size_t)w >= sizeof abs)
+        return tn_bind_error_code(b, TN_ELIMIT, pos, "LOCATION '%s': path too long", location);
+    lexical_normalize(abs);
+    if (resolve_existing(abs, res, sizeof res) != 0)
+        return tn_bind_error_code(b, TN_EIO, pos, "LOCATION '%s': cannot resolve the path", location);
+    size_t wl = strlen(wh);
+    bool inside = strncmp(res, wh, wl) == 0 && res[wl] == '/' && res[wl + 1];
+    if (!inside && !setting_true(tn_stmt_get_option(b->session, "allow_external_locations")))
+        return tn_bind_error_code(b, TN_EINVAL, pos,
+                                  "LOCATION '%s' (%s) is outside the warehouse %s: run SET allow_external_locations = "
+                                  "true to allow tables outside it", location, res, wh);
+    struct stat sb;
+    if (stat(res, &sb) == 0) {
+        if (!S_ISDIR(sb.st_mode))
+            return tn_bind_error_code(b, TN_EINVAL, pos, "LOCATION '%s' (%s) is not a directory", location, res);
+        char lp[PATH_MAX + 16];
+        snprintf(lp, sizeof lp, "%s/_delta_log", res);
+        if (stat(lp, &sb) != 0) {
+            DIR *d = opendir(res);
+            if (!d)
+                return tn_bind_error_code(b, TN_EIO, pos, "LOCATION '%s' (%s): opendir: %s", location, res, strerror(errno));
+            struct dirent *de;
+            char first[256] = "";
+            while ((de = readdir(d)))
+                if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+                    snprintf(first, sizeof first, "%s", de->d_name);
+                    break;
+                }
+            closedir(d);
+            if (first[0])
+                return tn_bind_error_code(b, TN_EINVAL, pos,
+                                          "LOCATION '%s' (%s) is neither empty nor a Delta table (it holds '%s'): use an "
+                                          "empty or missing directory, or one holding a Delta table", location, res, first);
+        }
+    }
+    *out = tn_arena_strdup(b->arena, res);
+    return *out ? 0 : TN_ENOMEM;
+}
+
+/* Creates a symlink at the table's catalog path pointing to the resolved LOCATION. */
 static int link_location(tn_binder *b, tn_catalog *cat, const tn_catalog_name *cn, const char *location,
-                         tn_sql_pos pos) {
+                         const char *abs, tn_sql_pos pos) {
     char *dir = NULL;
-    char abs[PATH_MAX];
     int rc = tn_catalog_table_path(cat, cn, &dir);
     if (rc) return tn_bind_error_at(b, rc, pos);
-    if (location[0] == '/') snprintf(abs, sizeof abs, "%s", location);
-    else if (!getcwd(abs, sizeof abs) || strlen(abs) + strlen(location) + 2 > sizeof abs) {
-        rc = tn_bind_error_code(b, TN_EIO, pos, "LOCATION '%s': cannot resolve the path", location);
-        goto cleanup;
-    } else {
-        size_t n = strlen(abs);
-        snprintf(abs + n, sizeof abs - n, "/%s", location);
-    }
     if (symlink(abs, dir) != 0) {
         rc = tn_bind_error_code(b, errno == EEXIST ? TN_EEXISTS : TN_EIO, pos, "LOCATION '%s': cannot link %s: %s",
                                 location, dir, strerror(errno));
@@ -455,9 +553,12 @@ static int create_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
         if (rc) goto cleanup;
     }
     if (ct->location) {
-        rc = tn_table_create(tn_catalog_fs(cat), ct->location, &o);
+        const char *abs = NULL;
+        rc = resolve_location(b, cat, ct->location, stmt->pos, &abs);
+        if (rc) goto cleanup;
+        rc = tn_table_create(tn_catalog_fs(cat), abs, &o);
         if (rc == TN_EEXISTS) rc = 0;  /* an existing Delta table at LOCATION: register it */
-        if (!rc) rc = link_location(b, cat, &cn, ct->location, stmt->pos);
+        if (!rc) rc = link_location(b, cat, &cn, ct->location, abs, stmt->pos);
     } else {
         rc = tn_catalog_table_create(cat, &cn, &o);
     }
@@ -835,8 +936,9 @@ static int show(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
 }
 
 static int vacuum(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
-    static const char *names[] = {"files_deleted", "bytes_deleted", "dirs_deleted"};
-    tn_type ty[3] = {tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_BIGINT)};
+    static const char *names[] = {"files_deleted", "bytes_deleted", "dirs_deleted", "files_not_owned", "not_owned"};
+    tn_type ty[5] = {tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_BIGINT),
+                     tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_VARCHAR)};
     tn_catalog_name cn;
     tn_table *t = NULL;
     int rc = tn_bind_open_table(b, &stmt->u.vacuum.table, &cn, &t);
@@ -857,15 +959,31 @@ static int vacuum(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     memset(&res, 0, sizeof res);
     rc = tn_table_vacuum(t, hours, force, stmt->u.vacuum.dry_run, &res);
     tn_table_close(t);
-    if (rc) return tn_bind_error_at(b, rc, stmt->pos);
-    rc = tn_stmt_output_init(b, out, 3, names, ty);
+    if (rc) {
+        tn_table_vacuum_result_free(&res);
+        return tn_bind_error_at(b, rc, stmt->pos);
+    }
+    /* files the table does not own are kept and named: "a/x.txt (why); ..." */
+    tn_buf list = TN_BUF_INIT;
+    for (uint32_t i = 0; i < res.nnot_owned && !rc; i++) rc = tn_buf_printf(&list, "%s%s", i ? "; " : "", res.not_owned[i]);
+    if (!rc && res.files_not_owned > res.nnot_owned)
+        rc = tn_buf_printf(&list, "; and %llu more", (unsigned long long)(res.files_not_owned - res.nnot_owned));
+    if (!rc) rc = tn_buf_append_byte(&list, 0);
+    tn_table_vacuum_result_free(&res);
+    if (!rc) rc = tn_stmt_output_init(b, out, 5, names, ty);
     rows r;
     if (!rc) rc = rows_open(&r, out);
-    if (rc) return rc;
+    if (rc) {
+        tn_buf_free(&list);
+        return rc;
+    }
     rows_i64(&r, 0, (int64_t)res.files_deleted);
     rows_i64(&r, 1, (int64_t)res.bytes_deleted);
     rows_i64(&r, 2, (int64_t)res.dirs_deleted);
-    rc = rows_next(&r);
+    rows_i64(&r, 3, (int64_t)res.files_not_owned);
+    rc = rows_str(&r, 4, (const char *)list.data);
+    tn_buf_free(&list);
+    if (!rc) rc = rows_next(&r);
     return rows_close(&r, rc);
 }
 

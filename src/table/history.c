@@ -26,11 +26,11 @@ int tn_table_history_read(tn_table_history *out, tn_fs *fs, const char *table_pa
     if (latest < 0) return tn_error_set(TN_ENOTFOUND, "no Delta table at '%s'", table_path);
     out->arena = tn_arena_create(0);
     if (!out->arena) return TN_ENOMEM;
-    int64_t n = latest + 1;
-    if (limit > 0 && limit < n) n = limit;
-    out->entries = tn_arena_calloc(out->arena, sizeof *out->entries * (size_t)(n ? n : 1));
-    if (!out->entries) { rc = TN_ENOMEM; goto cleanup; }
-    for (int64_t v = latest; v >= 0 && out->count < (uint64_t)n; v--) {
+    /* versions go up to INT64_MAX: count in uint64_t, grow the entries as commits are found
+     * (the log may hold far fewer commits than latest + 1) */
+    uint64_t n = (uint64_t)latest + 1, cap = 0;
+    if (limit > 0 && (uint64_t)limit < n) n = (uint64_t)limit;
+    for (int64_t v = latest; v >= 0 && out->count < n; v--) {
         tn_delta_action *acts = NULL;
         uint32_t nacts = 0;
         tn_arena_destroy(scratch);
@@ -43,6 +43,14 @@ int tn_table_history_read(tn_table_history *out, tn_fs *fs, const char *table_pa
             break;
         }
         if (rc) goto cleanup;
+        if (out->count == cap) {
+            uint64_t nc = cap ? cap * 2 : 16;
+            tn_table_history_entry *ne = tn_arena_calloc(out->arena, sizeof *ne * nc);
+            if (!ne) { rc = TN_ENOMEM; goto cleanup; }
+            if (out->count) memcpy(ne, out->entries, sizeof *ne * out->count);
+            out->entries = ne;
+            cap = nc;
+        }
         tn_table_history_entry *e = &out->entries[out->count++];
         e->version = v;
         e->timestamp_ms = -1;

@@ -519,19 +519,27 @@ int tn_table_history_read(tn_table_history *out, tn_fs *fs, const char *table_pa
 void tn_table_history_free(tn_table_history *h);
 
 /* ---------------------------------------------------------------------------------------------
- * VACUUM (vacuum.c): deletes files under the table directory that the latest snapshot does not
- * reference (data files and deletion-vector files) and whose modification time is older than
- * the retention. Never touches _delta_log/ or other directories starting with '_' or '.'
- * (except partition directories "name=value"). A retention under 168 hours is refused unless
- * force is set (as Delta's retentionDurationCheck); retain_hours < 0 = the table's
+ * VACUUM (vacuum.c): deletes the files under the table directory that the table owns (the log
+ * once referenced them, a tarn writer named them, or they lie under the table's partition
+ * directories) and that no reader within the retention needs: a removed file once its
+ * remove.deletionTimestamp is older than the retention, an unreferenced one once its mtime is.
+ * Never follows a symlink, never enters a nested table (a directory with its own _delta_log),
+ * never touches _delta_log/ or other directories starting with '_' or '.' (except partition
+ * directories "name=value"); files it does not own are counted and listed (the first 100, as
+ * "relative/path (why)"), not deleted. A retention under 168 hours is refused unless force is
+ * set (as Delta's retentionDurationCheck); retain_hours < 0 = the table's
  * delta.deletedFileRetentionDuration ("interval N hours/days") or 168.
  */
 typedef struct tn_table_vacuum_result {
     uint64_t files_deleted;
     uint64_t bytes_deleted;
     uint64_t dirs_deleted;
+    uint64_t files_not_owned;          /* kept: symlinks, nested tables, foreign files */
+    char **not_owned;                  /* tn_malloc'd; free with tn_table_vacuum_result_free */
+    uint32_t nnot_owned;
 } tn_table_vacuum_result;
 int tn_table_vacuum(tn_table *t, double retain_hours, bool force, bool dry_run,
                     tn_table_vacuum_result *result);
+void tn_table_vacuum_result_free(tn_table_vacuum_result *r);
 
 #endif

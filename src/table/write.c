@@ -65,6 +65,9 @@ int tb_commit(tn_table *t, const tn_delta_txn_info *info, tn_delta_action *actio
     if (max_attempts <= 0) max_attempts = 20;
     *skipped = false;
     *version = -1;
+    if (info->read_version == INT64_MAX)
+        return tn_error_set(TN_ELIMIT, "table '%s': version %lld is the last one a Delta log can hold", t->path,
+                            (long long)INT64_MAX);
     int64_t v = info->read_version + 1;
     int attempt = 0;
     for (;;) {
@@ -113,6 +116,11 @@ int tb_commit(tn_table *t, const tn_delta_txn_info *info, tn_delta_action *actio
                 tn_error_prefix(rc, "table '%s'", t->path);
                 goto cleanup;
             }
+        }
+        if (latest == INT64_MAX) {
+            rc = tn_error_set(TN_ELIMIT, "table '%s': version %lld is the last one a Delta log can hold", t->path,
+                              (long long)INT64_MAX);
+            break;
         }
         v = latest + 1;
         if (attempt >= max_attempts) {

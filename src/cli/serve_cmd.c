@@ -1,0 +1,83 @@
+/*
+ * cli/serve_cmd.c: `tarn serve [-w DIR] [--host H] [--port N] [--user U --password P] ...`:
+ * reads the options and runs the PostgreSQL wire-protocol server (server/server.h) until
+ * SIGTERM/SIGINT.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "server/server.h"
+#include "tarn.h"
+
+static const char serve_usage[] =
+    "usage: tarn serve [-w DIR] [--host 127.0.0.1] [--port 5433] [--user U --password P]\n"
+    "                  [--password-file FILE] [--max-connections N] [--max-message BYTES]\n"
+    "                  [--idle-timeout SECONDS] [--statement-timeout MS] [--threads N]\n"
+    "                  [--read-only] [--log-queries] [--ready-file FILE]\n"
+    "\n"
+    "PostgreSQL wire protocol v3 over the warehouse: psql, JDBC, node-pg, psycopg connect\n"
+    "unchanged. Without --password only a loopback address is accepted. The password may also\n"
+    "come from $TARN_SERVER_PASSWORD or --password-file (first line).\n";
+
+static int int_arg(const char *opt, const char *v, long lo, long hi, long *out) {
+    char *end = NULL;
+    long x = strtol(v, &end, 10);
+    if (!*v || *end || x < lo || x > hi)
+        return tn_cli_errorf(TN_CLI_USAGE, "serve: %s expects a number from %ld to %ld, got '%s'", opt, lo, hi, v);
+    *out = x;
+    return 0;
+}
+
+int tn_cli_serve(int argc, char **argv, const char *warehouse) {
+    tn_server_options o = TN_SERVER_OPTIONS_INIT;
+    o.warehouse = warehouse;
+    static char pwbuf[1024];
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long x = 0;
+        int rc = 0;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(serve_usage, stdout);
+            return TN_CLI_OK;
+        }
+        if (strcmp(a, "--read-only") == 0) { o.read_only = true; continue; }
+        if (strcmp(a, "--log-queries") == 0) { o.log_queries = true; continue; }
+        if (!v) return tn_cli_errorf(TN_CLI_USAGE, "serve: unknown option %s (or it needs a value)\n%s", a, serve_usage);
+        i++;
+        if (strcmp(a, "-w") == 0) o.warehouse = v;
+        else if (strcmp(a, "--host") == 0) o.host = v;
+        else if (strcmp(a, "--port") == 0) { if (!(rc = int_arg(a, v, 0, 65535, &x))) o.port = (int)x; }
+        else if (strcmp(a, "--user") == 0) o.user = v;
+        else if (strcmp(a, "--password") == 0) o.password = v;
+        else if (strcmp(a, "--password-file") == 0) {
+            FILE *f = fopen(v, "r");
+            if (!f || !fgets(pwbuf, sizeof pwbuf, f)) {
+                if (f) fclose(f);
+                return tn_cli_errorf(TN_CLI_ERROR, "serve: cannot read a password from %s", v);
+            }
+            fclose(f);
+            pwbuf[strcspn(pwbuf, "\r\n")] = 0;
+            o.password = pwbuf;
+        }
+        else if (strcmp(a, "--max-connections") == 0) { if (!(rc = int_arg(a, v, 1, 10000, &x))) o.max_connections = (int)x; }
+        else if (strcmp(a, "--max-message") == 0) { if (!(rc = int_arg(a, v, 1024, 1L << 30, &x))) o.max_message = (uint32_t)x; }
+        else if (strcmp(a, "--idle-timeout") == 0) { if (!(rc = int_arg(a, v, 0, 1L << 30, &x))) o.idle_timeout_s = (int)x; }
+        else if (strcmp(a, "--statement-timeout") == 0) { if (!(rc = int_arg(a, v, 0, 1L << 31, &x))) o.statement_timeout_ms = (int)x; }
+        else if (strcmp(a, "--threads") == 0) { if (!(rc = int_arg(a, v, 1, 1024, &x))) o.threads = (int)x; }
+        else if (strcmp(a, "--ready-file") == 0) o.ready_file = v;
+        else if (strcmp(a, "--tls-cert") == 0 || strcmp(a, "--tls-key") == 0)
+            return tn_cli_errorf(TN_CLI_USAGE, "serve: TLS is not supported yet (%s): SSLRequest is answered 'N'", a);
+        else return tn_cli_errorf(TN_CLI_USAGE, "serve: unknown option %s\n%s", a, serve_usage);
+        if (rc) return rc;
+    }
+    if (!o.password) {
+        const char *env = getenv("TARN_SERVER_PASSWORD");
+        if (env && *env) o.password = env;
+    }
+    if (o.password && !*o.password) return tn_cli_errorf(TN_CLI_USAGE, "serve: the password is empty");
+    int rc = tn_server_run(&o);
+    if (rc) return tn_cli_fail(NULL);
+    return TN_CLI_OK;
+}

@@ -1,0 +1,129 @@
+/*
+ * server/auth.c: SCRAM-SHA-256 (RFC 5802, RFC 7677) as PostgreSQL's server does it, with
+ * OpenSSL: keys derived from the password with a fresh random salt per connection, the
+ * client's proof checked against StoredKey, the server signature returned. No channel binding
+ * (no TLS): a client that demands it ("p=") is refused.
+ *
+ *   client-first   gs2-header ("n,," | "y,,") client-first-bare ("n=user,r=cnonce")
+ *   server-first   "r=cnonce+snonce,s=base64(salt),i=4096"
+ *   client-final   "c=base64(gs2-header),r=nonce,p=base64(ClientKey XOR ClientSignature)"
+ *   server-final   "v=base64(HMAC(ServerKey, AuthMessage))"
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+
+#include "server/pgwireInt.h"
+
+#define SCRAM_ITERATIONS 4096
+
+static int hmac(const uint8_t *key, size_t klen, const void *msg, size_t n, uint8_t out[32]) {
+    unsigned int len = 32;
+    if (!HMAC(EVP_sha256(), key, (int)klen, msg, n, out, &len)) return tn_error_set(TN_EINTERNAL, "HMAC-SHA-256 failed");
+    return 0;
+}
+
+int tn_pg_scram_init(tn_pg_scram *s, const char *password) {
+    memset(s, 0, sizeof *s);
+    s->iterations = SCRAM_ITERATIONS;
+    if (RAND_bytes(s->salt, sizeof s->salt) != 1) return tn_error_set(TN_EINTERNAL, "no random bytes for a SCRAM salt");
+    uint8_t salted[32], client_key[32];
+    if (PKCS5_PBKDF2_HMAC(password, (int)strlen(password), s->salt, sizeof s->salt, (int)s->iterations, EVP_sha256(),
+                          32, salted) != 1)
+        return tn_error_set(TN_EINTERNAL, "PBKDF2 failed");
+    int rc = hmac(salted, 32, "Client Key", 10, client_key);
+    if (!rc) rc = hmac(salted, 32, "Server Key", 10, s->server_key);
+    if (!rc) SHA256(client_key, 32, s->stored_key);
+    OPENSSL_cleanse(salted, sizeof salted);
+    OPENSSL_cleanse(client_key, sizeof client_key);
+    return rc;
+}
+
+static int malformed(const char *what) {
+    return tn_error_set(TN_EINVAL, "malformed SCRAM message: %s", what);
+}
+
+/* Printable ASCII without ',' (RFC 5802 "printable"), as a nonce must be. */
+static bool printable(const char *p, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (p[i] < 0x21 || p[i] > 0x7e || p[i] == ',') return false;
+    return n > 0;
+}
+
+int tn_pg_scram_first(tn_pg_scram *s, const uint8_t *msg, int32_t len, tn_buf *out) {
+    if (!msg || len <= 0 || len >= (int32_t)sizeof s->client_first_bare) return malformed("empty or too long client-first-message");
+    char m[sizeof s->client_first_bare];
+    memcpy(m, msg, (size_t)len);
+    m[len] = 0;
+    if (strlen(m) != (size_t)len) return malformed("NUL byte in client-first-message");
+    if (m[0] == 'p') return tn_error_set(TN_EUNSUPPORTED, "SCRAM channel binding is not supported (the connection has no TLS)");
+    if ((m[0] != 'n' && m[0] != 'y') || m[1] != ',') return malformed("expected gs2 header \"n,,\"");
+    const char *p = strchr(m + 2, ',');                 /* after the authzid field */
+    if (!p) return malformed("gs2 header not terminated");
+    const char *bare = p + 1;
+    if (strncmp(bare, "n=", 2) != 0) return malformed("expected n= attribute");
+    const char *r = strstr(bare, ",r=");
+    if (!r) return malformed("no client nonce (r=)");
+    r += 3;
+    size_t rn = strcspn(r, ",");
+    if (!printable(r, rn) || rn > 64) return malformed("invalid client nonce");
+    strcpy(s->client_first_bare, bare);
+    uint8_t raw[18];
+    if (RAND_bytes(raw, sizeof raw) != 1) return tn_error_set(TN_EINTERNAL, "no random bytes for a SCRAM nonce");
+    char snonce[32], salt64[32];
+    EVP_EncodeBlock((unsigned char *)snonce, raw, sizeof raw);
+    EVP_EncodeBlock((unsigned char *)salt64, s->salt, sizeof s->salt);
+    snprintf(s->nonce, sizeof s->nonce, "%.*s%s", (int)rn, r, snonce);
+    snprintf(s->server_first, sizeof s->server_first, "r=%s,s=%s,i=%u", s->nonce, salt64, s->iterations);
+    return tn_buf_append(out, s->server_first, strlen(s->server_first));
+}
+
+int tn_pg_scram_final(tn_pg_scram *s, const uint8_t *msg, int32_t len, tn_buf *out) {
+    if (!msg || len <= 0 || len > 1024) return malformed("empty or too long client-final-message");
+    char m[1025];
+    memcpy(m, msg, (size_t)len);
+    m[len] = 0;
+    if (strlen(m) != (size_t)len) return malformed("NUL byte in client-final-message");
+    if (strncmp(m, "c=", 2) != 0) return malformed("expected c= attribute");
+    const char *c_end = strchr(m, ',');
+    if (!c_end) return malformed("no nonce");
+    /* channel binding data: base64 of the gs2 header, "n,," or "y,," */
+    if (!((c_end - m == 6) && (strncmp(m + 2, "biws", 4) == 0 || strncmp(m + 2, "eSws", 4) == 0)))
+        return malformed("unexpected channel binding data");
+    if (strncmp(c_end, ",r=", 3) != 0) return malformed("expected r= attribute");
+    const char *r = c_end + 3;
+    size_t rn = strcspn(r, ",");
+    if (rn != strlen(s->nonce) || memcmp(r, s->nonce, rn) != 0) return malformed("nonce does not match");
+    const char *p = strstr(m, ",p=");
+    if (!p) return malformed("no proof (p=)");
+    size_t without_proof = (size_t)(p - m);
+    const char *proof64 = p + 3;
+    size_t pl = strlen(proof64);
+    if (pl != 44) return malformed("proof is not 32 bytes");
+    uint8_t proof[48];
+    if (EVP_DecodeBlock(proof, (const unsigned char *)proof64, (int)pl) != 33) return malformed("proof is not base64");
+
+    tn_buf auth = TN_BUF_INIT;
+    int rc = tn_buf_printf(&auth, "%s,%s,%.*s", s->client_first_bare, s->server_first, (int)without_proof, m);
+    uint8_t sig[32], client_key[32], stored[32];
+    if (!rc) rc = hmac(s->stored_key, 32, auth.data, auth.len, sig);
+    if (!rc) {
+        for (int i = 0; i < 32; i++) client_key[i] = proof[i] ^ sig[i];
+        SHA256(client_key, 32, stored);
+        if (CRYPTO_memcmp(stored, s->stored_key, 32) != 0) rc = TN_EEXISTS;
+    }
+    uint8_t server_sig[32];
+    char sig64[48];
+    if (!rc) rc = hmac(s->server_key, 32, auth.data, auth.len, server_sig);
+    if (!rc) {
+        EVP_EncodeBlock((unsigned char *)sig64, server_sig, 32);
+        rc = tn_buf_printf(out, "v=%s", sig64);
+    }
+    tn_buf_free(&auth);
+    return rc;
+}

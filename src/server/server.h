@@ -1,0 +1,37 @@
+/*
+ * server/server.h: the interface of the server/ layer as the `tarn serve` command sees it: the
+ * options of a PostgreSQL wire-protocol (v3) server over one warehouse, and the call that runs
+ * it until SIGTERM/SIGINT. Everything else in server/ (frame codec, authentication, sessions,
+ * type OIDs) is private to the layer (pgwireInt.h).
+ */
+#ifndef TN_SERVER_H
+#define TN_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct tn_server_options {
+    const char *warehouse;       /* NULL: $TARN_WAREHOUSE, else ./warehouse */
+    const char *host;            /* listen address; NULL: 127.0.0.1 */
+    int port;                    /* 0: any free port (written to ready_file) */
+    const char *user;            /* with password: the one user that may log in */
+    const char *password;        /* NULL: no authentication (refused unless host is loopback) */
+    int max_connections;         /* 0: 64 */
+    uint32_t max_message;        /* largest frontend message in bytes; 0: 64 MiB */
+    int idle_timeout_s;          /* close a connection idle this long; 0: never */
+    int statement_timeout_ms;    /* default statement_timeout; 0: none */
+    int threads;                 /* worker threads per session; 0: tarn's default */
+    bool read_only;              /* refuse statements that write */
+    bool log_queries;            /* log every statement on stderr */
+    const char *ready_file;      /* when set, "PORT\n" is written there once listening */
+} tn_server_options;
+
+#define TN_SERVER_OPTIONS_INIT {.port = 5433}
+
+/* Listens and serves until SIGTERM or SIGINT (then stops accepting, lets running statements
+ * finish for a short grace period, cancels the rest, and closes every connection). Returns 0
+ * after a clean shutdown or a negative TN_E* code with the message set (bad options, cannot
+ * listen). */
+int tn_server_run(const tn_server_options *opts);
+
+#endif

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# tests/interop/server_clients.sh: `tarn serve` with real PostgreSQL clients, each from its
+# own library: psql (postgresql-client), psycopg2, node-pg (tests/server/node_modules, npm ci
+# by scripts/install-deps.sh) and pgjdbc (/usr/share/java/postgresql.jar, a Java program
+# compiled at test time): queries, parameters, types, errors with SQLSTATE, transactions.
+set -u
+source "$(dirname "$0")/lib.sh"
+source "$TN_REPO/tests/server/lib.sh"
+cd "$TN_REPO"
+srv_start
+
+# --- psql: simple query protocol --------------------------------------------------------------
+check "select 1" "1" "$(q -c 'select 1')"
+check "create" "" "$(q -c "create table t (a int, b varchar, c double, d date, e decimal(10,2), f boolean, g timestamp, h bigint)")"
+check "insert tag" "INSERT 0 3" "$(psql -X -h 127.0.0.1 -p "$SRV_PORT" -U tester -d tarn -c "insert into t values (1,'x',1.5,'2020-01-01',12.34,true,'2020-01-01 10:00:00',10000000000), (2,null,null,null,null,null,null,null), (3,'tab	and \"quote\"',-0.25,'1999-12-31',-0.5,false,'2021-06-30 23:59:59.5',-1)" 2>&1)"
+check "select rows" "1|x|1.5|2020-01-01|12.34|t|2020-01-01 10:00:00|10000000000
+2|||||||
+3|tab	and \"quote\"|-0.25|1999-12-31|-0.50|f|2021-06-30 23:59:59.5|-1" "$(q -c 'select * from t order by a')"
+check "select tag" "SELECT 2" "$(psql -X -h 127.0.0.1 -p "$SRV_PORT" -U tester -d tarn -c 'select a from t where a < 3' 2>&1 | tail -n 2 | head -n 1 | sed 's/(2 rows)/SELECT 2/')"
+check "several statements, one result each" "1
+2
+3" "$(q -c 'select 1; select 2; select 3')"
+check "empty query" "" "$(q -c ';')"
+check "floats as PostgreSQL prints them" "Infinity|-Infinity|NaN|0.1|1e+20|100" "$(q -c "select 'inf'::double, '-inf'::double, 'nan'::double, 0.1::double, 1e20::double, 100.0::double")"
+check "bytea hex, interval, timestamptz" '\x6162|1 year 2 mons 3 days 04:05:06.5|2020-01-01 00:00:00+00' \
+    "$(q -c "select 'ab'::varbinary, interval '1 year 2 months 3 days 04:05:06.5', timestamptz '2020-01-01 00:00:00+00'")"
+check "delete tag" "DELETE 1" "$(psql -X -h 127.0.0.1 -p "$SRV_PORT" -U tester -d tarn -c 'delete from t where a = 2' 2>&1)"
+
+# errors: SQLSTATE, message, position
+check "syntax error 42601" "ERROR:  42601: expected a statement" "$(q -c 'selec 1' | head -n 1 | cut -c1-35)"
+check_contains "undefined table 42P01" "ERROR:  42P01: Table with name nope does not exist" "$(q -c 'select * from nope')"
+check_contains "position caret" "LINE 1: select * from nope" "$(q -c 'select * from nope')"
+check_contains "undefined column 42703" "ERROR:  42703:" "$(q -c 'select zz from t')"
+check_contains "invalid text 22P02" "ERROR:  22P02:" "$(q -c "select 'abc'::int")"
+check_contains "unsupported 0A000" "ERROR:  0A000:" "$(q -c 'listen x')"
+check "error stops the rest of the message" "ERROR:  42P01" "$(q -c 'select * from nope; select 42' | head -n 1 | cut -c1-13)"
+check "session goes on after an error" "7" "$(q -c 'select * from nope' -c 'select 7' | tail -n 1)"
+
+# settings: SET/SHOW/RESET, refused values say why
+check "show defaults" "UTC|ISO, MDY|UTF8|on" "$(q -c 'show timezone' -c 'show datestyle' -c 'show client_encoding' -c 'show standard_conforming_strings' | paste -sd'|')"
+check "set and show" "foo" "$(q -c "set application_name = 'foo'" -c 'show application_name')"
+check "set to" "2" "$(q -c 'set extra_float_digits to 2' -c 'show extra_float_digits')"
+check "reset" "1" "$(q -c 'set extra_float_digits to 3' -c 'reset extra_float_digits' -c 'show extra_float_digits')"
+check "extra_float_digits 0 rounds" "0.333333333333333" "$(q -c 'set extra_float_digits = 0' -c 'select 1/3::double')"
+check_contains "timezone refused" "0A000: TimeZone 'Europe/Paris' is not supported" "$(q -c "set timezone = 'Europe/Paris'")"
+check_contains "datestyle refused" "DateStyle 'German' is not supported" "$(q -c "set datestyle = 'German'")"
+check_contains "read-only parameter" "parameter \"server_version\" cannot be changed" "$(q -c "set server_version = '9'")"
+check "statement_timeout units" "5000ms" "$(q -c "set statement_timeout = '5s'" -c 'show statement_timeout')"
+check "server_version" "15.0 (tarn $("$BUILD"/tarn --version | cut -d' ' -f2))" "$(q -c 'show server_version')"
+
+# transactions: status in ReadyForQuery; a failed block refuses until ROLLBACK
+check "begin/commit" "BEGIN
+COMMIT" "$(psql -X -h 127.0.0.1 -p "$SRV_PORT" -U tester -d tarn -c 'begin' -c 'commit' 2>&1)"
+check_contains "failed block 25P02" "25P02: current transaction is aborted" "$(q -c 'begin; select * from nope' -c 'select 1' 2>&1)"
+check_contains "rollback warns about committed writes" "ROLLBACK cannot undo the 1 statement(s)" "$(q -c 'begin' -c "insert into t (a) values (9)" -c 'rollback' 2>&1)"
+
+echo "$pass passed, $fail failed" >/dev/null
+srv_stop
+check "clean shutdown exit code" "0" "$SRV_RC"
+summary

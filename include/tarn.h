@@ -123,7 +123,8 @@ TARN_API void tarn_close(tarn_db *db);
 TARN_API void tarn_interrupt(tarn_db *db);
 
 /* Runs every statement of sql; *out (may be NULL: results discarded) receives the last
- * statement's result, owned by the caller (tarn_result_free). */
+ * statement's result, owned by the caller (tarn_result_free). A text without a statement
+ * (empty, blanks, comments) succeeds with a result of no columns and no rows. */
 TARN_API int tarn_query(tarn_db *db, const char *sql, tarn_result **out);
 
 /* Prepares one statement (the first of sql; more is an error). Parameters are `?` or `$n`.

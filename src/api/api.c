@@ -185,6 +185,10 @@ int tarn_bind_text(tarn_stmt *s, int index, const char *text, size_t len) {
     tn_value *v = NULL;
     int rc = param_slot(s, index, &v);
     if (rc) return rc;
+    size_t bad = tn_utf8_check(text, len);
+    if (bad < len)
+        return tn_error_set(TN_EINVAL, "tarn_bind_text: parameter %d is not valid UTF-8 (byte 0x%02x at byte %zu)",
+                            index, (unsigned)(unsigned char)text[bad], bad + 1);
     char *copy = tn_malloc(len + 1);
     if (!copy) return TN_ENOMEM;
     if (len) memcpy(copy, text, len);
@@ -213,20 +217,27 @@ int tarn_execute(tarn_stmt *s, tarn_result **out) {
     return 0;
 }
 
-uint32_t tarn_result_column_count(const tarn_result *r) { return tn_sql_result_ncols(r->r); }
-const char *tarn_result_column_name(const tarn_result *r, uint32_t col) { return tn_sql_result_name(r->r, col); }
+/* A text with no statement (empty, blanks or comments only) gives a result with r->r NULL:
+ * no columns, no rows. Every accessor below accepts it. */
+uint32_t tarn_result_column_count(const tarn_result *r) { return r->r ? tn_sql_result_ncols(r->r) : 0; }
+const char *tarn_result_column_name(const tarn_result *r, uint32_t col) {
+    if (!r->r || col >= tn_sql_result_ncols(r->r)) return NULL;
+    return tn_sql_result_name(r->r, col);
+}
 tarn_type tarn_result_column_type(const tarn_result *r, uint32_t col) {
+    if (!r->r || col >= tn_sql_result_ncols(r->r)) return TARN_TYPE_NULL;
     return (tarn_type)tn_sql_result_type(r->r, col).id;
 }
-int64_t tarn_result_row_count(const tarn_result *r) { return tn_sql_result_nrows(r->r); }
+int64_t tarn_result_row_count(const tarn_result *r) { return r->r ? tn_sql_result_nrows(r->r) : 0; }
 
 uint32_t tarn_result_next_chunk(tarn_result *r) {
     r->cur = NULL;
+    if (!r->r) return 0;
     if (tn_sql_result_fetch(r->r, &r->cur)) r->cur = NULL;   /* message set by the fetch */
     return r->cur ? r->cur->count : 0;
 }
 
-int tarn_result_error(const tarn_result *r) { return tn_sql_result_error(r->r); }
+int tarn_result_error(const tarn_result *r) { return r->r ? tn_sql_result_error(r->r) : 0; }
 
 int tarn_result_column(const tarn_result *r, uint32_t col, tarn_column *out) {
     memset(out, 0, sizeof *out);
@@ -264,6 +275,8 @@ int tarn_result_value_text(const tarn_result *r, uint32_t col, uint32_t row, cha
 }
 
 void tarn_result_stats(const tarn_result *r, tarn_stats *out) {
+    memset(out, 0, sizeof *out);
+    if (!r->r) return;
     const tn_sql_stats *s = tn_sql_result_stats(r->r);
     out->files_scanned = s->files_scanned;
     out->row_groups_scanned = s->row_groups_scanned;

@@ -211,4 +211,13 @@ void tn_pool_destroy(tn_pool *pool);                    /* NULL ok; joins the wo
 uint32_t tn_pool_size(const tn_pool *pool);             /* workers incl. the calling thread */
 int tn_pool_run(tn_pool *pool, uint32_t ntasks, tn_pool_task_fn fn, void *ctx);
 
+/* ---------------------------------------------------------------------------------------------
+ * UTF-8 (base/utf8.c). tn_utf8_check: the offset of the first byte of s[0, n) that starts no
+ * well-formed UTF-8 sequence (RFC 3629: no overlongs, surrogates or code points past
+ * U+10FFFF), or n when all of it is valid. tn_utf8_append_replaced: appends s to b with each
+ * maximal ill-formed subsequence replaced by U+FFFD (as the Unicode standard recommends).
+ */
+size_t tn_utf8_check(const char *s, size_t n);
+int tn_utf8_append_replaced(tn_buf *b, const char *s, size_t n);
+
 #endif

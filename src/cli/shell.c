@@ -356,15 +356,19 @@ static int run_text(shell *sh, const char *text, size_t len) {
     return status;
 }
 
+/* Reads until end of file, so pipes, /dev/stdin and process substitutions (whose size is 0)
+ * are read whole. "-" is stdin. */
 static int read_file(const char *path, tn_buf *out) {
-    if (strcmp(path, "-") == 0) {
-        char buf[65536];
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, stdin)) > 0)
-            if (tn_buf_append(out, buf, n)) return TN_ENOMEM;
-        return 0;
-    }
-    return tn_fs_read_all(tn_fs_default(), path, out);
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) return tn_error_set(TN_EIO, "cannot open %s: %s", path, strerror(errno));
+    char buf[65536];
+    size_t n;
+    int rc = 0;
+    while (!rc && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        if (tn_buf_append(out, buf, n)) rc = TN_ENOMEM;
+    if (!rc && ferror(f)) rc = tn_error_set(TN_EIO, "cannot read %s: %s", path, strerror(errno));
+    if (f != stdin) fclose(f);
+    return rc;
 }
 
 static int run_file(shell *sh, const char *path) {

@@ -273,6 +273,7 @@ static int open_text_schema(tn_binder *b, tn_plan *p, tn_sql_pos pos) {
         o.null_string = s->csv_null;
         o.all_varchar = s->csv_all_varchar;
         o.skip_rows = s->csv_skip;
+        o.replace_invalid_utf8 = s->text_replace_utf8;
         tn_csv_reader *r = NULL;
         rc = tn_csv_open(&r, tn_fs_default(), s->paths[0], &o);
         if (rc) return tn_bind_error_at(b, rc, pos);
@@ -291,7 +292,9 @@ static int open_text_schema(tn_binder *b, tn_plan *p, tn_sql_pos pos) {
         tn_csv_close(r);
     } else {
         tn_ndjson_reader *r = NULL;
-        rc = tn_ndjson_open(&r, tn_fs_default(), s->paths[0], NULL);
+        tn_ndjson_options jo = TN_NDJSON_OPTIONS_INIT;
+        jo.replace_invalid_utf8 = s->text_replace_utf8;
+        rc = tn_ndjson_open(&r, tn_fs_default(), s->paths[0], &jo);
         if (rc) return tn_bind_error_at(b, rc, pos);
         nc = tn_ndjson_columns(r, &names, &types);
         s->nsrc = nc;
@@ -368,6 +371,15 @@ static int bind_table_function(tn_binder *b, tn_sql_tableref *t, tn_plan **out) 
         tn_value v;
         rc = tn_bind_const_value(b, a, &v);
         if (rc) return rc;
+        if (fmt != TN_SCAN_PARQUET && strcmp(aname, "invalid_utf8") == 0) {
+            /* not UTF-8: 'error' (default, names file, line and column) or 'replace' (U+FFFD) */
+            if (!v.is_null && tn_type_is_string(v.type) && v.u.s.len == 7 && !memcmp(v.u.s.ptr, "replace", 7))
+                s->text_replace_utf8 = true;
+            else if (!v.is_null && tn_type_is_string(v.type) && v.u.s.len == 5 && !memcmp(v.u.s.ptr, "error", 5))
+                s->text_replace_utf8 = false;
+            else return tn_bind_error(b, a->pos, "%s: invalid_utf8 must be 'error' or 'replace'", name);
+            continue;
+        }
         if (fmt == TN_SCAN_PARQUET) {
             if (strcmp(aname, "binary_as_string") == 0 || strcmp(aname, "hive_partitioning") == 0 ||
                 strcmp(aname, "union_by_name") == 0 || strcmp(aname, "filename") == 0 ||

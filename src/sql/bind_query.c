@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql/aggregates.h"
 #include "sql/bindInt.h"
 
 typedef struct sel_item {
@@ -412,7 +413,8 @@ static int mark_inner(tn_expr **slot, const tn_plan *agg, uint32_t mark0) {
         uint32_t ng = agg->u.agg.ngroups;
         if (col >= ng) {
             tn_agg_kind k = agg->u.agg.aggs[col - ng].kind;
-            if (k == TN_AGG_COUNT || k == TN_AGG_COUNT_STAR || k == TN_AGG_APPROX_COUNT_DISTINCT) {
+            if (k == TN_AGG_COUNT || k == TN_AGG_COUNT_STAR || k == TN_AGG_APPROX_COUNT_DISTINCT ||
+                (k == TN_AGG_CUSTOM && agg->u.agg.aggs[col - ng].func->zero_on_empty)) {
                 tn_value zero;
                 memset(&zero, 0, sizeof zero);
                 zero.type = e->type;

@@ -184,9 +184,12 @@ static int text_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker
         o.null_string = s->csv_null;
         o.all_varchar = s->csv_all_varchar;
         o.skip_rows = s->csv_skip;
+        o.replace_invalid_utf8 = s->text_replace_utf8;
         rc = tn_csv_open(&csv, tn_fs_default(), s->paths[0], &o);
     } else {
-        rc = tn_ndjson_open(&js, tn_fs_default(), s->paths[0], NULL);
+        tn_ndjson_options jo = TN_NDJSON_OPTIONS_INIT;
+        jo.replace_invalid_utf8 = s->text_replace_utf8;
+        rc = tn_ndjson_open(&js, tn_fs_default(), s->paths[0], &jo);
     }
     if (rc) goto cleanup;
     tn_type *types = s->src_types;   /* only used for the sample chunk below */

@@ -941,6 +941,29 @@ int tn_sql_parse_n(tn_arena *arena, const char *sql, size_t len, tn_sql_stmt_lis
     p.arena = arena;
     p.src = sql ? sql : "";
     p.src_len = len;
+    size_t bad = tn_utf8_check(p.src, len);
+    if (bad < len) {                   /* a VARCHAR literal must hold UTF-8, as in DuckDB */
+        uint32_t line = 1, col = 1;
+        for (size_t i = 0; i < bad; i++) {
+            if (p.src[i] == '\n') { line++; col = 1; }
+            else if (((unsigned char)p.src[i] & 0xC0) != 0x80) col++;
+        }
+        /* the line shown under the message, with its ill-formed bytes as '?' */
+        size_t ls = bad, le = bad;
+        while (ls > 0 && p.src[ls - 1] != '\n') ls--;
+        while (le < len && p.src[le] != '\n') le++;
+        char *shown = tn_arena_alloc(arena, le - ls + 1);
+        if (!shown) return TN_ENOMEM;
+        for (size_t i = ls; i < le;) {
+            size_t ok = tn_utf8_check(p.src + i, le - i);
+            memcpy(shown + (i - ls), p.src + i, ok);
+            i += ok;
+            if (i < le) shown[i++ - ls] = '?';
+        }
+        tn_sql_pos at = {line, col, (uint32_t)(bad - ls)};
+        return tn_sql_syntax_error(shown, le - ls, at, "invalid UTF-8 in the SQL text (byte 0x%02x)",
+                                   (unsigned)(unsigned char)p.src[bad]);
+    }
     rc = tn_sql_lex(arena, p.src, len, 0, (uint32_t)len, start, true, &p.toks, &p.n_toks);
     if (rc) goto cleanup;
     for (;;) {

@@ -437,6 +437,10 @@ static int sniff(tn_csv_reader *r, const tn_csv_options *o) {
         else if (header && first && first[c][0]) r->names[c] = tn_strdup(first[c]);
         else r->names[c] = make_name("column", c, width);
         if (!r->names[c]) { rc = TN_ENOMEM; goto cleanup; }
+        char *fixed = NULL;
+        rc = tn_text_check_name(r->path, r->names[c], o->replace_invalid_utf8, &fixed);
+        if (rc < 0) goto cleanup;
+        if (fixed) { tn_free(r->names[c]); r->names[c] = fixed; }
     }
     rc = uniquify_names(r->names, ncols);
     if (rc < 0) goto cleanup;
@@ -482,6 +486,7 @@ int tn_csv_open(tn_csv_reader **out, tn_fs *fs, const char *path, const tn_csv_o
     r->conv.path = r->path;
     r->conv.date_format = r->date_format;
     r->conv.ts_format = r->ts_format;
+    r->conv.replace_invalid_utf8 = o->replace_invalid_utf8;
     r->quote = o->quote;
     r->escape = o->escape ? o->escape : o->quote;
     r->delim = o->delimiter;

@@ -527,6 +527,11 @@ static int sniff(tn_ndjson_reader *r, const tn_ndjson_options *o) {
             r->cols[i].type = o->column_types[i];
             r->cols[i].json_text = false;
         }
+        char *fixed_name = NULL;
+        int crc = tn_text_check_name(r->path, r->cols[i].label ? r->cols[i].label : r->cols[i].name,
+                                    o->replace_invalid_utf8, &fixed_name);
+        if (crc < 0) return crc;
+        if (fixed_name) { tn_free(r->cols[i].label); r->cols[i].label = fixed_name; }
         r->names[i] = r->cols[i].label ? r->cols[i].label : r->cols[i].name;
         r->types[i] = r->cols[i].type;
     }
@@ -547,6 +552,7 @@ int tn_ndjson_open(tn_ndjson_reader **out, tn_fs *fs, const char *path,
     r->path = tn_strdup(path);
     if (!r->path) { rc = TN_ENOMEM; goto cleanup; }
     r->conv.path = r->path;
+    r->conv.replace_invalid_utf8 = o->replace_invalid_utf8;
     uint64_t start = 0;
     rc = tn_text_input_open(&r->in, fs, r->path, o->buffer_size, o->max_record_size, &start);
     if (rc < 0) goto cleanup;
@@ -616,8 +622,8 @@ static int store(tn_ndjson_reader *r, tn_vector *v, uint32_t row, uint32_t col, 
     const char *sval = scratch_at(r, kv->val_off);
     if (kv->kind == J_NULL) return tn_text_store_null(v, row);
     if (r->cols[col].json_text) {
-        if (kv->kind == J_NESTED) return tn_vector_set_str(v, row, sval, kv->val_len);
-        return tn_vector_set_str(v, row, kv->raw, kv->raw_len);
+        if (kv->kind == J_NESTED) return tn_text_store_str(&r->conv, r->line, col, v, row, sval, kv->val_len);
+        return tn_text_store_str(&r->conv, r->line, col, v, row, kv->raw, kv->raw_len);
     }
     /* The value's text: decoded string, compact nested text, or the literal. */
     const char *s = kv->raw;

@@ -54,11 +54,14 @@ typedef struct tn_csv_options {
     const char *timestamp_format;
     size_t buffer_size;              /* read buffer (default 4 MiB; grows for longer records) */
     size_t max_record_size;          /* longest record accepted (default 64 MiB) */
+    /* VARCHAR values and header names that are not UTF-8: false (default) = an error naming
+     * file, line and column; true = each ill-formed sequence becomes U+FFFD. */
+    bool replace_invalid_utf8;
 } tn_csv_options;
 #define TN_CSV_OPTIONS_VERSION 1
 #define TN_CSV_OPTIONS_INIT \
     {TN_CSV_OPTIONS_VERSION, 0, '"', 0, -1, NULL, 0, 20480, false, 0, NULL, NULL, NULL, NULL, \
-     (size_t)4 << 20, (size_t)64 << 20}
+     (size_t)4 << 20, (size_t)64 << 20, false}
 
 /* Opens path and detects its dialect, header and column types (reading the sample; the file
  * is then read from the start again by tn_csv_next). opts may be NULL (defaults). The caller
@@ -97,10 +100,11 @@ typedef struct tn_ndjson_options {
     const tn_type *column_types;
     size_t buffer_size;              /* default 4 MiB; grows for longer lines */
     size_t max_record_size;          /* longest line accepted (default 64 MiB) */
+    bool replace_invalid_utf8;       /* as tn_csv_options (strings, nested text and keys) */
 } tn_ndjson_options;
 #define TN_NDJSON_OPTIONS_VERSION 1
 #define TN_NDJSON_OPTIONS_INIT \
-    {TN_NDJSON_OPTIONS_VERSION, 20480, 0, NULL, NULL, (size_t)4 << 20, (size_t)64 << 20}
+    {TN_NDJSON_OPTIONS_VERSION, 20480, 0, NULL, NULL, (size_t)4 << 20, (size_t)64 << 20, false}
 
 int tn_ndjson_open(tn_ndjson_reader **out, tn_fs *fs, const char *path,
                    const tn_ndjson_options *opts);

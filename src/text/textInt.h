@@ -50,7 +50,25 @@ typedef struct tn_text_conv {
     const tn_type *types;
     const char *date_format;     /* strptime-style subset for DATE / TIMESTAMP; NULL: ISO 8601 */
     const char *ts_format;
+    bool replace_invalid_utf8;   /* VARCHAR text that is not UTF-8: U+FFFD, else the error */
 } tn_text_conv;
+
+/* A VARCHAR value whose bytes are not UTF-8 (the first bad byte at offset `at`): the error
+ * "f.csv: line 3, column 'x': invalid UTF-8 (byte 0xff at byte 4 of the value)", or, under
+ * replace_invalid_utf8, the value with U+FFFD for each ill-formed sequence. */
+int tn_text_store_bad_utf8(const tn_text_conv *cv, uint64_t line, uint32_t col, tn_vector *v,
+                           uint32_t row, const char *s, size_t n, size_t at);
+/* A column name (header field, JSON key) that must be UTF-8: 0 with *fixed NULL when it is;
+ * with replace, 0 and *fixed a U+FFFD-replaced copy (tn_free); else the error
+ * "<where>: column name 'a\xff' is not valid UTF-8". */
+int tn_text_check_name(const char *where, const char *name, bool replace, char **fixed);
+/* Stores s[0, n) as v[row] (VARCHAR) after checking it is UTF-8. */
+static inline int tn_text_store_str(const tn_text_conv *cv, uint64_t line, uint32_t col,
+                                    tn_vector *v, uint32_t row, const char *s, size_t n) {
+    size_t at = tn_utf8_check(s, n);
+    if (__builtin_expect(at != n, 0)) return tn_text_store_bad_utf8(cv, line, col, v, row, s, n, at);
+    return tn_vector_set_str(v, row, s, n);
+}
 
 int tn_text_convert_error(const tn_text_conv *cv, uint64_t line, uint32_t col, const char *s,
                           size_t n);
@@ -73,6 +91,7 @@ static inline int tn_text_store_field(const tn_text_conv *cv, uint64_t line, uin
     int64_t i64;
     switch (v->type.id) {
     case TN_TYPE_VARCHAR:
+        return tn_text_store_str(cv, line, col, v, row, s, n);
     case TN_TYPE_VARBINARY:
         return tn_vector_set_str(v, row, s, n);
     case TN_TYPE_BIGINT:

@@ -484,6 +484,46 @@ int tn_text_convert_error(const tn_text_conv *cv, uint64_t line, uint32_t col, c
                         n > 80 ? "..." : "", tname);
 }
 
+int tn_text_store_bad_utf8(const tn_text_conv *cv, uint64_t line, uint32_t col, tn_vector *v,
+                           uint32_t row, const char *s, size_t n, size_t at) {
+    if (!cv->replace_invalid_utf8)
+        return tn_error_set(TN_ECORRUPT,
+                            "%s: line %llu, column '%s': invalid UTF-8 (byte 0x%02x at byte %zu of the "
+                            "value; read it with invalid_utf8 = 'replace' to store U+FFFD instead)",
+                            cv->path, (unsigned long long)line, cv->names[col],
+                            (unsigned)(unsigned char)s[at], at + 1);
+    tn_buf b = TN_BUF_INIT;
+    int rc = tn_utf8_append_replaced(&b, s, n);
+    if (!rc) rc = tn_vector_set_str(v, row, b.data ? (const char *)b.data : "", b.len);
+    tn_buf_free(&b);
+    return rc;
+}
+
+int tn_text_check_name(const char *where, const char *name, bool replace, char **fixed) {
+    *fixed = NULL;
+    size_t n = strlen(name), at = tn_utf8_check(name, n);
+    if (at == n) return 0;
+    tn_buf b = TN_BUF_INIT;
+    if (!replace) {
+        for (size_t i = 0; i < n && i < 80; i++) {
+            unsigned char c = (unsigned char)name[i];
+            if (c >= 0x20 && c < 0x7F) tn_buf_append_byte(&b, c);
+            else tn_buf_printf(&b, "\\x%02x", c);
+        }
+        int rc = tn_error_set(TN_ECORRUPT,
+                              "%s: column name '%.*s' is not valid UTF-8 (invalid_utf8 = 'replace' "
+                              "stores U+FFFD instead)", where, (int)b.len, b.data ? (const char *)b.data : "");
+        tn_buf_free(&b);
+        return rc;
+    }
+    if (tn_utf8_append_replaced(&b, name, n) || tn_buf_append_byte(&b, 0)) {
+        tn_buf_free(&b);
+        return TN_ENOMEM;
+    }
+    *fixed = (char *)b.data;
+    return 0;
+}
+
 int tn_text_store_null(tn_vector *v, uint32_t row) {
     memset((char *)v->data + (size_t)row * tn_type_width(v->type), 0, tn_type_width(v->type));
     return tn_vector_set_null(v, row);

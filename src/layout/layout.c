@@ -30,12 +30,13 @@ typedef struct layout_entry {
     bool (*recognise)(const tn_delta_metadata *md);
     const char *why;                   /* what recognised it, for messages */
     const tn_layout_impl *impl;
+    const tn_layout_impl *reader;      /* scans only, while impl is NULL (its writer not in yet) */
 } layout_entry;
 
 static const layout_entry layouts[] = {
-    {"otree", is_otree, "a 'qbeast.*' table property", NULL},        /* layout/otree/ */
-    {"bucket", is_bucket, "the 'bucket' table property", NULL},       /* layout/bucket/ */
-    {"plain", is_plain, "", &tn_layout_plain},
+    {"otree", is_otree, "a 'qbeast.*' table property", NULL, &tn_layout_otree},  /* layout/otree/ */
+    {"bucket", is_bucket, "the 'bucket' table property", NULL, NULL},            /* layout/bucket/ */
+    {"plain", is_plain, "", &tn_layout_plain, NULL},
 };
 
 #define TN_LAYOUT_KEY "tarn.layout"
@@ -137,6 +138,7 @@ int tn_layout_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const t
     const layout_entry *e = find(t, &ex);
     /* a layout this build cannot write is still a Delta table: read it as one */
     if (e && e->impl && e->impl->scan_open) return e->impl->scan_open(out, sampled, t, opts);
+    if (e && !e->impl && e->reader && e->reader->scan_open) return e->reader->scan_open(out, sampled, t, opts);
     return tn_table_scan_open(out, t, &opts->scan);
 }
 

@@ -32,6 +32,7 @@ struct tn_layout_impl {
 
 /* The implementations (one per folder). */
 extern const tn_layout_impl tn_layout_plain;
+extern const tn_layout_impl tn_layout_otree;
 
 /* ---------------------------------------------------------------------------------------------
  * Helpers.

@@ -494,6 +494,7 @@ struct tn_sql_stmt {
         struct {
             tn_sql_qname name;
             bool or_replace, if_not_exists, temporary;
+            bool global;                /* Spark: CREATE GLOBAL TEMPORARY VIEW */
             tn_sql_ident *columns;
             int n_columns;
             tn_sql_query *query;

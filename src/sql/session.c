@@ -13,6 +13,7 @@
 #include "sql/bindInt.h"
 #include "sql/parse.h"
 #include "sql/stmt.h"
+#include "sql/stmt.h"
 
 struct tn_sql_script {
     tn_sql_session *session;
@@ -91,6 +92,7 @@ void tn_sql_session_close(tn_sql_session *s) {
         }
     }
     tn_stmt_session_free(s);
+    tn_temp_views_free(s);
     tn_pool_destroy(s->pool);
     pthread_mutex_destroy(&s->run_lock);
     tn_free(s->warehouse);

@@ -217,6 +217,13 @@ static int check_table_options(tn_binder *b, const tn_sql_options *opts, bool al
             return unsupported(b, o->pos, alter ? "changing the bucket count ('bucket' option: bucketed "
                                                   "primary-key tables)"
                                                 : "bucketed primary-key tables ('bucket' option)");
+        if (tn_str_iequal(o->key, "SALT_BUCKETS")) {
+            /* Phoenix (MetaDataClient): 0 = unsalted, else 1..256 */
+            char *end = NULL;
+            long v = o->value ? strtol(o->value, &end, 10) : -1;
+            if (!o->value || end == o->value || *end || v < 0 || v > 256)
+                return tn_bind_error(b, o->pos, "ERROR 1021 (42Y80): Salt bucket numbers should be with 1 and 256.");
+        }
         if (tn_str_iequal(o->key, "columnsToIndex") || tn_str_iequal(o->key, "cubeSize"))
             return unsupported(b, o->pos, "qbeast options (OTree tables)");
         /* the layout is chosen when the table is created, from its properties */
@@ -588,9 +595,33 @@ cleanup:
     return rc;
 }
 
+/* CREATE [OR REPLACE] [GLOBAL] TEMPORARY VIEW: bound now (as Spark checks it), kept in the session. */
+static int create_temp_view(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    __typeof__(stmt->u.create_view) *cv = &stmt->u.create_view;
+    const tn_sql_qname *q = &cv->name;
+    if (q->n > 2 || (q->n == 2 && !(cv->global && tn_temp_view_is_global_schema(q->parts[0].name))))
+        return tn_bind_error(b, q->parts[0].pos, "%s", cv->global ? "a global temporary view lives in global_temp: name it v or global_temp.v"
+                                                                   : "a temporary view's name cannot be qualified");
+    tn_plan *p = NULL;
+    int rc = tn_bind_query(b, cv->query, NULL, &p);
+    if (rc) return rc;
+    uint32_t ncols = p->ncols;
+    tn_plan_free(p);
+    if ((uint32_t)cv->n_columns > ncols)
+        return tn_bind_error(b, cv->columns[0].pos, "view has %d column names but its query gives %u columns",
+                             cv->n_columns, ncols);
+    const char **names = tn_arena_calloc(b->arena, ((size_t)cv->n_columns + 1) * sizeof *names);
+    if (!names) return TN_ENOMEM;
+    for (int i = 0; i < cv->n_columns; i++) names[i] = cv->columns[i].name;
+    rc = tn_temp_view_create(b, q->parts[q->n - 1].name, cv->global, cv->query_text, names, (uint32_t)cv->n_columns,
+                             cv->or_replace, cv->if_not_exists, q->parts[q->n - 1].pos);
+    if (rc) return rc;
+    return status(b, out);
+}
+
 static int create_view(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     __typeof__(stmt->u.create_view) *cv = &stmt->u.create_view;
-    if (cv->temporary) return unsupported(b, stmt->pos, "TEMPORARY views (views are stored in the warehouse)");
+    if (cv->temporary) return create_temp_view(b, stmt, out);
     tn_catalog_name cn;
     int rc = tn_bind_catalog_name(b, &cv->name, "view", &cn);
     if (rc) return rc;
@@ -620,6 +651,13 @@ static int create_view(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
  */
 static int drop(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     __typeof__(stmt->u.drop) *d = &stmt->u.drop;
+    if (d->object == TN_SQL_OBJ_VIEW && d->name.n <= 2) {   /* a temporary view first, as Spark */
+        bool dropped = false;
+        int trc = tn_temp_view_drop(b, d->name.n == 2 ? d->name.parts[0].name : NULL, d->name.parts[d->name.n - 1].name,
+                                    &dropped);
+        if (trc) return trc;
+        if (dropped) return status(b, out);
+    }
     tn_catalog *cat = NULL;
     int rc = tn_stmt_catalog(b, !d->if_exists, &cat);
     if (rc == TN_ENOTFOUND && d->if_exists) return status(b, out);
@@ -1024,7 +1062,7 @@ int tn_stmt_table_execute(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) 
     case TN_SQL_S_INSERT: return tn_stmt_insert(b, stmt, out);
     case TN_SQL_S_DELETE: return tn_stmt_delete(b, stmt, out);
     case TN_SQL_S_COPY: return tn_stmt_copy(b, stmt, out);
-    case TN_SQL_S_UPDATE: return unsupported(b, stmt->pos, "UPDATE (use DELETE and INSERT)");
+    case TN_SQL_S_UPDATE: return tn_stmt_update(b, stmt, out);
     case TN_SQL_S_OPTIMIZE: return unsupported(b, stmt->pos, "OPTIMIZE (qbeast OTree tables and compaction arrive later)");
     default: return unsupported(b, stmt->pos, "this statement");
     }

@@ -402,7 +402,11 @@ typedef struct morsel {
 
 struct tn_table_scan {
     tn_table *t;
-    uint32_t ncols;
+    uint32_t ncols;                  /* columns read: nout output columns, then the row filter's */
+    uint32_t nout;
+    int (*row_filter)(void *ctx, const tn_chunk *cols, uint8_t *keep);
+    void *row_filter_ctx;
+    void (*row_filter_free)(void *ctx);
     uint32_t *cols;                  /* logical column per output column */
     tn_type *types;
     scan_file *files;
@@ -718,16 +722,23 @@ int tn_table_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_sc
         opts = &defaults;
     }
     s = tn_calloc(1, sizeof *s);
-    if (!s) return TN_ENOMEM;
+    if (!s) {
+        if (opts->row_filter_free) opts->row_filter_free(opts->row_filter_ctx);
+        return TN_ENOMEM;
+    }
     s->t = t;
+    s->row_filter_free = opts->row_filter_free;
+    s->row_filter_ctx = opts->row_filter_ctx;
     s->arena = tn_arena_create(0);
     if (!s->arena) { rc = TN_ENOMEM; goto cleanup; }
-    s->ncols = opts->all_columns ? md->ncolumns : opts->ncolumns;
+    s->nout = opts->all_columns ? md->ncolumns : opts->ncolumns;
+    s->row_filter = opts->row_filter;
+    s->ncols = s->nout + (opts->row_filter ? opts->nrow_filter_columns : 0);
     s->cols = tn_arena_alloc(s->arena, sizeof *s->cols * (s->ncols ? s->ncols : 1));
     s->types = tn_arena_alloc(s->arena, sizeof *s->types * (s->ncols ? s->ncols : 1));
     if (!s->cols || !s->types) { rc = TN_ENOMEM; goto cleanup; }
     for (uint32_t i = 0; i < s->ncols; i++) {
-        uint32_t c = opts->all_columns ? i : opts->columns[i];
+        uint32_t c = i >= s->nout ? opts->row_filter_columns[i - s->nout] : opts->all_columns ? i : opts->columns[i];
         if (c >= md->ncolumns) {
             rc = tn_error_set(TN_EINVAL, "table '%s': column index %u out of range", t->path, c);
             goto cleanup;
@@ -777,7 +788,7 @@ int tn_table_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_sc
         keep[k] = 1;
     }
     /* count(*) and partition-only queries: rows from numRecords, no data file opened */
-    bool from_stats = !opts->row_group_filter && answer_from_stats(s, opts, keep, nof, only);
+    bool from_stats = !opts->row_group_filter && !opts->row_filter && answer_from_stats(s, opts, keep, nof, only);
     for (uint32_t k = 0; k < nof; k++) {
         if (!keep[k]) continue;
         uint32_t fi = only ? only[k] : k;
@@ -794,6 +805,7 @@ cleanup:
 
 void tn_table_scan_close(tn_table_scan *s) {
     if (!s) return;
+    if (s->row_filter_free) s->row_filter_free(s->row_filter_ctx);
     for (uint32_t i = 0; i < s->nfiles; i++) {
         tn_parquet_close(s->files[i].pf);
         tn_free(s->files[i].dv);
@@ -804,7 +816,7 @@ void tn_table_scan_close(tn_table_scan *s) {
     tn_free(s);
 }
 
-uint32_t tn_table_scan_num_columns(const tn_table_scan *s) { return s->ncols; }
+uint32_t tn_table_scan_num_columns(const tn_table_scan *s) { return s->nout; }
 const tn_type *tn_table_scan_types(const tn_table_scan *s) { return s->types; }
 uint32_t tn_table_scan_num_morsels(const tn_table_scan *s) { return s->nmorsels; }
 void tn_table_scan_morsel_info(const tn_table_scan *s, uint32_t m, uint32_t *file, uint32_t *rg) {
@@ -896,6 +908,30 @@ static void add_counters(tn_table_scan *s, const tn_parquet_scan_counters *c) {
     __atomic_add_fetch(&s->stats.bytes_scanned, c->bytes_read, __ATOMIC_RELAXED);
 }
 
+/* Applies the row filter (on the hidden columns after the output ones), then hands the output
+ * columns to fn. */
+static int emit(tn_table_scan *s, tn_chunk *out, tn_table_chunk_fn fn, void *ctx, uint32_t file, int64_t first) {
+    if (s->row_filter) {
+        uint8_t keep[TN_VECTOR_SIZE];
+        uint32_t idx[TN_VECTOR_SIZE], n = 0;
+        if (out->count > TN_VECTOR_SIZE) return tn_error_set(TN_EINTERNAL, "scan chunk too large");
+        memset(keep, 1, out->count);
+        tn_chunk hidden = {s->ncols - s->nout, out->count, out->cols + s->nout};
+        int rc = s->row_filter(s->row_filter_ctx, &hidden, keep);
+        if (rc) return rc;
+        for (uint32_t i = 0; i < out->count; i++)
+            if (keep[i]) idx[n++] = i;
+        if (n == 0) return 0;
+        if (n != out->count) {
+            for (uint32_t o = 0; o < s->nout; o++) vec_compact(&out->cols[o], idx, n);
+            /* first_row no longer locates the rows: filtered scans are for reads, not DV writers */
+        }
+        tn_chunk view = {s->nout, n, out->cols};
+        return fn(ctx, &view, file, first);
+    }
+    return fn(ctx, out, file, first);
+}
+
 int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn, void *ctx) {
     int rc = 0;
     if (m >= s->nmorsels) return tn_error_set(TN_EINVAL, "morsel %u out of range", m);
@@ -935,7 +971,7 @@ int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn,
                 if (rc) goto cleanup;
             }
             out.count = n;
-            rc = fn(ctx, &out, sf->snap_index, first);
+            rc = emit(s, &out, fn, ctx, sf->snap_index, first);
             if (rc) goto cleanup;
         }
         goto cleanup;
@@ -975,14 +1011,19 @@ int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn,
                 dst->count = 0;
                 rc = tb_vector_append(dst, &fc.cols[oc->scan_index], NULL, n);
                 dst->type = s->types[o];
-            } else {
-                tn_vector tmp = *dst;
-                *dst = fc.cols[oc->scan_index];
-                fc.cols[oc->scan_index] = tmp;
-                dst->type = s->types[o];   /* relabel (same representation) */
-                dst->count = n;
-                swapped[o] = true;
             }
+        }
+        /* then hand the file vectors over (after the copies above read them: dup columns) */
+        for (uint32_t o = 0; o < s->ncols && !rc; o++) {
+            out_col *oc = &sf->cols[o];
+            tn_vector *dst = &out.cols[o];
+            if (oc->kind != SRC_FILE || oc->cast || oc->dup) continue;
+            tn_vector tmp = *dst;
+            *dst = fc.cols[oc->scan_index];
+            fc.cols[oc->scan_index] = tmp;
+            dst->type = s->types[o];   /* relabel (same representation) */
+            dst->count = n;
+            swapped[o] = true;
         }
         if (!rc) {
             uint32_t kept = n;
@@ -992,7 +1033,7 @@ int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn,
                     for (uint32_t o = 0; o < s->ncols; o++) vec_compact(&out.cols[o], keep, kept);
             }
             out.count = kept;
-            if (kept) rc = fn(ctx, &out, sf->snap_index, first);
+            if (kept) rc = emit(s, &out, fn, ctx, sf->snap_index, first);
         }
         /* give swapped vectors back to the file chunk */
         for (uint32_t o = 0; o < s->ncols; o++) {

@@ -314,6 +314,7 @@ static int plain_commit(tn_layout_writer *base, tn_table_commit_result *result) 
     }
     for (uint32_t i = 0; i < o->noperation_parameters && nparams < 72; i++) params[nparams++] = o->operation_parameters[i];
     rc = tn_table_txn_set_commit_info(w->txn, o->operation ? o->operation : "WRITE", params, nparams, NULL, 0);
+    if (!rc && o->prepare_commit) rc = o->prepare_commit(o->prepare_ctx, w->txn);
     if (rc) goto cleanup;
     tn_table_txn *txn = w->txn;
     w->txn = NULL;

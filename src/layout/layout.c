@@ -122,7 +122,7 @@ void tn_layout_writer_abort(tn_layout_writer *w) {
 uint64_t tn_layout_writer_num_files(const tn_layout_writer *w) { return w->impl->writer_num_files(w); }
 
 uint64_t tn_layout_writer_spilled_bytes(const tn_layout_writer *w) {
-    return w->impl->writer_spilled_bytes ? w->impl->writer_spilled_bytes(w) : 0;
+    return w->impl == &tn_layout_plain ? tn_layout_plain_spilled_bytes(w) : 0;
 }
 
 int tn_layout_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layout_scan_options *opts) {

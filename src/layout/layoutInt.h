@@ -26,12 +26,13 @@ struct tn_layout_impl {
     uint64_t (*writer_num_files)(const tn_layout_writer *w);
     /* scan planning; NULL = a plain table scan (no sample) */
     int (*scan_open)(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layout_scan_options *opts);
-    /* bytes the writer spilled to its temporary file so far; NULL = it never spills */
-    uint64_t (*writer_spilled_bytes)(const tn_layout_writer *w);
 };
 
 /* The implementations (one per folder). */
 extern const tn_layout_impl tn_layout_plain;
+/* Bytes a plain writer spilled so far (tn_layout_writer_spilled_bytes; the layouts that spill
+ * are few, so this is not a vtable entry every implementation must fill). */
+uint64_t tn_layout_plain_spilled_bytes(const tn_layout_writer *w);
 extern const tn_layout_impl tn_layout_otree;
 
 /* ---------------------------------------------------------------------------------------------

@@ -335,11 +335,11 @@ static uint64_t plain_num_files(const tn_layout_writer *base) {
     return w->txn ? tn_table_txn_num_files_written(w->txn) : 0;
 }
 
-static uint64_t plain_spilled_bytes(const tn_layout_writer *base) {
+uint64_t tn_layout_plain_spilled_bytes(const tn_layout_writer *base) {
     const plain_writer *w = (const plain_writer *)base;
     return tn_layout_spill_bytes_spilled(w->spill);
 }
 
 const tn_layout_impl tn_layout_plain = {
-    "plain", plain_open, plain_write, plain_commit, plain_abort, plain_num_files, NULL, plain_spilled_bytes,
+    "plain", plain_open, plain_write, plain_commit, plain_abort, plain_num_files, NULL,
 };

@@ -212,11 +212,6 @@ static int create_schema(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
 static int check_table_options(tn_binder *b, const tn_sql_options *opts, bool alter) {
     for (int i = 0; i < opts->n; i++) {
         const tn_sql_option *o = &opts->items[i];
-        if (tn_str_iequal(o->key, "bucket") || tn_str_iequal(o->key, "bucket-key") ||
-            tn_str_iequal(o->key, "bucket_key"))
-            return unsupported(b, o->pos, alter ? "changing the bucket count ('bucket' option: bucketed "
-                                                  "primary-key tables)"
-                                                : "bucketed primary-key tables ('bucket' option)");
         if (tn_str_iequal(o->key, "SALT_BUCKETS")) {
             /* Phoenix (MetaDataClient): 0 = unsalted, else 1..256 */
             char *end = NULL;
@@ -436,6 +431,42 @@ cleanup:
     return rc;
 }
 
+/* PRIMARY KEY (...) / CONSTRAINT name PRIMARY KEY (...): the key goes into the configuration as
+ * Paimon's 'primary-key' option (column names as the table spells them), which makes the table a
+ * primary-key table (layout/bucket/); one bucket per partition unless 'bucket' says otherwise. */
+static int pk_configuration(tn_binder *b, __typeof__(((tn_sql_stmt *)0)->u.create_table) *ct,
+                            const tn_table_column_def *cols, uint32_t ncols, tn_delta_kv **conf, uint32_t *nconf) {
+    tn_buf names = TN_BUF_INIT;
+    int rc = 0;
+    bool has_bucket = false;
+    for (uint32_t i = 0; i < *nconf; i++) {
+        if (tn_str_iequal((*conf)[i].key, "primary-key"))
+            return tn_bind_error(b, ct->pk_columns[0].pos, "Cannot define primary key on DDL and table options at the "
+                                 "same time.");
+        if (tn_str_iequal((*conf)[i].key, "bucket") || tn_str_iequal((*conf)[i].key, "SALT_BUCKETS")) has_bucket = true;
+    }
+    for (int k = 0; k < ct->n_pk_columns && !rc; k++) {
+        const char *name = NULL;
+        for (uint32_t i = 0; i < ncols && !name; i++)
+            if (tn_str_iequal(cols[i].name, ct->pk_columns[k].name)) name = cols[i].name;
+        if (!name) {
+            tn_buf_free(&names);
+            return tn_bind_error(b, ct->pk_columns[k].pos, "primary key column '%s' is not a column of the table",
+                                 ct->pk_columns[k].name);
+        }
+        rc = tn_buf_printf(&names, "%s%s", k ? "," : "", name);
+    }
+    tn_delta_kv *n = tn_arena_calloc(b->arena, ((size_t)*nconf + 3) * sizeof *n);
+    char *text = names.data ? tn_arena_strdup(b->arena, (const char *)names.data) : NULL;
+    tn_buf_free(&names);
+    if (rc || !n || !text) return rc ? rc : TN_ENOMEM;
+    memcpy(n, *conf, sizeof *n * *nconf);
+    n[(*nconf)++] = (tn_delta_kv){"primary-key", text};
+    if (!has_bucket) n[(*nconf)++] = (tn_delta_kv){"bucket", "1"};
+    *conf = n;
+    return 0;
+}
+
 static int create_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     __typeof__(stmt->u.create_table) *ct = &stmt->u.create_table;
     tn_catalog_name cn;
@@ -535,14 +566,22 @@ static int create_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     tn_delta_kv *conf = NULL;
     rc = options_kv(b, &ct->options, &conf);
     if (rc) goto cleanup;
+    uint32_t nconf = (uint32_t)ct->options.n;
+    if (ct->n_pk_columns) {
+        rc = pk_configuration(b, ct, cols, ncols, &conf, &nconf);
+        if (rc) goto cleanup;
+    }
     o.columns = cols;
     o.ncolumns = ncols;
     o.partition_columns = parts;
     o.npartition_columns = (uint32_t)ct->n_partitioned_by;
     o.configuration = conf;
-    o.nconfiguration = (uint32_t)ct->options.n;
-    o.description = ct->comment;
+    o.nconfiguration = nconf;
     o.name = cn.name;
+    /* the layout's rules (a primary-key table's key, buckets and merge options) */
+    rc = tn_layout_check_create(&o);
+    if (rc) { rc = tn_bind_error_at(b, rc, ct->name.parts[0].pos); goto cleanup; }
+    o.description = ct->comment;
     if (ct->as_query) o.operation = "CREATE TABLE AS SELECT";
     if (exists && ct->or_replace) {
         rc = tn_catalog_table_drop(cat, &cn, true);
@@ -777,7 +816,8 @@ static int alter(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
             }
             kv[n++] = kv[i];
         }
-        if (n) rc = tn_table_set_properties(t, kv, n, &version);
+        if (n) rc = tn_layout_check_alter(t, kv, n);
+        if (n && !rc) rc = tn_table_set_properties(t, kv, n, &version);
     } else if (a->action == TN_SQL_ALTER_ADD_CONSTRAINT) {
         rc = add_constraint(b, t, &cn, a->constraint_name.name, a->check_text, a->constraint_name.pos);
         if (rc) goto cleanup;
@@ -809,6 +849,20 @@ cleanup:
 /* ---------------------------------------------------------------------------------------------
  * DESCRIBE, DESCRIBE HISTORY, SHOW, VACUUM.
  */
+/* Whether the comma-separated key list names column (case-insensitive). */
+static bool pk_has(const char *list, const char *column) {
+    size_t n = strlen(column);
+    for (const char *p = list; p && *p;) {
+        while (*p == ' ') p++;
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        while (len && p[len - 1] == ' ') len--;
+        if (len == n && tn_str_iequal_n(p, n, column)) return true;
+        p = e ? e + 1 : NULL;
+    }
+    return false;
+}
+
 static int describe_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     static const char *names[] = {"column_name", "column_type", "null", "key", "default", "extra"};
     tn_type ty[6];
@@ -834,7 +888,9 @@ static int describe_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) 
         rc = rows_str(&r, 0, p->names[i]);
         if (!rc) rc = rows_str(&r, 1, type);
         if (!rc) rc = rows_str(&r, 2, c && !c->nullable ? "NO" : "YES");
-        if (!rc) rc = rows_str(&r, 3, c && c->is_partition ? "PARTITION" : NULL);
+        bool pri = t && c && pk_has(tn_table_property(t, "primary-key"), c->name);
+        if (!rc) rc = rows_str(&r, 3, pri && c->is_partition ? "PRI PARTITION" : pri ? "PRI"
+                                      : c && c->is_partition ? "PARTITION" : NULL);
         if (!rc) rc = rows_str(&r, 4, NULL);
         if (!rc) rc = rows_str(&r, 5, NULL);
         if (!rc) rc = rows_next(&r);

@@ -628,7 +628,6 @@ TEST(layout_dispatch_refuses_unknown_layouts) {
         const char *layout;
         const char *msg;
     } cases[] = {
-        {"q", {"qbeast.lastRevisionID", "0"}, "otree", "otree layout"},
         {"b", {"bucket", "4"}, "bucket", "bucket layout"},
         {"z", {"tarn.layout", "zorder"}, "zorder", "layout 'zorder'"},
         {"e", {"tarn.layout", "plain"}, "plain", NULL},

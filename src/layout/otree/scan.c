@@ -71,12 +71,12 @@ static const char *file_tag(const tn_delta_file *f, const char *key) {
     return NULL;
 }
 
-/* tarn's files: 'tarn.rowGroups' = [[block, minWeight, maxWeight], ...] per row group (rows of a
- * block in weight order). A row group is read when its block's cube is visited and its
- * minWeight < W. A tag that does not fit the footer is ignored (every row group is read). */
+/* tarn's files: 'tarn.rowGroups' = [[block, minWeight, maxWeight, rows], ...] per row group (rows
+ * of a block in weight order). A row group is read when its block's cube is visited and its
+ * minWeight < W. A tag that does not fit the footer (row groups and their row counts, e.g. a
+ * file another writer rewrote keeping the tags) is ignored: every row group is read. */
 static int rg_sampled(void *ctx, uint32_t file, const tn_delta_file *f, const tn_parquet_file *pf, uint8_t *keep,
                       uint32_t nrg) {
-    (void)pf;
     const file_ctx *c = ctx;
     const char *tag = file_tag(f, "tarn.rowGroups");
     if (!tag || file >= c->ix->nfiles) return 0;
@@ -95,7 +95,10 @@ static int rg_sampled(void *ctx, uint32_t file, const tn_delta_file *f, const tn
         long mn = ok ? strtol(end + 1, &end, 10) : 0;
         ok = ok && *end == ',';
         long mx = ok ? strtol(end + 1, &end, 10) : 0;
-        ok = ok && *end == ']' && b >= 0 && (uint32_t)b < of->nblocks && k < nrg && mn <= mx;
+        ok = ok && *end == ',';
+        long rows = ok ? strtol(end + 1, &end, 10) : 0;
+        ok = ok && *end == ']' && b >= 0 && (uint32_t)b < of->nblocks && k < nrg && mn <= mx &&
+             rows == tn_parquet_row_group_num_rows(pf, k);
         if (!ok) break;
         const ot_block *bl = &of->blocks[b];
         want[k++] = mn < c->w && cube_visited(ri, bl->cube, ri->rev->ncols, c->w);

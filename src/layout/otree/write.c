@@ -7,8 +7,8 @@
  * existing rows' estimate from the blocks' elementCounts), puts each row in the first cube of its
  * path whose maxWeight >= its weight, groups small cubes into files by rollupSize (qbeast's
  * Rollup: deepest first, a group under the limit joins its parent's), and writes each file as
- * its blocks in cube order, each block's rows in weight order, in row groups of at most
- * OT_RG_ROWS rows. Tags: 'revision', 'blocks' (qbeast's), and 'tarn.rowGroups' = per row group
+ * its blocks in cube order, each block's rows in weight order, in row groups of 128, 256, ...
+ * up to OT_RG_ROWS rows. Tags: 'revision', 'blocks' (qbeast's), and 'tarn.rowGroups' = per row group
  * [block index, minWeight, maxWeight] (tarn's scans skip row groups with it; others ignore it).
  */
 #include "layout/otree/otreeInt.h"
@@ -508,12 +508,14 @@ static int write_files(ot_plan *p) {
             int32_t minw = p->weight[p->row_order[s]];
             rc = tn_buf_printf(&blocks, "%s{\"cubeId\":\"%s\",\"minWeight\":%d,\"maxWeight\":%d,\"elementCount\":%u}",
                                nblock ? "," : "", c->id, minw, c->max_weight, e - s);
-            for (uint32_t r = s; r < e && !rc; r += OT_RG_ROWS) {
-                uint32_t k = e - r < OT_RG_ROWS ? e - r : OT_RG_ROWS;
+            /* row groups of 128, 256, ... rows up to OT_RG_ROWS: a small sample reads little */
+            uint32_t step = 128;
+            for (uint32_t r = s, k; r < e && !rc; r += k, step = step * 2 > OT_RG_ROWS ? OT_RG_ROWS : step * 2) {
+                k = e - r < step ? e - r : step;
                 rc = tn_table_file_writer_write(fw, &w->buf, p->row_order + r, k);
                 if (!rc) rc = tn_table_file_writer_flush(fw);
-                if (!rc) rc = tn_buf_printf(&rgs, "%s[%u,%d,%d]", nrg ? "," : "", nblock, p->weight[p->row_order[r]],
-                                            p->weight[p->row_order[r + k - 1]]);
+                if (!rc) rc = tn_buf_printf(&rgs, "%s[%u,%d,%d,%u]", nrg ? "," : "", nblock, p->weight[p->row_order[r]],
+                                            p->weight[p->row_order[r + k - 1]], k);
                 nrg++;
             }
             nblock++;

@@ -12,6 +12,7 @@
 
 #include "sql/aggregates.h"
 #include "sql/bindInt.h"
+#include "sql/settings.h"
 
 /* ---------------------------------------------------------------------------------------------
  * Aggregate names.
@@ -665,6 +666,19 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         rc = tn_expr_cast(&w, args[0], tn_type_make(TN_TYPE_BOOLEAN), false);
         if (rc) { tn_expr_free(args[1]); tn_expr_free(args[2]); return tn_bind_error_at(b, rc, e->pos); }
         rc = tn_expr_case(out, &w, &args[1], 1, args[2]);
+    } else if (tn_str_iequal(name, "current_setting")) {   /* settings.c: a constant, as in DuckDB */
+        if (n != 1 || args[0]->kind != TN_EXPR_CONSTANT || args[0]->u.value.is_null ||
+            args[0]->u.value.type.id != TN_TYPE_VARCHAR) {
+            free_args(args, n);
+            return tn_bind_error(b, e->pos, "current_setting takes one constant string (a setting's name)");
+        }
+        char key[256];
+        snprintf(key, sizeof key, "%.*s", (int)args[0]->u.value.u.s.len, args[0]->u.value.u.s.ptr);
+        tn_value v;
+        rc = tn_setting_value(b->session, key, b->arena, &v);
+        free_args(args, n);
+        if (rc) return tn_bind_error_at(b, rc, e->u.func.args.items[0]->pos);
+        rc = tn_expr_constant(out, &v);
     } else {
         if (!tn_func_exists(name)) {
             free_args(args, n);
@@ -1458,7 +1472,7 @@ int tn_bind_window(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         if (!rc) rc = tn_bind_fold(b, &f.order[i]);
         if (rc) goto fail;
         f.desc[i] = it->desc;
-        f.nulls_first[i] = it->nulls == 1;
+        f.nulls_first[i] = tn_setting_nulls_first(b->session, it->desc, it->nulls);
         f.norder++;
     }
     /* frame */

@@ -26,7 +26,8 @@ bool tn_stmt_is_table(const tn_sql_stmt *stmt);
 /* Runs a table statement; *out is initialized here (also on error: free with
  * tn_collection_free(&out->rows)). */
 int tn_stmt_table_execute(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
-/* SET 'key' = 'value' for keys the session does not know itself: stored for later layers. */
+/* The session's option store, written by settings.c (tn_setting_set) with validated values of
+ * registered settings only; read them through tn_setting_get (settings.h). */
 int tn_stmt_set_option(tn_sql_session *s, const tn_sql_option *o);
 /* A stored session option (key compared case-insensitively) or NULL. */
 const char *tn_stmt_get_option(const tn_sql_session *s, const char *key);
@@ -134,5 +135,15 @@ void tn_exec_stream_free(tn_exec_stream *st);
  * call or free); give it back to tn_exec_stream_release (NULL ok). */
 void *tn_exec_stream_keep_current(tn_exec_stream *st);
 void tn_exec_stream_release(void *kept);
+
+/* Temporary views (temp_views.c): session-scoped, never in the warehouse. schema NULL: a bare
+ * name; "global_temp": a global temporary view; any other schema never names one. */
+int tn_temp_view_create(tn_binder *b, const char *name, bool global, const char *sql, const char *const *columns,
+                        uint32_t ncolumns, bool or_replace, bool if_not_exists, tn_sql_pos pos);
+int tn_temp_view_drop(tn_binder *b, const char *schema, const char *name, bool *dropped);
+int tn_temp_view_bind(tn_binder *b, const char *schema, const char *name, tn_sql_pos pos, tn_plan **out,
+                      bool *found);
+bool tn_temp_view_is_global_schema(const char *schema);
+void tn_temp_views_free(tn_sql_session *s);
 
 #endif

@@ -35,6 +35,20 @@ const char *tn_layout_name(const tn_table *t, bool *implemented);
 int tn_layout_check_writable(const tn_table *t);
 /* The same for a table about to be created with this configuration (CREATE TABLE ... WITH). */
 int tn_layout_check_config(const tn_delta_kv *conf, uint32_t nconf);
+/* A table about to be created (columns, partition columns, configuration), checked against its
+ * layout's rules (a primary-key table: key, bucket, merge options, with Paimon's messages). */
+int tn_layout_check_create(const tn_table_create_options *o);
+/* ALTER TABLE t SET/UNSET (value NULL) props, checked by t's layout before the metadata commit
+ * (a primary-key table: 'bucket' may change, the key may not). */
+int tn_layout_check_alter(const tn_table *t, const tn_delta_kv *props, uint32_t nprops);
+
+/* The configuration of a new OTree table (CREATE TABLE ... USING qbeast OPTIONS (...)): checks
+ * 'columnsToIndex' and 'cubeSize' against the columns (errors name the table and option),
+ * refuses partitioning, and returns conf plus qbeast's keys (qbeast.lastRevisionID, the staging
+ * revision 0), allocated in arena. */
+int tn_layout_otree_table_config(const tn_table_column_def *cols, uint32_t ncols, uint32_t npartition_columns,
+                                 const tn_delta_kv *conf, uint32_t nconf, const char *table, tn_arena *arena,
+                                 tn_delta_kv **out, uint32_t *nout);
 
 /* ---------------------------------------------------------------------------------------------
  * Writes.

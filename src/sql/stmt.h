@@ -26,7 +26,8 @@ bool tn_stmt_is_table(const tn_sql_stmt *stmt);
 /* Runs a table statement; *out is initialized here (also on error: free with
  * tn_collection_free(&out->rows)). */
 int tn_stmt_table_execute(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
-/* SET 'key' = 'value' for keys the session does not know itself: stored for later layers. */
+/* The session's option store, written by settings.c (tn_setting_set) with validated values of
+ * registered settings only; read them through tn_setting_get (settings.h). */
 int tn_stmt_set_option(tn_sql_session *s, const tn_sql_option *o);
 /* A stored session option (key compared case-insensitively) or NULL. */
 const char *tn_stmt_get_option(const tn_sql_session *s, const char *key);

@@ -706,12 +706,16 @@ static int apply_options(tn_pg_conn *c, const char *opts) {
 }
 
 static int startup_parameters(tn_pg_conn *c, const tn_pg_startup *st, tn_buf *unknown_protocol_opts, int *nunknown) {
+    c->user[0] = 0;
     for (uint32_t i = 0; i < st->npairs; i++) {
         const char *n = st->names[i], *v = st->values[i];
         if (strcmp(n, "user") == 0) snprintf(c->user, sizeof c->user, "%s", v);
         else if (strcmp(n, "database") == 0) snprintf(c->database, sizeof c->database, "%s", v);
     }
-    if (!c->user[0]) return tn_error_set(TN_PG_ENOUSER, "no PostgreSQL user name specified in startup packet");
+    if (!c->user[0]) {
+        snprintf(c->user, sizeof c->user, "-");
+        return tn_error_set(TN_PG_ENOUSER, "no PostgreSQL user name specified in startup packet");
+    }
     if (!c->database[0]) snprintf(c->database, sizeof c->database, "%s", c->user);
     int rc = tn_pg_settings_init(&c->settings, c->user, tn_pg_server_opts(c->srv)->read_only,
                                  tn_pg_server_opts(c->srv)->max_connections,

@@ -458,7 +458,7 @@ int tn_pg_conn_command(tn_pg_conn *c, const tn_pg_cmd *cmd, bool describe_rows, 
         return 0;
     }
     case TN_PG_CMD_UNSUPPORTED:
-        return tn_error_set(TN_EUNSUPPORTED, "%s is not supported by tarn's server", cmd->name);
+        return tn_error_set(TN_EUNSUPPORTED, "%s is not supported yet by tarn's server", cmd->name);
     case TN_PG_CMD_BAD:
         return tn_error_set(TN_ESYNTAX, "syntax error in SET %s: expected a value ('text', a word or a number)", cmd->name);
     default:
@@ -796,6 +796,7 @@ void tn_pg_conn_run(tn_pg_server *srv, int fd, const char *peer) {
     }
     if ((rc = authenticate(c))) goto done;
     rc = tn_sql_session_open(&c->session, tn_pg_server_opts(srv)->warehouse, tn_pg_server_opts(srv)->threads);
+    if (!rc) tn_sql_session_deny_files(c->session, !tn_pg_server_opts(srv)->allow_file_access);
     if (!rc) rc = tn_pg_server_attach(srv, c->session, &c->backend);
     if (rc) {
         tn_pg_conn_error(c, "FATAL", rc == TN_ELIMIT ? "53300" : "58000", "%s", tn_error_message());

@@ -30,6 +30,13 @@ row 7" "$(raw cancel_wrong_key)"
 check "server still serves" "1" "$(q -c 'select 1')"
 check_contains "cancel logged as ignored" "no such backend or wrong key (ignored)" "$(cat "$SRV_DIR/log")"
 
+# no file paths over the wire
+check_contains "read_parquet refused" "0A000: read_parquet reads files by path, which this session does not allow" "$(q -c "select * from read_parquet('/etc/passwd')")"
+check_contains "delta_scan refused" "0A000: delta_scan reads files by path" "$(q -c "select * from delta_scan('/tmp')")"
+check_contains "COPY to a file refused" "0A000: COPY writes a file, which this session does not allow" "$(q -c "copy (select 1) to '$SRV_DIR/out.csv'")"
+check "no file written" "absent" "$([ -e "$SRV_DIR/out.csv" ] && echo present || echo absent)"
+check_contains "COPY FROM STDIN refused clearly" "0A000: COPY FROM STDIN is not supported yet" "$(q -c "copy big from stdin" </dev/null)"
+
 # statement_timeout: a long statement is canceled with 57014 (a 4M-row cross join aggregate)
 q -c "create table big as select * from (values (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) v(x)" >/dev/null
 long="select count(*) from big a, big b, big c, big d, big e, big f, big g, big h, big i"

@@ -210,7 +210,7 @@ static int left_right(FN_ARGS, bool left) {
             b = k >= 0 ? (k < size ? k : size) : (size + k > 0 ? size + k : 0);
         } else {
             b = size;
-            a = k >= 0 ? (k < size ? size - k : 0) : (-k < size ? -k : size);
+            a = k >= 0 ? (k < size ? size - k : 0) : (k > -size ? -k : size);   /* no -INT64_MIN */
         }
         uint32_t bs = utf8_offset(s.ptr, s.len, a), be = utf8_offset(s.ptr, s.len, b);
         if ((rc = tn_vector_set_str(out, i, s.ptr + bs, be - bs))) break;
@@ -451,7 +451,7 @@ static int pad_fn(FN_ARGS, bool left) {
         tn_buf_clear(&b);
         if (want < 0) want = 0;
         if (want > 100000000) {
-            rc = tn_error_set(TN_ELIMIT, "%s: result of %lld characters is too long", left ? "lpad" : "rpad", (long long)want);
+            rc = tn_error_set(TN_ELIMIT, "result of %lld characters is too long (the limit is 100000000)", (long long)want);
             break;
         }
         if (have >= want) {
@@ -506,8 +506,10 @@ static int f_repeat(FN_ARGS) {
         tn_str s = STR(0, i);
         int64_t k = I64(1, i);
         tn_buf_clear(&b);
-        if (k > 0 && (uint64_t)k * s.len > 100000000) {
-            rc = tn_error_set(TN_ELIMIT, "repeat: result is too long");
+        uint64_t bytes = 0;      /* k * len, checked: a wrapped product must not pass the cap */
+        if (k > 0 && (__builtin_mul_overflow((uint64_t)k, (uint64_t)s.len, &bytes) || bytes > 100000000)) {
+            rc = tn_error_set(TN_ELIMIT, "result of %lld times %u bytes is too long (the limit is 100000000 bytes)",
+                              (long long)k, s.len);
             break;
         }
         for (int64_t j = 0; j < k && !rc; j++) rc = tn_buf_append(&b, s.ptr, s.len);

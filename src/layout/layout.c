@@ -21,7 +21,9 @@ static bool is_otree(const tn_delta_metadata *md) {
     return false;
 }
 
-static bool is_bucket(const tn_delta_metadata *md) { return has_key(md, "bucket") || has_key(md, "bucket-key"); }
+static bool is_bucket(const tn_delta_metadata *md) {
+    return has_key(md, "bucket") || has_key(md, "bucket-key") || has_key(md, "primary-key");
+}
 
 static bool is_plain(const tn_delta_metadata *md) { (void)md; return true; }
 
@@ -34,8 +36,8 @@ typedef struct layout_entry {
 } layout_entry;
 
 static const layout_entry layouts[] = {
-    {"otree", is_otree, "a 'qbeast.*' table property", NULL, &tn_layout_otree},  /* layout/otree/ */
-    {"bucket", is_bucket, "the 'bucket' table property", NULL, NULL},            /* layout/bucket/ */
+    {"otree", is_otree, "a 'qbeast.*' table property", &tn_layout_otree, NULL},  /* layout/otree/ */
+    {"bucket", is_bucket, "the 'bucket' table property", &tn_layout_bucket, NULL},  /* layout/bucket/ */
     {"plain", is_plain, "", &tn_layout_plain, NULL},
 };
 
@@ -89,6 +91,47 @@ int tn_layout_check_config(const tn_delta_kv *conf, uint32_t nconf) {
     return resolve_md(&md, "these table properties give", &impl);
 }
 
+int tn_layout_check_create(const tn_table_create_options *o) {
+    const tn_layout_impl *impl;
+    int rc = tn_layout_check_config(o->configuration, o->nconfiguration);
+    if (rc) return rc;
+    tn_delta_metadata md;
+    memset(&md, 0, sizeof md);
+    md.configuration = (tn_delta_kv *)o->configuration;
+    md.nconfiguration = o->nconfiguration;
+    rc = resolve_md(&md, "these table properties give", &impl);
+    return rc ? rc : impl->check_create ? impl->check_create(o) : 0;
+}
+
+int tn_layout_check_alter(const tn_table *t, const tn_delta_kv *props, uint32_t nprops) {
+    /* the layout before and after: a table never changes layout by ALTER */
+    const tn_delta_metadata *md = &tn_table_snapshot(t)->metadata;
+    tn_delta_metadata after = *md;
+    tn_delta_kv *conf = tn_calloc((size_t)md->nconfiguration + nprops + 1, sizeof *conf);
+    if (!conf) return TN_ENOMEM;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < md->nconfiguration; i++) {
+        bool changed = false;
+        for (uint32_t k = 0; k < nprops; k++) changed |= tn_str_iequal(props[k].key, md->configuration[i].key);
+        if (!changed) conf[n++] = md->configuration[i];
+    }
+    for (uint32_t k = 0; k < nprops; k++)
+        if (props[k].value) conf[n++] = props[k];
+    after.configuration = conf;
+    after.nconfiguration = n;
+    const char *ex;
+    const layout_entry *before_e = find_md(md, &ex), *after_e = find_md(&after, &ex);
+    int rc = 0;
+    if (before_e != after_e)
+        rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': ALTER TABLE cannot change the layout of a table (%s -> %s): the "
+                          "layout is chosen at CREATE TABLE", tn_table_path(t), before_e ? before_e->name : "?",
+                          after_e ? after_e->name : "?");
+    else if (before_e && before_e->impl && before_e->impl->check_alter)
+        rc = before_e->impl->check_alter(t, props, nprops);
+    tn_free(conf);
+    return rc;
+}
+
 int tn_layout_check_writable(const tn_table *t) {
     const tn_layout_impl *impl;
     return resolve(t, &impl);
@@ -103,6 +146,7 @@ int tn_layout_writer_open(tn_layout_writer **out, tn_table *t, const tn_layout_w
     *out = NULL;
     int rc = resolve(t, &impl);
     if (rc) return rc;
+    tn_layout_spill_cleanup(tn_table_path(t));   /* what killed writers left */
     rc = impl->writer_open(out, t, opts ? opts : &defaults);
     if (!rc) (*out)->impl = impl;
     return rc;
@@ -119,6 +163,10 @@ void tn_layout_writer_abort(tn_layout_writer *w) {
 }
 
 uint64_t tn_layout_writer_num_files(const tn_layout_writer *w) { return w->impl->writer_num_files(w); }
+
+uint64_t tn_layout_writer_spilled_bytes(const tn_layout_writer *w) {
+    return w->impl == &tn_layout_plain ? tn_layout_plain_spilled_bytes(w) : 0;
+}
 
 int tn_layout_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layout_scan_options *opts) {
     tn_layout_scan_options defaults = TN_LAYOUT_SCAN_OPTIONS_INIT;

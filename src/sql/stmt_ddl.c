@@ -209,14 +209,9 @@ static int create_schema(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
 }
 
 /* Options that belong to later layers. */
-static int check_table_options(tn_binder *b, const tn_sql_options *opts, bool alter) {
+static int check_table_options(tn_binder *b, const tn_sql_options *opts, bool alter, bool qbeast) {
     for (int i = 0; i < opts->n; i++) {
         const tn_sql_option *o = &opts->items[i];
-        if (tn_str_iequal(o->key, "bucket") || tn_str_iequal(o->key, "bucket-key") ||
-            tn_str_iequal(o->key, "bucket_key"))
-            return unsupported(b, o->pos, alter ? "changing the bucket count ('bucket' option: bucketed "
-                                                  "primary-key tables)"
-                                                : "bucketed primary-key tables ('bucket' option)");
         if (tn_str_iequal(o->key, "SALT_BUCKETS")) {
             /* Phoenix (MetaDataClient): 0 = unsalted, else 1..256 */
             char *end = NULL;
@@ -224,12 +219,19 @@ static int check_table_options(tn_binder *b, const tn_sql_options *opts, bool al
             if (!o->value || end == o->value || *end || v < 0 || v > 256)
                 return tn_bind_error(b, o->pos, "ERROR 1021 (42Y80): Salt bucket numbers should be with 1 and 256.");
         }
-        if (tn_str_iequal(o->key, "columnsToIndex") || tn_str_iequal(o->key, "cubeSize"))
-            return unsupported(b, o->pos, "qbeast options (OTree tables)");
+        if (tn_str_iequal(o->key, "columnsToIndex") || tn_str_iequal(o->key, "cubeSize")) {
+            if (alter) return unsupported(b, o->pos, "changing the OTree index of a table ('columnsToIndex', 'cubeSize')");
+            if (!qbeast)
+                return tn_bind_error(b, o->pos, "'%s' is an option of qbeast tables: CREATE TABLE ... USING qbeast "
+                                     "OPTIONS ('columnsToIndex' = ...)", o->key);
+        }
+        if (tn_str_iequal_n(o->key, 7, "qbeast."))
+            return tn_bind_error(b, o->pos, "table property '%s' is written by the OTree layout itself (create the "
+                                 "table with USING qbeast OPTIONS ('columnsToIndex' = ...))", o->key);
         /* the layout is chosen when the table is created, from its properties */
         if (alter && tn_str_iequal(o->key, "tarn.layout"))
             return tn_bind_error(b, o->pos, "the layout of a table ('tarn.layout') is chosen at CREATE TABLE");
-        if (tn_str_iequal(o->key, "tarn.layout") || tn_str_iequal_n(o->key, 7, "qbeast.")) {
+        if (tn_str_iequal(o->key, "tarn.layout")) {
             tn_delta_kv kv = {o->key, o->value};
             int rc = tn_layout_check_config(&kv, 1);
             if (rc) return tn_bind_error_at(b, rc, o->pos);
@@ -436,6 +438,42 @@ cleanup:
     return rc;
 }
 
+/* PRIMARY KEY (...) / CONSTRAINT name PRIMARY KEY (...): the key goes into the configuration as
+ * Paimon's 'primary-key' option (column names as the table spells them), which makes the table a
+ * primary-key table (layout/bucket/); one bucket per partition unless 'bucket' says otherwise. */
+static int pk_configuration(tn_binder *b, __typeof__(((tn_sql_stmt *)0)->u.create_table) *ct,
+                            const tn_table_column_def *cols, uint32_t ncols, tn_delta_kv **conf, uint32_t *nconf) {
+    tn_buf names = TN_BUF_INIT;
+    int rc = 0;
+    bool has_bucket = false;
+    for (uint32_t i = 0; i < *nconf; i++) {
+        if (tn_str_iequal((*conf)[i].key, "primary-key"))
+            return tn_bind_error(b, ct->pk_columns[0].pos, "Cannot define primary key on DDL and table options at the "
+                                 "same time.");
+        if (tn_str_iequal((*conf)[i].key, "bucket") || tn_str_iequal((*conf)[i].key, "SALT_BUCKETS")) has_bucket = true;
+    }
+    for (int k = 0; k < ct->n_pk_columns && !rc; k++) {
+        const char *name = NULL;
+        for (uint32_t i = 0; i < ncols && !name; i++)
+            if (tn_str_iequal(cols[i].name, ct->pk_columns[k].name)) name = cols[i].name;
+        if (!name) {
+            tn_buf_free(&names);
+            return tn_bind_error(b, ct->pk_columns[k].pos, "primary key column '%s' is not a column of the table",
+                                 ct->pk_columns[k].name);
+        }
+        rc = tn_buf_printf(&names, "%s%s", k ? "," : "", name);
+    }
+    tn_delta_kv *n = tn_arena_calloc(b->arena, ((size_t)*nconf + 3) * sizeof *n);
+    char *text = names.data ? tn_arena_strdup(b->arena, (const char *)names.data) : NULL;
+    tn_buf_free(&names);
+    if (rc || !n || !text) return rc ? rc : TN_ENOMEM;
+    memcpy(n, *conf, sizeof *n * *nconf);
+    n[(*nconf)++] = (tn_delta_kv){"primary-key", text};
+    if (!has_bucket) n[(*nconf)++] = (tn_delta_kv){"bucket", "1"};
+    *conf = n;
+    return 0;
+}
+
 static int create_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     __typeof__(stmt->u.create_table) *ct = &stmt->u.create_table;
     tn_catalog_name cn;
@@ -444,14 +482,14 @@ static int create_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     tn_table *t = NULL;
     bool created = false;
     int rc = 0;
-    if (ct->using_format.name && !tn_str_iequal(ct->using_format.name, "delta")) {
+    bool qbeast = ct->using_format.name && tn_str_iequal(ct->using_format.name, "qbeast");
+    if (ct->using_format.name && !tn_str_iequal(ct->using_format.name, "delta") && !qbeast) {
         char what[160];
-        snprintf(what, sizeof what, "USING %s (tables are Delta tables%s)", ct->using_format.name,
-                 tn_str_iequal(ct->using_format.name, "qbeast") ? "; qbeast OTree tables arrive later" : "");
+        snprintf(what, sizeof what, "USING %s (tables are Delta tables, or qbeast OTree tables)", ct->using_format.name);
         return unsupported(b, ct->using_format.pos, what);
     }
     if (ct->temporary) return unsupported(b, stmt->pos, "TEMPORARY tables");
-    rc = check_table_options(b, &ct->options, false);
+    rc = check_table_options(b, &ct->options, false, qbeast);
     if (rc) return rc;
     rc = tn_bind_catalog_name(b, &ct->name, "table", &cn);
     if (rc) return rc;
@@ -535,14 +573,32 @@ static int create_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     tn_delta_kv *conf = NULL;
     rc = options_kv(b, &ct->options, &conf);
     if (rc) goto cleanup;
+    uint32_t nconf = (uint32_t)ct->options.n;
+    if (ct->n_pk_columns) {
+        rc = pk_configuration(b, ct, cols, ncols, &conf, &nconf);
+        if (rc) goto cleanup;
+    }
     o.columns = cols;
     o.ncolumns = ncols;
     o.partition_columns = parts;
     o.npartition_columns = (uint32_t)ct->n_partitioned_by;
     o.configuration = conf;
-    o.nconfiguration = (uint32_t)ct->options.n;
-    o.description = ct->comment;
+    o.nconfiguration = nconf;
+    if (qbeast) {
+        /* the OTree layout checks columnsToIndex / cubeSize and adds qbeast's metadata */
+        tn_delta_kv *qconf = NULL;
+        uint32_t nq = 0;
+        rc = tn_layout_otree_table_config(cols, ncols, (uint32_t)ct->n_partitioned_by, conf, nconf,
+                                          fmt_name(&cn, nb, sizeof nb), b->arena, &qconf, &nq);
+        if (rc) { rc = tn_bind_error_at(b, rc, ct->using_format.pos); goto cleanup; }
+        o.configuration = qconf;
+        o.nconfiguration = nq;
+    }
     o.name = cn.name;
+    /* the layout's rules (a primary-key table's key, buckets and merge options) */
+    rc = tn_layout_check_create(&o);
+    if (rc) { rc = tn_bind_error_at(b, rc, ct->name.parts[0].pos); goto cleanup; }
+    o.description = ct->comment;
     if (ct->as_query) o.operation = "CREATE TABLE AS SELECT";
     if (exists && ct->or_replace) {
         rc = tn_catalog_table_drop(cat, &cn, true);
@@ -726,7 +782,7 @@ static int alter(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     tn_sql_pos pos = a->table.parts[0].pos;
     switch (a->action) {
     case TN_SQL_ALTER_SET_OPTIONS: {
-        int rc = check_table_options(b, &a->options, true);
+        int rc = check_table_options(b, &a->options, true, false);
         if (rc) return rc;
         break;
     }
@@ -777,7 +833,8 @@ static int alter(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
             }
             kv[n++] = kv[i];
         }
-        if (n) rc = tn_table_set_properties(t, kv, n, &version);
+        if (n) rc = tn_layout_check_alter(t, kv, n);
+        if (n && !rc) rc = tn_table_set_properties(t, kv, n, &version);
     } else if (a->action == TN_SQL_ALTER_ADD_CONSTRAINT) {
         rc = add_constraint(b, t, &cn, a->constraint_name.name, a->check_text, a->constraint_name.pos);
         if (rc) goto cleanup;
@@ -809,6 +866,20 @@ cleanup:
 /* ---------------------------------------------------------------------------------------------
  * DESCRIBE, DESCRIBE HISTORY, SHOW, VACUUM.
  */
+/* Whether the comma-separated key list names column (case-insensitive). */
+static bool pk_has(const char *list, const char *column) {
+    size_t n = strlen(column);
+    for (const char *p = list; p && *p;) {
+        while (*p == ' ') p++;
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        while (len && p[len - 1] == ' ') len--;
+        if (len == n && tn_str_iequal_n(p, n, column)) return true;
+        p = e ? e + 1 : NULL;
+    }
+    return false;
+}
+
 static int describe_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     static const char *names[] = {"column_name", "column_type", "null", "key", "default", "extra"};
     tn_type ty[6];
@@ -834,7 +905,9 @@ static int describe_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) 
         rc = rows_str(&r, 0, p->names[i]);
         if (!rc) rc = rows_str(&r, 1, type);
         if (!rc) rc = rows_str(&r, 2, c && !c->nullable ? "NO" : "YES");
-        if (!rc) rc = rows_str(&r, 3, c && c->is_partition ? "PARTITION" : NULL);
+        bool pri = t && c && pk_has(tn_table_property(t, "primary-key"), c->name);
+        if (!rc) rc = rows_str(&r, 3, pri && c->is_partition ? "PRI PARTITION" : pri ? "PRI"
+                                      : c && c->is_partition ? "PARTITION" : NULL);
         if (!rc) rc = rows_str(&r, 4, NULL);
         if (!rc) rc = rows_str(&r, 5, NULL);
         if (!rc) rc = rows_next(&r);
@@ -1037,6 +1110,7 @@ bool tn_stmt_is_table(const tn_sql_stmt *stmt) {
     case TN_SQL_S_INSERT:
     case TN_SQL_S_DELETE:
     case TN_SQL_S_UPDATE:
+    case TN_SQL_S_MERGE:
     case TN_SQL_S_ALTER_TABLE:
     case TN_SQL_S_OPTIMIZE:
     case TN_SQL_S_SHOW:
@@ -1063,6 +1137,7 @@ int tn_stmt_table_execute(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) 
     case TN_SQL_S_DELETE: return tn_stmt_delete(b, stmt, out);
     case TN_SQL_S_COPY: return tn_stmt_copy(b, stmt, out);
     case TN_SQL_S_UPDATE: return tn_stmt_update(b, stmt, out);
+    case TN_SQL_S_MERGE: return tn_stmt_merge(b, stmt, out);
     case TN_SQL_S_OPTIMIZE: return unsupported(b, stmt->pos, "OPTIMIZE (qbeast OTree tables and compaction arrive later)");
     default: return unsupported(b, stmt->pos, "this statement");
     }

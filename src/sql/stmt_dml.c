@@ -254,15 +254,18 @@ static bool has_partitions(const tn_table *t) {
  */
 int tn_stmt_insert(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     __typeof__(stmt->u.insert) *ins = &stmt->u.insert;
-    if (ins->upsert)
-        return tn_bind_error_code(b, TN_EUNSUPPORTED, stmt->pos,
-                                  "not supported yet: UPSERT INTO (primary-key tables arrive with buckets)");
     tn_catalog_name cn;
     tn_table *t = NULL;
     tn_plan *plan = NULL;
     const char *label = qtext(b, &ins->table);
     int rc = tn_bind_open_table(b, &ins->table, &cn, &t);
     if (rc) return rc;
+    if (ins->upsert && !tn_table_property(t, "primary-key")) {
+        /* UPSERT replaces the row with the same key: a table without one has nothing to replace by */
+        rc = tn_bind_error(b, stmt->pos, "UPSERT INTO %s: the table has no primary key (CONSTRAINT name PRIMARY KEY "
+                           "(...) at CREATE TABLE); use INSERT INTO", label);
+        goto cleanup;
+    }
     uint32_t n = tn_table_num_columns(t);
     bool *is_static = tn_arena_calloc(b->arena, n + 1);
     tn_value *sval = tn_arena_calloc(b->arena, (n + 1) * sizeof *sval);

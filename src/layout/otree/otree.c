@@ -27,5 +27,5 @@ static uint64_t otree_num_files(const tn_layout_writer *w) {
 }
 
 const tn_layout_impl tn_layout_otree = {
-    "otree", otree_open, otree_write, otree_commit, otree_abort, otree_num_files, ot_scan_open, NULL, NULL,
+    "otree", otree_open, otree_write, otree_commit, otree_abort, otree_num_files, ot_scan_open, NULL, NULL, NULL,
 };

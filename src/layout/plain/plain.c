@@ -299,5 +299,5 @@ static uint64_t plain_num_files(const tn_layout_writer *base) {
 }
 
 const tn_layout_impl tn_layout_plain = {
-    "plain", plain_open, plain_write, plain_commit, plain_abort, plain_num_files, NULL, NULL, NULL,
+    "plain", plain_open, plain_write, plain_commit, plain_abort, plain_num_files, NULL, NULL, NULL, NULL,
 };

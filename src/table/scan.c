@@ -8,13 +8,18 @@
  * One morsel per (file, row group); morsels run independently on any thread. A scan that needs
  * no file column (count(*), partition columns only) is answered from add.stats numRecords
  * when every file has it and no deletion vector: one morsel per file, no file opened.
+ * Open descriptors are bounded: planning reads each footer and closes the file again; morsels
+ * reopen their file lazily from a pool of at most min(256, RLIMIT_NOFILE / 4) descriptors per
+ * scan, closing the least recently opened idle one when full.
  */
 #include "table/tableInt.h"
 
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 /* ---------------------------------------------------------------------------------------------
  * Values in vectors.
@@ -393,6 +398,7 @@ typedef struct scan_file {
     uint64_t ndv;
     int64_t *rg_first_row;           /* per row group */
     int64_t stats_rows;              /* pf == NULL: rows answered from add.stats numRecords */
+    uint32_t users;                  /* morsels reading it now (fd pool, under fd_mu) */
 } scan_file;
 
 typedef struct morsel {
@@ -416,7 +422,52 @@ struct tn_table_scan {
     uint32_t cap_morsels;
     tn_table_scan_stats stats;
     tn_arena *arena;
+    /* the pool of open data files: fd_list holds the scan files whose handle is open, oldest
+     * first; fd_max is the budget */
+    pthread_mutex_t fd_mu;
+    bool fd_mu_init;
+    uint32_t *fd_list;
+    uint32_t fd_count, fd_max;
 };
+
+static uint32_t fd_budget(void) {
+    struct rlimit rl;
+    uint64_t soft = 4096;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) soft = (uint64_t)rl.rlim_cur;
+    uint64_t b = soft / 4;
+    if (b > 256) b = 256;
+    if (b < 4) b = 4;
+    return (uint32_t)b;
+}
+
+/* Makes scan file f's handle open and counts a user; evicts the oldest idle open file when the
+ * budget is reached (all busy: goes over it, by at most the number of threads). */
+static int fd_acquire(tn_table_scan *s, uint32_t f) {
+    int rc = 0;
+    scan_file *sf = &s->files[f];
+    pthread_mutex_lock(&s->fd_mu);
+    if (!tn_parquet_handle_is_open(sf->pf)) {
+        while (s->fd_count >= s->fd_max) {
+            uint32_t k = 0;
+            while (k < s->fd_count && s->files[s->fd_list[k]].users) k++;
+            if (k == s->fd_count) break;
+            tn_parquet_handle_close(s->files[s->fd_list[k]].pf);
+            memmove(s->fd_list + k, s->fd_list + k + 1, sizeof *s->fd_list * (s->fd_count - k - 1));
+            s->fd_count--;
+        }
+        rc = tn_parquet_handle_open(sf->pf);
+        if (!rc) s->fd_list[s->fd_count++] = f;
+    }
+    if (!rc) sf->users++;
+    pthread_mutex_unlock(&s->fd_mu);
+    return rc;
+}
+
+static void fd_release(tn_table_scan *s, uint32_t f) {
+    pthread_mutex_lock(&s->fd_mu);
+    s->files[f].users--;
+    pthread_mutex_unlock(&s->fd_mu);
+}
 
 static bool relabel_ok(tn_type file, tn_type table) {
     if (tn_type_equal(file, table)) return true;
@@ -641,6 +692,8 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
     }
     if (any) s->stats.files_scanned++;
 cleanup:
+    /* the footer is parsed: the descriptor goes back until a morsel needs it (fd_acquire) */
+    if (sf->pf) tn_parquet_handle_close(sf->pf);
     return rc;
 }
 
@@ -761,6 +814,11 @@ int tn_table_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_sc
     if (rc) goto cleanup;
     s->files = tn_calloc(snap->nfiles ? snap->nfiles : 1, sizeof *s->files);
     if (!s->files) { rc = TN_ENOMEM; goto cleanup; }
+    s->fd_max = fd_budget();
+    s->fd_list = tn_malloc(sizeof *s->fd_list * ((size_t)snap->nfiles + 1));
+    if (!s->fd_list) { rc = TN_ENOMEM; goto cleanup; }
+    if (pthread_mutex_init(&s->fd_mu, NULL) != 0) { rc = tn_error_set(TN_EIO, "scan: cannot create a mutex"); goto cleanup; }
+    s->fd_mu_init = true;
     s->stats.table_files = snap->nfiles;
     for (uint32_t fi = 0; fi < snap->nfiles; fi++) {
         const tn_delta_file *file = &snap->files[fi];
@@ -811,6 +869,8 @@ void tn_table_scan_close(tn_table_scan *s) {
         tn_free(s->files[i].dv);
     }
     tn_free(s->files);
+    tn_free(s->fd_list);
+    if (s->fd_mu_init) pthread_mutex_destroy(&s->fd_mu);
     tn_free(s->morsels);
     tn_arena_destroy(s->arena);
     tn_free(s);
@@ -942,6 +1002,7 @@ int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn,
     tn_type *ftypes = NULL;
     uint32_t *keep = NULL;
     bool swapped[512];
+    bool acquired = false;
     if (s->ncols > 512) return tn_error_set(TN_ELIMIT, "too many columns in a scan (%u)", s->ncols);
     keep = tn_malloc(sizeof *keep * TN_VECTOR_SIZE);
     if (!keep) { rc = TN_ENOMEM; goto cleanup; }
@@ -982,6 +1043,9 @@ int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn,
     rc = tn_chunk_init(&fc, sf->nscan_cols, ftypes, TN_VECTOR_SIZE);
     if (rc) goto cleanup;
     tn_parquet_scan_options po = {sf->scan_cols, sf->nscan_cols, &rg, 1, sf->preds, sf->npreds};
+    rc = fd_acquire(s, s->morsels[m].sf);
+    if (rc) goto cleanup;
+    acquired = true;
     rc = tn_parquet_scan_open(&ps, sf->pf, &po);
     if (rc) goto cleanup;
     for (;;) {
@@ -1052,6 +1116,7 @@ cleanup:
         add_counters(s, tn_parquet_scan_stats(ps));
         tn_parquet_scan_close(ps);
     }
+    if (acquired) fd_release(s, s->morsels[m].sf);
     tn_chunk_free(&fc);
     tn_chunk_free(&out);
     tn_free(ftypes);

@@ -146,6 +146,7 @@ int tn_layout_writer_open(tn_layout_writer **out, tn_table *t, const tn_layout_w
     *out = NULL;
     int rc = resolve(t, &impl);
     if (rc) return rc;
+    tn_layout_spill_cleanup(tn_table_path(t));   /* what killed writers left */
     rc = impl->writer_open(out, t, opts ? opts : &defaults);
     if (!rc) (*out)->impl = impl;
     return rc;
@@ -172,6 +173,10 @@ int tn_layout_optimize(tn_table *t, const tn_layout_write_options *opts, tn_tabl
         return tn_error_set(TN_EUNSUPPORTED, "not supported yet: OPTIMIZE of table '%s' (%s layout)", tn_table_path(t),
                             impl->name);
     return impl->optimize(t, opts ? opts : &defaults, result);
+}
+
+uint64_t tn_layout_writer_spilled_bytes(const tn_layout_writer *w) {
+    return w->impl == &tn_layout_plain ? tn_layout_plain_spilled_bytes(w) : 0;
 }
 
 int tn_layout_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layout_scan_options *opts) {

@@ -86,5 +86,9 @@ fi
 if [ "${BENCH_TABLE:-1}" = 1 ]; then
     BUILD=$BUILD bash bench/table_bench.sh || sql_rc=1
 fi
+# writes into many partitions (bench/partition_bench.sh), unless BENCH_PARTITION=0
+if [ "${BENCH_PARTITION:-1}" = 1 ]; then
+    BUILD=$BUILD bash bench/partition_bench.sh || sql_rc=1
+fi
 case "$check" in *DIFFER*|*DIFFERENTLY*) exit 1;; esac
 exit $sql_rc

@@ -308,21 +308,23 @@ CMP_OPS(CMP_DEC_ONE)
 /* ---------------------------------------------------------------------------------------------
  * DATE arithmetic.
  */
-static int date_add_int(FN_ARGS) {
+/* DuckDB's DATE range: days in [-(2^31 - 2), 2^31 - 2] (5877642-06-25 (BC) .. 5881580-07-10);
+ * +-(2^31 - 1) are the infinities. A result outside is an error, never a wrapped date. */
+#define DATE_DAYS_MAX 2147483646LL
+static int date_arith(FN_ARGS, int sign) {
+    const int32_t *pa = args[0]->data, *pb = args[1]->data;
     int32_t *r = out->data;
-    BIN_LOOP(int32_t, int32_t, r[i] = (int32_t)((int64_t)x + y));
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t x = pa[TN_ARG_IDX(args[0], i)], y = pb[TN_ARG_IDX(args[1], i)], v = sign > 0 ? x + y : x - y;
+        if ((v > DATE_DAYS_MAX || v < -DATE_DAYS_MAX) && tn_vector_is_valid(out, i))
+            return tn_error_set(TN_ELIMIT, "Date out of range");
+        r[i] = (int32_t)v;
+    }
     return 0;
 }
-static int int_add_date(FN_ARGS) {
-    int32_t *r = out->data;
-    BIN_LOOP(int32_t, int32_t, r[i] = (int32_t)((int64_t)x + y));
-    return 0;
-}
-static int date_sub_int(FN_ARGS) {
-    int32_t *r = out->data;
-    BIN_LOOP(int32_t, int32_t, r[i] = (int32_t)((int64_t)x - y));
-    return 0;
-}
+static int date_add_int(FN_ARGS) { return date_arith(call, args, nargs, n, out, 1); }
+static int int_add_date(FN_ARGS) { return date_arith(call, args, nargs, n, out, 1); }
+static int date_sub_int(FN_ARGS) { return date_arith(call, args, nargs, n, out, -1); }
 static int date_sub_date(FN_ARGS) {
     int64_t *r = out->data;
     BIN_LOOP(int32_t, int32_t, r[i] = (int64_t)x - y);
@@ -406,7 +408,7 @@ static const struct { const char *alias, *name; } g_aliases[] = {
     {"==", "="}, {"!=", "<>"}, {"add", "+"}, {"subtract", "-"}, {"multiply", "*"},
     {"divide", "/"}, {"substring", "substr"}, {"power", "pow"}, {"ucase", "upper"},
     {"lcase", "lower"}, {"char_length", "length"}, {"character_length", "length"},
-    {"len", "length"}, {"strlen", "length"}, {"ceiling", "ceil"}, {"date_part", "extract"},
+    {"len", "length"}, {"strlen", "octet_length"}, {"ceiling", "ceil"}, {"date_part", "extract"},
     {"datepart", "extract"}, {"dayofmonth", "day"}, {"dayofweek", "dow"}, {"dayofyear", "doy"},
     {"regexp_like", "regexp_matches"}, {"rlike", "regexp_matches"}, {"like", "~~"},
     {"ilike", "~~*"}, {"not_like", "!~~"}, {"not_ilike", "!~~*"}, {"prefix", "starts_with"},
@@ -414,7 +416,7 @@ static const struct { const char *alias, *name; } g_aliases[] = {
     {"strpos", "instr"}, {"position", "instr"}, {"localtimestamp", "now"},
     {"current_timestamp", "now"}, {"get_current_timestamp", "now"}, {"today", "current_date"},
     {"date_diff", "datediff"}, {"date_trunc", "date_trunc"}, {"datetrunc", "date_trunc"},
-    {"truncate", "trunc"}, {"nvl2", "nvl2"}, {"mod", "%"}, {"fmod", "%"}, {"str_to_date", "to_date"},
+    {"truncate", "trunc"}, {"nvl2", "nvl2"}, {"mod", "%"}, {"str_to_date", "to_date"},
     {"chr", "chr"}, {"char", "chr"}, {"log10", "log"}, {"sha256", "sha256"},
 };
 

@@ -163,6 +163,16 @@ void tn_layout_writer_abort(tn_layout_writer *w) {
 
 uint64_t tn_layout_writer_num_files(const tn_layout_writer *w) { return w->impl->writer_num_files(w); }
 
+int tn_layout_optimize(tn_table *t, const tn_layout_write_options *opts, tn_table_commit_result *result) {
+    const tn_layout_impl *impl;
+    tn_layout_write_options defaults = TN_LAYOUT_WRITE_OPTIONS_INIT;
+    int rc = resolve(t, &impl);
+    if (rc) return rc;
+    if (impl == &tn_layout_otree) return tn_layout_otree_optimize(t, opts ? opts : &defaults, result);
+    return tn_error_set(TN_EUNSUPPORTED, "table '%s': OPTIMIZE of %s tables is not supported yet (only qbeast OTree "
+                        "tables)", tn_table_path(t), impl->name);
+}
+
 int tn_layout_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layout_scan_options *opts) {
     tn_layout_scan_options defaults = TN_LAYOUT_SCAN_OPTIONS_INIT;
     bool dummy;

@@ -187,6 +187,12 @@ typedef struct tn_layout_rewrite_result {
  * numTargetRowsInserted, numCopiedRows, numRemovedFiles, numAddedFiles, ...). */
 int tn_layout_rewrite_run(tn_table *t, const tn_layout_rewrite_options *opts, tn_layout_rewrite_result *result);
 
+/* OPTIMIZE t [WITH (...)]: rewrites the table's files with its layout (otree: every row re-indexed
+ * with exact counts into the current revision, small cubes rolled up by the 'rollupSize' option,
+ * one commit with dataChange=false removes and adds; concurrent appends keep their files). opts
+ * may be NULL; its options are the WITH options. Layouts without it are refused by name. */
+int tn_layout_optimize(tn_table *t, const tn_layout_write_options *opts, tn_table_commit_result *result);
+
 /* ---------------------------------------------------------------------------------------------
  * Scans: the layout plans a table scan (adding its own file and row-group restrictions, e.g.
  * bucket pruning by the key, OTree files and blocks by sample weight).

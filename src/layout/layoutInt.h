@@ -35,6 +35,7 @@ struct tn_layout_impl {
 extern const tn_layout_impl tn_layout_plain;
 extern const tn_layout_impl tn_layout_bucket;     /* layout/bucket/ */
 extern const tn_layout_impl tn_layout_otree;
+int tn_layout_otree_optimize(tn_table *t, const tn_layout_write_options *opts, tn_table_commit_result *result);
 
 /* ---------------------------------------------------------------------------------------------
  * Helpers.

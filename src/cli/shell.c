@@ -39,6 +39,19 @@ typedef struct shell {
  */
 static bool is_numeric_type(tn_type t) { return tn_type_is_numeric(t); }
 
+/* A cell's text as DuckDB's shell prints it: tn_value_format (the ::VARCHAR spelling), except
+ * that a NaN prints as "nan" whatever its sign bit ("-nan" is only CAST's spelling). */
+static int format_cell(tn_buf *cell, const tn_vector *v, uint32_t i) {
+    int f = tn_value_format(cell, v, i);
+    if (f >= 0 && (v->type.id == TN_TYPE_DOUBLE || v->type.id == TN_TYPE_FLOAT) && cell->len == 4 &&
+        memcmp(cell->data, "-nan", 4) == 0) {
+        memmove(cell->data, cell->data + 1, 3);
+        cell->len = 3;
+        cell->data[3] = 0;
+    }
+    return f;
+}
+
 static int print_csv(shell *sh, tn_sql_result *r) {
     tn_buf b = TN_BUF_INIT;
     uint32_t nc = tn_sql_result_ncols(r);
@@ -58,7 +71,7 @@ static int print_csv(shell *sh, tn_sql_result *r) {
                 const tn_vector *v = &ch->cols[c];
                 if (v->type.id == TN_TYPE_NULL || !tn_vector_is_valid(v, i)) continue;
                 tn_buf_clear(&cell);
-                int f = tn_value_format(&cell, v, i);
+                int f = format_cell(&cell, v, i);
                 if (f < 0) { rc = f; break; }
                 rc = tn_csv_append_field(&b, cell.data ? (const char *)cell.data : "", cell.len, ',', '"');
             }
@@ -97,11 +110,13 @@ static int print_json(shell *sh, tn_sql_result *r) {
                     continue;
                 }
                 tn_buf_clear(&cell);
-                int f = tn_value_format(&cell, v, i);
+                int f = format_cell(&cell, v, i);
                 if (f < 0) { rc = f; break; }
                 const char *s = cell.data ? (const char *)cell.data : "";
+                /* JSON has no NaN or infinity: those print as the strings "nan", "inf", "-inf" */
                 bool bare = v->type.id == TN_TYPE_BOOLEAN ||
-                            (is_numeric_type(v->type) && strcmp(s, "nan") && strcmp(s, "inf") && strcmp(s, "-inf"));
+                            (is_numeric_type(v->type) && !(cell.len == 3 && (!memcmp(s, "nan", 3) || !memcmp(s, "inf", 3))) &&
+                             !(cell.len == 4 && !memcmp(s, "-inf", 4)));
                 rc = bare ? tn_buf_append(&b, s, cell.len) : tn_json_append_string(&b, s, cell.len);
             }
             if (!rc) rc = tn_buf_append_byte(&b, '}');
@@ -155,7 +170,7 @@ static int print_table(shell *sh, tn_sql_result *r) {
                 const tn_vector *v = &ch->cols[c];
                 tn_buf_clear(&cell);
                 if (v->type.id == TN_TYPE_NULL || !tn_vector_is_valid(v, i)) tn_buf_printf(&cell, "NULL");
-                else if (tn_value_format(&cell, v, i) < 0) { rc = TN_ENOMEM; break; }
+                else if (format_cell(&cell, v, i) < 0) { rc = TN_ENOMEM; break; }
                 size_t len = cell.len;
                 char *s = malloc(len + 4);
                 if (!s) { rc = TN_ENOMEM; break; }

@@ -146,6 +146,7 @@ int tn_layout_writer_open(tn_layout_writer **out, tn_table *t, const tn_layout_w
     *out = NULL;
     int rc = resolve(t, &impl);
     if (rc) return rc;
+    tn_layout_spill_cleanup(tn_table_path(t));   /* what killed writers left */
     rc = impl->writer_open(out, t, opts ? opts : &defaults);
     if (!rc) (*out)->impl = impl;
     return rc;
@@ -171,6 +172,10 @@ int tn_layout_optimize(tn_table *t, const tn_layout_write_options *opts, tn_tabl
     if (impl == &tn_layout_otree) return tn_layout_otree_optimize(t, opts ? opts : &defaults, result);
     return tn_error_set(TN_EUNSUPPORTED, "table '%s': OPTIMIZE of %s tables is not supported yet (only qbeast OTree "
                         "tables)", tn_table_path(t), impl->name);
+}
+
+uint64_t tn_layout_writer_spilled_bytes(const tn_layout_writer *w) {
+    return w->impl == &tn_layout_plain ? tn_layout_plain_spilled_bytes(w) : 0;
 }
 
 int tn_layout_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layout_scan_options *opts) {

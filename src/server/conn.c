@@ -276,8 +276,10 @@ void tn_pg_conn_tag(const tn_sql_stmt *st, tn_sql_result *r, int64_t rows, char 
         return;
     case TN_SQL_S_DELETE:
     case TN_SQL_S_UPDATE:
+    case TN_SQL_S_MERGE:
         n = r ? status_count(r) : -1;
-        snprintf(tag, cap, "%s %lld", st->kind == TN_SQL_S_DELETE ? "DELETE" : "UPDATE", (long long)(n < 0 ? 0 : n));
+        snprintf(tag, cap, "%s %lld", st->kind == TN_SQL_S_DELETE ? "DELETE" : st->kind == TN_SQL_S_UPDATE ? "UPDATE" : "MERGE",
+                 (long long)(n < 0 ? 0 : n));
         return;
     case TN_SQL_S_COPY:
         n = r ? status_count(r) : -1;

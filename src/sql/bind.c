@@ -704,6 +704,7 @@ static const char *stmt_name(const tn_sql_stmt *s) {
         return s->u.insert.upsert ? "UPSERT" : s->u.insert.overwrite ? "INSERT OVERWRITE" : "INSERT";
     case TN_SQL_S_DELETE: return "DELETE";
     case TN_SQL_S_UPDATE: return "UPDATE";
+    case TN_SQL_S_MERGE: return "MERGE";
     case TN_SQL_S_ALTER_TABLE: return "ALTER TABLE";
     case TN_SQL_S_OPTIMIZE: return "OPTIMIZE";
     case TN_SQL_S_DESCRIBE: return s->u.describe.history ? "DESCRIBE HISTORY" : "DESCRIBE";

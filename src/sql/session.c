@@ -109,6 +109,8 @@ static void set_running(tn_sql_session *s, tn_exec *ex) {
     pthread_mutex_unlock(&s->run_lock);
 }
 
+void tn_sql_session_deny_files(tn_sql_session *s, bool deny) { s->files_denied = deny; }
+
 void tn_sql_session_interrupt(tn_sql_session *s) {
     if (s) __atomic_store_n(&s->interrupted, 1, __ATOMIC_RELAXED);
 }

@@ -169,9 +169,10 @@ int tn_layout_optimize(tn_table *t, const tn_layout_write_options *opts, tn_tabl
     tn_layout_write_options defaults = TN_LAYOUT_WRITE_OPTIONS_INIT;
     int rc = resolve(t, &impl);
     if (rc) return rc;
-    if (impl == &tn_layout_otree) return tn_layout_otree_optimize(t, opts ? opts : &defaults, result);
-    return tn_error_set(TN_EUNSUPPORTED, "table '%s': OPTIMIZE of %s tables is not supported yet (only qbeast OTree "
-                        "tables)", tn_table_path(t), impl->name);
+    if (!impl->optimize)
+        return tn_error_set(TN_EUNSUPPORTED, "not supported yet: OPTIMIZE of table '%s' (%s layout)", tn_table_path(t),
+                            impl->name);
+    return impl->optimize(t, opts ? opts : &defaults, result);
 }
 
 uint64_t tn_layout_writer_spilled_bytes(const tn_layout_writer *w) {

@@ -193,10 +193,10 @@ typedef struct tn_layout_rewrite_result {
  * numTargetRowsInserted, numCopiedRows, numRemovedFiles, numAddedFiles, ...). */
 int tn_layout_rewrite_run(tn_table *t, const tn_layout_rewrite_options *opts, tn_layout_rewrite_result *result);
 
-/* OPTIMIZE t [WITH (...)]: rewrites the table's files with its layout (otree: every row re-indexed
- * with exact counts into the current revision, small cubes rolled up by the 'rollupSize' option,
- * one commit with dataChange=false removes and adds; concurrent appends keep their files). opts
- * may be NULL; its options are the WITH options. Layouts without it are refused by name. */
+/* OPTIMIZE t [WITH (options)]: the layout compacts its files (a primary-key table: every bucket
+ * with several files or deletion vectors becomes one file), committing removes and adds with
+ * dataChange = false. Options: the layout's per-write keys; others refused by name. A layout
+ * without compaction refuses (TN_EUNSUPPORTED naming it). result may be NULL. */
 int tn_layout_optimize(tn_table *t, const tn_layout_write_options *opts, tn_table_commit_result *result);
 
 /* ---------------------------------------------------------------------------------------------

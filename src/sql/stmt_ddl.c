@@ -1046,37 +1046,6 @@ static int show(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     return rc;
 }
 
-/* OPTIMIZE t [WITH (...)]: the table's layout rewrites its files (qbeast OTree tables). */
-static int optimize(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
-    static const char *names[] = {"files_removed", "files_added", "rows"};
-    tn_type ty[3] = {tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_BIGINT)};
-    if (stmt->u.optimize.where) return unsupported(b, stmt->u.optimize.where->pos, "OPTIMIZE ... WHERE");
-    if (stmt->u.optimize.n_zorder) return unsupported(b, stmt->pos, "OPTIMIZE ... ZORDER BY");
-    tn_catalog_name cn;
-    tn_table *t = NULL;
-    int rc = tn_bind_open_table(b, &stmt->u.optimize.table, &cn, &t);
-    if (rc) return rc;
-    tn_delta_kv *kv = NULL;
-    rc = options_kv(b, &stmt->u.optimize.options, &kv);
-    tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
-    wo.options = kv;
-    wo.noptions = (uint32_t)stmt->u.optimize.options.n;
-    wo.interrupt = b->ex->interrupt;           /* an interrupted OPTIMIZE commits nothing */
-    tn_table_commit_result res;
-    memset(&res, 0, sizeof res);
-    if (!rc) rc = tn_layout_optimize(t, &wo, &res);
-    tn_table_close(t);
-    if (rc) return tn_bind_error_at(b, rc, stmt->pos);
-    rc = tn_stmt_output_init(b, out, 3, names, ty);
-    rows r;
-    if (!rc) rc = rows_open(&r, out);
-    if (rc) return rc;
-    rows_i64(&r, 0, (int64_t)res.files_removed);
-    rows_i64(&r, 1, (int64_t)res.files_added);
-    rows_i64(&r, 2, (int64_t)res.rows_written);
-    return rows_close(&r, rows_next(&r));
-}
-
 static int vacuum(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     static const char *names[] = {"files_deleted", "bytes_deleted", "dirs_deleted", "files_not_owned", "not_owned"};
     tn_type ty[5] = {tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_BIGINT),
@@ -1169,7 +1138,7 @@ int tn_stmt_table_execute(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) 
     case TN_SQL_S_COPY: return tn_stmt_copy(b, stmt, out);
     case TN_SQL_S_UPDATE: return tn_stmt_update(b, stmt, out);
     case TN_SQL_S_MERGE: return tn_stmt_merge(b, stmt, out);
-    case TN_SQL_S_OPTIMIZE: return optimize(b, stmt, out);
+    case TN_SQL_S_OPTIMIZE: return tn_stmt_optimize(b, stmt, out);   /* stmt_dml.c: the table's layout compacts */
     default: return unsupported(b, stmt->pos, "this statement");
     }
 }

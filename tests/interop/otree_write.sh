@@ -93,7 +93,7 @@ if [ "$nfiles" -lt 90 ]; then ok "rollup: $nfiles files for 6 appends"; else bad
 before_ans=$(tn -c "SELECT count(*), count(col_1), sum(col_1), round(sum(col_2), 3), count(DISTINCT payload) FROM t" | tail -1)
 before_files=$(ls wh/t/*.parquet | wc -l)
 o=$(tn -c "OPTIMIZE t WITH ('rollupSize' = '3000');" 2>&1 | tail -1)
-contains "OPTIMIZE runs (files removed, added, rows)" ",90000" "$o"
+case "$o" in [0-9]*,[1-9]*) ok "OPTIMIZE runs (files removed, added: $o)";; *) bad "OPTIMIZE: $o";; esac
 check "OPTIMIZE changes no answer" "$before_ans" "$(tn -c "SELECT count(*), count(col_1), sum(col_1), round(sum(col_2), 3), count(DISTINCT payload) FROM t" | tail -1)"
 lastlog=$(ls wh/t/_delta_log/*.json | tail -1)
 dc=$(node -e "const l=require('fs').readFileSync('$lastlog','utf8').split('\n').filter(Boolean).map(JSON.parse);const a=l.filter(x=>x.add),r=l.filter(x=>x.remove);console.log(a.every(x=>x.add.dataChange===false)&&r.every(x=>x.remove.dataChange===false)&&a.length>0&&r.length>0, l.find(x=>x.commitInfo).commitInfo.operation)")

@@ -21,7 +21,9 @@ static bool is_otree(const tn_delta_metadata *md) {
     return false;
 }
 
-static bool is_bucket(const tn_delta_metadata *md) { return has_key(md, "bucket") || has_key(md, "bucket-key"); }
+static bool is_bucket(const tn_delta_metadata *md) {
+    return has_key(md, "bucket") || has_key(md, "bucket-key") || has_key(md, "primary-key");
+}
 
 static bool is_plain(const tn_delta_metadata *md) { (void)md; return true; }
 
@@ -30,12 +32,13 @@ typedef struct layout_entry {
     bool (*recognise)(const tn_delta_metadata *md);
     const char *why;                   /* what recognised it, for messages */
     const tn_layout_impl *impl;
+    const tn_layout_impl *reader;      /* scans only, while impl is NULL (its writer not in yet) */
 } layout_entry;
 
 static const layout_entry layouts[] = {
-    {"otree", is_otree, "a 'qbeast.*' table property", NULL},        /* layout/otree/ */
-    {"bucket", is_bucket, "the 'bucket' table property", NULL},       /* layout/bucket/ */
-    {"plain", is_plain, "", &tn_layout_plain},
+    {"otree", is_otree, "a 'qbeast.*' table property", NULL, &tn_layout_otree},  /* layout/otree/ */
+    {"bucket", is_bucket, "the 'bucket' table property", &tn_layout_bucket, NULL},  /* layout/bucket/ */
+    {"plain", is_plain, "", &tn_layout_plain, NULL},
 };
 
 #define TN_LAYOUT_KEY "tarn.layout"
@@ -88,6 +91,47 @@ int tn_layout_check_config(const tn_delta_kv *conf, uint32_t nconf) {
     return resolve_md(&md, "these table properties give", &impl);
 }
 
+int tn_layout_check_create(const tn_table_create_options *o) {
+    const tn_layout_impl *impl;
+    int rc = tn_layout_check_config(o->configuration, o->nconfiguration);
+    if (rc) return rc;
+    tn_delta_metadata md;
+    memset(&md, 0, sizeof md);
+    md.configuration = (tn_delta_kv *)o->configuration;
+    md.nconfiguration = o->nconfiguration;
+    rc = resolve_md(&md, "these table properties give", &impl);
+    return rc ? rc : impl->check_create ? impl->check_create(o) : 0;
+}
+
+int tn_layout_check_alter(const tn_table *t, const tn_delta_kv *props, uint32_t nprops) {
+    /* the layout before and after: a table never changes layout by ALTER */
+    const tn_delta_metadata *md = &tn_table_snapshot(t)->metadata;
+    tn_delta_metadata after = *md;
+    tn_delta_kv *conf = tn_calloc((size_t)md->nconfiguration + nprops + 1, sizeof *conf);
+    if (!conf) return TN_ENOMEM;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < md->nconfiguration; i++) {
+        bool changed = false;
+        for (uint32_t k = 0; k < nprops; k++) changed |= tn_str_iequal(props[k].key, md->configuration[i].key);
+        if (!changed) conf[n++] = md->configuration[i];
+    }
+    for (uint32_t k = 0; k < nprops; k++)
+        if (props[k].value) conf[n++] = props[k];
+    after.configuration = conf;
+    after.nconfiguration = n;
+    const char *ex;
+    const layout_entry *before_e = find_md(md, &ex), *after_e = find_md(&after, &ex);
+    int rc = 0;
+    if (before_e != after_e)
+        rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': ALTER TABLE cannot change the layout of a table (%s -> %s): the "
+                          "layout is chosen at CREATE TABLE", tn_table_path(t), before_e ? before_e->name : "?",
+                          after_e ? after_e->name : "?");
+    else if (before_e && before_e->impl && before_e->impl->check_alter)
+        rc = before_e->impl->check_alter(t, props, nprops);
+    tn_free(conf);
+    return rc;
+}
+
 int tn_layout_check_writable(const tn_table *t) {
     const tn_layout_impl *impl;
     return resolve(t, &impl);
@@ -132,6 +176,7 @@ int tn_layout_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const t
     const layout_entry *e = find(t, &ex);
     /* a layout this build cannot write is still a Delta table: read it as one */
     if (e && e->impl && e->impl->scan_open) return e->impl->scan_open(out, sampled, t, opts);
+    if (e && !e->impl && e->reader && e->reader->scan_open) return e->reader->scan_open(out, sampled, t, opts);
     return tn_table_scan_open(out, t, &opts->scan);
 }
 

@@ -35,6 +35,12 @@ const char *tn_layout_name(const tn_table *t, bool *implemented);
 int tn_layout_check_writable(const tn_table *t);
 /* The same for a table about to be created with this configuration (CREATE TABLE ... WITH). */
 int tn_layout_check_config(const tn_delta_kv *conf, uint32_t nconf);
+/* A table about to be created (columns, partition columns, configuration), checked against its
+ * layout's rules (a primary-key table: key, bucket, merge options, with Paimon's messages). */
+int tn_layout_check_create(const tn_table_create_options *o);
+/* ALTER TABLE t SET/UNSET (value NULL) props, checked by t's layout before the metadata commit
+ * (a primary-key table: 'bucket' may change, the key may not). */
+int tn_layout_check_alter(const tn_table *t, const tn_delta_kv *props, uint32_t nprops);
 
 /* ---------------------------------------------------------------------------------------------
  * Writes.
@@ -75,10 +81,16 @@ typedef struct tn_layout_write_options {
     /* The caller checked every row against the table's CHECK constraints and invariants (the SQL
      * writer does); without it a table that has them refuses the write, naming the constraint. */
     bool constraints_checked;
+    /* Rewrites (layout/rewrite.c: UPDATE, MERGE): called at commit once the data files are
+     * closed and the commitInfo is set, to add the rewrite's removes, deletion vectors, change
+     * data, read set and commitInfo to the transaction. NULL: none. */
+    int (*prepare_commit)(void *ctx, tn_table_txn *txn);
+    void *prepare_ctx;
 } tn_layout_write_options;
 #define TN_LAYOUT_WRITE_OPTIONS_VERSION 1
 #define TN_LAYOUT_WRITE_OPTIONS_INIT {TN_LAYOUT_WRITE_OPTIONS_VERSION, TN_LAYOUT_APPEND, NULL, 0, \
-                                      NULL, -1, NULL, 0, 0, TN_CODEC_ZSTD, 0, 0, 0, NULL, NULL, 0, 0, NULL, false}
+                                      NULL, -1, NULL, 0, 0, TN_CODEC_ZSTD, 0, 0, 0, NULL, NULL, 0, 0, NULL, false, \
+                                      NULL, NULL}
 
 typedef struct tn_layout_writer tn_layout_writer;
 /* Opens a writer on t's snapshot with t's layout (t must stay open until commit/abort). opts
@@ -94,6 +106,78 @@ int tn_layout_writer_commit(tn_layout_writer *w, tn_table_commit_result *result)
 void tn_layout_writer_abort(tn_layout_writer *w);
 /* Data files written so far (for tests and progress). */
 uint64_t tn_layout_writer_num_files(const tn_layout_writer *w);
+
+/* ---------------------------------------------------------------------------------------------
+ * Rewrites (rewrite.c): UPDATE and MERGE, as one commit. The caller decides, chunk by chunk of
+ * the candidate files, what happens to each row (keep, delete, or replace by a new row); the
+ * rewrite scans, writes the new rows through the table's layout writer (so a new partition
+ * value routes to its partition), and removes what changed: copy-on-write (every file with a
+ * changed row is removed and its kept rows written again) or, on tables with
+ * delta.enableDeletionVectors, deletion vectors (changed rows are marked; only the new rows are
+ * written). Change data (delta.enableChangeDataFeed) gets delete, update_preimage,
+ * update_postimage and insert rows. The read set is every file scanned: a concurrent writer that
+ * removes or rewrites one of them conflicts; blind appends do not. Layouts other than plain are
+ * refused by name for now (a bucket or OTree table needs its own rewrite).
+ */
+typedef enum tn_layout_row_action {
+    TN_LAYOUT_ROW_KEEP = 0,
+    TN_LAYOUT_ROW_DELETE,
+    TN_LAYOUT_ROW_UPDATE,              /* deleted, and a new row written in its place */
+} tn_layout_row_action;
+
+typedef enum tn_layout_rewrite_pass {
+    TN_LAYOUT_REWRITE_MATCH = 0,       /* only action[] is wanted (finding the files that change) */
+    TN_LAYOUT_REWRITE_ALL,             /* out: the kept rows and the new rows of the chunk */
+    TN_LAYOUT_REWRITE_CHANGED,         /* out: the new rows only (deletion vectors) */
+} tn_layout_rewrite_pass;
+
+typedef struct tn_layout_rewrite_rows {
+    uint8_t *action;                   /* per input row (tn_layout_row_action), zeroed by the caller */
+    const tn_chunk *out;               /* ALL/CHANGED: rows to write (all logical columns, schema
+                                        * types), borrowed until the next call; NULL = none */
+    const uint8_t *out_is_new;         /* per out row: 1 = a new row (change data postimage) */
+} tn_layout_rewrite_rows;
+
+/* Called for every chunk of the candidate files (all logical columns, schema order), on one
+ * thread, file by file; a file that changes is seen twice (MATCH, then ALL) with copy-on-write.
+ * Decisions must be the same on both visits. */
+typedef int (*tn_layout_rewrite_fn)(void *ctx, tn_layout_rewrite_pass pass, const tn_chunk *chunk,
+                                    tn_layout_rewrite_rows *rows);
+
+typedef struct tn_layout_rewrite tn_layout_rewrite;
+/* Rows added by the rewrite besides replacements (MERGE's WHEN NOT MATCHED ... INSERT). */
+int tn_layout_rewrite_insert(tn_layout_rewrite *rw, const tn_chunk *chunk);
+
+typedef struct tn_layout_rewrite_options {
+    int version;                       /* TN_LAYOUT_REWRITE_OPTIONS_VERSION */
+    const char *operation;             /* commitInfo operation ("UPDATE", "MERGE") */
+    const tn_delta_kv *operation_parameters;
+    uint32_t noperation_parameters;
+    const tn_table_filter *filters;    /* candidate files and row groups (a superset of the rows */
+    uint32_t nfilters;                 /* the callback changes) */
+    tn_layout_rewrite_fn rows;
+    void *ctx;
+    /* After the scan: adds rows with tn_layout_rewrite_insert. NULL = none. */
+    int (*insert)(void *ctx, tn_layout_rewrite *rw);
+    bool constraints_checked;          /* the caller checked new rows against CHECK constraints */
+    const int *interrupt;
+    int max_attempts;
+    int64_t num_source_rows;           /* MERGE: commitInfo numSourceRows (-1: not reported) */
+} tn_layout_rewrite_options;
+#define TN_LAYOUT_REWRITE_OPTIONS_VERSION 1
+#define TN_LAYOUT_REWRITE_OPTIONS_INIT {TN_LAYOUT_REWRITE_OPTIONS_VERSION, NULL, NULL, 0, NULL, 0, NULL, NULL, \
+                                        NULL, false, NULL, 0, -1}
+
+typedef struct tn_layout_rewrite_result {
+    int64_t version;                   /* -1: nothing committed (nothing changed) */
+    uint64_t rows_updated, rows_deleted, rows_inserted, rows_copied;
+    uint64_t files_removed, files_added, files_scanned;
+} tn_layout_rewrite_result;
+
+/* Runs the rewrite and commits it (nothing changed: no commit). The metrics are also written to
+ * commitInfo.operationMetrics under Delta's names (numUpdatedRows, numDeletedRows,
+ * numTargetRowsInserted, numCopiedRows, numRemovedFiles, numAddedFiles, ...). */
+int tn_layout_rewrite_run(tn_table *t, const tn_layout_rewrite_options *opts, tn_layout_rewrite_result *result);
 
 /* ---------------------------------------------------------------------------------------------
  * Scans: the layout plans a table scan (adding its own file and row-group restrictions, e.g.

@@ -26,10 +26,15 @@ struct tn_layout_impl {
     uint64_t (*writer_num_files)(const tn_layout_writer *w);
     /* scan planning; NULL = a plain table scan (no sample) */
     int (*scan_open)(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layout_scan_options *opts);
+    /* optional checks of CREATE TABLE and ALTER TABLE SET/UNSET (NULL: accepted) */
+    int (*check_create)(const tn_table_create_options *o);
+    int (*check_alter)(const tn_table *t, const tn_delta_kv *props, uint32_t nprops);
 };
 
 /* The implementations (one per folder). */
 extern const tn_layout_impl tn_layout_plain;
+extern const tn_layout_impl tn_layout_bucket;     /* layout/bucket/ */
+extern const tn_layout_impl tn_layout_otree;
 
 /* ---------------------------------------------------------------------------------------------
  * Helpers.

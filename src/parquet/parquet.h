@@ -43,6 +43,13 @@ typedef struct tn_parquet_open_options {
 int tn_parquet_open(tn_parquet_file **out, tn_fs *fs, const char *path,
                     const tn_parquet_open_options *opts);
 void tn_parquet_close(tn_parquet_file *file);
+/* The open file descriptor behind a file, for callers that keep many files' metadata but a
+ * bounded number of descriptors (table scans): tn_parquet_handle_close releases it (the
+ * metadata stays; no tn_parquet_scan of the file may be open), tn_parquet_handle_open opens it
+ * again (a no-op when open) and fails with TN_ECORRUPT if the file's size changed meanwhile. */
+int tn_parquet_handle_open(tn_parquet_file *file);
+void tn_parquet_handle_close(tn_parquet_file *file);
+bool tn_parquet_handle_is_open(const tn_parquet_file *file);
 
 typedef struct tn_parquet_column_info {
     const char *name;            /* borrowed from the file */

@@ -429,6 +429,31 @@ cleanup:
     return rc;
 }
 
+int tn_parquet_handle_open(tn_parquet_file *f) {
+    if (f->fh) return 0;
+    uint64_t size = 0;
+    int rc = f->fs->open_read(f->fs, f->path, &f->fh);
+    if (rc) {
+        f->fh = NULL;
+        return rc;
+    }
+    rc = f->fs->size(f->fs, f->fh, &size);
+    if (!rc && size != f->size)
+        rc = tn_error_set(TN_ECORRUPT, "%s: the file changed while it was being read (%llu bytes, was %llu)", f->path,
+                          (unsigned long long)size, (unsigned long long)f->size);
+    if (rc) tn_parquet_handle_close(f);
+    return rc;
+}
+
+void tn_parquet_handle_close(tn_parquet_file *f) {
+    if (f && f->fh) {
+        (void)f->fs->close(f->fs, f->fh);
+        f->fh = NULL;
+    }
+}
+
+bool tn_parquet_handle_is_open(const tn_parquet_file *f) { return f && f->fh; }
+
 void tn_parquet_close(tn_parquet_file *f) {
     if (!f) return;
     if (f->fh) f->fs->close(f->fs, f->fh);

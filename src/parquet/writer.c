@@ -242,7 +242,8 @@ static int chunk_meta(tn_parquet_writer *w, pqw_col *c, pq_column_chunk *cc, uin
                 st->max = st->max_value;
             }
             st->has_is_min_exact = st->has_is_max_exact = true;
-            st->is_min_value_exact = st->is_max_value_exact = true;
+            st->is_min_value_exact = !c->cst.smin_cut;
+            st->is_max_value_exact = !c->cst.smax_cut;
         }
     }
     return 0;

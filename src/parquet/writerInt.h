@@ -38,7 +38,8 @@ typedef struct pqw_stat {
     int64_t imin, imax;                    /* BOOL, I32, I64 */
     double dmin, dmax;                     /* FLOAT, DOUBLE */
     tn_int128 xmin, xmax;                  /* FLBA */
-    tn_buf smin, smax;                     /* BYTES */
+    tn_buf smin, smax;                     /* BYTES: bounds, cut to 64 bytes (writer_column.c) */
+    bool smin_cut, smax_cut;               /* BYTES: the bound is not a value of the column */
 } pqw_stat;
 
 /* A finished data page of the current chunk. */

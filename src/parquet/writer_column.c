@@ -77,6 +77,7 @@ static int str_cmp(const char *a, uint32_t alen, const uint8_t *b, size_t blen) 
 static void stat_reset(pqw_stat *st) {
     st->nulls = st->nans = st->nonnull = 0;
     st->has = false;
+    st->smin_cut = st->smax_cut = false;
     st->imin = st->imax = 0;
     st->dmin = st->dmax = 0;
     st->xmin = st->xmax = 0;
@@ -93,6 +94,95 @@ static int set_buf(tn_buf *b, const void *p, size_t n) {
     tn_buf_clear(b);
     if (tn_buf_reserve(b, n ? n : 1)) return TN_ENOMEM;
     return tn_buf_append(b, p, n);
+}
+
+/* Statistics of long strings and binaries are bounds, not values (as parquet-mr's
+ * BinaryTruncator, so one 300 MB value does not become 300 MB of min and max in every page
+ * and in the footer): a min longer than PQW_STAT_MAX_BYTES is cut to a prefix (a lower bound),
+ * a max is cut and rounded up (its last character, or byte for binaries, incremented: an upper
+ * bound); VARCHAR cuts at UTF-8 character boundaries and stays valid UTF-8. The column chunk
+ * statistics then say is_min/max_value_exact = false. A max that cannot be rounded up (all
+ * U+10FFFF / 0xFF) is kept whole. */
+#define PQW_STAT_MAX_BYTES 64
+
+static bool utf8_cont(uint8_t b) { return (b & 0xC0) == 0x80; }
+
+/* Decodes the UTF-8 character s[j..e); -1 if invalid. */
+static int32_t utf8_decode(const uint8_t *s, size_t j, size_t e) {
+    size_t n = e - j;
+    uint8_t b = s[j];
+    if (n == 1 && b < 0x80) return b;
+    if (n == 2 && (b >> 5) == 6) return (int32_t)(((b & 0x1F) << 6) | (s[j + 1] & 0x3F));
+    if (n == 3 && (b >> 4) == 14) return (int32_t)(((b & 0x0F) << 12) | ((s[j + 1] & 0x3F) << 6) | (s[j + 2] & 0x3F));
+    if (n == 4 && (b >> 3) == 30)
+        return (int32_t)(((b & 0x07) << 18) | ((s[j + 1] & 0x3F) << 12) | ((s[j + 2] & 0x3F) << 6) | (s[j + 3] & 0x3F));
+    return -1;
+}
+
+static size_t utf8_encode(uint8_t *o, int32_t cp) {
+    if (cp < 0x80) { o[0] = (uint8_t)cp; return 1; }
+    if (cp < 0x800) { o[0] = (uint8_t)(0xC0 | (cp >> 6)); o[1] = (uint8_t)(0x80 | (cp & 0x3F)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = (uint8_t)(0xE0 | (cp >> 12)); o[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F)); o[2] = (uint8_t)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (uint8_t)(0xF0 | (cp >> 18)); o[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F)); o[3] = (uint8_t)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* Where to cut s (n > PQW_STAT_MAX_BYTES bytes): at most PQW_STAT_MAX_BYTES bytes, at a
+ * character start for strings. */
+static size_t stat_cut(const pqw_col *c, const uint8_t *s, size_t n) {
+    size_t k = PQW_STAT_MAX_BYTES;
+    if (c->type.id == TN_TYPE_VARCHAR) {
+        while (k > 0 && utf8_cont(s[k])) k--;
+        if (k == 0) k = PQW_STAT_MAX_BYTES;            /* not UTF-8: cut bytes */
+    }
+    return k;
+}
+
+static int set_min(const pqw_col *c, pqw_stat *st, const void *p, size_t n) {
+    if (n <= PQW_STAT_MAX_BYTES) {
+        st->smin_cut = false;
+        return set_buf(&st->smin, p, n);
+    }
+    st->smin_cut = true;
+    return set_buf(&st->smin, p, stat_cut(c, p, n));
+}
+
+static int set_max(const pqw_col *c, pqw_stat *st, const void *pv, size_t n) {
+    const uint8_t *p = pv;
+    st->smax_cut = false;
+    if (n <= PQW_STAT_MAX_BYTES) return set_buf(&st->smax, p, n);
+    uint8_t tmp[PQW_STAT_MAX_BYTES + 4];
+    size_t len = stat_cut(c, p, n);
+    bool utf8 = c->type.id == TN_TYPE_VARCHAR;
+    while (len > 0) {
+        if (utf8) {
+            size_t j = len - 1;
+            while (j > 0 && utf8_cont(p[j])) j--;
+            int32_t cp = utf8_decode(p, j, len);
+            if (cp < 0) { utf8 = false; continue; }    /* not UTF-8: round bytes */
+            if (cp < 0x10FFFF) {
+                cp = cp + 1 == 0xD800 ? 0xE000 : cp + 1;
+                memcpy(tmp, p, j);
+                size_t e = utf8_encode(tmp + j, cp);
+                st->smax_cut = true;
+                return set_buf(&st->smax, tmp, j + e);
+            }
+            len = j;
+        } else {
+            if (p[len - 1] < 0xFF) {
+                memcpy(tmp, p, len);
+                tmp[len - 1]++;
+                st->smax_cut = true;
+                return set_buf(&st->smax, tmp, len);
+            }
+            len--;
+        }
+    }
+    return set_buf(&st->smax, p, n);
 }
 
 /* Compares a's min (which = 0) or max (1) with b's; both must have min/max. */
@@ -129,10 +219,12 @@ static int stat_merge(const pqw_col *c, pqw_stat *dst, const pqw_stat *src) {
     if (first || stat_cmp(c, src, dst, 0) < 0) {
         dst->imin = src->imin; dst->dmin = src->dmin; dst->xmin = src->xmin;
         if (c->kind == PQW_BYTES && set_buf(&dst->smin, src->smin.data, src->smin.len)) return TN_ENOMEM;
+        dst->smin_cut = src->smin_cut;
     }
     if (first || stat_cmp(c, src, dst, 1) > 0) {
         dst->imax = src->imax; dst->dmax = src->dmax; dst->xmax = src->xmax;
         if (c->kind == PQW_BYTES && set_buf(&dst->smax, src->smax.data, src->smax.len)) return TN_ENOMEM;
+        dst->smax_cut = src->smax_cut;
     }
     return 0;
 }
@@ -267,7 +359,7 @@ static int stats_update(pqw_col *c, pqw_scratch *s, uint32_t m) {
     case PQW_BYTES: {
         uint32_t i = 0;
         if (!st->has) {
-            if (set_buf(&st->smin, s->s[0].ptr, s->s[0].len) || set_buf(&st->smax, s->s[0].ptr, s->s[0].len))
+            if (set_min(c, st, s->s[0].ptr, s->s[0].len) || set_max(c, st, s->s[0].ptr, s->s[0].len))
                 return TN_ENOMEM;
             st->has = true;
             i = 1;
@@ -275,9 +367,9 @@ static int stats_update(pqw_col *c, pqw_scratch *s, uint32_t m) {
         for (; i < m; i++) {
             tn_str x = s->s[i];
             if (str_cmp(x.ptr, x.len, st->smin.data, st->smin.len) < 0) {
-                if (set_buf(&st->smin, x.ptr, x.len)) return TN_ENOMEM;
+                if (set_min(c, st, x.ptr, x.len)) return TN_ENOMEM;
             } else if (str_cmp(x.ptr, x.len, st->smax.data, st->smax.len) > 0) {
-                if (set_buf(&st->smax, x.ptr, x.len)) return TN_ENOMEM;
+                if (set_max(c, st, x.ptr, x.len)) return TN_ENOMEM;
             }
         }
         return 0;
@@ -300,12 +392,12 @@ static int stats_update_dict_bytes(pqw_col *c, uint32_t m) {
         const char *p = (const char *)c->dbytes.data + c->doff[e];
         uint32_t len = c->dlen[e];
         if (!st->has) {
-            if (set_buf(&st->smin, p, len) || set_buf(&st->smax, p, len)) return TN_ENOMEM;
+            if (set_min(c, st, p, len) || set_max(c, st, p, len)) return TN_ENOMEM;
             st->has = true;
         } else if (str_cmp(p, len, st->smin.data, st->smin.len) < 0) {
-            if (set_buf(&st->smin, p, len)) return TN_ENOMEM;
+            if (set_min(c, st, p, len)) return TN_ENOMEM;
         } else if (str_cmp(p, len, st->smax.data, st->smax.len) > 0) {
-            if (set_buf(&st->smax, p, len)) return TN_ENOMEM;
+            if (set_max(c, st, p, len)) return TN_ENOMEM;
         }
     }
     return 0;

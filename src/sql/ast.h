@@ -374,6 +374,8 @@ typedef enum tn_sql_join_kind {
     TN_SQL_JOIN_RIGHT,
     TN_SQL_JOIN_FULL,
     TN_SQL_JOIN_CROSS,             /* CROSS JOIN and comma lists (comma = true) */
+    TN_SQL_JOIN_SEMI,              /* [LEFT] SEMI JOIN: left rows with a match, left columns */
+    TN_SQL_JOIN_ANTI,              /* [LEFT] ANTI JOIN: left rows without a match */
 } tn_sql_join_kind;
 
 typedef enum tn_sql_time_travel { TN_SQL_TT_NONE, TN_SQL_TT_VERSION, TN_SQL_TT_TIMESTAMP } tn_sql_time_travel;
@@ -494,6 +496,7 @@ struct tn_sql_stmt {
         struct {
             tn_sql_qname name;
             bool or_replace, if_not_exists, temporary;
+            bool global;                /* Spark: CREATE GLOBAL TEMPORARY VIEW */
             tn_sql_ident *columns;
             int n_columns;
             tn_sql_query *query;

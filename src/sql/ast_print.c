@@ -403,7 +403,7 @@ static void expr(printer *pr, const tn_sql_expr *e) {
 }
 
 static void tableref(printer *pr, const tn_sql_tableref *r) {
-    static const char *const joins[] = {"inner", "left", "right", "full", "cross"};
+    static const char *const joins[] = {"inner", "left", "right", "full", "cross", "semi", "anti"};
     switch (r->kind) {
     case TN_SQL_T_TABLE:
         put(pr, "(table ");
@@ -423,7 +423,7 @@ static void tableref(printer *pr, const tn_sql_tableref *r) {
         query(pr, r->u.subquery.query);
         break;
     case TN_SQL_T_JOIN:
-        putf(pr, "(join %s%s ", r->u.join.natural ? "natural-" : "", joins[r->u.join.kind % 5]);
+        putf(pr, "(join %s%s ", r->u.join.natural ? "natural-" : "", joins[r->u.join.kind % 7]);
         tableref(pr, r->u.join.left);
         put(pr, " ");
         tableref(pr, r->u.join.right);

@@ -499,6 +499,7 @@ static int bind_join(tn_binder *b, tn_sql_tableref *t, bind_scope *scope, bind_s
         tn_plan_free(l);
         return rc;
     }
+    bool semi = t->u.join.kind == TN_SQL_JOIN_SEMI || t->u.join.kind == TN_SQL_JOIN_ANTI;
     tn_plan *j = tn_plan_new(b->arena, TN_PLAN_JOIN, l->ncols + r->ncols);
     if (!j) {
         tn_plan_free(l);
@@ -517,12 +518,13 @@ static int bind_join(tn_binder *b, tn_sql_tableref *t, bind_scope *scope, bind_s
     case TN_SQL_JOIN_LEFT: j->u.join.kind = TN_JOIN_LEFT; break;
     case TN_SQL_JOIN_RIGHT: j->u.join.kind = TN_JOIN_RIGHT; break;
     case TN_SQL_JOIN_FULL: j->u.join.kind = TN_JOIN_FULL; break;
+    case TN_SQL_JOIN_SEMI: j->u.join.kind = TN_JOIN_SEMI; break;
+    case TN_SQL_JOIN_ANTI: j->u.join.kind = TN_JOIN_ANTI; break;
     default: j->u.join.kind = TN_JOIN_INNER; break;
     }
-    uint32_t lbase = 0;
-    (void)lbase;
-    /* merged scope */
+    /* merged scope (SEMI/ANTI: the right side is visible in ON only) */
     rc = tn_scope_merge(b, scope, &ls);
+    uint32_t left_rels = scope->nrels, left_cols = scope->ncols;
     if (!rc) rc = tn_scope_merge(b, scope, &rs);
     if (rc) return rc;
     scope->parent = outer;
@@ -598,6 +600,13 @@ static int bind_join(tn_binder *b, tn_sql_tableref *t, bind_scope *scope, bind_s
         if (rc) return rc;
     }
     j->u.join.cond = cond;
+    if (semi) {
+        if (!cond) return tn_bind_error(b, t->pos, "SEMI and ANTI joins need ON, USING or NATURAL");
+        j->ncols = l->ncols;
+        j->est_rows = le * 0.5;
+        scope->nrels = left_rels;
+        scope->ncols = left_cols;
+    }
     return 0;
 }
 

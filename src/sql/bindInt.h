@@ -22,6 +22,7 @@ struct tn_sql_session {
     struct tn_stmt_state *tables;  /* stmt_ddl.c: catalog handle and SET options (stmt.h) */
     struct tn_sql_result *streaming; /* session.c: the result still streaming, or NULL */
     int interrupted;               /* tn_sql_session_interrupt (atomic); cleared per statement */
+    struct tn_temp_view *temp_views; /* temp_views.c: this session's temporary views */
 };
 
 /* A FROM item visible by name. Columns are scope columns [offset, offset + ncols). */

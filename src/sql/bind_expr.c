@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql/aggregates.h"
 #include "sql/bindInt.h"
+#include "sql/settings.h"
 
 /* ---------------------------------------------------------------------------------------------
  * Aggregate names.
@@ -36,7 +38,7 @@ static int agg_lookup(const char *name) {
     return -1;
 }
 
-bool tn_bind_is_agg_name(const char *name) { return agg_lookup(name) >= 0; }
+bool tn_bind_is_agg_name(const char *name) { return agg_lookup(name) >= 0 || tn_agg_func_lookup(name); }
 
 static const char *func_name(const tn_sql_expr *e) {
     return e->u.func.name.parts[e->u.func.name.n - 1].name;
@@ -664,6 +666,19 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         rc = tn_expr_cast(&w, args[0], tn_type_make(TN_TYPE_BOOLEAN), false);
         if (rc) { tn_expr_free(args[1]); tn_expr_free(args[2]); return tn_bind_error_at(b, rc, e->pos); }
         rc = tn_expr_case(out, &w, &args[1], 1, args[2]);
+    } else if (tn_str_iequal(name, "current_setting")) {   /* settings.c: a constant, as in DuckDB */
+        if (n != 1 || args[0]->kind != TN_EXPR_CONSTANT || args[0]->u.value.is_null ||
+            args[0]->u.value.type.id != TN_TYPE_VARCHAR) {
+            free_args(args, n);
+            return tn_bind_error(b, e->pos, "current_setting takes one constant string (a setting's name)");
+        }
+        char key[256];
+        snprintf(key, sizeof key, "%.*s", (int)args[0]->u.value.u.s.len, args[0]->u.value.u.s.ptr);
+        tn_value v;
+        rc = tn_setting_value(b->session, key, b->arena, &v);
+        free_args(args, n);
+        if (rc) return tn_bind_error_at(b, rc, e->u.func.args.items[0]->pos);
+        rc = tn_expr_constant(out, &v);
     } else {
         if (!tn_func_exists(name)) {
             free_args(args, n);
@@ -681,7 +696,9 @@ static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     const char *name = func_name(e);
     tn_plan_agg ag;
     memset(&ag, 0, sizeof ag);
-    ag.kind = (tn_agg_kind)agg_lookup(name);
+    int builtin = agg_lookup(name);
+    ag.kind = builtin >= 0 ? (tn_agg_kind)builtin : TN_AGG_CUSTOM;
+    ag.func = builtin >= 0 ? NULL : tn_agg_func_lookup(name);
     ag.distinct = e->u.func.distinct;
     int n = e->u.func.args.n;
     if (e->u.func.order_by.n)
@@ -736,6 +753,23 @@ static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
             break;
         case TN_AGG_BOOL_AND:
         case TN_AGG_BOOL_OR: want_t = ag.type = tn_type_make(TN_TYPE_BOOLEAN); break;
+        case TN_AGG_CUSTOM: {
+            want_t = tn_type_make((tn_type_id)ag.func->arg);
+            ag.type = tn_type_make((tn_type_id)ag.func->ret);
+            if (!tn_type_equal(t, want_t) && tn_func_implicit_cast_cost(t, want_t) < 0) {
+                tn_expr_free(ag.arg);
+                char tb[64];
+                return tn_bind_error(b, e->pos, "No function matches the given name and argument types '%s(%s)'",
+                                     name, tn_type_format(t, tb, sizeof tb));
+            }
+            const tn_sql_expr *a0 = e->u.func.args.items[0];
+            if (a0->kind == TN_SQL_E_COLUMN)
+                ag.arg_name = a0->u.column.parts[a0->u.column.n - 1].name;
+            else
+                ag.arg_name = "its argument";
+            ag.distinct = false;   /* set functions: DISTINCT changes nothing */
+            break;
+        }
         case TN_AGG_STRING_AGG:
             want_t = ag.type = tn_type_make(TN_TYPE_VARCHAR);
             if (n == 2) {
@@ -767,7 +801,7 @@ static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     if (rc) { tn_expr_free(ag.arg); tn_expr_free(ag.sep); tn_expr_free(ag.filter); return rc; }
     /* identity for de-duplication */
     tn_buf key = TN_BUF_INIT;
-    tn_buf_printf(&key, "%d|%d|", (int)ag.kind, ag.distinct);
+    tn_buf_printf(&key, "%d|%s|%d|", (int)ag.kind, ag.func ? ag.func->name : "", ag.distinct);
     if (ag.arg) tn_expr_to_text(&key, ag.arg);
     tn_buf_printf(&key, "|");
     if (ag.sep) tn_expr_to_text(&key, ag.sep);
@@ -1438,7 +1472,7 @@ int tn_bind_window(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         if (!rc) rc = tn_bind_fold(b, &f.order[i]);
         if (rc) goto fail;
         f.desc[i] = it->desc;
-        f.nulls_first[i] = it->nulls == 1;
+        f.nulls_first[i] = tn_setting_nulls_first(b->session, it->desc, it->nulls);
         f.norder++;
     }
     /* frame */

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql/aggregates.h"
 #include "sql/bindInt.h"
+#include "sql/settings.h"
 
 typedef struct sel_item {
     tn_expr *expr;
@@ -412,7 +414,8 @@ static int mark_inner(tn_expr **slot, const tn_plan *agg, uint32_t mark0) {
         uint32_t ng = agg->u.agg.ngroups;
         if (col >= ng) {
             tn_agg_kind k = agg->u.agg.aggs[col - ng].kind;
-            if (k == TN_AGG_COUNT || k == TN_AGG_COUNT_STAR || k == TN_AGG_APPROX_COUNT_DISTINCT) {
+            if (k == TN_AGG_COUNT || k == TN_AGG_COUNT_STAR || k == TN_AGG_APPROX_COUNT_DISTINCT ||
+                (k == TN_AGG_CUSTOM && agg->u.agg.aggs[col - ng].func->zero_on_empty)) {
                 tn_value zero;
                 memset(&zero, 0, sizeof zero);
                 zero.type = e->type;
@@ -691,8 +694,8 @@ static int finish_query(tn_binder *b, tn_plan **plan, order_key *keys, uint32_t 
     return 0;
 }
 
-static bool order_nulls_first(const tn_sql_order_item *it) {
-    return it->nulls == 1;      /* DuckDB: NULLS LAST by default, ASC and DESC */
+static bool order_nulls_first(tn_binder *b, const tn_sql_order_item *it) {
+    return tn_setting_nulls_first(b->session, it->desc, it->nulls);   /* SET default_null_order */
 }
 
 /* ORDER BY ALL: every output column, left to right, in the one direction given. */
@@ -702,7 +705,7 @@ static int order_all_keys(tn_binder *b, const tn_sql_query *q, uint32_t ncols, o
     for (uint32_t i = 0; i < ncols; i++) {
         keys[i].col = i;
         keys[i].desc = q->order_all_item.desc;
-        keys[i].nulls_first = order_nulls_first(&q->order_all_item);
+        keys[i].nulls_first = order_nulls_first(b, &q->order_all_item);
     }
     *out = keys;
     return 0;
@@ -733,7 +736,7 @@ static int order_over_output(tn_binder *b, tn_sql_query *q, tn_plan **plan) {
     for (uint32_t i = 0; i < n; i++) {
         tn_sql_order_item *it = &q->order_by.items[i];
         keys[i].desc = it->desc;
-        keys[i].nulls_first = order_nulls_first(it);
+        keys[i].nulls_first = order_nulls_first(b, it);
         if (it->expr->kind == TN_SQL_E_LITERAL && it->expr->u.lit.kind == TN_SQL_LIT_INTEGER) {
             int64_t k = it->expr->u.lit.int_value;
             if (k < 1 || k > (int64_t)nvis) {
@@ -1040,7 +1043,7 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
     for (uint32_t i = 0; i < (q->order_all ? 0 : nk); i++) {
         tn_sql_order_item *it = &q->order_by.items[i];
         keys[i].desc = it->desc;
-        keys[i].nulls_first = order_nulls_first(it);
+        keys[i].nulls_first = order_nulls_first(b, it);
         tn_sql_expr *oe = it->expr;
         if (oe->kind == TN_SQL_E_LITERAL && oe->u.lit.kind == TN_SQL_LIT_INTEGER) {
             int64_t k = oe->u.lit.int_value;

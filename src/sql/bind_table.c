@@ -204,6 +204,14 @@ int tn_bind_table_name(tn_binder *b, tn_sql_tableref *t, tn_plan **out, const ch
     *out = NULL;
     const tn_sql_qname *q = &t->u.table.name;
     const char *text = qname_text(b, q);
+    if (q->n <= 2) {   /* temporary views (temp_views.c) come before tables and stored views */
+        bool found = false;
+        int trc = tn_temp_view_bind(b, q->n == 2 ? q->parts[0].name : NULL, q->parts[q->n - 1].name, t->pos, out, &found);
+        if (trc || found) {
+            if (!trc && alias && !*alias) *alias = q->parts[q->n - 1].name;
+            return trc;
+        }
+    }
     tn_catalog *cat = NULL;
     int rc = b->session->warehouse ? tn_stmt_catalog(b, false, &cat) : TN_ENOTFOUND;
     if (rc == TN_ENOTFOUND)
@@ -216,6 +224,13 @@ int tn_bind_table_name(tn_binder *b, tn_sql_tableref *t, tn_plan **out, const ch
     bool is_table = false, is_view = false;
     rc = tn_catalog_table_exists(cat, &cn, &is_table);
     if (!rc && !is_table) rc = tn_catalog_view_exists(cat, &cn, &is_view);
+    if (!rc && !is_table && !is_view && q->n == 2 && tn_temp_view_is_global_schema(q->parts[0].name)) {
+        /* global_temp.x without such a view: the table x itself (temp_views.c) */
+        if (tn_catalog_name_make(&cn, "table", NULL, q->parts[1].name) == 0) {
+            rc = tn_catalog_table_exists(cat, &cn, &is_table);
+            if (!rc && !is_table) rc = tn_catalog_view_exists(cat, &cn, &is_view);
+        }
+    }
     if (rc) return tn_bind_error_at(b, rc, t->pos);
     if (alias && !*alias) *alias = q->parts[q->n - 1].name;
     if (is_view) {

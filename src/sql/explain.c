@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "sql/aggregates.h"
 #include "sql/plan.h"
 
 static int exprs(tn_buf *o, tn_expr *const *e, uint32_t n) {
@@ -65,7 +66,7 @@ static int node_line(tn_buf *o, const tn_plan *p) {
         if (!rc) rc = tn_buf_printf(o, "] aggregates: [");
         for (uint32_t i = 0; i < p->u.agg.naggs && !rc; i++) {
             const tn_plan_agg *a = &p->u.agg.aggs[i];
-            rc = tn_buf_printf(o, "%s%s(%s", i ? ", " : "", tn_agg_kind_name(a->kind), a->distinct ? "DISTINCT " : "");
+            rc = tn_buf_printf(o, "%s%s(%s", i ? ", " : "", a->kind == TN_AGG_CUSTOM ? a->func->name : tn_agg_kind_name(a->kind), a->distinct ? "DISTINCT " : "");
             if (!rc && a->arg) rc = tn_expr_to_text(o, a->arg);
             if (!rc) rc = tn_buf_printf(o, ")");
             if (!rc && a->filter) {

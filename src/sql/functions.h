@@ -142,6 +142,7 @@ extern const tn_func_def tn_funcs_math[];
 extern const tn_func_def tn_funcs_datetime[];
 extern const tn_func_def tn_funcs_hash[];
 extern const tn_func_def tn_funcs_interval[];   /* func_interval.c */
+extern const tn_func_def tn_funcs_bitmap[];     /* func_bitmap.c */
 
 /* Decimal storage helpers shared by the function files. */
 static inline tn_int128 tn_dec_get(const tn_vector *v, uint32_t i) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql/aggregates.h"
 #include "sql/exec.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -532,6 +533,7 @@ static void state_sizes(agg_state *s) {
     case TN_AGG_BOOL_OR: s->w1 = 1; s->w2 = 1; break;
     case TN_AGG_STRING_AGG: s->w1 = sizeof(tn_buf); s->w2 = 1; break;
     case TN_AGG_APPROX_COUNT_DISTINCT: s->w1 = sizeof(uint8_t *); s->w2 = 0; break;
+    case TN_AGG_CUSTOM: s->w1 = d->func->state_size; s->w2 = 0; break;
     }
 }
 
@@ -575,6 +577,8 @@ static void states_free(tn_agg_states *st) {
         agg_state *s = &st->a[i];
         if (s->def && s->def->kind == TN_AGG_STRING_AGG && s->s1)
             for (uint32_t g = 0; g < st->cap; g++) tn_buf_free(&((tn_buf *)s->s1)[g]);
+        if (s->def && s->def->kind == TN_AGG_CUSTOM && s->def->func->destroy && s->s1)
+            for (uint32_t g = 0; g < st->cap; g++) s->def->func->destroy(s->s1 + (size_t)g * s->w1);
         tn_free(s->s1);
         tn_free(s->s2);
         tn_arena_destroy(s->arena);
@@ -812,6 +816,11 @@ static int agg_update(agg_state *s, const tn_vector *v, const uint32_t *gids, ui
         }
         return 0;
     }
+    case TN_AGG_CUSTOM: {
+        if (v->type.id == TN_TYPE_NULL) return 0;
+        tn_agg_call call = {d->func, d->arg_name};
+        return d->func->update(&call, s->s1, gids, v, n, mask);
+    }
     case TN_AGG_APPROX_COUNT_DISTINCT: {
         if (v->type.id == TN_TYPE_NULL) return 0;
         for (uint32_t i = 0; i < n; i++) {
@@ -880,6 +889,10 @@ static int agg_merge(agg_state *dst, uint32_t to, agg_state *src, uint32_t from)
         if (!rc && b->len) rc = tn_buf_append(a, b->data, b->len);
         dst->s2[to] = 1;
         return rc;
+    }
+    case TN_AGG_CUSTOM: {
+        tn_agg_call call = {d->func, d->arg_name};
+        return d->func->merge(&call, dst->s1 + (size_t)to * dst->w1, src->s1 + (size_t)from * src->w1);
     }
     case TN_AGG_APPROX_COUNT_DISTINCT: {
         uint8_t *b = ((uint8_t **)src->s1)[from];
@@ -960,6 +973,10 @@ static int agg_finalize(agg_state *s, uint32_t g, tn_vector *out, uint32_t row) 
         v.u.s.ptr = b->data ? (const char *)b->data : "";
         v.u.s.len = (uint32_t)b->len;
         break;
+    }
+    case TN_AGG_CUSTOM: {
+        tn_agg_call call = {d->func, d->arg_name};
+        return d->func->finalize(&call, s->s1 + (size_t)g * s->w1, out, row);
     }
     case TN_AGG_APPROX_COUNT_DISTINCT: {
         uint8_t *r = ((uint8_t **)s->s1)[g];

@@ -523,8 +523,18 @@ static tn_sql_stmt *create_stmt(tn_sql_parser *p) {
         if (!tn_sqlp_expect_kw(p, KW_REPLACE, "REPLACE after OR")) return NULL;
         or_replace = true;
     }
+    bool global = false;                                   /* Spark: GLOBAL TEMPORARY VIEW */
+    {
+        const tn_sql_token *g = tn_sqlp_peek(p, 0);
+        if (g->type == TK_IDENT && g->text && tn_str_iequal(g->text, "global") &&
+            (tn_sqlp_is_kw(p, 1, KW_TEMP) || tn_sqlp_is_kw(p, 1, KW_TEMPORARY))) {
+            tn_sqlp_advance(p);
+            global = true;
+        }
+    }
     if (tn_sqlp_accept_kw(p, KW_TEMP) || tn_sqlp_accept_kw(p, KW_TEMPORARY)) temporary = true;
     tn_sql_stmt *s;
+    if (global && !tn_sqlp_is_kw(p, 0, KW_VIEW)) return tn_sqlp_fail_at(p, pos, "GLOBAL TEMPORARY applies to views only");
     if (tn_sqlp_accept_kw(p, KW_TABLE)) {
         s = new_stmt(p, TN_SQL_S_CREATE_TABLE, pos);
         if (!s) return NULL;
@@ -539,6 +549,7 @@ static tn_sql_stmt *create_stmt(tn_sql_parser *p) {
         if (!s) return NULL;
         s->u.create_view.or_replace = or_replace;
         s->u.create_view.temporary = temporary;
+        s->u.create_view.global = global;
         s->u.create_view.if_not_exists = if_not_exists(p);
         if (!tn_sqlp_qname(p, "a view name", &s->u.create_view.name)) return NULL;
         if (tn_sqlp_accept(p, TK_LPAREN)) {

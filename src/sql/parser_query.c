@@ -75,6 +75,16 @@ static bool sample_clause(tn_sql_parser *p, tn_sql_tableref *r) {
     return true;
 }
 
+/* SEMI / ANTI (not keywords, so that they stay usable as names) when JOIN follows: 1 = SEMI,
+ * 2 = ANTI, 0 = neither. */
+static int semi_anti_at(tn_sql_parser *p, int k) {
+    const tn_sql_token *t = tn_sqlp_peek(p, k);
+    if (t->type != TK_IDENT || t->kw != KW_NONE || !tn_sqlp_is_kw(p, k + 1, KW_JOIN)) return 0;
+    tn_sql_ident id = tn_sqlp_tok_ident(t);
+    if (id.quoted || !id.name) return 0;
+    return strcmp(id.name, "semi") == 0 ? 1 : strcmp(id.name, "anti") == 0 ? 2 : 0;
+}
+
 /* [AS] alias [(cols)], TABLESAMPLE, VERSION/TIMESTAMP AS OF, in any order after a FROM item. */
 static bool ref_suffixes(tn_sql_parser *p, tn_sql_tableref *r) {
     for (;;) {
@@ -95,7 +105,7 @@ static bool ref_suffixes(tn_sql_parser *p, tn_sql_tableref *r) {
         if (r->alias.name) return true;
         if (tn_sqlp_accept_kw(p, KW_AS)) {
             if (!tn_sqlp_ident(p, "an alias after AS", &r->alias)) return false;
-        } else if (tn_sqlp_tok_is_colid(t)) {
+        } else if (tn_sqlp_tok_is_colid(t) && !semi_anti_at(p, 0)) {
             r->alias = tn_sqlp_tok_ident(t);
             tn_sqlp_advance(p);
         } else {
@@ -177,6 +187,10 @@ static tn_sql_tableref *join_chain(tn_sql_parser *p) {
             if (!tn_sqlp_expect_kw(p, KW_JOIN, kw == KW_INNER ? "JOIN after INNER" : "JOIN after CROSS"))
                 return NULL;
             k = 0;
+        } else if (semi_anti_at(p, k) || (kw == KW_LEFT && semi_anti_at(p, k + 1))) {
+            if (kw == KW_LEFT) k++;                  /* Spark: LEFT SEMI JOIN, LEFT ANTI JOIN */
+            kind = semi_anti_at(p, k) == 1 ? TN_SQL_JOIN_SEMI : TN_SQL_JOIN_ANTI;
+            k += 2;
         } else if (kw == KW_LEFT || kw == KW_RIGHT || kw == KW_FULL) {
             kind = kw == KW_LEFT ? TN_SQL_JOIN_LEFT : kw == KW_RIGHT ? TN_SQL_JOIN_RIGHT : TN_SQL_JOIN_FULL;
             k++;

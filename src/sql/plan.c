@@ -131,7 +131,7 @@ bool tn_expr_columns_within(const tn_expr *e, uint32_t lo, uint32_t hi) {
 const char *tn_agg_kind_name(tn_agg_kind k) {
     static const char *n[] = {"count_star", "count", "sum", "avg", "min", "max", "stddev_samp",
                               "stddev_pop", "var_samp", "var_pop", "bool_and", "bool_or",
-                              "string_agg", "approx_count_distinct", "any_value"};
+                              "string_agg", "approx_count_distinct", "any_value", "custom"};
     return (unsigned)k < sizeof n / sizeof n[0] ? n[k] : "?";
 }
 

@@ -44,6 +44,7 @@ typedef enum tn_agg_kind {
     TN_AGG_STRING_AGG,
     TN_AGG_APPROX_COUNT_DISTINCT,
     TN_AGG_ANY_VALUE,    /* first value seen (also used for `first`) */
+    TN_AGG_CUSTOM,       /* a table-defined aggregate (sql/aggregates.h): func */
 } tn_agg_kind;
 
 typedef struct tn_plan_agg {
@@ -53,6 +54,8 @@ typedef struct tn_plan_agg {
     tn_expr *filter;     /* FILTER (WHERE ...) or NULL */
     bool distinct;
     tn_type type;        /* result type */
+    const struct tn_agg_func *func;   /* TN_AGG_CUSTOM: the definition */
+    const char *arg_name;             /* TN_AGG_CUSTOM: the argument as written, for errors */
 } tn_plan_agg;
 
 /* Window functions (op_window.c). */

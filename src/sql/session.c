@@ -12,6 +12,8 @@
 
 #include "sql/bindInt.h"
 #include "sql/parse.h"
+#include "sql/settings.h"
+#include "sql/stmt.h"
 #include "sql/stmt.h"
 
 struct tn_sql_script {
@@ -91,6 +93,7 @@ void tn_sql_session_close(tn_sql_session *s) {
         }
     }
     tn_stmt_session_free(s);
+    tn_temp_views_free(s);
     tn_pool_destroy(s->pool);
     pthread_mutex_destroy(&s->run_lock);
     tn_free(s->warehouse);
@@ -344,51 +347,11 @@ void tn_sql_result_free(tn_sql_result *r) {
 /* ---------------------------------------------------------------------------------------------
  * Execution.
  */
-static int parse_bytes(const char *s, uint64_t *out) {
-    char *end = NULL;
-    double v = strtod(s, &end);
-    if (end == s || v < 0) return -1;
-    while (*end == ' ') end++;
-    double mul = 1;
-    if (*end == 'k' || *end == 'K') mul = 1e3;
-    else if (*end == 'm' || *end == 'M') mul = 1e6;
-    else if (*end == 'g' || *end == 'G') mul = 1e9;
-    else if (*end == 't' || *end == 'T') mul = 1e12;
-    if (end[0] && (end[1] == 'i' || end[1] == 'I')) mul = mul == 1e3 ? 1024.0 : mul == 1e6 ? 1048576.0 : mul == 1e9 ? 1073741824.0 : mul == 1e12 ? 1099511627776.0 : mul;
-    *out = (uint64_t)(v * mul);
-    return 0;
-}
-
 static int exec_set(tn_binder *b, tn_sql_stmt *stmt, tn_sql_result **out) {
-    tn_sql_session *s = b->session;
     const tn_sql_option *o = &stmt->u.set;
-    const char *v = o->value ? o->value : "";
-    if (tn_str_iequal(o->key, "threads") || tn_str_iequal(o->key, "worker_threads")) {
-        int n = atoi(v);
-        if (n < 1 || n > 1024) return tn_bind_error(b, o->value_pos, "threads must be between 1 and 1024");
-        tn_pool *p = NULL;
-        int rc = tn_pool_create(&p, n);
-        if (rc) return rc;
-        tn_pool_destroy(s->pool);
-        s->pool = p;
-        s->threads = (int)tn_pool_size(p);
-    } else if (tn_str_iequal(o->key, "memory_limit") || tn_str_iequal(o->key, "max_memory")) {
-        uint64_t bytes;
-        if (parse_bytes(v, &bytes)) return tn_bind_error(b, o->value_pos, "cannot read memory limit '%s'", v);
-        s->memory_limit = bytes;
-    } else if (tn_str_iequal(o->key, "allow_external_locations")) {
-        /* CREATE TABLE ... LOCATION outside the warehouse (stmt_ddl.c) */
-        static const char *ok[] = {"true", "false", "on", "off", "1", "0"};
-        bool valid = false;
-        for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) valid = valid || tn_str_iequal(v, ok[i]);
-        if (!valid) return tn_bind_error(b, o->value_pos, "allow_external_locations must be true or false, not '%s'", v);
-        int src = tn_stmt_set_option(s, o);
-        if (src) return src;
-    } else {
-        int src = tn_stmt_set_option(s, o);     /* stmt_ddl.c: stored for later layers */
-        if (src) return src;
-    }
-    int rc = result_new(out, 0, NULL, NULL);
+    int rc = tn_setting_set(b->session, o->key, o->value);       /* settings.c */
+    if (rc) return tn_bind_error_at(b, rc, o->value && tn_setting_find(o->key) ? o->value_pos : o->pos);
+    rc = result_new(out, 0, NULL, NULL);
     if (!rc) (*out)->has_rows = false;
     return rc;
 }

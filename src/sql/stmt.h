@@ -26,7 +26,8 @@ bool tn_stmt_is_table(const tn_sql_stmt *stmt);
 /* Runs a table statement; *out is initialized here (also on error: free with
  * tn_collection_free(&out->rows)). */
 int tn_stmt_table_execute(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
-/* SET 'key' = 'value' for keys the session does not know itself: stored for later layers. */
+/* The session's option store, written by settings.c (tn_setting_set) with validated values of
+ * registered settings only; read them through tn_setting_get (settings.h). */
 int tn_stmt_set_option(tn_sql_session *s, const tn_sql_option *o);
 /* A stored session option (key compared case-insensitively) or NULL. */
 const char *tn_stmt_get_option(const tn_sql_session *s, const char *key);
@@ -45,6 +46,29 @@ int tn_stmt_output_count(tn_binder *b, tn_stmt_output *o, const char *name, int6
 int tn_stmt_insert(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
 int tn_stmt_delete(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
 int tn_stmt_copy(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
+/* The text after the statement's top-level WHERE keyword (trimmed), or NULL; and a predicate
+ * list as commitInfo.operationParameters.predicate holds it (JSON array; [] for NULL). Arena. */
+const char *tn_stmt_where_text(tn_binder *b, const char *sql);
+const char *tn_stmt_predicate_json(tn_binder *b, const char *text);
+
+/* stmt_update.c: UPDATE; the rows a rewrite writes (layout/rewrite.c), shared with MERGE. */
+int tn_stmt_update(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
+typedef struct tn_stmt_rows {
+    tn_chunk out;                      /* what the rewrite writes for one chunk */
+    tn_chunk fresh;                    /* the new rows of the chunk */
+    uint8_t *is_new;
+    uint32_t *sel;
+    bool ready;
+} tn_stmt_rows;
+int tn_stmt_rows_init(tn_stmt_rows *r, tn_table *t);
+void tn_stmt_rows_free(tn_stmt_rows *r);
+void tn_stmt_rows_reset(tn_stmt_rows *r);
+int tn_stmt_rows_add(tn_stmt_rows *r, const tn_vector *const *cols, const uint32_t *sel, uint32_t n);
+int tn_stmt_rows_finish(tn_stmt_rows *r, tn_layout_rewrite_pass pass, const tn_chunk *chunk,
+                        tn_layout_rewrite_rows *rows);
+/* A SET value for column col of t, bound over scope and cast to the column's type. */
+int tn_stmt_bind_set_value(tn_binder *b, bind_scope *scope, tn_table *t, uint32_t col, tn_sql_expr *expr,
+                           tn_expr **out);
 /* Writes the rows of plan (already cast to the table's types and in schema order: every
  * logical column) into t with opts; the plan is freed. */
 int tn_stmt_write_plan(tn_binder *b, tn_table *t, tn_plan *plan, const tn_layout_write_options *opts,
@@ -111,5 +135,15 @@ void tn_exec_stream_free(tn_exec_stream *st);
  * call or free); give it back to tn_exec_stream_release (NULL ok). */
 void *tn_exec_stream_keep_current(tn_exec_stream *st);
 void tn_exec_stream_release(void *kept);
+
+/* Temporary views (temp_views.c): session-scoped, never in the warehouse. schema NULL: a bare
+ * name; "global_temp": a global temporary view; any other schema never names one. */
+int tn_temp_view_create(tn_binder *b, const char *name, bool global, const char *sql, const char *const *columns,
+                        uint32_t ncolumns, bool or_replace, bool if_not_exists, tn_sql_pos pos);
+int tn_temp_view_drop(tn_binder *b, const char *schema, const char *name, bool *dropped);
+int tn_temp_view_bind(tn_binder *b, const char *schema, const char *name, tn_sql_pos pos, tn_plan **out,
+                      bool *found);
+bool tn_temp_view_is_global_schema(const char *schema);
+void tn_temp_views_free(tn_sql_session *s);
 
 #endif

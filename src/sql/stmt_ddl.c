@@ -212,11 +212,13 @@ static int create_schema(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
 static int check_table_options(tn_binder *b, const tn_sql_options *opts, bool alter) {
     for (int i = 0; i < opts->n; i++) {
         const tn_sql_option *o = &opts->items[i];
-        if (tn_str_iequal(o->key, "bucket") || tn_str_iequal(o->key, "bucket-key") ||
-            tn_str_iequal(o->key, "bucket_key"))
-            return unsupported(b, o->pos, alter ? "changing the bucket count ('bucket' option: bucketed "
-                                                  "primary-key tables)"
-                                                : "bucketed primary-key tables ('bucket' option)");
+        if (tn_str_iequal(o->key, "SALT_BUCKETS")) {
+            /* Phoenix (MetaDataClient): 0 = unsalted, else 1..256 */
+            char *end = NULL;
+            long v = o->value ? strtol(o->value, &end, 10) : -1;
+            if (!o->value || end == o->value || *end || v < 0 || v > 256)
+                return tn_bind_error(b, o->pos, "ERROR 1021 (42Y80): Salt bucket numbers should be with 1 and 256.");
+        }
         if (tn_str_iequal(o->key, "columnsToIndex") || tn_str_iequal(o->key, "cubeSize"))
             return unsupported(b, o->pos, "qbeast options (OTree tables)");
         /* the layout is chosen when the table is created, from its properties */
@@ -429,6 +431,42 @@ cleanup:
     return rc;
 }
 
+/* PRIMARY KEY (...) / CONSTRAINT name PRIMARY KEY (...): the key goes into the configuration as
+ * Paimon's 'primary-key' option (column names as the table spells them), which makes the table a
+ * primary-key table (layout/bucket/); one bucket per partition unless 'bucket' says otherwise. */
+static int pk_configuration(tn_binder *b, __typeof__(((tn_sql_stmt *)0)->u.create_table) *ct,
+                            const tn_table_column_def *cols, uint32_t ncols, tn_delta_kv **conf, uint32_t *nconf) {
+    tn_buf names = TN_BUF_INIT;
+    int rc = 0;
+    bool has_bucket = false;
+    for (uint32_t i = 0; i < *nconf; i++) {
+        if (tn_str_iequal((*conf)[i].key, "primary-key"))
+            return tn_bind_error(b, ct->pk_columns[0].pos, "Cannot define primary key on DDL and table options at the "
+                                 "same time.");
+        if (tn_str_iequal((*conf)[i].key, "bucket") || tn_str_iequal((*conf)[i].key, "SALT_BUCKETS")) has_bucket = true;
+    }
+    for (int k = 0; k < ct->n_pk_columns && !rc; k++) {
+        const char *name = NULL;
+        for (uint32_t i = 0; i < ncols && !name; i++)
+            if (tn_str_iequal(cols[i].name, ct->pk_columns[k].name)) name = cols[i].name;
+        if (!name) {
+            tn_buf_free(&names);
+            return tn_bind_error(b, ct->pk_columns[k].pos, "primary key column '%s' is not a column of the table",
+                                 ct->pk_columns[k].name);
+        }
+        rc = tn_buf_printf(&names, "%s%s", k ? "," : "", name);
+    }
+    tn_delta_kv *n = tn_arena_calloc(b->arena, ((size_t)*nconf + 3) * sizeof *n);
+    char *text = names.data ? tn_arena_strdup(b->arena, (const char *)names.data) : NULL;
+    tn_buf_free(&names);
+    if (rc || !n || !text) return rc ? rc : TN_ENOMEM;
+    memcpy(n, *conf, sizeof *n * *nconf);
+    n[(*nconf)++] = (tn_delta_kv){"primary-key", text};
+    if (!has_bucket) n[(*nconf)++] = (tn_delta_kv){"bucket", "1"};
+    *conf = n;
+    return 0;
+}
+
 static int create_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     __typeof__(stmt->u.create_table) *ct = &stmt->u.create_table;
     tn_catalog_name cn;
@@ -528,14 +566,22 @@ static int create_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     tn_delta_kv *conf = NULL;
     rc = options_kv(b, &ct->options, &conf);
     if (rc) goto cleanup;
+    uint32_t nconf = (uint32_t)ct->options.n;
+    if (ct->n_pk_columns) {
+        rc = pk_configuration(b, ct, cols, ncols, &conf, &nconf);
+        if (rc) goto cleanup;
+    }
     o.columns = cols;
     o.ncolumns = ncols;
     o.partition_columns = parts;
     o.npartition_columns = (uint32_t)ct->n_partitioned_by;
     o.configuration = conf;
-    o.nconfiguration = (uint32_t)ct->options.n;
-    o.description = ct->comment;
+    o.nconfiguration = nconf;
     o.name = cn.name;
+    /* the layout's rules (a primary-key table's key, buckets and merge options) */
+    rc = tn_layout_check_create(&o);
+    if (rc) { rc = tn_bind_error_at(b, rc, ct->name.parts[0].pos); goto cleanup; }
+    o.description = ct->comment;
     if (ct->as_query) o.operation = "CREATE TABLE AS SELECT";
     if (exists && ct->or_replace) {
         rc = tn_catalog_table_drop(cat, &cn, true);
@@ -588,9 +634,33 @@ cleanup:
     return rc;
 }
 
+/* CREATE [OR REPLACE] [GLOBAL] TEMPORARY VIEW: bound now (as Spark checks it), kept in the session. */
+static int create_temp_view(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    __typeof__(stmt->u.create_view) *cv = &stmt->u.create_view;
+    const tn_sql_qname *q = &cv->name;
+    if (q->n > 2 || (q->n == 2 && !(cv->global && tn_temp_view_is_global_schema(q->parts[0].name))))
+        return tn_bind_error(b, q->parts[0].pos, "%s", cv->global ? "a global temporary view lives in global_temp: name it v or global_temp.v"
+                                                                   : "a temporary view's name cannot be qualified");
+    tn_plan *p = NULL;
+    int rc = tn_bind_query(b, cv->query, NULL, &p);
+    if (rc) return rc;
+    uint32_t ncols = p->ncols;
+    tn_plan_free(p);
+    if ((uint32_t)cv->n_columns > ncols)
+        return tn_bind_error(b, cv->columns[0].pos, "view has %d column names but its query gives %u columns",
+                             cv->n_columns, ncols);
+    const char **names = tn_arena_calloc(b->arena, ((size_t)cv->n_columns + 1) * sizeof *names);
+    if (!names) return TN_ENOMEM;
+    for (int i = 0; i < cv->n_columns; i++) names[i] = cv->columns[i].name;
+    rc = tn_temp_view_create(b, q->parts[q->n - 1].name, cv->global, cv->query_text, names, (uint32_t)cv->n_columns,
+                             cv->or_replace, cv->if_not_exists, q->parts[q->n - 1].pos);
+    if (rc) return rc;
+    return status(b, out);
+}
+
 static int create_view(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     __typeof__(stmt->u.create_view) *cv = &stmt->u.create_view;
-    if (cv->temporary) return unsupported(b, stmt->pos, "TEMPORARY views (views are stored in the warehouse)");
+    if (cv->temporary) return create_temp_view(b, stmt, out);
     tn_catalog_name cn;
     int rc = tn_bind_catalog_name(b, &cv->name, "view", &cn);
     if (rc) return rc;
@@ -620,6 +690,13 @@ static int create_view(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
  */
 static int drop(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     __typeof__(stmt->u.drop) *d = &stmt->u.drop;
+    if (d->object == TN_SQL_OBJ_VIEW && d->name.n <= 2) {   /* a temporary view first, as Spark */
+        bool dropped = false;
+        int trc = tn_temp_view_drop(b, d->name.n == 2 ? d->name.parts[0].name : NULL, d->name.parts[d->name.n - 1].name,
+                                    &dropped);
+        if (trc) return trc;
+        if (dropped) return status(b, out);
+    }
     tn_catalog *cat = NULL;
     int rc = tn_stmt_catalog(b, !d->if_exists, &cat);
     if (rc == TN_ENOTFOUND && d->if_exists) return status(b, out);
@@ -739,7 +816,8 @@ static int alter(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
             }
             kv[n++] = kv[i];
         }
-        if (n) rc = tn_table_set_properties(t, kv, n, &version);
+        if (n) rc = tn_layout_check_alter(t, kv, n);
+        if (n && !rc) rc = tn_table_set_properties(t, kv, n, &version);
     } else if (a->action == TN_SQL_ALTER_ADD_CONSTRAINT) {
         rc = add_constraint(b, t, &cn, a->constraint_name.name, a->check_text, a->constraint_name.pos);
         if (rc) goto cleanup;
@@ -771,6 +849,20 @@ cleanup:
 /* ---------------------------------------------------------------------------------------------
  * DESCRIBE, DESCRIBE HISTORY, SHOW, VACUUM.
  */
+/* Whether the comma-separated key list names column (case-insensitive). */
+static bool pk_has(const char *list, const char *column) {
+    size_t n = strlen(column);
+    for (const char *p = list; p && *p;) {
+        while (*p == ' ') p++;
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        while (len && p[len - 1] == ' ') len--;
+        if (len == n && tn_str_iequal_n(p, n, column)) return true;
+        p = e ? e + 1 : NULL;
+    }
+    return false;
+}
+
 static int describe_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     static const char *names[] = {"column_name", "column_type", "null", "key", "default", "extra"};
     tn_type ty[6];
@@ -796,7 +888,9 @@ static int describe_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) 
         rc = rows_str(&r, 0, p->names[i]);
         if (!rc) rc = rows_str(&r, 1, type);
         if (!rc) rc = rows_str(&r, 2, c && !c->nullable ? "NO" : "YES");
-        if (!rc) rc = rows_str(&r, 3, c && c->is_partition ? "PARTITION" : NULL);
+        bool pri = t && c && pk_has(tn_table_property(t, "primary-key"), c->name);
+        if (!rc) rc = rows_str(&r, 3, pri && c->is_partition ? "PRI PARTITION" : pri ? "PRI"
+                                      : c && c->is_partition ? "PARTITION" : NULL);
         if (!rc) rc = rows_str(&r, 4, NULL);
         if (!rc) rc = rows_str(&r, 5, NULL);
         if (!rc) rc = rows_next(&r);
@@ -1024,7 +1118,7 @@ int tn_stmt_table_execute(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) 
     case TN_SQL_S_INSERT: return tn_stmt_insert(b, stmt, out);
     case TN_SQL_S_DELETE: return tn_stmt_delete(b, stmt, out);
     case TN_SQL_S_COPY: return tn_stmt_copy(b, stmt, out);
-    case TN_SQL_S_UPDATE: return unsupported(b, stmt->pos, "UPDATE (use DELETE and INSERT)");
+    case TN_SQL_S_UPDATE: return tn_stmt_update(b, stmt, out);
     case TN_SQL_S_OPTIMIZE: return unsupported(b, stmt->pos, "OPTIMIZE (qbeast OTree tables and compaction arrive later)");
     default: return unsupported(b, stmt->pos, "this statement");
     }

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "sql/stmt.h"
+
+#include <jansson.h>
 #include "text/text.h"
 
 int tn_stmt_bind_query(tn_binder *b, tn_sql_query *q, tn_plan **out) {
@@ -252,15 +254,18 @@ static bool has_partitions(const tn_table *t) {
  */
 int tn_stmt_insert(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     __typeof__(stmt->u.insert) *ins = &stmt->u.insert;
-    if (ins->upsert)
-        return tn_bind_error_code(b, TN_EUNSUPPORTED, stmt->pos,
-                                  "not supported yet: UPSERT INTO (primary-key tables arrive with buckets)");
     tn_catalog_name cn;
     tn_table *t = NULL;
     tn_plan *plan = NULL;
     const char *label = qtext(b, &ins->table);
     int rc = tn_bind_open_table(b, &ins->table, &cn, &t);
     if (rc) return rc;
+    if (ins->upsert && !tn_table_property(t, "primary-key")) {
+        /* UPSERT replaces the row with the same key: a table without one has nothing to replace by */
+        rc = tn_bind_error(b, stmt->pos, "UPSERT INTO %s: the table has no primary key (CONSTRAINT name PRIMARY KEY "
+                           "(...) at CREATE TABLE); use INSERT INTO", label);
+        goto cleanup;
+    }
     uint32_t n = tn_table_num_columns(t);
     bool *is_static = tn_arena_calloc(b->arena, n + 1);
     tn_value *sval = tn_arena_calloc(b->arena, (n + 1) * sizeof *sval);
@@ -389,7 +394,7 @@ static int match_rows(void *ctx, const tn_chunk *chunk, uint8_t *match) {
 
 /* The text after the statement's top-level WHERE keyword (quotes and comments skipped), trailing
  * blanks and ';' removed; NULL when there is none. */
-static const char *where_text(tn_binder *b, const char *sql) {
+const char *tn_stmt_where_text(tn_binder *b, const char *sql) {
     size_t n = strlen(sql);
     for (size_t i = 0; i < n; i++) {
         char c = sql[i];
@@ -421,6 +426,16 @@ static const char *where_text(tn_binder *b, const char *sql) {
         }
     }
     return NULL;
+}
+
+const char *tn_stmt_predicate_json(tn_binder *b, const char *text) {
+    json_t *pa = json_array();
+    if (pa && text) json_array_append_new(pa, json_string(text));
+    char *s = pa ? json_dumps(pa, JSON_COMPACT) : NULL;
+    json_decref(pa);
+    char *copy = s ? tn_arena_strdup(b->arena, s) : NULL;
+    free(s);
+    return copy;
 }
 
 int tn_stmt_delete(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
@@ -468,7 +483,7 @@ int tn_stmt_delete(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
         o.match = match_rows;
         o.match_ctx = &m;
         /* the WHERE text for commitInfo.operationParameters.predicate */
-        o.predicate_text = where_text(b, stmt->text);
+        o.predicate_text = tn_stmt_where_text(b, stmt->text);
     }
     tn_table_commit_result res;
     memset(&res, 0, sizeof res);

@@ -8,13 +8,18 @@
  * One morsel per (file, row group); morsels run independently on any thread. A scan that needs
  * no file column (count(*), partition columns only) is answered from add.stats numRecords
  * when every file has it and no deletion vector: one morsel per file, no file opened.
+ * Open descriptors are bounded: planning reads each footer and closes the file again; morsels
+ * reopen their file lazily from a pool of at most min(256, RLIMIT_NOFILE / 4) descriptors per
+ * scan, closing the least recently opened idle one when full.
  */
 #include "table/tableInt.h"
 
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 /* ---------------------------------------------------------------------------------------------
  * Values in vectors.
@@ -393,6 +398,7 @@ typedef struct scan_file {
     uint64_t ndv;
     int64_t *rg_first_row;           /* per row group */
     int64_t stats_rows;              /* pf == NULL: rows answered from add.stats numRecords */
+    uint32_t users;                  /* morsels reading it now (fd pool, under fd_mu) */
 } scan_file;
 
 typedef struct morsel {
@@ -402,7 +408,11 @@ typedef struct morsel {
 
 struct tn_table_scan {
     tn_table *t;
-    uint32_t ncols;
+    uint32_t ncols;                  /* columns read: nout output columns, then the row filter's */
+    uint32_t nout;
+    int (*row_filter)(void *ctx, const tn_chunk *cols, uint8_t *keep);
+    void *row_filter_ctx;
+    void (*row_filter_free)(void *ctx);
     uint32_t *cols;                  /* logical column per output column */
     tn_type *types;
     scan_file *files;
@@ -412,7 +422,52 @@ struct tn_table_scan {
     uint32_t cap_morsels;
     tn_table_scan_stats stats;
     tn_arena *arena;
+    /* the pool of open data files: fd_list holds the scan files whose handle is open, oldest
+     * first; fd_max is the budget */
+    pthread_mutex_t fd_mu;
+    bool fd_mu_init;
+    uint32_t *fd_list;
+    uint32_t fd_count, fd_max;
 };
+
+static uint32_t fd_budget(void) {
+    struct rlimit rl;
+    uint64_t soft = 4096;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) soft = (uint64_t)rl.rlim_cur;
+    uint64_t b = soft / 4;
+    if (b > 256) b = 256;
+    if (b < 4) b = 4;
+    return (uint32_t)b;
+}
+
+/* Makes scan file f's handle open and counts a user; evicts the oldest idle open file when the
+ * budget is reached (all busy: goes over it, by at most the number of threads). */
+static int fd_acquire(tn_table_scan *s, uint32_t f) {
+    int rc = 0;
+    scan_file *sf = &s->files[f];
+    pthread_mutex_lock(&s->fd_mu);
+    if (!tn_parquet_handle_is_open(sf->pf)) {
+        while (s->fd_count >= s->fd_max) {
+            uint32_t k = 0;
+            while (k < s->fd_count && s->files[s->fd_list[k]].users) k++;
+            if (k == s->fd_count) break;
+            tn_parquet_handle_close(s->files[s->fd_list[k]].pf);
+            memmove(s->fd_list + k, s->fd_list + k + 1, sizeof *s->fd_list * (s->fd_count - k - 1));
+            s->fd_count--;
+        }
+        rc = tn_parquet_handle_open(sf->pf);
+        if (!rc) s->fd_list[s->fd_count++] = f;
+    }
+    if (!rc) sf->users++;
+    pthread_mutex_unlock(&s->fd_mu);
+    return rc;
+}
+
+static void fd_release(tn_table_scan *s, uint32_t f) {
+    pthread_mutex_lock(&s->fd_mu);
+    s->files[f].users--;
+    pthread_mutex_unlock(&s->fd_mu);
+}
 
 static bool relabel_ok(tn_type file, tn_type table) {
     if (tn_type_equal(file, table)) return true;
@@ -637,6 +692,8 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
     }
     if (any) s->stats.files_scanned++;
 cleanup:
+    /* the footer is parsed: the descriptor goes back until a morsel needs it (fd_acquire) */
+    if (sf->pf) tn_parquet_handle_close(sf->pf);
     return rc;
 }
 
@@ -718,16 +775,23 @@ int tn_table_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_sc
         opts = &defaults;
     }
     s = tn_calloc(1, sizeof *s);
-    if (!s) return TN_ENOMEM;
+    if (!s) {
+        if (opts->row_filter_free) opts->row_filter_free(opts->row_filter_ctx);
+        return TN_ENOMEM;
+    }
     s->t = t;
+    s->row_filter_free = opts->row_filter_free;
+    s->row_filter_ctx = opts->row_filter_ctx;
     s->arena = tn_arena_create(0);
     if (!s->arena) { rc = TN_ENOMEM; goto cleanup; }
-    s->ncols = opts->all_columns ? md->ncolumns : opts->ncolumns;
+    s->nout = opts->all_columns ? md->ncolumns : opts->ncolumns;
+    s->row_filter = opts->row_filter;
+    s->ncols = s->nout + (opts->row_filter ? opts->nrow_filter_columns : 0);
     s->cols = tn_arena_alloc(s->arena, sizeof *s->cols * (s->ncols ? s->ncols : 1));
     s->types = tn_arena_alloc(s->arena, sizeof *s->types * (s->ncols ? s->ncols : 1));
     if (!s->cols || !s->types) { rc = TN_ENOMEM; goto cleanup; }
     for (uint32_t i = 0; i < s->ncols; i++) {
-        uint32_t c = opts->all_columns ? i : opts->columns[i];
+        uint32_t c = i >= s->nout ? opts->row_filter_columns[i - s->nout] : opts->all_columns ? i : opts->columns[i];
         if (c >= md->ncolumns) {
             rc = tn_error_set(TN_EINVAL, "table '%s': column index %u out of range", t->path, c);
             goto cleanup;
@@ -750,6 +814,11 @@ int tn_table_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_sc
     if (rc) goto cleanup;
     s->files = tn_calloc(snap->nfiles ? snap->nfiles : 1, sizeof *s->files);
     if (!s->files) { rc = TN_ENOMEM; goto cleanup; }
+    s->fd_max = fd_budget();
+    s->fd_list = tn_malloc(sizeof *s->fd_list * ((size_t)snap->nfiles + 1));
+    if (!s->fd_list) { rc = TN_ENOMEM; goto cleanup; }
+    if (pthread_mutex_init(&s->fd_mu, NULL) != 0) { rc = tn_error_set(TN_EIO, "scan: cannot create a mutex"); goto cleanup; }
+    s->fd_mu_init = true;
     s->stats.table_files = snap->nfiles;
     for (uint32_t fi = 0; fi < snap->nfiles; fi++) {
         const tn_delta_file *file = &snap->files[fi];
@@ -777,7 +846,7 @@ int tn_table_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_sc
         keep[k] = 1;
     }
     /* count(*) and partition-only queries: rows from numRecords, no data file opened */
-    bool from_stats = !opts->row_group_filter && answer_from_stats(s, opts, keep, nof, only);
+    bool from_stats = !opts->row_group_filter && !opts->row_filter && answer_from_stats(s, opts, keep, nof, only);
     for (uint32_t k = 0; k < nof; k++) {
         if (!keep[k]) continue;
         uint32_t fi = only ? only[k] : k;
@@ -794,17 +863,20 @@ cleanup:
 
 void tn_table_scan_close(tn_table_scan *s) {
     if (!s) return;
+    if (s->row_filter_free) s->row_filter_free(s->row_filter_ctx);
     for (uint32_t i = 0; i < s->nfiles; i++) {
         tn_parquet_close(s->files[i].pf);
         tn_free(s->files[i].dv);
     }
     tn_free(s->files);
+    tn_free(s->fd_list);
+    if (s->fd_mu_init) pthread_mutex_destroy(&s->fd_mu);
     tn_free(s->morsels);
     tn_arena_destroy(s->arena);
     tn_free(s);
 }
 
-uint32_t tn_table_scan_num_columns(const tn_table_scan *s) { return s->ncols; }
+uint32_t tn_table_scan_num_columns(const tn_table_scan *s) { return s->nout; }
 const tn_type *tn_table_scan_types(const tn_table_scan *s) { return s->types; }
 uint32_t tn_table_scan_num_morsels(const tn_table_scan *s) { return s->nmorsels; }
 void tn_table_scan_morsel_info(const tn_table_scan *s, uint32_t m, uint32_t *file, uint32_t *rg) {
@@ -896,6 +968,30 @@ static void add_counters(tn_table_scan *s, const tn_parquet_scan_counters *c) {
     __atomic_add_fetch(&s->stats.bytes_scanned, c->bytes_read, __ATOMIC_RELAXED);
 }
 
+/* Applies the row filter (on the hidden columns after the output ones), then hands the output
+ * columns to fn. */
+static int emit(tn_table_scan *s, tn_chunk *out, tn_table_chunk_fn fn, void *ctx, uint32_t file, int64_t first) {
+    if (s->row_filter) {
+        uint8_t keep[TN_VECTOR_SIZE];
+        uint32_t idx[TN_VECTOR_SIZE], n = 0;
+        if (out->count > TN_VECTOR_SIZE) return tn_error_set(TN_EINTERNAL, "scan chunk too large");
+        memset(keep, 1, out->count);
+        tn_chunk hidden = {s->ncols - s->nout, out->count, out->cols + s->nout};
+        int rc = s->row_filter(s->row_filter_ctx, &hidden, keep);
+        if (rc) return rc;
+        for (uint32_t i = 0; i < out->count; i++)
+            if (keep[i]) idx[n++] = i;
+        if (n == 0) return 0;
+        if (n != out->count) {
+            for (uint32_t o = 0; o < s->nout; o++) vec_compact(&out->cols[o], idx, n);
+            /* first_row no longer locates the rows: filtered scans are for reads, not DV writers */
+        }
+        tn_chunk view = {s->nout, n, out->cols};
+        return fn(ctx, &view, file, first);
+    }
+    return fn(ctx, out, file, first);
+}
+
 int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn, void *ctx) {
     int rc = 0;
     if (m >= s->nmorsels) return tn_error_set(TN_EINVAL, "morsel %u out of range", m);
@@ -906,6 +1002,7 @@ int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn,
     tn_type *ftypes = NULL;
     uint32_t *keep = NULL;
     bool swapped[512];
+    bool acquired = false;
     if (s->ncols > 512) return tn_error_set(TN_ELIMIT, "too many columns in a scan (%u)", s->ncols);
     keep = tn_malloc(sizeof *keep * TN_VECTOR_SIZE);
     if (!keep) { rc = TN_ENOMEM; goto cleanup; }
@@ -935,7 +1032,7 @@ int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn,
                 if (rc) goto cleanup;
             }
             out.count = n;
-            rc = fn(ctx, &out, sf->snap_index, first);
+            rc = emit(s, &out, fn, ctx, sf->snap_index, first);
             if (rc) goto cleanup;
         }
         goto cleanup;
@@ -946,6 +1043,9 @@ int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn,
     rc = tn_chunk_init(&fc, sf->nscan_cols, ftypes, TN_VECTOR_SIZE);
     if (rc) goto cleanup;
     tn_parquet_scan_options po = {sf->scan_cols, sf->nscan_cols, &rg, 1, sf->preds, sf->npreds};
+    rc = fd_acquire(s, s->morsels[m].sf);
+    if (rc) goto cleanup;
+    acquired = true;
     rc = tn_parquet_scan_open(&ps, sf->pf, &po);
     if (rc) goto cleanup;
     for (;;) {
@@ -975,14 +1075,19 @@ int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn,
                 dst->count = 0;
                 rc = tb_vector_append(dst, &fc.cols[oc->scan_index], NULL, n);
                 dst->type = s->types[o];
-            } else {
-                tn_vector tmp = *dst;
-                *dst = fc.cols[oc->scan_index];
-                fc.cols[oc->scan_index] = tmp;
-                dst->type = s->types[o];   /* relabel (same representation) */
-                dst->count = n;
-                swapped[o] = true;
             }
+        }
+        /* then hand the file vectors over (after the copies above read them: dup columns) */
+        for (uint32_t o = 0; o < s->ncols && !rc; o++) {
+            out_col *oc = &sf->cols[o];
+            tn_vector *dst = &out.cols[o];
+            if (oc->kind != SRC_FILE || oc->cast || oc->dup) continue;
+            tn_vector tmp = *dst;
+            *dst = fc.cols[oc->scan_index];
+            fc.cols[oc->scan_index] = tmp;
+            dst->type = s->types[o];   /* relabel (same representation) */
+            dst->count = n;
+            swapped[o] = true;
         }
         if (!rc) {
             uint32_t kept = n;
@@ -992,7 +1097,7 @@ int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn,
                     for (uint32_t o = 0; o < s->ncols; o++) vec_compact(&out.cols[o], keep, kept);
             }
             out.count = kept;
-            if (kept) rc = fn(ctx, &out, sf->snap_index, first);
+            if (kept) rc = emit(s, &out, fn, ctx, sf->snap_index, first);
         }
         /* give swapped vectors back to the file chunk */
         for (uint32_t o = 0; o < s->ncols; o++) {
@@ -1011,6 +1116,7 @@ cleanup:
         add_counters(s, tn_parquet_scan_stats(ps));
         tn_parquet_scan_close(ps);
     }
+    if (acquired) fd_release(s, s->morsels[m].sf);
     tn_chunk_free(&fc);
     tn_chunk_free(&out);
     tn_free(ftypes);

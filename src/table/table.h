@@ -140,10 +140,19 @@ typedef struct tn_table_scan_options {
     /* Layouts: per file, after its footer is read (see tn_table_scan_row_group_fn). NULL = all. */
     tn_table_scan_row_group_fn row_group_filter;
     void *row_group_filter_ctx;
+    /* Layouts: an exact row filter (e.g. an OTree sample: hash(indexed columns) < weight). The
+     * scan also reads row_filter_columns (logical indexes, not output) and calls row_filter with
+     * a chunk of just those columns (after deletion vectors); it sets keep[i] = 0 for rows to
+     * drop. Any thread; a non-zero return fails the morsel. NULL = every row. */
+    const uint32_t *row_filter_columns;
+    uint32_t nrow_filter_columns;
+    int (*row_filter)(void *ctx, const tn_chunk *cols, uint8_t *keep);
+    void *row_filter_ctx;
+    void (*row_filter_free)(void *ctx);  /* called on row_filter_ctx by tn_table_scan_close (or a failed open) */
 } tn_table_scan_options;
 #define TN_TABLE_SCAN_OPTIONS_VERSION 1
 #define TN_TABLE_SCAN_OPTIONS_INIT {TN_TABLE_SCAN_OPTIONS_VERSION, NULL, 0, false, NULL, 0, NULL, NULL, false, \
-                                    NULL, NULL}
+                                    NULL, NULL, NULL, 0, NULL, NULL, NULL}
 
 /* What a scan read against what the table holds (--stats). Atomically updated by morsels. */
 typedef struct tn_table_scan_stats {
@@ -271,6 +280,9 @@ void tn_table_txn_set_interrupt(tn_table_txn *txn, const int *flag);
 void tn_table_txn_set_rows_checked(tn_table_txn *txn, bool constraints_checked, bool rows_from_table);
 /* Adds a cdc action (change data file written by the caller, tracked for removal on failure). */
 int tn_table_txn_add_cdc(tn_table_txn *txn, const tn_delta_file *cdc);
+/* A file (full path) written for this transaction outside its file writers (a DV file, change
+ * data): removed if the transaction aborts or fails. */
+int tn_table_txn_track_file(tn_table_txn *txn, const char *full_path);
 /* Adds collected so far (from closed file writers and tn_table_txn_add), borrowed. */
 uint32_t tn_table_txn_num_adds(const tn_table_txn *txn);
 const tn_delta_file *tn_table_txn_add_at(const tn_table_txn *txn, uint32_t i);

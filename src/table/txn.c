@@ -245,6 +245,8 @@ int tb_txn_track_file(tn_table_txn *txn, const char *full_path) {
     return 0;
 }
 
+int tn_table_txn_track_file(tn_table_txn *txn, const char *full_path) { return tb_txn_track_file(txn, full_path); }
+
 int tb_txn_writer_opened(tn_table_txn *txn, tn_table_file_writer *fw) {
     int rc = grow((void **)&txn->open, &txn->cap_open, txn->nopen + 1, sizeof *txn->open);
     if (rc) return rc;

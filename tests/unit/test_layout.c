@@ -627,12 +627,13 @@ TEST(layout_dispatch_refuses_unknown_layouts) {
         tn_delta_kv conf;
         const char *layout;
         const char *msg;
+        bool implemented;              /* in this build, but the writer refuses this table */
     } cases[] = {
-        {"q", {"qbeast.lastRevisionID", "0"}, "otree", "otree layout"},
-        {"b", {"bucket", "4"}, "bucket", "bucket layout"},
-        {"z", {"tarn.layout", "zorder"}, "zorder", "layout 'zorder'"},
-        {"e", {"tarn.layout", "plain"}, "plain", NULL},
-        {"d", {"delta.appendOnly", "false"}, "plain", NULL},
+        {"q", {"qbeast.lastRevisionID", "0"}, "otree", "otree layout", false},
+        {"b", {"bucket", "4"}, "bucket", "needs a primary key", true},
+        {"z", {"tarn.layout", "zorder"}, "zorder", "layout 'zorder'", false},
+        {"e", {"tarn.layout", "plain"}, "plain", NULL, true},
+        {"d", {"delta.appendOnly", "false"}, "plain", NULL, true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[1024];
@@ -642,14 +643,14 @@ TEST(layout_dispatch_refuses_unknown_layouts) {
         CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
         bool impl = false;
         CHECK_EQ_STR(tn_layout_name(t, &impl), cases[i].layout);
-        CHECK_EQ_INT(impl, cases[i].msg == NULL);
+        CHECK_EQ_INT(impl, cases[i].implemented);
         tn_layout_writer *w = NULL;
         int rc = tn_layout_writer_open(&w, t, NULL);
         if (cases[i].msg) {
             CHECK_MSG(rc == TN_EUNSUPPORTED, "%s: rc %d", cases[i].name, rc);
             CHECK_MSG(strstr(tn_error_message(), cases[i].msg) != NULL, "%s", tn_error_message());
             CHECK(w == NULL);
-            CHECK(tn_layout_check_writable(t) == TN_EUNSUPPORTED);
+            CHECK(tn_layout_check_writable(t) == (cases[i].implemented ? 0 : TN_EUNSUPPORTED));
         } else {
             CHECK_OK(rc);
             tn_layout_writer_abort(w);

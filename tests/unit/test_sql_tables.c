@@ -139,7 +139,10 @@ TEST(views_schemas_and_session_options) {
     CHECK_OK(tarn_query(db, "CREATE VIEW global_temp.nv AS SELECT x * 10 AS x10 FROM global_temp.n", NULL));
     CHECK_EQ_STR(rows_of(db, "SELECT * FROM global_temp.nv ORDER BY 1"), "10\n20\n");
     CHECK_EQ_STR(rows_of(db, "SHOW TABLES IN global_temp"), "n|table\nnv|view\n");
-    CHECK_OK(tarn_query(db, "SET 'table.exec.sink.not-null-enforcer' = 'drop'", NULL));
+    CHECK_OK(tarn_query(db, "SET 'table.exec.sink.not-null-enforcer' = 'error'", NULL));
+    /* a value tarn does not implement is refused, never stored and ignored */
+    CHECK(tarn_query(db, "SET 'table.exec.sink.not-null-enforcer' = 'drop'", NULL) != 0);
+    CHECK_MSG(strstr(tarn_last_error(), "not-null-enforcer") != NULL, "%s", tarn_last_error());
     CHECK_EQ_STR(rows_of(db, "DESCRIBE global_temp.nv"), "x10|INTEGER|YES|NULL|NULL|NULL\n");
     /* views that read each other fail instead of recursing forever */
     CHECK_OK(tarn_query(db, "CREATE VIEW va AS SELECT 1 AS x; CREATE VIEW vb AS SELECT * FROM va", NULL));

@@ -277,6 +277,7 @@ static int plain_commit(tn_layout_writer *base, tn_table_commit_result *result) 
     }
     for (uint32_t i = 0; i < o->noperation_parameters && nparams < 72; i++) params[nparams++] = o->operation_parameters[i];
     rc = tn_table_txn_set_commit_info(w->txn, o->operation ? o->operation : "WRITE", params, nparams, NULL, 0);
+    if (!rc && o->prepare_commit) rc = o->prepare_commit(o->prepare_ctx, w->txn);
     if (rc) goto cleanup;
     tn_table_txn *txn = w->txn;
     w->txn = NULL;
@@ -298,5 +299,5 @@ static uint64_t plain_num_files(const tn_layout_writer *base) {
 }
 
 const tn_layout_impl tn_layout_plain = {
-    "plain", plain_open, plain_write, plain_commit, plain_abort, plain_num_files, NULL,
+    "plain", plain_open, plain_write, plain_commit, plain_abort, plain_num_files, NULL, NULL, NULL,
 };

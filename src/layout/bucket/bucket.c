@@ -1,0 +1,624 @@
+/*
+ * layout/bucket/bucket.c: the bucket layout of primary-key tables (Paimon's fixed-bucket mode).
+ * Rows are hashed by their bucket key (hash.c) into the partition's buckets; a write upserts:
+ * for every bucket it touches, the bucket's live files are read, merged by key with the new rows
+ * (merge.c: one row per key, by the merge engine) and replaced by one rewritten file, in one
+ * transaction whose read set is exactly those (partition, bucket) pairs. Copy-on-write per bucket
+ * keeps every Delta reader (DuckDB over the logged files, Spark, delta-rs) at one live row per
+ * key without deletion vectors, and compacts as it goes: a bucket is one file after each write.
+ *
+ * Rescale: 'bucket' changes are metadata only; a partition keeps the count its files were written
+ * with (AddFile tag bucketCount) until INSERT OVERWRITE rewrites it; INSERT INTO such a partition
+ * fails with Paimon's message. Scans prune to one bucket per partition on equality of the whole
+ * bucket key, with each file's own count. Conflicts with a concurrent writer of the same bucket
+ * are retried on the new snapshot (the new rows are kept in memory, hashes too).
+ */
+#include "layout/bucket/bucketInt.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct bpart {
+    tn_bucket_rows rows;               /* new rows (bucket[] holds the hash) */
+    bool used;
+} bpart;
+
+typedef struct bucket_writer {
+    tn_layout_writer base;
+    tn_table *t;
+    tn_layout_write_options opts;
+    tn_arena *arena;
+    tn_bucket_spec spec;
+    tn_layout_router *router;
+    bpart *parts;
+    uint32_t cap_parts;
+    int sticky;
+    uint64_t target;
+    int codec;
+    uint64_t rows_in;
+    uint64_t files_written;
+    int32_t *hashes;                   /* per chunk row */
+    uint32_t cap_hashes;
+} bucket_writer;
+
+static const char *const bucket_write_options[] = {"target_file_size", "compression"};
+
+bool tn_bucket_file_tags(const tn_delta_file *f, int32_t *bucket, int32_t *count) {
+    bool fb = false, fc = false;
+    const char *b = tn_delta_kv_get(f->tags, f->ntags, TN_BUCKET_TAG, &fb);
+    const char *c = tn_delta_kv_get(f->tags, f->ntags, TN_BUCKET_COUNT_TAG, &fc);
+    if (!fb || !fc || !b || !c) return false;
+    char *e1 = NULL, *e2 = NULL;
+    long vb = strtol(b, &e1, 10), vc = strtol(c, &e2, 10);
+    if (!*b || *e1 || !*c || *e2 || vc <= 0 || vb < 0 || vb >= vc) return false;
+    *bucket = (int32_t)vb;
+    *count = (int32_t)vc;
+    return true;
+}
+
+static void writer_free(bucket_writer *w) {
+    if (!w) return;
+    for (uint32_t i = 0; i < w->cap_parts; i++) tn_bucket_rows_free(&w->parts[i].rows);
+    tn_free(w->parts);
+    tn_free(w->hashes);
+    tn_layout_router_close(w->router);
+    tn_arena_destroy(w->arena);
+    tn_free(w);
+}
+
+static int bucket_open(tn_layout_writer **out, tn_table *t, const tn_layout_write_options *opts) {
+    *out = NULL;
+    int rc = tn_layout_check_columns(t);
+    if (rc) return rc;
+    rc = tn_layout_options_check(t, "bucket", opts->options, opts->noptions, bucket_write_options,
+                                 sizeof bucket_write_options / sizeof bucket_write_options[0]);
+    if (rc) return rc;
+    const char *append_only = tn_table_property(t, "delta.appendOnly");
+    if (append_only && tn_str_iequal(append_only, "true"))
+        return tn_error_set(TN_EUNSUPPORTED, "table '%s' is append-only (delta.appendOnly = true): primary-key upserts "
+                            "rewrite files, refused", tn_table_path(t));
+    bucket_writer *w = tn_calloc(1, sizeof *w);
+    if (!w) return TN_ENOMEM;
+    w->t = t;
+    w->opts = *opts;
+    w->arena = tn_arena_create(0);
+    if (!w->arena) { rc = TN_ENOMEM; goto cleanup; }
+    rc = tn_bucket_spec_of_table(&w->spec, t, w->arena);
+    if (rc) goto cleanup;
+    rc = tn_layout_router_open(&w->router, t, opts->partition_spec, opts->npartition_spec);
+    if (rc) goto cleanup;
+    const char *ts = tn_layout_option(opts->options, opts->noptions, "target_file_size");
+    w->target = opts->target_file_bytes;
+    if (ts && !(w->target = tn_table_parse_size(ts))) {
+        rc = tn_error_set(TN_EINVAL, "table '%s': write option 'target_file_size' = '%s' is not a size",
+                          tn_table_path(t), ts);
+        goto cleanup;
+    }
+    if (!w->target) w->target = tn_table_target_file_bytes(t);
+    const char *cs = tn_layout_option(opts->options, opts->noptions, "compression");
+    w->codec = opts->codec == TN_CODEC_ZSTD ? -1 : (int)opts->codec;
+    if (cs) {
+        tn_parquet_codec c;
+        rc = tn_parquet_codec_parse(cs, &c);
+        if (rc) {
+            tn_error_prefix(rc, "table '%s': write option 'compression'", tn_table_path(t));
+            goto cleanup;
+        }
+        w->codec = (int)c;
+    }
+    *out = &w->base;
+    w = NULL;
+cleanup:
+    writer_free(w);
+    return rc;
+}
+
+static int part_rows(bucket_writer *w, uint32_t id, bpart **out) {
+    if (id >= w->cap_parts) {
+        uint32_t cap = w->cap_parts ? w->cap_parts : 16;
+        while (cap <= id) cap *= 2;
+        bpart *p = tn_realloc(w->parts, sizeof *p * cap);
+        if (!p) return TN_ENOMEM;
+        memset(p + w->cap_parts, 0, sizeof *p * (cap - w->cap_parts));
+        w->parts = p;
+        w->cap_parts = cap;
+    }
+    bpart *p = &w->parts[id];
+    if (!p->used) {
+        int rc = tn_bucket_rows_init(&p->rows, w->t);
+        if (rc) return rc;
+        p->used = true;
+    }
+    *out = p;
+    return 0;
+}
+
+static int bucket_write(tn_layout_writer *base, const tn_chunk *chunk) {
+    bucket_writer *w = (bucket_writer *)base;
+    int rc = 0;
+    if (w->sticky) return tn_error_set(w->sticky, "table '%s': the writer failed earlier", tn_table_path(w->t));
+    if (chunk->count == 0) return 0;
+    rc = tn_interrupt_check(w->opts.interrupt);
+    if (!rc) rc = tn_layout_check_chunk(w->t, chunk);
+    if (rc) goto cleanup;
+    /* keys: never NULL; hashes of the bucket keys */
+    for (uint32_t k = 0; k < w->spec.nkey; k++) {
+        const tn_vector *v = &chunk->cols[w->spec.key[k]];
+        if (v->validity && tn_vector_null_count(v) > 0) {
+            rc = tn_error_set(TN_ECONSTRAINT, "table '%s': NULL in primary key column '%s'", tn_table_path(w->t),
+                              tn_table_column(w->t, w->spec.key[k])->name);
+            goto cleanup;
+        }
+    }
+    if (w->cap_hashes < chunk->count) {
+        int32_t *h = tn_realloc(w->hashes, sizeof *h * chunk->count);
+        if (!h) { rc = TN_ENOMEM; goto cleanup; }
+        w->hashes = h;
+        w->cap_hashes = chunk->count;
+    }
+    {
+        tn_value vals[TN_BUCKET_MAX_KEYS];
+        tn_buf row = TN_BUF_INIT;
+        for (uint32_t r = 0; r < chunk->count && !rc; r++) {
+            for (uint32_t k = 0; k < w->spec.nbkey; k++) tn_vector_get_value(&chunk->cols[w->spec.bkey[k]], r, &vals[k]);
+            rc = tn_bucket_binary_row(&row, vals, w->spec.nbkey);
+            if (!rc) w->hashes[r] = tn_bucket_hash_bytes(row.data, row.len);
+        }
+        tn_buf_free(&row);
+        if (rc) goto cleanup;
+    }
+    tn_layout_route route;
+    rc = tn_layout_router_route(w->router, chunk, &route);
+    for (uint32_t g = 0; g < route.ngroups && !rc; g++) {
+        bpart *p = NULL;
+        uint32_t first = route.start[g], n = route.start[g + 1] - first;
+        rc = part_rows(w, route.part[g], &p);
+        if (!rc) rc = tn_bucket_rows_append(&p->rows, chunk, route.sel + first, n, w->hashes);
+    }
+    if (!rc) w->rows_in += chunk->count;
+cleanup:
+    if (rc) w->sticky = rc;
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Commit.
+ */
+typedef struct touched {
+    const char *key;                   /* canonical partition key */
+    uint8_t *buckets;                  /* per bucket of the current count: read */
+    int32_t nbuckets;
+} touched;
+
+typedef struct read_scope {
+    const tn_table *t;
+    touched *parts;
+    uint32_t nparts;
+    tn_buf key;
+} read_scope;
+
+/* A winner's file conflicts when it lies in a bucket we rewrote, or in a partition we wrote with
+ * another layout (no bucket tags, another count). */
+static bool in_scope(void *ctx, const tn_delta_file *f) {
+    read_scope *s = ctx;
+    if (tn_layout_file_partition_key(s->t, f, &s->key)) return true;
+    for (uint32_t i = 0; i < s->nparts; i++) {
+        if (strcmp(s->parts[i].key, (const char *)s->key.data) != 0) continue;
+        int32_t b, n;
+        if (!tn_bucket_file_tags(f, &b, &n) || n != s->parts[i].nbuckets) return true;
+        return s->parts[i].buckets[b] != 0;
+    }
+    return false;
+}
+
+typedef struct emit_ctx {
+    tn_table_file_writer *fw;
+} emit_ctx;
+
+static int emit_rows(void *ctx, const tn_chunk *chunk) {
+    emit_ctx *e = ctx;
+    return tn_table_file_writer_write(e->fw, chunk, NULL, chunk->count);
+}
+
+static int collect_rows(void *ctx, const tn_chunk *chunk, uint32_t file, int64_t first_row) {
+    (void)file;
+    (void)first_row;
+    return tn_bucket_rows_append(ctx, chunk, NULL, chunk->count, NULL);
+}
+
+static void partition_text(char *buf, size_t cap, const tn_table *t, const tn_layout_partition *lp) {
+    size_t off = (size_t)snprintf(buf, cap, "{");
+    for (uint32_t i = 0; i < lp->nvalues && off < cap; i++) {
+        const char *name = lp->values[i].key;
+        for (uint32_t c = 0; c < tn_table_num_columns(t); c++)
+            if (strcmp(tn_table_column(t, c)->physical_name, name) == 0) name = tn_table_column(t, c)->name;
+        off += (size_t)snprintf(buf + off, cap - off, "%s%s=%s", i ? ", " : "", name,
+                                lp->values[i].value ? lp->values[i].value : "__DEFAULT_PARTITION__");
+    }
+    if (off < cap) snprintf(buf + off, cap - off, "}");
+}
+
+/* Writes the merged rows of one (partition, bucket) into one file writer. */
+static int write_bucket(bucket_writer *w, tn_table *t, tn_table_txn *txn, const tn_bucket_spec *spec,
+                        const tn_layout_partition *lp, int32_t b, tn_bucket_rows *stored, tn_bucket_rows *fresh,
+                        const uint32_t *rows, uint32_t nrows, uint64_t *rows_out) {
+    uint32_t nref = stored->count + nrows;
+    tn_bucket_ref *refs = tn_malloc(sizeof *refs * (nref ? nref : 1));
+    if (!refs) return TN_ENOMEM;
+    for (uint32_t i = 0; i < stored->count; i++) refs[i] = (tn_bucket_ref){0, i};
+    for (uint32_t i = 0; i < nrows; i++) refs[stored->count + i] = (tn_bucket_ref){1, rows[i]};
+    char bs[16], ns[16], infix[32];
+    snprintf(bs, sizeof bs, "%d", b);
+    snprintf(ns, sizeof ns, "%d", spec->nbuckets);
+    snprintf(infix, sizeof infix, "bucket-%d", b);
+    tn_delta_kv tags[] = {{TN_BUCKET_TAG, bs}, {TN_BUCKET_COUNT_TAG, ns}};
+    tn_table_file_writer_options fo = TN_TABLE_FILE_WRITER_OPTIONS_INIT;
+    fo.partition_values = lp->values;
+    fo.npartition_values = lp->nvalues;
+    fo.tags = tags;
+    fo.ntags = 2;
+    fo.name_infix = infix;
+    fo.target_file_bytes = w->target;
+    fo.codec = w->codec;
+    fo.row_group_rows = w->opts.row_group_rows;
+    emit_ctx e = {NULL};
+    int rc = tn_table_file_writer_open(&e.fw, txn, &fo);
+    tn_bucket_rows *sets[2] = {stored, fresh};
+    if (!rc) rc = tn_bucket_merge(spec, t, sets, refs, nref, emit_rows, &e, rows_out);
+    tn_free(refs);
+    if (e.fw) {
+        if (rc) tn_table_file_writer_abort(e.fw);
+        else rc = tn_table_file_writer_close(e.fw);
+    }
+    if (!rc) w->files_written++;
+    return rc;
+}
+
+static char *partition_by_json(const tn_table *t) {
+    const tn_delta_metadata *md = &tn_table_snapshot(t)->metadata;
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < md->npartition_columns && a; i++) json_array_append_new(a, json_string(md->partition_columns[i]));
+    char *s = a ? json_dumps(a, JSON_COMPACT) : NULL;
+    json_decref(a);
+    return s;
+}
+
+/* One attempt on table t (the writer's, or a newer snapshot after a conflict). */
+static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res) {
+    const tn_delta_snapshot *snap = tn_table_snapshot(t);
+    const tn_layout_write_options *o = &w->opts;
+    tn_arena *arena = tn_arena_create(0);
+    tn_table_txn *txn = NULL;
+    tn_buf key = TN_BUF_INIT;
+    char *pby = NULL;
+    int64_t *file_part = NULL;
+    read_scope scope;
+    memset(&scope, 0, sizeof scope);
+    scope.t = t;
+    tn_bucket_rows stored;
+    memset(&stored, 0, sizeof stored);
+    uint32_t *sel = NULL, *fsel = NULL;
+    int rc = 0;
+    if (!arena) return TN_ENOMEM;
+    tn_bucket_spec spec;
+    rc = tn_bucket_spec_of_table(&spec, t, arena);
+    if (rc) goto cleanup;
+    if (spec.ncols != w->spec.ncols) {
+        rc = tn_error_set(TN_ECONFLICT, "conflict: the schema of table '%s' changed during the write", tn_table_path(t));
+        goto cleanup;
+    }
+    rc = tn_table_txn_open(&txn, t, o->max_attempts);
+    if (rc) goto cleanup;
+    tn_table_txn_set_interrupt(txn, o->interrupt);
+    tn_table_txn_set_rows_checked(txn, o->constraints_checked, false);
+    if (o->app_id) {
+        bool applied = false;
+        rc = tn_table_txn_set_app(txn, o->app_id, o->app_version, &applied);
+        if (rc) goto cleanup;
+        if (applied) {
+            tn_table_txn *x = txn;
+            txn = NULL;
+            rc = tn_table_txn_commit(x, res);
+            goto cleanup;
+        }
+    }
+    /* snapshot files by routed partition */
+    file_part = tn_malloc(sizeof *file_part * (snap->nfiles + 1));
+    if (!file_part) { rc = TN_ENOMEM; goto cleanup; }
+    for (uint32_t fi = 0; fi < snap->nfiles && !rc; fi++) {
+        rc = tn_layout_file_partition_key(t, &snap->files[fi], &key);
+        if (!rc) file_part[fi] = tn_layout_router_find_key(w->router, (const char *)key.data);
+    }
+    if (rc) goto cleanup;
+    uint32_t np = tn_layout_router_num_partitions(w->router);
+    scope.parts = tn_arena_calloc(arena, sizeof *scope.parts * (np + 1));
+    sel = tn_malloc(sizeof *sel * (snap->nfiles + 1));
+    if (!scope.parts || !sel) { rc = TN_ENOMEM; goto cleanup; }
+    bool overwrite = o->mode != TN_LAYOUT_APPEND;
+    /* overwrites: remove what they replace, read what they replace */
+    if (overwrite) {
+        if (o->npartition_spec) {
+            uint32_t nspec;
+            const tn_delta_kv *sp = tn_layout_router_spec(w->router, &nspec);
+            rc = tn_table_txn_read_partition(txn, sp, nspec);
+            for (uint32_t fi = 0; fi < snap->nfiles && !rc; fi++)
+                if (tn_layout_router_spec_matches(w->router, &snap->files[fi]))
+                    rc = tn_table_txn_remove(txn, &snap->files[fi], true);
+        } else if (o->mode == TN_LAYOUT_OVERWRITE_DYNAMIC && snap->metadata.npartition_columns > 0) {
+            for (uint32_t id = 0; id < np && !rc; id++) {
+                const tn_layout_partition *lp = tn_layout_router_partition(w->router, id);
+                rc = tn_table_txn_read_partition(txn, lp->values, lp->nvalues);
+            }
+            for (uint32_t fi = 0; fi < snap->nfiles && !rc; fi++)
+                if (file_part[fi] >= 0) rc = tn_table_txn_remove(txn, &snap->files[fi], true);
+        } else {
+            rc = tn_table_txn_read_table(txn);
+            for (uint32_t fi = 0; fi < snap->nfiles && !rc; fi++) rc = tn_table_txn_remove(txn, &snap->files[fi], true);
+        }
+        if (rc) goto cleanup;
+    }
+    uint64_t rows_out = 0;
+    for (uint32_t id = 0; id < np && !rc; id++) {
+        if (id >= w->cap_parts || !w->parts[id].used) continue;
+        bpart *p = &w->parts[id];
+        const tn_layout_partition *lp = tn_layout_router_partition(w->router, id);
+        int32_t nb = spec.nbuckets;
+        /* INSERT INTO a partition laid out with another count: Paimon's refusal */
+        uint32_t nsel = 0;
+        if (!overwrite) {
+            for (uint32_t fi = 0; fi < snap->nfiles && !rc; fi++) {
+                if (file_part[fi] != (int64_t)id) continue;
+                int32_t fb, fc;
+                if (!tn_bucket_file_tags(&snap->files[fi], &fb, &fc)) {
+                    rc = tn_error_set(TN_ECORRUPT, "table '%s': file '%s' has no bucket tags (bucket, bucketCount): "
+                                      "INSERT OVERWRITE the partition to lay it out in buckets", tn_table_path(t),
+                                      snap->files[fi].path);
+                    break;
+                }
+                if (fc != nb) {
+                    char pt[600];
+                    partition_text(pt, sizeof pt, t, lp);
+                    if (snap->metadata.npartition_columns)
+                        rc = tn_error_set(TN_EINVAL, "Try to write partition %s with a new bucket num %d, but the "
+                                          "previous bucket num is %d. Please switch to batch mode, and perform INSERT "
+                                          "OVERWRITE to rescale current data layout first.", pt, nb, fc);
+                    else
+                        rc = tn_error_set(TN_EINVAL, "Try to write table with a new bucket num %d, but the previous "
+                                          "bucket num is %d. Please switch to batch mode, and perform INSERT OVERWRITE "
+                                          "to rescale current data layout first.", nb, fc);
+                    break;
+                }
+                sel[nsel++] = fi;
+            }
+            if (rc) break;
+        }
+        touched *tp = &scope.parts[scope.nparts++];
+        tn_buf kb = TN_BUF_INIT;
+        rc = tn_buf_printf(&kb, "%s", lp->key);
+        tp->key = kb.data ? tn_arena_strdup(arena, (const char *)kb.data) : NULL;
+        tn_buf_free(&kb);
+        tp->nbuckets = nb;
+        tp->buckets = tn_arena_calloc(arena, (size_t)nb);
+        if (rc || !tp->key || !tp->buckets) { rc = rc ? rc : TN_ENOMEM; break; }
+        /* rows by bucket (counting sort keeps arrival order) */
+        uint32_t n = p->rows.count;
+        uint32_t *start = tn_calloc((size_t)nb + 1, sizeof *start);
+        uint32_t *order = tn_malloc(sizeof *order * (n ? n : 1));
+        if (!start || !order) {
+            tn_free(start);
+            tn_free(order);
+            rc = TN_ENOMEM;
+            break;
+        }
+        for (uint32_t r = 0; r < n; r++) start[tn_bucket_of_hash(p->rows.bucket[r], nb) + 1]++;
+        for (int32_t b = 0; b < nb; b++) start[b + 1] += start[b];
+        {
+            uint32_t *pos = tn_malloc(sizeof *pos * ((size_t)nb + 1));
+            if (!pos) rc = TN_ENOMEM;
+            else {
+                memcpy(pos, start, sizeof *pos * ((size_t)nb + 1));
+                for (uint32_t r = 0; r < n; r++) order[pos[tn_bucket_of_hash(p->rows.bucket[r], nb)]++] = r;
+                tn_free(pos);
+            }
+        }
+        for (int32_t b = 0; b < nb && !rc; b++) {
+            uint32_t cnt = start[b + 1] - start[b];
+            if (cnt == 0) continue;
+            tp->buckets[b] = 1;
+            rc = tn_interrupt_check(o->interrupt);
+            if (rc) break;
+            /* the bucket's live files: read, then replaced */
+            rc = tn_bucket_rows_init(&stored, t);
+            uint32_t nf = 0;
+            if (!rc && !overwrite) {
+                fsel = tn_malloc(sizeof *fsel * (nsel + 1));
+                if (!fsel) rc = TN_ENOMEM;
+                for (uint32_t k = 0; k < nsel && !rc; k++) {
+                    int32_t fb, fc;
+                    tn_bucket_file_tags(&snap->files[sel[k]], &fb, &fc);
+                    if (fb == b) fsel[nf++] = sel[k];
+                }
+                if (!rc && nf) {
+                    tn_table_scan_options so = TN_TABLE_SCAN_OPTIONS_INIT;
+                    so.all_columns = true;
+                    tn_table_scan *scan = NULL;
+                    rc = tn_table_scan_open_files(&scan, t, &so, fsel, nf);
+                    if (!rc) rc = tn_table_scan_run(scan, collect_rows, &stored);
+                    tn_table_scan_close(scan);
+                }
+                for (uint32_t k = 0; k < nf && !rc; k++) rc = tn_table_txn_remove(txn, &snap->files[fsel[k]], true);
+                tn_free(fsel);
+                fsel = NULL;
+            }
+            uint64_t wrote = 0;
+            if (!rc) rc = write_bucket(w, t, txn, &spec, lp, b, &stored, &p->rows, order + start[b], cnt, &wrote);
+            rows_out += wrote;
+            tn_bucket_rows_free(&stored);
+        }
+        tn_free(start);
+        tn_free(order);
+    }
+    if (rc) goto cleanup;
+    if (!overwrite && scope.nparts) {
+        rc = tn_table_txn_read_matching(txn, in_scope, &scope);
+        if (rc) goto cleanup;
+    }
+    tn_delta_kv params[72];
+    uint32_t nparams = 0;
+    pby = partition_by_json(t);
+    if (!pby) { rc = TN_ENOMEM; goto cleanup; }
+    params[nparams++] = (tn_delta_kv){"mode", overwrite ? "Overwrite" : "Append"};
+    params[nparams++] = (tn_delta_kv){"partitionBy", pby};
+    if (o->mode == TN_LAYOUT_OVERWRITE_DYNAMIC) params[nparams++] = (tn_delta_kv){"partitionOverwriteMode", "DYNAMIC"};
+    for (uint32_t i = 0; i < o->noperation_parameters && nparams < 72; i++) params[nparams++] = o->operation_parameters[i];
+    char in_rows[32], out_rows[32];
+    snprintf(in_rows, sizeof in_rows, "%llu", (unsigned long long)w->rows_in);
+    snprintf(out_rows, sizeof out_rows, "%llu", (unsigned long long)rows_out);
+    tn_delta_kv metrics[] = {{"numSourceRows", in_rows}, {"numOutputRows", out_rows}};
+    rc = tn_table_txn_set_commit_info(txn, o->operation ? o->operation : "WRITE", params, nparams, metrics, 2);
+    if (rc) goto cleanup;
+    tn_table_txn *x = txn;
+    txn = NULL;
+    rc = tn_table_txn_commit(x, res);
+cleanup:
+    tn_bucket_rows_free(&stored);
+    tn_free(fsel);
+    tn_free(sel);
+    tn_buf_free(&scope.key);
+    tn_table_txn_abort(txn);
+    tn_free(file_part);
+    free(pby);
+    tn_buf_free(&key);
+    tn_arena_destroy(arena);
+    return rc;
+}
+
+static int bucket_commit(tn_layout_writer *base, tn_table_commit_result *result) {
+    bucket_writer *w = (bucket_writer *)base;
+    tn_table_commit_result res;
+    memset(&res, 0, sizeof res);
+    res.version = -1;
+    int rc = 0;
+    if (w->sticky) {
+        rc = tn_error_set(w->sticky, "table '%s': the writer failed earlier; nothing committed", tn_table_path(w->t));
+        goto cleanup;
+    }
+    int attempts = w->opts.max_attempts > 0 ? w->opts.max_attempts : 20;
+    tn_table *cur = w->t, *fresh = NULL;
+    for (int a = 0; a < attempts; a++) {
+        memset(&res, 0, sizeof res);
+        res.version = -1;
+        rc = commit_on(w, cur, &res);
+        if (rc != TN_ECONFLICT || a + 1 == attempts || tn_table_version(w->t) < 0) break;
+        /* a concurrent writer rewrote one of our buckets: merge again on its snapshot */
+        tn_error_state saved;
+        tn_error_save(&saved);
+        tn_table *next = NULL;
+        int orc = tn_table_open(&next, tn_table_fs(w->t), tn_table_path(w->t), NULL);
+        if (orc) {
+            tn_error_restore(&saved);
+            break;
+        }
+        tn_error_clear();
+        tn_table_close(fresh);
+        fresh = next;
+        cur = fresh;
+    }
+    if (!rc) res.rows_written = w->rows_in;
+    tn_table_close(fresh);
+cleanup:
+    if (rc) res.version = -1;
+    if (result) *result = res;
+    writer_free(w);
+    return rc;
+}
+
+static void bucket_abort(tn_layout_writer *base) { writer_free((bucket_writer *)base); }
+
+static uint64_t bucket_num_files(const tn_layout_writer *base) { return ((const bucket_writer *)base)->files_written; }
+
+/* ---------------------------------------------------------------------------------------------
+ * Scans: equality on every bucket-key column prunes each partition to the files of one bucket
+ * (computed with each file's own bucketCount).
+ */
+typedef struct prune_ctx {
+    int32_t hash;
+    bool (*inner)(void *ctx, const tn_delta_file *file);
+    void *inner_ctx;
+} prune_ctx;
+
+static bool prune_file(void *ctx, const tn_delta_file *f) {
+    prune_ctx *p = ctx;
+    if (p->inner && !p->inner(p->inner_ctx, f)) return false;
+    int32_t b, n;
+    if (!tn_bucket_file_tags(f, &b, &n)) return true;
+    return tn_bucket_of_hash(p->hash, n) == b;
+}
+
+/* The constant of filter f as a value of column type ty, when it converts exactly. */
+static bool key_constant(const tn_table_filter *f, tn_type ty, tn_value *out) {
+    const tn_value *c = &f->constant;
+    if (c->is_null) return false;
+    *out = *c;
+    out->type = ty;
+    if (tn_type_equal(c->type, ty)) return true;
+    if (tn_type_is_integer(ty) && tn_type_is_integer(c->type)) {
+        switch ((tn_type_id)ty.id) {
+        case TN_TYPE_TINYINT: return c->u.i >= INT8_MIN && c->u.i <= INT8_MAX;
+        case TN_TYPE_SMALLINT: return c->u.i >= INT16_MIN && c->u.i <= INT16_MAX;
+        case TN_TYPE_INTEGER: return c->u.i >= INT32_MIN && c->u.i <= INT32_MAX;
+        default: return true;
+        }
+    }
+    if (tn_type_is_string(ty) && tn_type_is_string(c->type)) return true;
+    return false;
+}
+
+static int bucket_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layout_scan_options *opts) {
+    (void)sampled;
+    tn_arena *arena = tn_arena_create(0);
+    if (!arena) return TN_ENOMEM;
+    tn_bucket_spec spec;
+    tn_table_scan_options so = opts->scan;
+    prune_ctx pc;
+    memset(&pc, 0, sizeof pc);
+    int rc = tn_bucket_spec_of_table(&spec, t, arena);
+    if (rc) {
+        /* a table this build cannot interpret is still a Delta table */
+        tn_error_clear();
+        tn_arena_destroy(arena);
+        return tn_table_scan_open(out, t, &opts->scan);
+    }
+    tn_value vals[TN_BUCKET_MAX_KEYS];
+    uint32_t found = 0;
+    for (uint32_t k = 0; k < spec.nbkey; k++) {
+        bool ok = false;
+        for (uint32_t i = 0; i < so.nfilters && !ok; i++) {
+            const tn_table_filter *f = &so.filters[i];
+            if (f->column == spec.bkey[k] && f->op == TN_PQ_EQ)
+                ok = key_constant(f, tn_table_column(t, spec.bkey[k])->type, &vals[k]);
+        }
+        if (ok) found++;
+    }
+    if (found == spec.nbkey && spec.nbkey > 0) {
+        rc = tn_bucket_hash_values(vals, spec.nbkey, &pc.hash);
+        if (!rc) {
+            pc.inner = so.file_filter;
+            pc.inner_ctx = so.file_filter_ctx;
+            so.file_filter = prune_file;
+            so.file_filter_ctx = &pc;
+        }
+        tn_error_clear();
+        rc = 0;
+    }
+    rc = tn_table_scan_open(out, t, &so);
+    tn_arena_destroy(arena);
+    return rc;
+}
+
+const tn_layout_impl tn_layout_bucket = {
+    "bucket", bucket_open, bucket_write, bucket_commit, bucket_abort, bucket_num_files, bucket_scan_open,
+    tn_bucket_check_create, tn_bucket_check_alter,
+};

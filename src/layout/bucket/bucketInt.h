@@ -1,0 +1,142 @@
+/*
+ * layout/bucket/bucketInt.h: private to layout/bucket/: the primary-key table specification
+ * parsed from metaData.configuration (spec.c), Paimon's default bucket function (hash.c), and the
+ * merge engines that fold the rows of one key into one (merge.c). bucket.c is the layout (writer,
+ * scan planning) built from them.
+ *
+ * Configuration keys (Paimon's option names, stored as given in metaData.configuration):
+ *   primary-key                    'c1,c2'   the key (CREATE TABLE's PRIMARY KEY writes it)
+ *   bucket                         'N' > 0   buckets per partition (default 1; Phoenix SALT_BUCKETS)
+ *   bucket-key                     'c1'      hashed columns (default: the key minus partition columns)
+ *   merge-engine                   deduplicate | partial-update | aggregation | first-row
+ *   sequence.field                 'c'       which row of a key wins (larger wins; ties: later row)
+ *   fields.<c>.aggregate-function  sum | min | max | count | product | last_value | ...
+ *   fields.default-aggregate-function         the same, for columns without their own
+ *   fields.<c>.ignore-retract      true|false (batch writes carry no retractions)
+ *   changelog-producer             none (others refused)
+ *   bucket-function.type           default (Paimon's hash; others refused)
+ *
+ * AddFile tags of every file: bucket = '<b>', bucketCount = '<N at write time>'.
+ */
+#ifndef TN_LAYOUT_BUCKET_INT_H
+#define TN_LAYOUT_BUCKET_INT_H
+
+#include "layout/layoutInt.h"
+
+#define TN_BUCKET_MAX_KEYS 32
+#define TN_BUCKET_TAG "bucket"
+#define TN_BUCKET_COUNT_TAG "bucketCount"
+
+typedef enum tn_bucket_engine {
+    TN_BUCKET_DEDUPLICATE = 0,
+    TN_BUCKET_PARTIAL_UPDATE,
+    TN_BUCKET_AGGREGATION,
+    TN_BUCKET_FIRST_ROW,
+} tn_bucket_engine;
+
+/* Aggregate functions of the aggregation merge engine (Paimon's names). */
+#define TN_BUCKET_AGG_TABLE(X)                            \
+    X(TN_AGG_LAST_NON_NULL, "last_non_null_value")        \
+    X(TN_AGG_LAST, "last_value")                          \
+    X(TN_AGG_FIRST_NON_NULL, "first_non_null_value")      \
+    X(TN_AGG_FIRST, "first_value")                        \
+    X(TN_AGG_SUM, "sum")                                  \
+    X(TN_AGG_MIN, "min")                                  \
+    X(TN_AGG_MAX, "max")                                  \
+    X(TN_AGG_COUNT, "count")                              \
+    X(TN_AGG_PRODUCT, "product")                          \
+    X(TN_AGG_LISTAGG, "listagg")                          \
+    X(TN_AGG_BOOL_AND, "bool_and")                        \
+    X(TN_AGG_BOOL_OR, "bool_or")
+
+typedef enum tn_bucket_agg {
+#define TN_AGG_ENUM(id, name) id,
+    TN_BUCKET_AGG_TABLE(TN_AGG_ENUM)
+#undef TN_AGG_ENUM
+    TN_BUCKET_AGG_COUNT_
+} tn_bucket_agg;
+
+/* The columns a specification is checked against (a table's schema, or CREATE's definitions). */
+typedef struct tn_bucket_column {
+    const char *name;
+    tn_type type;
+    bool is_partition;
+    bool nullable;
+} tn_bucket_column;
+
+typedef struct tn_bucket_spec {
+    uint32_t ncols;
+    uint32_t nkey;                     /* primary key columns (declared order) */
+    uint32_t key[TN_BUCKET_MAX_KEYS];
+    uint32_t nbkey;                    /* bucket key columns */
+    uint32_t bkey[TN_BUCKET_MAX_KEYS];
+    int32_t nbuckets;                  /* > 0 */
+    tn_bucket_engine engine;
+    int seq_col;                       /* sequence.field column, -1 none */
+    uint8_t *is_key;                   /* per column */
+    uint8_t *agg;                      /* per column: tn_bucket_agg (aggregation engine) */
+    const char **delims;               /* per column: fields.<c>.list-agg-delimiter (NULL = ",") */
+} tn_bucket_spec;
+
+/* Parses and validates (Paimon's texts where Paimon has one) a specification; arrays in arena.
+ * what names the table for messages. */
+int tn_bucket_spec_parse(tn_bucket_spec *out, const char *what, const tn_bucket_column *cols, uint32_t ncols,
+                         const tn_delta_kv *conf, uint32_t nconf, tn_arena *arena);
+/* The specification of table t. */
+int tn_bucket_spec_of_table(tn_bucket_spec *out, const tn_table *t, tn_arena *arena);
+/* The layout's CREATE and ALTER checks. */
+int tn_bucket_check_create(const tn_table_create_options *o);
+int tn_bucket_check_alter(const tn_table *t, const tn_delta_kv *props, uint32_t nprops);
+/* A file's bucket and bucket count from its add.tags; false when absent or invalid. */
+bool tn_bucket_file_tags(const tn_delta_file *f, int32_t *bucket, int32_t *count);
+/* Whether key is an option of primary-key tables (delta.* and tarn.* keys are checked elsewhere). */
+bool tn_bucket_option_known(const char *key);
+
+/* ---------------------------------------------------------------------------------------------
+ * Paimon's default bucket function (hash.c): the bucket-key columns are laid out as a Paimon
+ * BinaryRow (header byte 0 + null bits, padded to 8 bytes; one 8-byte slot per field; strings
+ * of up to 7 bytes inline, longer ones and non-compact decimals/timestamps in the 8-byte-aligned
+ * variable part), hashed with MurmurHash3 x86_32 by 4-byte little-endian words, seed 42, and
+ * bucket = abs(hash % N) (Java remainder).
+ */
+/* The BinaryRow bytes of values[0..n) into out (cleared first). */
+int tn_bucket_binary_row(tn_buf *out, const tn_value *values, uint32_t n);
+int32_t tn_bucket_hash_bytes(const uint8_t *data, size_t len);
+/* hash of the BinaryRow of values; bucket of a hash for N buckets. */
+int tn_bucket_hash_values(const tn_value *values, uint32_t n, int32_t *hash);
+static inline int32_t tn_bucket_of_hash(int32_t hash, int32_t nbuckets) {
+    int32_t r = hash % nbuckets;
+    return r < 0 ? -r : r;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Row sets (merge.c): rows of all the table's columns, appended from chunks, with per-row bucket
+ * and arrival order; the merge folds the rows of each key into one and emits chunks.
+ */
+typedef struct tn_bucket_rows {
+    uint32_t ncols;
+    tn_vector *cols;
+    uint32_t count;
+    int32_t *bucket;                   /* per row */
+} tn_bucket_rows;
+
+int tn_bucket_rows_init(tn_bucket_rows *r, const tn_table *t);
+void tn_bucket_rows_free(tn_bucket_rows *r);
+/* Appends rows sel[0..n) of chunk (sel NULL: 0..n-1) with their buckets. */
+int tn_bucket_rows_append(tn_bucket_rows *r, const tn_chunk *chunk, const uint32_t *sel, uint32_t n,
+                          const int32_t *buckets);
+
+/* One row of a merge input: set (0 = stored rows, 1 = new rows) and row; order = arrival. */
+typedef struct tn_bucket_ref {
+    uint32_t set;
+    uint32_t row;
+} tn_bucket_ref;
+
+/* Sorts refs by (key, sequence field, arrival) and folds each key's rows with the spec's merge
+ * engine into output rows, calling emit with chunks of all columns (at most TN_VECTOR_SIZE rows,
+ * ordered by key). sets[0] holds stored rows (already one per key), sets[1] new rows. */
+typedef int (*tn_bucket_emit_fn)(void *ctx, const tn_chunk *chunk);
+int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_rows *const *sets, tn_bucket_ref *refs,
+                    uint32_t nrefs, tn_bucket_emit_fn emit, void *ctx, uint64_t *rows_out);
+
+#endif

@@ -1,0 +1,293 @@
+/*
+ * layout/bucket/merge.c: row sets (all columns of buffered rows with their buckets) and the merge
+ * engines of primary-key tables: the rows of one key (a stored row, then new rows in arrival
+ * order, reordered by sequence.field when set) fold into one row: deduplicate keeps the last,
+ * first-row the first, partial-update takes each column's last non-NULL value, aggregation folds
+ * each column with its aggregate function (the stored row is the accumulator). Output is ordered
+ * by key.
+ */
+#include "layout/bucket/bucketInt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int tn_bucket_rows_init(tn_bucket_rows *r, const tn_table *t) {
+    memset(r, 0, sizeof *r);
+    uint32_t n = tn_table_num_columns(t);
+    r->cols = tn_calloc(n + 1, sizeof *r->cols);
+    if (!r->cols) return TN_ENOMEM;
+    r->ncols = n;
+    for (uint32_t i = 0; i < n; i++) {
+        int rc = tn_vector_init(&r->cols[i], tn_table_column(t, i)->type, 1024);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+void tn_bucket_rows_free(tn_bucket_rows *r) {
+    if (!r) return;
+    for (uint32_t i = 0; r->cols && i < r->ncols; i++) tn_vector_free(&r->cols[i]);
+    tn_free(r->cols);
+    tn_free(r->bucket);
+    memset(r, 0, sizeof *r);
+}
+
+int tn_bucket_rows_append(tn_bucket_rows *r, const tn_chunk *chunk, const uint32_t *sel, uint32_t n,
+                          const int32_t *buckets) {
+    if (n == 0) return 0;
+    if (r->count > UINT32_MAX - n) return tn_error_set(TN_ELIMIT, "primary-key write: too many rows in one write");
+    uint32_t need = r->count + n;
+    for (uint32_t c = 0; c < r->ncols; c++) {
+        tn_vector *v = &r->cols[c];
+        if (v->capacity < need) {
+            uint32_t cap = v->capacity ? v->capacity : 1024;
+            while (cap < need) cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
+            int rc = tn_vector_reserve(v, cap);
+            if (rc) return rc;
+        }
+        const tn_vector *src = &chunk->cols[c];
+        for (uint32_t k = 0; k < n; k++) {
+            int rc = tn_vector_append_from(v, src, sel ? sel[k] : k);
+            if (rc) return rc;
+        }
+    }
+    int32_t *b = tn_realloc(r->bucket, (size_t)need * sizeof *b);
+    if (!b) return TN_ENOMEM;
+    r->bucket = b;
+    for (uint32_t k = 0; k < n; k++) b[r->count + k] = buckets ? buckets[sel ? sel[k] : k] : 0;
+    r->count = need;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Ordering.
+ */
+typedef struct sort_ctx {
+    const tn_bucket_spec *spec;
+    tn_bucket_rows *const *sets;
+} sort_ctx;
+
+static int cmp_col(const tn_vector *va, uint32_t ra, const tn_vector *vb, uint32_t rb) {
+    bool na = !tn_vector_is_valid(va, ra), nb = !tn_vector_is_valid(vb, rb);
+    if (na || nb) return na == nb ? 0 : na ? -1 : 1;     /* NULL first */
+    tn_value a, b;
+    tn_vector_get_value(va, ra, &a);
+    tn_vector_get_value(vb, rb, &b);
+    return tn_value_compare(&a, &b);
+}
+
+static int key_cmp(const sort_ctx *s, const tn_bucket_ref *x, const tn_bucket_ref *y) {
+    for (uint32_t k = 0; k < s->spec->nkey; k++) {
+        uint32_t c = s->spec->key[k];
+        int r = cmp_col(&s->sets[x->set]->cols[c], x->row, &s->sets[y->set]->cols[c], y->row);
+        if (r) return r;
+    }
+    return 0;
+}
+
+static int ref_cmp(const void *pa, const void *pb, void *ctx) {
+    const sort_ctx *s = ctx;
+    const tn_bucket_ref *x = pa, *y = pb;
+    int r = key_cmp(s, x, y);
+    if (r) return r;
+    if (s->spec->seq_col >= 0) {
+        uint32_t c = (uint32_t)s->spec->seq_col;
+        r = cmp_col(&s->sets[x->set]->cols[c], x->row, &s->sets[y->set]->cols[c], y->row);
+        if (r) return r;
+    }
+    if (x->set != y->set) return x->set < y->set ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Aggregates.
+ */
+typedef struct acc {
+    tn_value v;                        /* v.is_null until a value */
+    bool seen;                         /* first_value: a row was taken */
+    tn_buf text;                       /* listagg */
+} acc;
+
+static int overflow(const tn_table *t, uint32_t col, const char *fn) {
+    return tn_error_set(TN_ELIMIT, "table '%s': aggregate function '%s' overflows column '%s'", tn_table_path(t), fn,
+                        tn_table_column(t, col)->name);
+}
+
+static bool int_fits(tn_type t, int64_t v) {
+    switch ((tn_type_id)t.id) {
+    case TN_TYPE_TINYINT: return v >= INT8_MIN && v <= INT8_MAX;
+    case TN_TYPE_SMALLINT: return v >= INT16_MIN && v <= INT16_MAX;
+    case TN_TYPE_INTEGER: return v >= INT32_MIN && v <= INT32_MAX;
+    default: return true;
+    }
+}
+
+static int agg_step(const tn_table *t, uint32_t col, tn_bucket_agg fn, acc *a, const tn_value *v, bool stored,
+                    const char *delim) {
+    tn_type ty = v->type;
+    bool is_float = ty.id == TN_TYPE_FLOAT || ty.id == TN_TYPE_DOUBLE;
+    bool wide = ty.id == TN_TYPE_DECIMAL && ty.precision > TN_DECIMAL_INT64_MAX_PRECISION;
+    switch (fn) {
+    case TN_AGG_LAST: a->v = *v; return 0;
+    case TN_AGG_LAST_NON_NULL:
+        if (!v->is_null) a->v = *v;
+        return 0;
+    case TN_AGG_FIRST:
+        if (!a->seen) a->v = *v;
+        a->seen = true;
+        return 0;
+    case TN_AGG_FIRST_NON_NULL:
+        if (a->v.is_null && !v->is_null) a->v = *v;
+        return 0;
+    case TN_AGG_COUNT: {
+        int64_t cur = a->v.is_null ? 0 : a->v.u.i;
+        int64_t add = stored ? (v->is_null ? 0 : v->u.i) : (v->is_null ? 0 : 1);
+        if (__builtin_add_overflow(cur, add, &cur) || !int_fits(ty, cur)) return overflow(t, col, "count");
+        a->v.type = ty;
+        a->v.is_null = false;
+        a->v.u.i = cur;
+        return 0;
+    }
+    default: break;
+    }
+    if (v->is_null) return 0;
+    if (a->v.is_null) {
+        a->v = *v;
+        if (fn == TN_AGG_LISTAGG) {
+            tn_buf_clear(&a->text);
+            int rc = tn_buf_append(&a->text, v->u.s.ptr, v->u.s.len);
+            if (rc) return rc;
+        }
+        return 0;
+    }
+    switch (fn) {
+    case TN_AGG_SUM:
+        if (is_float) a->v.u.d += v->u.d;
+        else if (wide) {
+            if (__builtin_add_overflow(a->v.u.i128, v->u.i128, &a->v.u.i128)) return overflow(t, col, "sum");
+        } else if (__builtin_add_overflow(a->v.u.i, v->u.i, &a->v.u.i) || !int_fits(ty, a->v.u.i))
+            return overflow(t, col, "sum");
+        return 0;
+    case TN_AGG_PRODUCT:
+        if (is_float) a->v.u.d *= v->u.d;
+        else if (__builtin_mul_overflow(a->v.u.i, v->u.i, &a->v.u.i) || !int_fits(ty, a->v.u.i))
+            return overflow(t, col, "product");
+        return 0;
+    case TN_AGG_MIN:
+        if (tn_value_compare(v, &a->v) < 0) a->v = *v;
+        return 0;
+    case TN_AGG_MAX:
+        if (tn_value_compare(v, &a->v) > 0) a->v = *v;
+        return 0;
+    case TN_AGG_BOOL_AND: a->v.u.b = a->v.u.b && v->u.b; return 0;
+    case TN_AGG_BOOL_OR: a->v.u.b = a->v.u.b || v->u.b; return 0;
+    case TN_AGG_LISTAGG: {
+        const char *d = delim ? delim : ",";
+        int rc = tn_buf_append(&a->text, d, strlen(d));
+        if (!rc) rc = tn_buf_append(&a->text, v->u.s.ptr, v->u.s.len);
+        return rc;
+    }
+    default: return 0;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The merge.
+ */
+typedef struct out_chunk {
+    tn_chunk c;
+    tn_bucket_emit_fn emit;
+    void *ctx;
+} out_chunk;
+
+static int out_flush(out_chunk *o) {
+    if (o->c.count == 0) return 0;
+    for (uint32_t i = 0; i < o->c.ncols; i++) o->c.cols[i].count = o->c.count;
+    int rc = o->emit(o->ctx, &o->c);
+    tn_chunk_reset(&o->c);
+    return rc;
+}
+
+int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_rows *const *sets, tn_bucket_ref *refs,
+                    uint32_t nrefs, tn_bucket_emit_fn emit, void *ctx, uint64_t *rows_out) {
+    sort_ctx s = {spec, sets};
+    uint32_t ncols = tn_table_num_columns(t);
+    out_chunk o;
+    memset(&o, 0, sizeof o);
+    o.emit = emit;
+    o.ctx = ctx;
+    acc *accs = NULL;
+    tn_type *types = tn_calloc(ncols + 1, sizeof *types);
+    if (!types) return TN_ENOMEM;
+    for (uint32_t i = 0; i < ncols; i++) types[i] = tn_table_column(t, i)->type;
+    int rc = tn_chunk_init(&o.c, ncols, types, TN_VECTOR_SIZE);
+    tn_free(types);
+    if (rc) return rc;
+    if (spec->engine == TN_BUCKET_AGGREGATION) {
+        accs = tn_calloc(ncols + 1, sizeof *accs);
+        if (!accs) { rc = TN_ENOMEM; goto cleanup; }
+    }
+    qsort_r(refs, nrefs, sizeof *refs, ref_cmp, &s);
+    uint64_t nout = 0;
+    for (uint32_t a = 0; a < nrefs && !rc;) {
+        uint32_t b = a + 1;
+        while (b < nrefs && key_cmp(&s, &refs[a], &refs[b]) == 0) b++;
+        uint32_t row = o.c.count;
+        if (spec->engine == TN_BUCKET_DEDUPLICATE || spec->engine == TN_BUCKET_FIRST_ROW) {
+            const tn_bucket_ref *r = spec->engine == TN_BUCKET_DEDUPLICATE ? &refs[b - 1] : &refs[a];
+            for (uint32_t c = 0; c < ncols && !rc; c++) {
+                o.c.cols[c].count = row;
+                rc = tn_vector_append_from(&o.c.cols[c], &sets[r->set]->cols[c], r->row);
+            }
+        } else if (spec->engine == TN_BUCKET_PARTIAL_UPDATE) {
+            for (uint32_t c = 0; c < ncols && !rc; c++) {
+                const tn_bucket_ref *pick = &refs[a];
+                for (uint32_t k = b; k-- > a;)
+                    if (tn_vector_is_valid(&sets[refs[k].set]->cols[c], refs[k].row)) {
+                        pick = &refs[k];
+                        break;
+                    }
+                o.c.cols[c].count = row;
+                rc = tn_vector_append_from(&o.c.cols[c], &sets[pick->set]->cols[c], pick->row);
+            }
+        } else {
+            for (uint32_t c = 0; c < ncols && !rc; c++) {
+                acc *ac = &accs[c];
+                memset(&ac->v, 0, sizeof ac->v);
+                ac->v.type = tn_table_column(t, c)->type;
+                ac->v.is_null = true;
+                ac->seen = false;
+                if (spec->is_key[c]) {
+                    tn_vector_get_value(&sets[refs[a].set]->cols[c], refs[a].row, &ac->v);
+                } else {
+                    for (uint32_t k = a; k < b && !rc; k++) {
+                        tn_value v;
+                        tn_vector_get_value(&sets[refs[k].set]->cols[c], refs[k].row, &v);
+                        rc = agg_step(t, c, (tn_bucket_agg)spec->agg[c], ac, &v, refs[k].set == 0, spec->delims[c]);
+                    }
+                }
+                if (rc) break;
+                if (!spec->is_key[c] && spec->agg[c] == TN_AGG_LISTAGG && !ac->v.is_null) {
+                    ac->v.u.s.ptr = (const char *)ac->text.data;
+                    ac->v.u.s.len = (uint32_t)ac->text.len;
+                }
+                rc = tn_vector_set_value(&o.c.cols[c], row, &ac->v);
+                o.c.cols[c].count = row + 1;
+            }
+        }
+        if (rc) break;
+        o.c.count = row + 1;
+        nout++;
+        if (o.c.count == TN_VECTOR_SIZE) rc = out_flush(&o);
+        a = b;
+    }
+    if (!rc) rc = out_flush(&o);
+    if (rows_out) *rows_out = nout;
+cleanup:
+    if (accs) {
+        for (uint32_t c = 0; c < ncols; c++) tn_buf_free(&accs[c].text);
+        tn_free(accs);
+    }
+    tn_chunk_free(&o.c);
+    return rc;
+}

@@ -1,0 +1,258 @@
+/*
+ * layout/otree/index.c: the OTree index of a snapshot, from qbeast's metadata: revisions
+ * ('qbeast.lastRevisionID', 'qbeast.revision.0..N'), each file's 'revision' and 'blocks' tags
+ * (and the pre-0.6 one-cube tags 'cube', 'minWeight', 'maxWeight', 'elementCount', 'state'), and
+ * per revision its cubes (effective maxWeight = min over the cube's blocks, elementCount summed).
+ * Files without qbeast tags belong to revision 0 (unindexed), as qbeast-spark reads them.
+ */
+#include "layout/otree/otreeInt.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool parse_i64(const char *s, int64_t *out) {
+    if (!s || !*s) return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (*end || errno) return false;
+    *out = v;
+    return true;
+}
+
+static bool json_int32(json_t *v, int32_t *out) {
+    if (!json_is_integer(v)) return false;
+    json_int_t x = json_integer_value(v);
+    if (x < INT32_MIN || x > INT32_MAX) return false;
+    *out = (int32_t)x;
+    return true;
+}
+
+int ot_blocks_parse(const char *text, uint32_t dims, tn_arena *arena, ot_block **out, uint32_t *n) {
+    json_error_t jerr;
+    json_t *root = json_loads(text, 0, &jerr);
+    int rc = 0;
+    *out = NULL;
+    *n = 0;
+    if (!root) return tn_error_set(TN_ECORRUPT, "tag 'blocks': %s", jerr.text);
+    if (!json_is_array(root)) { rc = tn_error_set(TN_ECORRUPT, "tag 'blocks': not a JSON array"); goto cleanup; }
+    size_t k = json_array_size(root);
+    *out = tn_arena_calloc(arena, sizeof **out * (k ? k : 1));
+    if (!*out) { rc = TN_ENOMEM; goto cleanup; }
+    for (size_t i = 0; i < k; i++) {
+        json_t *b = json_array_get(root, i);
+        ot_block *o = &(*out)[i];
+        if (!json_is_object(b)) { rc = tn_error_set(TN_ECORRUPT, "tag 'blocks': entry %zu is not an object", i); goto cleanup; }
+        const char *key;
+        json_t *val;
+        json_object_foreach(b, key, val) {
+            if (strcmp(key, "cubeId") && strcmp(key, "minWeight") && strcmp(key, "maxWeight") &&
+                strcmp(key, "elementCount") && strcmp(key, "replicated")) {
+                rc = tn_error_set(TN_ECORRUPT, "tag 'blocks': entry %zu has an unknown field '%s'", i, key);
+                goto cleanup;
+            }
+        }
+        const char *cube = json_string_value(json_object_get(b, "cubeId"));
+        json_t *ec = json_object_get(b, "elementCount");
+        if (!cube || !ot_cube_valid(cube, dims, NULL)) {
+            rc = tn_error_set(TN_ECORRUPT, "tag 'blocks': entry %zu has no valid cubeId for %u dimension%s%s%s%s", i, dims,
+                              dims == 1 ? "" : "s", cube ? " ('" : "", cube ? cube : "", cube ? "')" : "");
+            goto cleanup;
+        }
+        if (!json_int32(json_object_get(b, "minWeight"), &o->min_weight) ||
+            !json_int32(json_object_get(b, "maxWeight"), &o->max_weight)) {
+            rc = tn_error_set(TN_ECORRUPT, "tag 'blocks': entry %zu (cube '%s') has no integer minWeight/maxWeight", i, cube);
+            goto cleanup;
+        }
+        if (!json_is_integer(ec) || json_integer_value(ec) < 0) {
+            rc = tn_error_set(TN_ECORRUPT, "tag 'blocks': entry %zu (cube '%s') has no elementCount >= 0", i, cube);
+            goto cleanup;
+        }
+        o->count = json_integer_value(ec);
+        o->cube = tn_arena_strdup(arena, cube);
+        if (!o->cube) { rc = TN_ENOMEM; goto cleanup; }
+    }
+    *n = (uint32_t)k;
+cleanup:
+    json_decref(root);
+    return rc;
+}
+
+static const char *tag(const tn_delta_file *f, const char *key) {
+    for (uint32_t i = 0; i < f->ntags; i++)
+        if (f->tags[i].key && strcmp(f->tags[i].key, key) == 0) return f->tags[i].value;
+    return NULL;
+}
+
+/* The pre-0.6 tags: one block per file. */
+static int legacy_block(const tn_delta_file *f, uint32_t dims, tn_arena *a, ot_file *of) {
+    const char *cube = tag(f, "cube");
+    int64_t mn, mx, ec;
+    if (!ot_cube_valid(cube, dims, NULL) || !parse_i64(tag(f, "minWeight"), &mn) || !parse_i64(tag(f, "maxWeight"), &mx) ||
+        !parse_i64(tag(f, "elementCount"), &ec) || mn < INT32_MIN || mn > INT32_MAX || mx < INT32_MIN || mx > INT32_MAX ||
+        ec < 0)
+        return tn_error_set(TN_ECORRUPT, "pre-0.6 qbeast tags (cube, minWeight, maxWeight, elementCount) are malformed");
+    of->blocks = tn_arena_calloc(a, sizeof *of->blocks);
+    if (!of->blocks) return TN_ENOMEM;
+    of->blocks[0] = (ot_block){tn_arena_strdup(a, cube), (int32_t)mn, (int32_t)mx, ec};
+    of->nblocks = 1;
+    return 0;
+}
+
+static int cmp_cube(const void *a, const void *b) { return strcmp(((const ot_cube *)a)->id, ((const ot_cube *)b)->id); }
+
+const ot_cube *ot_rev_index_find(const ot_rev_index *ri, const char *id) {
+    ot_cube key = {id, 0, 0, 0};
+    return bsearch(&key, ri->cubes, ri->ncubes, sizeof *ri->cubes, cmp_cube);
+}
+
+const ot_revision *ot_index_revision(const ot_index *ix, int64_t id) {
+    for (uint32_t i = 0; i < ix->nrevs; i++)
+        if (ix->revs[i].id == id) return &ix->revs[i];
+    return NULL;
+}
+
+const ot_rev_index *ot_index_rev_index(const ot_index *ix, int64_t id) {
+    for (uint32_t i = 0; i < ix->nrevs; i++)
+        if (ix->revs[i].id == id) return &ix->rindex[i];
+    return NULL;
+}
+
+/* Cubes of each revision from the files' blocks. */
+static int build_cubes(ot_index *ix) {
+    for (uint32_t r = 0; r < ix->nrevs; r++) {
+        ot_rev_index *ri = &ix->rindex[r];
+        ri->rev = &ix->revs[r];
+        uint32_t nb = 0;
+        for (uint32_t f = 0; f < ix->nfiles; f++)
+            if (ix->files[f].revision == ix->revs[r].id) nb += ix->files[f].nblocks;
+        ri->cubes = tn_arena_calloc(ix->arena, sizeof *ri->cubes * (nb ? nb : 1));
+        if (!ri->cubes) return TN_ENOMEM;
+        for (uint32_t f = 0; f < ix->nfiles; f++) {
+            if (ix->files[f].revision != ix->revs[r].id) continue;
+            for (uint32_t b = 0; b < ix->files[f].nblocks; b++) {
+                const ot_block *bl = &ix->files[f].blocks[b];
+                ri->cubes[ri->ncubes++] = (ot_cube){bl->cube, bl->max_weight, bl->count, 1};
+            }
+        }
+        qsort(ri->cubes, ri->ncubes, sizeof *ri->cubes, cmp_cube);
+        uint32_t w = 0;
+        for (uint32_t i = 0; i < ri->ncubes; i++) {
+            if (w && strcmp(ri->cubes[w - 1].id, ri->cubes[i].id) == 0) {
+                ot_cube *c = &ri->cubes[w - 1];
+                if (ri->cubes[i].max_weight < c->max_weight) c->max_weight = ri->cubes[i].max_weight;
+                c->count += ri->cubes[i].count;
+                c->nblocks++;
+            } else {
+                ri->cubes[w++] = ri->cubes[i];
+            }
+        }
+        ri->ncubes = w;
+    }
+    return 0;
+}
+
+int ot_index_load(ot_index **out, const tn_table *t) {
+    const tn_delta_snapshot *snap = tn_table_snapshot(t);
+    const tn_delta_metadata *md = &snap->metadata;
+    const char *path = tn_table_path(t);
+    int rc = 0;
+    *out = NULL;
+    ot_index *ix = tn_calloc(1, sizeof *ix);
+    if (!ix) return TN_ENOMEM;
+    ix->arena = tn_arena_create(0);
+    if (!ix->arena) { rc = TN_ENOMEM; goto cleanup; }
+    const char *last = tn_delta_config_get(md, "qbeast.lastRevisionID");
+    if (!last || !parse_i64(last, &ix->last_revision) || ix->last_revision < 0 || ix->last_revision > 100000) {
+        rc = tn_error_set(TN_ECORRUPT, "table '%s': table property 'qbeast.lastRevisionID' is %s%s%s", path,
+                          last ? "'" : "missing", last ? last : "", last ? "', not a revision number" : "");
+        goto cleanup;
+    }
+    ix->revs = tn_arena_calloc(ix->arena, sizeof *ix->revs * (size_t)(ix->last_revision + 1));
+    ix->rindex = tn_arena_calloc(ix->arena, sizeof *ix->rindex * (size_t)(ix->last_revision + 1));
+    if (!ix->revs || !ix->rindex) { rc = TN_ENOMEM; goto cleanup; }
+    for (int64_t id = 0; id <= ix->last_revision; id++) {
+        char key[48];
+        snprintf(key, sizeof key, "qbeast.revision.%lld", (long long)id);
+        const char *text = tn_delta_config_get(md, key);
+        if (!text) {
+            if (id == 0) continue;     /* revision 0 is implicit in older tables */
+            rc = tn_error_set(TN_ECORRUPT, "table '%s': table property '%s' is missing (qbeast.lastRevisionID is %lld)",
+                              path, key, (long long)ix->last_revision);
+            goto cleanup;
+        }
+        ot_revision *rv = &ix->revs[ix->nrevs];
+        rc = ot_revision_parse(rv, text, ix->arena);
+        if (!rc && rv->id != id)
+            rc = tn_error_set(TN_ECORRUPT, "revision JSON: revisionID is %lld", (long long)rv->id);
+        for (uint32_t c = 0; !rc && c < rv->ncols; c++) {
+            rv->cols[c].table_column = tn_table_column_index(t, rv->cols[c].name);
+            if (rv->cols[c].table_column < 0)
+                rc = tn_error_set(TN_ECORRUPT, "revision JSON: indexed column '%s' is not a column of the table",
+                                  rv->cols[c].name);
+        }
+        if (rc) {
+            tn_error_prefix(rc, "table '%s': table property '%s'", path, key);
+            goto cleanup;
+        }
+        ix->nrevs++;
+    }
+    const ot_revision *lr = ot_index_revision(ix, ix->last_revision);
+    if (!lr) {
+        rc = tn_error_set(TN_ECORRUPT, "table '%s': no revision JSON for qbeast.lastRevisionID %lld", path,
+                          (long long)ix->last_revision);
+        goto cleanup;
+    }
+    ix->ncols = lr->ncols;
+    ix->cols = tn_arena_alloc(ix->arena, sizeof *ix->cols * ix->ncols);
+    if (!ix->cols) { rc = TN_ENOMEM; goto cleanup; }
+    for (uint32_t c = 0; c < ix->ncols; c++) ix->cols[c] = (uint32_t)lr->cols[c].table_column;
+    /* every revision indexes the same columns (qbeast refuses to change them) */
+    for (uint32_t r = 0; r < ix->nrevs; r++) {
+        bool same = ix->revs[r].ncols == lr->ncols;
+        for (uint32_t c = 0; same && c < lr->ncols; c++) same = ix->revs[r].cols[c].table_column == lr->cols[c].table_column;
+        if (!same) {
+            rc = tn_error_set(TN_ECORRUPT, "table '%s': revision %lld indexes other columns than revision %lld", path,
+                              (long long)ix->revs[r].id, (long long)lr->id);
+            goto cleanup;
+        }
+    }
+    ix->nfiles = snap->nfiles;
+    ix->files = tn_arena_calloc(ix->arena, sizeof *ix->files * (snap->nfiles ? snap->nfiles : 1));
+    if (!ix->files) { rc = TN_ENOMEM; goto cleanup; }
+    for (uint32_t f = 0; f < snap->nfiles; f++) {
+        const tn_delta_file *df = &snap->files[f];
+        ot_file *of = &ix->files[f];
+        const char *rv = tag(df, "revision");
+        if (!rv) continue;             /* not written by qbeast: revision 0, unindexed */
+        const ot_revision *r = NULL;
+        if (!parse_i64(rv, &of->revision) || !(r = ot_index_revision(ix, of->revision))) {
+            rc = tn_error_set(TN_ECORRUPT, "table '%s': file '%s': tag 'revision' = '%s' names no revision of the table",
+                              path, df->path, rv);
+            goto cleanup;
+        }
+        const char *blocks = tag(df, "blocks");
+        if (blocks) rc = ot_blocks_parse(blocks, r->ncols, ix->arena, &of->blocks, &of->nblocks);
+        else if (tag(df, "cube")) rc = legacy_block(df, r->ncols, ix->arena, of);
+        else if (of->revision != 0)
+            rc = tn_error_set(TN_ECORRUPT, "tag 'revision' = '%s' without a 'blocks' tag", rv);
+        if (rc) {
+            tn_error_prefix(rc, "table '%s': file '%s'", path, df->path);
+            goto cleanup;
+        }
+    }
+    rc = build_cubes(ix);
+    if (rc) goto cleanup;
+    *out = ix;
+    ix = NULL;
+cleanup:
+    ot_index_free(ix);
+    return rc;
+}
+
+void ot_index_free(ot_index *ix) {
+    if (!ix) return;
+    tn_arena_destroy(ix->arena);
+    tn_free(ix);
+}

@@ -1,0 +1,152 @@
+/*
+ * layout/otree/otreeInt.h: private to layout/otree/: qbeast-spark's OTree model as tarn reads and
+ * writes it: weights (Spark Murmur3 of the indexed columns), weight <-> fraction, cube ids (the
+ * Base64 string codec), revisions (the Revision JSON of 'qbeast.revision.N' with its column
+ * transformations), blocks (add.tags 'blocks', and the pre-0.6 one-cube tags) and the index a
+ * snapshot holds (per file: revision and blocks; per revision: cubes with their effective
+ * maxWeight = min over blocks).
+ */
+#ifndef TN_LAYOUT_OTREE_INT_H
+#define TN_LAYOUT_OTREE_INT_H
+
+#include "layout/layoutInt.h"
+
+#include <jansson.h>
+
+#define OT_WEIGHT_MIN INT32_MIN
+#define OT_WEIGHT_MAX INT32_MAX
+#define OT_MAX_LEVELS 60              /* cube depth limit (2^-60 of a dimension) */
+#define OT_DEFAULT_CUBE_SIZE 5000000  /* qbeast's spark.qbeast.index.defaultCubeSize */
+#define OT_CLASS_PREFIX "io.qbeast.core.transform."
+
+/* ---------------------------------------------------------------------------------------------
+ * Weights (hash.c).
+ */
+/* qbeast's Weight(fraction): trunc(f * (2^32 - 1) - 2^31), saturated to the int range. */
+int32_t ot_weight_of_fraction(double f);
+/* (w + 2^31) / (2^32 - 1), in [0, 1]. */
+double ot_fraction_of_weight(int32_t w);
+/* Spark's Murmur3 hash (seed 42, chained, NULLs leave the seed) of row r of the given columns,
+ * as qbeast's QbeastMurmur3Hash: the record weight. */
+int32_t ot_weight_row(const tn_vector *const *cols, uint32_t ncols, uint32_t r);
+/* Weights of rows [0, n) of a chunk's columns (indexed columns, in columnsToIndex order). */
+void ot_weight_chunk(const tn_vector *const *cols, uint32_t ncols, uint32_t n, int32_t *out);
+/* scala.util.hashing.MurmurHash3.bytesHash (seed 0x3c074a61): qbeast's HashTransformation. */
+int32_t ot_scala_bytes_hash(const uint8_t *p, uint32_t n);
+
+/* ---------------------------------------------------------------------------------------------
+ * Cube ids (cube.c): strings of ceil(d/6) symbols per level from the alphabet A-Za-z0-9+/;
+ * dimension i of a level is bit 5 - i%6 of symbol i/6 (1 = upper half); the root is "".
+ */
+uint32_t ot_cube_chars_per_level(uint32_t dims);
+/* Validates a cube id for d dimensions (alphabet, length, unused bits 0); depth out. */
+bool ot_cube_valid(const char *id, uint32_t dims, uint32_t *depth);
+/* Appends the symbols of the level below for the point coords[0..d) (each in [0,1]: doubled,
+ * >= 1 is the upper half and subtracts 1). coords is updated. buf must have room. */
+void ot_cube_descend(double *coords, uint32_t dims, char *buf);
+/* The bounds of a cube in each dimension: from[i] <= x < to[i] (to == 1 closed). */
+void ot_cube_bounds(const char *id, uint32_t dims, double *from, double *to);
+/* a is a strict ancestor of b. */
+bool ot_cube_is_ancestor(const char *a, const char *b, uint32_t dims);
+
+/* ---------------------------------------------------------------------------------------------
+ * Revisions (revision.c).
+ */
+typedef enum ot_transform_kind {
+    OT_T_EMPTY,                        /* revision 0 (staging): every coordinate 0 */
+    OT_T_LINEAR,                       /* (v - min) / (max - min), nulls at null_value */
+    OT_T_IDENTITY,                     /* min == max: coordinate 0 */
+    OT_T_HASH,                         /* scala bytesHash of the text, & 0x7fffffff / INT_MAX */
+    OT_T_QUANTILES,                    /* CDF over numeric quantiles */
+    OT_T_STRING_QUANTILES,             /* CDF over string quantiles / the legacy histogram */
+} ot_transform_kind;
+
+typedef struct ot_transform {
+    ot_transform_kind kind;
+    double min, max;                   /* linear; as qbeast orders them (timestamps in ms) */
+    double null_value;                 /* linear */
+    int32_t hash_null;                 /* hash: the nullValue */
+    double *quantiles;                 /* numeric quantiles */
+    const char **squantiles;           /* string quantiles / histogram */
+    uint32_t nquantiles;
+} ot_transform;
+
+typedef struct ot_column {
+    const char *name;                  /* as in columnTransformers */
+    const char *transformer;           /* "linear", "hashing", "quantiles", "histogram", "empty" */
+    const char *data_type;             /* qbeast's QDataType name, or NULL */
+    int table_column;                  /* logical index in the table, -1 if absent */
+} ot_column;
+
+typedef struct ot_revision {
+    int64_t id;
+    int64_t timestamp;
+    const char *table_id;
+    int64_t cube_size;                 /* desiredCubeSize */
+    ot_column *cols;
+    ot_transform *tr;
+    uint32_t ncols;
+} ot_revision;
+
+/* Parses a Revision JSON (text of 'qbeast.revision.N'): errors are TN_ECORRUPT naming what
+ * (the caller prefixes the table and key). Allocated in arena. */
+int ot_revision_parse(ot_revision *out, const char *json_text, tn_arena *arena);
+/* The coordinate of value v under a transformation (0 for null where qbeast maps nulls so). */
+double ot_transform_coord(const ot_transform *tr, const tn_value *v);
+
+/* ---------------------------------------------------------------------------------------------
+ * The index of a snapshot (index.c).
+ */
+typedef struct ot_block {
+    const char *cube;
+    int32_t min_weight, max_weight;
+    int64_t count;
+} ot_block;
+
+typedef struct ot_file {
+    int64_t revision;                  /* 0 = unindexed (staging, or no qbeast tags) */
+    ot_block *blocks;
+    uint32_t nblocks;
+} ot_file;
+
+typedef struct ot_cube {
+    const char *id;
+    int32_t max_weight;                /* min over its blocks' maxWeight */
+    int64_t count;                     /* sum of elementCount */
+    uint32_t nblocks;
+} ot_cube;
+
+typedef struct ot_rev_index {
+    const ot_revision *rev;
+    ot_cube *cubes;                    /* sorted by id (pre-order: ancestors first) */
+    uint32_t ncubes;
+} ot_rev_index;
+
+typedef struct ot_index {
+    tn_arena *arena;
+    ot_revision *revs;                 /* by position; ids 0..last */
+    uint32_t nrevs;
+    int64_t last_revision;
+    ot_file *files;                    /* per snapshot file */
+    uint32_t nfiles;
+    ot_rev_index *rindex;              /* per revision (same order as revs) */
+    /* the indexed columns (of the last revision), as table logical indexes */
+    uint32_t *cols;
+    uint32_t ncols;
+} ot_index;
+
+/* Loads and validates the qbeast metadata and every file's tags of t's snapshot. Errors name the
+ * table and the key or file. */
+int ot_index_load(ot_index **out, const tn_table *t);
+void ot_index_free(ot_index *ix);
+const ot_revision *ot_index_revision(const ot_index *ix, int64_t id);
+const ot_rev_index *ot_index_rev_index(const ot_index *ix, int64_t id);
+/* Binary search of a cube in a revision's index, or NULL. */
+const ot_cube *ot_rev_index_find(const ot_rev_index *ri, const char *id);
+/* Parses a 'blocks' tag (JSON array text). */
+int ot_blocks_parse(const char *text, uint32_t dims, tn_arena *arena, ot_block **out, uint32_t *n);
+
+/* Scan planning (scan.c). */
+int ot_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layout_scan_options *opts);
+
+#endif

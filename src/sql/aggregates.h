@@ -1,0 +1,45 @@
+/*
+ * sql/aggregates.h: the registry of aggregate functions defined by tables (tn_agg_func) rather
+ * than by a case of op_aggregate.c's built-in kinds: a family file (agg_bitmap.c, ...) lists its
+ * functions with their argument and result types and a fixed-size state per group with
+ * update / merge / finalize / destroy callbacks; the binder finds them by name (bind_expr.c) and
+ * the hash aggregate runs them as TN_AGG_CUSTOM (op_aggregate.c), per thread, then merged.
+ */
+#ifndef TN_SQL_AGGREGATES_H
+#define TN_SQL_AGGREGATES_H
+
+#include "types/types.h"
+
+typedef struct tn_agg_func tn_agg_func;
+
+/* One call's constant context: the definition and how to name its argument in errors. */
+typedef struct tn_agg_call {
+    const tn_agg_func *fn;
+    const char *arg_name;           /* the argument as written (a column name), for messages */
+} tn_agg_call;
+
+struct tn_agg_func {
+    const char *name;               /* lower case, as users type it (camelCase names lowered) */
+    uint8_t arg;                    /* argument type: arguments cast to it implicitly */
+    uint8_t ret;                    /* result type */
+    bool zero_on_empty;             /* the result of no rows is 0, not NULL (count-like) */
+    uint16_t state_size;            /* bytes of state per group, zero-filled when a group starts */
+    int op;                         /* a constant the callbacks share between rows of a family */
+    /* Rows [0, n) of v (non-NULL rows, selected by mask when set) into the states of their
+     * groups: the state of row i is at states + gids[i] * state_size. */
+    int (*update)(const tn_agg_call *call, uint8_t *states, const uint32_t *gids, const tn_vector *v,
+                  uint32_t n, const uint8_t *mask);
+    /* Fold src into dst (one group each); src may be emptied (moved from), then destroyed. */
+    int (*merge)(const tn_agg_call *call, void *dst, void *src);
+    /* The group's result into out[row] (tn_vector_set_value copies strings). */
+    int (*finalize)(const tn_agg_call *call, void *state, tn_vector *out, uint32_t row);
+    void (*destroy)(void *state);   /* may be NULL */
+};
+
+/* The definition of `name` (case-insensitive), or NULL. */
+const tn_agg_func *tn_agg_func_lookup(const char *name);
+
+/* Family tables, NULL-name terminated (concatenated by tn_agg_func_lookup in agg_bitmap.c). */
+extern const tn_agg_func tn_aggs_bitmap[];
+
+#endif

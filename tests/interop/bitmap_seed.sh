@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# tests/interop/bitmap_seed.sh: the bitmap seed as written (Phoenix DDL with CONSTRAINT ...
+# PRIMARY KEY and SALT_BUCKETS=6, then `select date, bitmap(dist_mem) memNum from
+# global_temp.test_binary group by date`) over bitmaps written by Java RoaringBitmap
+# (tests/data/roaring). Expected counts come from DuckDB count(DISTINCT) over the same ids
+# generated from the golden files' documented contents; the stored bytes and bitmap_union's
+# output are read back by DuckDB from the table's Parquet files and compared with the Java bytes.
+# Ends with "N passed, N failed".
+set -u
+. "$(dirname "$0")/lib.sh"
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+BIN=$BUILD/tarn
+if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
+require_oracle
+dir=$(mktemp -d /tmp/tn_bitmap_seed.XXXXXX)
+trap 'tn_cleanup "$dir"' EXIT
+wh=$dir/wh
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "ok $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+run() {   # through a file: a statement with golden bitmaps is longer than one argument may be
+    printf '%s;\n' "$1" > "$dir/stmt.sql"
+    if ! "$BIN" -w "$wh" -f "$dir/stmt.sql" >/dev/null 2>"$dir/err"; then
+        echo "FAIL setup: ${1:0:200}"; cat "$dir/err"; echo "$pass passed, $((fail + 1)) failed"; exit 1
+    fi
+}
+q() { "$BIN" -w "$wh" --csv -c "$1" 2>&1; }
+duck() { "$DUCK" "$1" 2>&1; }
+hexof() { xxd -p "$1" | tr -d '\n' | tr a-f A-F; }
+check() {   # name, got, expected
+    if [ "$2" = "$3" ]; then ok "$1"; else bad "$1"; echo "  got:      $(echo "$2" | head -c 600)"; echo "  expected: $(echo "$3" | head -c 600)"; fi
+}
+
+RUNS=$(hexof "$DATA/roaring/bitmapwithruns.bin")
+NORUNS=$(hexof "$DATA/roaring/bitmapwithoutruns.bin")
+# S, the golden files' set, as DuckDB ids (RoaringFormatSpec testdata/README.md)
+S="SELECT range AS id FROM range(0, 100000, 1000) UNION ALL SELECT 3 * range FROM range(100000, 200000) UNION ALL SELECT range FROM range(700000, 800000)"
+
+# 1. the seed as written
+run "CREATE TABLE IF NOT EXISTS test_binary (
+    date VARCHAR NOT NULL,
+    dist_mem VARBINARY,
+    CONSTRAINT test_binary_pk PRIMARY KEY (date)
+) SALT_BUCKETS=6"
+run "INSERT INTO test_binary VALUES ('2024-01-01', X'$RUNS'), ('2024-01-02', X'$NORUNS'), ('2024-01-03', NULL)"
+# IF NOT EXISTS: the second CREATE changes nothing
+run "CREATE TABLE IF NOT EXISTS test_binary (
+    date VARCHAR NOT NULL,
+    dist_mem VARBINARY,
+    CONSTRAINT test_binary_pk PRIMARY KEY (date)
+) SALT_BUCKETS=6"
+n=$(duck "SELECT count(DISTINCT id) FROM ($S)" | tail -1)
+check "golden set size by DuckDB" "$n" "200100"
+got=$(q "select date, bitmap(dist_mem) memNum from global_temp.test_binary group by date" | tail -n +2 | sort)
+check "seed query: Java bitmaps, NULL group 0" "$got" "$(printf '2024-01-01,%s\n2024-01-02,%s\n2024-01-03,0' "$n" "$n")"
+got=$(q "select date, bitmap(dist_mem) memNum from test_binary group by date" | tail -n +2 | sort)
+check "the same from test_binary" "$got" "$(printf '2024-01-01,%s\n2024-01-02,%s\n2024-01-03,0' "$n" "$n")"
+
+# the stored bytes are the Java bytes (DuckDB reads the Parquet files)
+files=$(ls "$wh"/test_binary/*.parquet | tr '\n' ' ' | sed "s/ \$//; s/ /','/g")
+got=$(duck "SELECT date, hex(dist_mem) FROM read_parquet(['$files']) WHERE dist_mem IS NOT NULL ORDER BY date" | tail -n +2)
+check "stored bytes unchanged" "$got" "$(printf '2024-01-01,%s\n2024-01-02,%s' "$RUNS" "$NORUNS")"
+
+# 2. several rows per group: OR, not sum (a Phoenix table keyed by (date, shard))
+run "CREATE TABLE daily (date VARCHAR NOT NULL, shard INTEGER NOT NULL, dist_mem VARBINARY CONSTRAINT daily_pk PRIMARY KEY (date, shard)) SALT_BUCKETS=4"
+run "INSERT INTO daily VALUES ('d1', 1, X'$RUNS'), ('d1', 2, X'$NORUNS'), ('d1', 3, NULL), ('d2', 1, X'$RUNS'), ('d3', 1, NULL), ('d3', 2, NULL)"
+run "INSERT INTO daily SELECT 'd2', 2, bitmap_agg(id) FROM (SELECT CAST(i AS BIGINT) AS id FROM (VALUES (799999), (800000), (800001), (900000), (1)) v(i)) s"
+run "INSERT INTO daily SELECT 'd4', CAST(id % 3 AS INTEGER), bitmap_agg(id * 7919 % 100003) FROM read_parquet('tests/sql/data/t1.parquet') GROUP BY id % 3"
+e2=$(duck "SELECT count(DISTINCT id) FROM ($S UNION ALL SELECT unnest([799999, 800000, 800001, 900000, 1]))" | tail -1)
+e4=$(duck "SELECT count(DISTINCT id * 7919 % 100003) FROM read_parquet('tests/sql/data/t1.parquet') WHERE id IS NOT NULL" | tail -1)
+got=$(q "select date, bitmap(dist_mem) memNum from global_temp.daily group by date" | tail -n +2 | sort)
+check "OR per group (not a sum), NULL-only group 0" "$got" "$(printf 'd1,%s\nd2,%s\nd3,0\nd4,%s' "$n" "$e2" "$e4")"
+
+# 3. bitmap_union writes what Java wrote for the same set (runOptimize's containers)
+run "CREATE TABLE u AS SELECT date, bitmap_union(dist_mem) AS b, rbm32(dist_mem) AS r FROM daily WHERE date = 'd1' GROUP BY date"
+files=$(ls "$wh"/u/*.parquet | tr '\n' ' ' | sed "s/ \$//; s/ /','/g")
+got=$(duck "SELECT hex(b) || '|' || hex(r) FROM read_parquet(['$files'])" | tail -1)
+check "bitmap_union / rbm32 bytes = Java's bitmapwithruns.bin" "$got" "$RUNS|$RUNS"
+
+# 4. a global temporary view shadows the table; views are never written to the warehouse
+run "CREATE TABLE IF NOT EXISTS test_binary (date VARCHAR NOT NULL, dist_mem VARBINARY, CONSTRAINT test_binary_pk PRIMARY KEY (date)) SALT_BUCKETS=6"
+got=$("$BIN" -w "$wh" --csv -c "CREATE GLOBAL TEMPORARY VIEW test_binary AS SELECT date, dist_mem FROM test_binary WHERE date = '2024-01-01'" \
+      -c "select date, bitmap(dist_mem) memNum from global_temp.test_binary group by date" 2>&1 | tail -1)
+check "global temporary view" "$got" "2024-01-01,$n"
+check "temporary views are not stored" "$(ls "$wh" | sort | tr '\n' ' ')" "daily test_binary u "
+
+# 5. bad bytes: Java object serialization is named, with the column
+run "CREATE TABLE badbits (date VARCHAR NOT NULL, dist_mem VARBINARY, CONSTRAINT pk PRIMARY KEY (date)) SALT_BUCKETS=2"
+run "INSERT INTO badbits VALUES ('x', X'ACED00057372001F6F7267')"
+got=$(q "select date, bitmap(dist_mem) from global_temp.badbits group by date" | grep -c "bitmap(dist_mem): value X'ACED00057372001F...' (11 bytes): not a RoaringBitmap: byte 0: Java object serialization (AC ED 00 05)")
+check "Java object serialization refused, naming the column" "$got" "1"
+got=$(q "select date, bitmap_error(dist_mem) from badbits" | grep -c 'x,"not a RoaringBitmap: byte 0: Java object serialization (AC ED 00 05)')
+check "bitmap_error finds the row" "$got" "1"
+
+# 6. SALT_BUCKETS outside 1..256: Phoenix's error
+got=$(q "CREATE TABLE s257 (k VARCHAR NOT NULL, CONSTRAINT pk PRIMARY KEY (k)) SALT_BUCKETS=257" | grep -c "Salt bucket numbers should be with 1 and 256")
+check "SALT_BUCKETS=257 refused with Phoenix's text" "$got" "1"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

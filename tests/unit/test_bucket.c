@@ -1,0 +1,383 @@
+/*
+ * tests/unit/test_bucket.c: layout/bucket/: Paimon's default bucket function against the values
+ * Paimon's own tests assert (FixedBucketRowKeyExtractorTest#testBucket) and the BinaryRow bytes
+ * of its format spec; the primary-key specification's checks (Paimon's messages); upserts through
+ * the layout writer (one row per key within a batch and against the table, files tagged with
+ * bucket and bucketCount); two writers of the same bucket (the second retries on the winner's
+ * snapshot: no duplicate, no lost row) and of different buckets.
+ */
+#include "layout/bucket/bucketInt.h"
+#include "testlib.h"
+
+#include <unistd.h>
+
+static tn_value int_value(int64_t v) {
+    tn_value x;
+    memset(&x, 0, sizeof x);
+    x.type = tn_type_make(TN_TYPE_INTEGER);
+    x.u.i = v;
+    return x;
+}
+
+static tn_value str_value(const char *s) {
+    tn_value x;
+    memset(&x, 0, sizeof x);
+    x.type = tn_type_make(TN_TYPE_VARCHAR);
+    x.u.s.ptr = s;
+    x.u.s.len = (uint32_t)strlen(s);
+    return x;
+}
+
+static int32_t bucket_of(const tn_value *v, uint32_t n, int32_t nb) {
+    int32_t h = 0;
+    if (tn_bucket_hash_values(v, n, &h)) return -1;
+    return tn_bucket_of_hash(h, nb);
+}
+
+/* Paimon FixedBucketRowKeyExtractorTest#testBucket: row (5, 6, 7) of INTs, 100 buckets. */
+TEST(paimon_golden_buckets) {
+    tn_value v[3] = {int_value(5), int_value(6), int_value(7)};
+    CHECK_EQ_INT(bucket_of(v, 1, 100), 96);
+    CHECK_EQ_INT(bucket_of(v, 2, 100), 27);
+    CHECK_EQ_INT(bucket_of(v, 3, 100), 40);
+}
+
+/* RescaleBucketITCase's keys f0 = 1..5 with 2 and 4 buckets (derived from the same function). */
+TEST(rescale_keys) {
+    const int32_t two[5] = {0, 0, 1, 0, 0}, four[5] = {2, 0, 1, 2, 0};
+    for (int k = 1; k <= 5; k++) {
+        tn_value v = int_value(k);
+        CHECK_EQ_INT(bucket_of(&v, 1, 2), two[k - 1]);
+        CHECK_EQ_INT(bucket_of(&v, 1, 4), four[k - 1]);
+    }
+}
+
+/* The BinaryRow image (Paimon's manifest spec, appendix BinaryRow). */
+TEST(binary_row_layout) {
+    tn_buf b = TN_BUF_INIT;
+    tn_value v[3] = {int_value(-2), str_value("abc"), str_value("a longer string")};
+    v[0].is_null = false;
+    CHECK_OK(tn_bucket_binary_row(&b, v, 3));
+    /* header 8 + 3 slots + 16 bytes of variable part */
+    CHECK_EQ_INT(b.len, 8 + 24 + 16);
+    CHECK_EQ_INT(b.data[0], 0);                      /* row kind INSERT, no nulls */
+    CHECK_EQ_INT(b.data[1], 0);
+    CHECK_EQ_INT(b.data[8], 0xFE);                   /* -2 as 4 LE bytes, upper slot bytes 0 */
+    CHECK_EQ_INT(b.data[11], 0xFF);
+    CHECK_EQ_INT(b.data[12], 0);
+    CHECK(memcmp(b.data + 16, "abc", 3) == 0);       /* inline string: bytes, then 0x80 | len */
+    CHECK_EQ_INT(b.data[23], 0x83);
+    CHECK_EQ_INT(b.data[24], 15);                    /* long string: len, then offset 32 */
+    CHECK_EQ_INT(b.data[28], 32);
+    CHECK(memcmp(b.data + 32, "a longer string", 15) == 0);
+    CHECK_EQ_INT(b.data[47], 0);                     /* zero padding to 8 bytes */
+    /* a NULL field: bit (i + 8) of the header, slot zero */
+    v[1].is_null = true;
+    CHECK_OK(tn_bucket_binary_row(&b, v, 2));
+    CHECK_EQ_INT(b.len, 24);
+    CHECK_EQ_INT(b.data[1], 0x02);
+    for (int i = 16; i < 24; i++) CHECK_EQ_INT(b.data[i], 0);
+    /* 65 fields: a 16-byte header */
+    tn_value many[65];
+    for (int i = 0; i < 65; i++) many[i] = int_value(i);
+    CHECK_OK(tn_bucket_binary_row(&b, many, 65));
+    CHECK_EQ_INT(b.len, 16 + 65 * 8);
+    tn_buf_free(&b);
+}
+
+/* Java's Math.abs(hash % n): the remainder keeps the dividend's sign. */
+TEST(bucket_of_negative_hash) {
+    CHECK_EQ_INT(tn_bucket_of_hash(-7, 4), 3);
+    CHECK_EQ_INT(tn_bucket_of_hash(INT32_MIN, 3), 2);
+    CHECK_EQ_INT(tn_bucket_of_hash(7, 4), 3);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Specification checks.
+ */
+static tn_bucket_column spec_cols[] = {
+    {"a", {TN_TYPE_INTEGER, 0, 0}, false, false},
+    {"b", {TN_TYPE_INTEGER, 0, 0}, false, false},
+    {"c", {TN_TYPE_INTEGER, 0, 0}, false, true},
+    {"dt", {TN_TYPE_VARCHAR, 0, 0}, true, false},
+    {"s", {TN_TYPE_VARCHAR, 0, 0}, false, true},
+};
+
+static const char *spec_error(const tn_delta_kv *kv, uint32_t n) {
+    static char msg[2048];
+    tn_arena *a = tn_arena_create(0);
+    tn_bucket_spec s;
+    int rc = tn_bucket_spec_parse(&s, "table 't'", spec_cols, 5, kv, n, a);
+    tn_arena_destroy(a);
+    snprintf(msg, sizeof msg, "%s", rc ? tn_error_message() : "ok");
+    return msg;
+}
+
+#define CHECK_SPEC_ERR(kv, text)                                                              \
+    do { const char *m_ = spec_error(kv, sizeof kv / sizeof kv[0]);                           \
+         CHECK_MSG(strstr(m_, text) != NULL, "expected '%s' in '%s'", text, m_); } while (0)
+
+TEST(spec_errors) {
+    tn_delta_kv same[] = {{"primary-key", "dt"}, {"bucket", "4"}};
+    CHECK_SPEC_ERR(same, "Primary key constraint [dt] should not be same with partition fields [dt], this will result "
+                         "in only one record in a partition");
+    tn_delta_kv cross[] = {{"primary-key", "a"}, {"bucket", "4"}};
+    CHECK_SPEC_ERR(cross, "Primary key constraint [a] not include all partition fields [dt]");
+    tn_delta_kv bk1[] = {{"primary-key", "a,dt"}, {"bucket-key", "n"}};
+    CHECK_SPEC_ERR(bk1, "Field names [a, b, c, dt, s] should contains all bucket keys [n].");
+    tn_delta_kv bk2[] = {{"primary-key", "b,dt"}, {"bucket-key", "a"}};
+    CHECK_SPEC_ERR(bk2, "Primary keys [b, dt] should contains all bucket keys [a].");
+    tn_delta_kv bk3[] = {{"primary-key", "a,dt"}, {"bucket-key", "dt"}};
+    CHECK_SPEC_ERR(bk3, "Bucket keys [dt] should not in partition keys [dt].");
+    tn_delta_kv z[] = {{"primary-key", "a,dt"}, {"bucket", "0"}};
+    CHECK_SPEC_ERR(z, "The number of buckets needs to be greater than 0.");
+    tn_delta_kv neg[] = {{"primary-key", "a,dt"}, {"bucket", "-5"}};
+    CHECK_SPEC_ERR(neg, "The number of buckets needs to be greater than 0.");
+    tn_delta_kv abc[] = {{"primary-key", "a,dt"}, {"bucket", "abc"}};
+    CHECK_SPEC_ERR(abc, "Could not parse value 'abc' for key 'bucket'.");
+    tn_delta_kv dyn[] = {{"primary-key", "a,dt"}, {"bucket", "-1"}};
+    CHECK_SPEC_ERR(dyn, "dynamic");
+    tn_delta_kv me[] = {{"primary-key", "a,dt"}, {"merge-engine", "replace"}};
+    CHECK_SPEC_ERR(me, "Could not parse value 'replace' for key 'merge-engine'");
+    tn_delta_kv agg[] = {{"primary-key", "a,dt"}, {"merge-engine", "aggregation"}, {"fields.c.aggregate-function", "avg"}};
+    CHECK_SPEC_ERR(agg, "Use unsupported aggregation: avg or spell aggregate function incorrectly!");
+    tn_delta_kv aggt[] = {{"primary-key", "a,dt"}, {"merge-engine", "aggregation"}, {"fields.s.aggregate-function", "sum"}};
+    CHECK_SPEC_ERR(aggt, "does not apply to column 's'");
+    tn_delta_kv noagg[] = {{"primary-key", "a,dt"}, {"fields.c.aggregate-function", "sum"}};
+    CHECK_SPEC_ERR(noagg, "needs 'merge-engine' = 'aggregation'");
+    tn_delta_kv seq[] = {{"primary-key", "a,dt"}, {"sequence.field", "zz"}};
+    CHECK_SPEC_ERR(seq, "Sequence field: 'zz' can not be found in table schema.");
+    tn_delta_kv fr[] = {{"primary-key", "a,dt"}, {"merge-engine", "first-row"}, {"sequence.field", "c"}};
+    CHECK_SPEC_ERR(fr, "Do not support use sequence field on FIRST_ROW merge engine.");
+    tn_delta_kv unk[] = {{"primary-key", "a,dt"}, {"bucket", "2"}, {"write-buffer-size", "256mb"}};
+    CHECK_SPEC_ERR(unk, "option 'write-buffer-size' is not supported for primary-key tables");
+    tn_delta_kv cl[] = {{"primary-key", "a,dt"}, {"changelog-producer", "input"}};
+    CHECK_SPEC_ERR(cl, "'changelog-producer' = 'input' is not supported");
+    tn_delta_kv nopk[] = {{"bucket", "4"}};
+    CHECK_SPEC_ERR(nopk, "needs a primary key");
+    tn_delta_kv badpk[] = {{"primary-key", "a,zz,dt"}};
+    CHECK_SPEC_ERR(badpk, "primary key column 'zz' is not a column of the table");
+    tn_delta_kv ok[] = {{"primary-key", "a, b, dt"}, {"bucket", "8"}, {"merge-engine", "aggregation"},
+                        {"fields.c.aggregate-function", "sum"}, {"fields.s.aggregate-function", "listagg"},
+                        {"fields.c.ignore-retract", "true"}, {"delta.appendOnly", "false"}};
+    CHECK_EQ_STR(spec_error(ok, sizeof ok / sizeof ok[0]), "ok");
+    /* the bucket key defaults to the key minus the partition columns */
+    tn_arena *ar = tn_arena_create(0);
+    tn_bucket_spec s;
+    CHECK_OK(tn_bucket_spec_parse(&s, "t", spec_cols, 5, ok, sizeof ok / sizeof ok[0], ar));
+    CHECK_EQ_INT(s.nkey, 3);
+    CHECK_EQ_INT(s.nbkey, 2);
+    CHECK_EQ_INT(s.bkey[0], 0);
+    CHECK_EQ_INT(s.bkey[1], 1);
+    CHECK_EQ_INT(s.nbuckets, 8);
+    CHECK_EQ_INT(s.agg[2], TN_AGG_SUM);
+    CHECK_EQ_INT(s.agg[4], TN_AGG_LISTAGG);
+    tn_arena_destroy(ar);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Writes through the layout.
+ */
+static char *make_tmpdir(void) {
+    char tmpl[] = "/tmp/tarn-bucket-XXXXXX";
+    char *d = mkdtemp(tmpl);
+    return d ? strdup(d) : NULL;
+}
+
+static void rm_rf(const char *path) {
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    if (system(cmd) != 0) fprintf(stderr, "rm failed: %s\n", path);
+}
+
+/* t(k BIGINT NOT NULL, v BIGINT) with 'primary-key' = 'k', 'bucket' = '4'. */
+static int create_kv(const char *path) {
+    tn_table_column_def cols[] = {{"k", tn_type_make(TN_TYPE_BIGINT), false, NULL},
+                                  {"v", tn_type_make(TN_TYPE_BIGINT), true, NULL}};
+    tn_delta_kv conf[] = {{"primary-key", "k"}, {"bucket", "4"}};
+    tn_table_create_options co = TN_TABLE_CREATE_OPTIONS_INIT;
+    co.columns = cols;
+    co.ncolumns = 2;
+    co.configuration = conf;
+    co.nconfiguration = 2;
+    return tn_table_create(tn_fs_default(), path, &co);
+}
+
+static int write_kv(tn_layout_writer *w, const int64_t *k, const int64_t *v, uint32_t n) {
+    tn_type types[2] = {tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_BIGINT)};
+    tn_chunk c;
+    int rc = tn_chunk_init(&c, 2, types, n);
+    if (rc) return rc;
+    memcpy(c.cols[0].data, k, n * sizeof *k);
+    memcpy(c.cols[1].data, v, n * sizeof *v);
+    c.count = c.cols[0].count = c.cols[1].count = n;
+    rc = tn_layout_writer_write(w, &c);
+    tn_chunk_free(&c);
+    return rc;
+}
+
+typedef struct sums {
+    int64_t rows, ksum, vsum;
+    int64_t v_of[64];
+} sums;
+
+static int sum_chunk(void *ctx, const tn_chunk *c, uint32_t file, int64_t first_row) {
+    (void)file;
+    (void)first_row;
+    sums *s = ctx;
+    for (uint32_t i = 0; i < c->count; i++) {
+        int64_t k = ((const int64_t *)c->cols[0].data)[i], v = ((const int64_t *)c->cols[1].data)[i];
+        s->rows++;
+        s->ksum += k;
+        s->vsum += v;
+        if (k >= 0 && k < 64) s->v_of[k] = v;
+    }
+    return 0;
+}
+
+static int read_sums(const char *path, sums *out) {
+    memset(out, 0, sizeof *out);
+    tn_table *t = NULL;
+    tn_table_scan *scan = NULL;
+    int rc = tn_table_open(&t, tn_fs_default(), path, NULL);
+    if (!rc) rc = tn_layout_scan_open(&scan, NULL, t, NULL);
+    if (!rc) rc = tn_table_scan_run(scan, sum_chunk, out);
+    tn_table_scan_close(scan);
+    tn_table_close(t);
+    return rc;
+}
+
+TEST(upsert_one_row_per_key) {
+    char *dir = make_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/t", dir);
+    CHECK_OK(create_kv(path));
+    tn_table *t = NULL;
+    CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
+    tn_layout_writer *w = NULL;
+    CHECK_OK(tn_layout_writer_open(&w, t, NULL));
+    int64_t k1[] = {1, 2, 3, 1, 2, 1}, v1[] = {10, 20, 30, 11, 21, 12};
+    CHECK_OK(write_kv(w, k1, v1, 6));
+    tn_table_commit_result res;
+    CHECK_OK(tn_layout_writer_commit(w, &res));
+    CHECK_EQ_INT(res.version, 1);
+    tn_table_close(t);
+    sums s;
+    CHECK_OK(read_sums(path, &s));
+    CHECK_EQ_INT(s.rows, 3);
+    CHECK_EQ_INT(s.v_of[1], 12);               /* the later row of a key wins */
+    CHECK_EQ_INT(s.v_of[2], 21);
+    CHECK_EQ_INT(s.v_of[3], 30);
+    /* against the table */
+    CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
+    CHECK_OK(tn_layout_writer_open(&w, t, NULL));
+    int64_t k2[] = {3, 4}, v2[] = {33, 40};
+    CHECK_OK(write_kv(w, k2, v2, 2));
+    CHECK_OK(tn_layout_writer_commit(w, &res));
+    tn_table_close(t);
+    CHECK_OK(read_sums(path, &s));
+    CHECK_EQ_INT(s.rows, 4);
+    CHECK_EQ_INT(s.v_of[3], 33);
+    CHECK_EQ_INT(s.v_of[4], 40);
+    /* every live file names its bucket and count, and holds only keys of that bucket */
+    CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
+    const tn_delta_snapshot *snap = tn_table_snapshot(t);
+    CHECK(snap->nfiles >= 1 && snap->nfiles <= 4);
+    for (uint32_t i = 0; i < snap->nfiles; i++) {
+        int32_t b, n;
+        CHECK(tn_bucket_file_tags(&snap->files[i], &b, &n));
+        CHECK_EQ_INT(n, 4);
+        for (uint32_t j = i + 1; j < snap->nfiles; j++) {
+            int32_t b2, n2;
+            CHECK(tn_bucket_file_tags(&snap->files[j], &b2, &n2));
+            CHECK_MSG(b != b2, "two live files in bucket %d", b);
+        }
+    }
+    tn_table_close(t);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* Two writers opened on the same snapshot upsert keys of the same bucket: the second commit
+ * conflicts on the bucket, merges again on the winner's snapshot and commits; nothing is lost
+ * or duplicated. Writers of different buckets never conflict. */
+TEST(concurrent_same_bucket_retries) {
+    char *dir = make_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/t", dir);
+    CHECK_OK(create_kv(path));
+    /* keys of one bucket (of 4) */
+    int64_t same[3];
+    int n = 0;
+    int32_t want = -1;
+    for (int64_t k = 0; k < 64 && n < 3; k++) {
+        tn_value v;
+        memset(&v, 0, sizeof v);
+        v.type = tn_type_make(TN_TYPE_BIGINT);
+        v.u.i = k;
+        int32_t b = bucket_of(&v, 1, 4);
+        if (want < 0) want = b;
+        if (b == want) same[n++] = k;
+    }
+    CHECK_EQ_INT(n, 3);
+    tn_table *t1 = NULL, *t2 = NULL;
+    CHECK_OK(tn_table_open(&t1, tn_fs_default(), path, NULL));
+    CHECK_OK(tn_table_open(&t2, tn_fs_default(), path, NULL));
+    tn_layout_writer *w1 = NULL, *w2 = NULL;
+    CHECK_OK(tn_layout_writer_open(&w1, t1, NULL));
+    CHECK_OK(tn_layout_writer_open(&w2, t2, NULL));
+    int64_t ka[] = {same[0], same[1]}, va[] = {1, 2};
+    int64_t kb[] = {same[1], same[2]}, vb[] = {20, 30};
+    CHECK_OK(write_kv(w1, ka, va, 2));
+    CHECK_OK(write_kv(w2, kb, vb, 2));
+    tn_table_commit_result r1, r2;
+    CHECK_OK(tn_layout_writer_commit(w1, &r1));
+    CHECK_OK(tn_layout_writer_commit(w2, &r2));
+    CHECK_EQ_INT(r1.version, 1);
+    CHECK_EQ_INT(r2.version, 2);
+    tn_table_close(t1);
+    tn_table_close(t2);
+    sums s;
+    CHECK_OK(read_sums(path, &s));
+    CHECK_EQ_INT(s.rows, 3);
+    CHECK_EQ_INT(s.v_of[same[0]], 1);
+    CHECK_EQ_INT(s.v_of[same[1]], 20);         /* the later commit wins */
+    CHECK_EQ_INT(s.v_of[same[2]], 30);
+    rm_rf(dir);
+    free(dir);
+}
+
+TEST(null_key_refused) {
+    char *dir = make_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/t", dir);
+    tn_table_column_def cols[] = {{"k", tn_type_make(TN_TYPE_BIGINT), true, NULL},
+                                  {"v", tn_type_make(TN_TYPE_BIGINT), true, NULL}};
+    tn_delta_kv conf[] = {{"primary-key", "k"}, {"bucket", "2"}};
+    tn_table_create_options co = TN_TABLE_CREATE_OPTIONS_INIT;
+    co.columns = cols;
+    co.ncolumns = 2;
+    co.configuration = conf;
+    co.nconfiguration = 2;
+    CHECK_OK(tn_table_create(tn_fs_default(), path, &co));
+    tn_table *t = NULL;
+    CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
+    tn_layout_writer *w = NULL;
+    CHECK_OK(tn_layout_writer_open(&w, t, NULL));
+    tn_type types[2] = {tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_BIGINT)};
+    tn_chunk c;
+    CHECK_OK(tn_chunk_init(&c, 2, types, 2));
+    c.count = c.cols[0].count = c.cols[1].count = 2;
+    CHECK_OK(tn_vector_set_null(&c.cols[0], 1));
+    int rc = tn_layout_writer_write(w, &c);
+    tn_chunk_free(&c);
+    CHECK_EQ_INT(rc, TN_ECONSTRAINT);
+    CHECK(strstr(tn_error_message(), "NULL in primary key column 'k'") != NULL);
+    tn_layout_writer_abort(w);
+    CHECK_EQ_INT(tn_table_version(t), 0);
+    tn_table_close(t);
+    rm_rf(dir);
+    free(dir);
+}
+
+TEST_MAIN()

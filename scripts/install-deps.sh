@@ -32,4 +32,15 @@ if ! cmp -s "$oracle/package-lock.json" "$oracle/node_modules/.package-lock.json
         echo "install-deps: WARNING: npm ci failed (no network?): the DuckDB oracle is not installed; suites that need it will be skipped" >&2
     fi
 fi
+# node-pg for the server suites (tests/server/package.json + package-lock.json), the same way.
+srvdeps=$(cd "$(dirname "$0")/../tests/server" && pwd)
+if ! cmp -s "$srvdeps/package-lock.json" "$srvdeps/node_modules/.package-lock.json.installed" 2>/dev/null ||
+   [ ! -f "$srvdeps/node_modules/pg/package.json" ]; then
+    echo "install-deps: npm ci in tests/server (node-pg)"
+    if (cd "$srvdeps" && npm ci --silent --no-audit --no-fund >/dev/null 2>&1); then
+        cp "$srvdeps/package-lock.json" "$srvdeps/node_modules/.package-lock.json.installed"
+    else
+        echo "install-deps: WARNING: npm ci failed in tests/server (no network?): the node-pg checks will fail" >&2
+    fi
+fi
 echo "install-deps: ok"

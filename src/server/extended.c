@@ -363,6 +363,7 @@ static int on_describe(tn_pg_conn *c, const uint8_t *body, uint32_t len) {
     tn_pg_target t;
     int rc = tn_pg_decode_target("Describe message", body, len, &t);
     if (rc) return rc;
+    const char *sql = NULL;
     if (t.kind == 'S') {
         tn_pg_stmt *s = find_stmt(c, t.name);
         if (!s) return ext_fail(c, "26000", "prepared statement \"%s\" does not exist", t.name);
@@ -374,14 +375,16 @@ static int on_describe(tn_pg_conn *c, const uint8_t *body, uint32_t len) {
             (void)ti;
         }
         tn_pg_end(&c->out, at);
+        sql = s->sql;
         rc = describe_rows(c, s, NULL);
     } else {
         tn_pg_portal *p = find_portal(c, t.name);
         if (!p) return ext_fail(c, "34000", "portal \"%s\" does not exist", t.name);
+        sql = p->stmt->sql;
         rc = describe_rows(c, p->stmt, p);
     }
     if (rc == 1) return 0;
-    if (rc && rc != TN_ENOMEM) return ext_sql_fail(c, rc, NULL);
+    if (rc && rc != TN_ENOMEM) return ext_sql_fail(c, rc, sql);
     return rc;
 }
 

@@ -443,6 +443,20 @@ static int binary_param(tn_value *out, const tn_pg_type_info *ti, const uint8_t 
     }
 }
 
+static bool pgjdbc_date(const char *s, uint32_t n) {
+    if (n != 14 && n != 17) return false;
+    for (uint32_t i = 0; i < n; i++) {
+        char ch = s[i];
+        bool digit = ch >= '0' && ch <= '9';
+        if (i == 4 || i == 7) { if (ch != '-') return false; }
+        else if (i == 10) { if (ch != ' ') return false; }
+        else if (i == 11) { if (ch != '+' && ch != '-') return false; }
+        else if (i == 14) { if (ch != ':') return false; }
+        else if (!digit) return false;
+    }
+    return true;
+}
+
 int tn_pg_decode_param(tn_value *out, uint32_t oid, int format, const uint8_t *data, int32_t len,
                        uint32_t index, tn_arena *arena) {
     memset(out, 0, sizeof *out);
@@ -461,6 +475,16 @@ int tn_pg_decode_param(tn_value *out, uint32_t oid, int format, const uint8_t *d
     if (!copy) return TN_ENOMEM;
     memcpy(copy, data, (size_t)len);
     copy[len] = 0;
+    if (is_text && oid == 0 && pgjdbc_date(copy, (uint32_t)len)) {
+        /* pgjdbc sends setDate() untyped as "YYYY-MM-DD +hh[:mm]"; PostgreSQL reads a date from
+         * it (the zone ignored). Bound as that DATE. */
+        int32_t d;
+        if (tn_text_to_date(copy, 10, &d) == 0) {
+            out->type = tn_type_make(TN_TYPE_DATE);
+            out->u.i = d;
+            return 0;
+        }
+    }
     if (is_text) {
         out->type = tn_type_make(ti->id);
         out->u.s.ptr = copy;

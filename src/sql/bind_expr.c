@@ -562,7 +562,14 @@ static int bind_literal(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     return tn_bind_error(b, e->pos, "unknown literal");
 }
 
-static bool is_string_literal(const tn_sql_expr *e) {
+/* A string literal, or a parameter bound as text: both take the type their use asks for
+ * ('5' = int_col; a text parameter from a PostgreSQL client whose type is unspecified). */
+static bool is_string_literal(const bind_ctx *c, const tn_sql_expr *e) {
+    if (e->kind == TN_SQL_E_PARAM) {
+        int k = e->u.param.index;
+        return k >= 1 && (uint32_t)k <= c->b->nparams && c->b->params[k - 1].type.id == TN_TYPE_VARCHAR &&
+               !c->b->params[k - 1].is_null;
+    }
     return e->kind == TN_SQL_E_LITERAL && e->u.lit.kind == TN_SQL_LIT_STRING;
 }
 
@@ -579,8 +586,8 @@ static int call2(bind_ctx *c, tn_sql_pos pos, const char *name, tn_sql_expr *l, 
         tn_expr_free(args[0]);
         return rc;
     }
-    uint8_t flags[2] = {is_string_literal(l) ? TN_FUNC_ARG_STRING_LITERAL : 0,
-                        is_string_literal(r) ? TN_FUNC_ARG_STRING_LITERAL : 0};
+    uint8_t flags[2] = {is_string_literal(c, l) ? TN_FUNC_ARG_STRING_LITERAL : 0,
+                        is_string_literal(c, r) ? TN_FUNC_ARG_STRING_LITERAL : 0};
     rc = tn_expr_function_ex(out, name, args, flags, 2);
     if (rc) return tn_bind_error_at(c->b, rc, pos);
     return 0;
@@ -622,7 +629,7 @@ static int bind_args(bind_ctx *c, tn_sql_expr_list *l, tn_expr ***args, uint8_t 
             for (int j = 0; j < i; j++) tn_expr_free((*args)[j]);
             return rc;
         }
-        (*flags)[i] = is_string_literal(l->items[i]) ? TN_FUNC_ARG_STRING_LITERAL : 0;
+        (*flags)[i] = is_string_literal(c, l->items[i]) ? TN_FUNC_ARG_STRING_LITERAL : 0;
     }
     return 0;
 }
@@ -989,7 +996,7 @@ static int bind_case(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
             tn_expr *oc = tn_expr_copy(operand);
             if (!oc) { tn_expr_free(v); rc = TN_ENOMEM; break; }
             tn_expr *args[2] = {oc, v};
-            uint8_t fl[2] = {0, is_string_literal(w->when) ? TN_FUNC_ARG_STRING_LITERAL : 0};
+            uint8_t fl[2] = {0, is_string_literal(c, w->when) ? TN_FUNC_ARG_STRING_LITERAL : 0};
             rc = tn_expr_function_ex(&whens[i], "=", args, fl, 2);
             if (rc) { rc = tn_bind_error_at(b, rc, w->when->pos); break; }
         } else {

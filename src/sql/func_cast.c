@@ -581,9 +581,19 @@ static int cast_from_string(cast_ctx *c, uint32_t n) {
             break;
         }
         case TN_TYPE_VARBINARY: {
-            /* '\xNN' escapes become bytes */
+            /* '\xNN' escapes become bytes. A string that is only '\x' and an even number of hex
+             * digits other than 2 is PostgreSQL's bytea hex format ('\x0001ff', '\x' empty), as
+             * PostgreSQL clients send it (psycopg2 adapts bytes so); it means the same bytes. */
             tn_buf_clear(&c->text);
             bool bad = false;
+            bool pg_hex = s.len >= 2 && s.len != 4 && s.len % 2 == 0 && s.ptr[0] == '\\' && s.ptr[1] == 'x';
+            for (uint32_t k = 2; pg_hex && k < s.len; k++) pg_hex = hexval(s.ptr[k]) >= 0;
+            if (pg_hex) {
+                for (uint32_t k = 2; k < s.len; k += 2)
+                    if (tn_buf_append_byte(&c->text, (uint8_t)(hexval(s.ptr[k]) * 16 + hexval(s.ptr[k + 1])))) return TN_ENOMEM;
+                rc = tn_vector_set_str(out, i, (const char *)c->text.data, c->text.len);
+                break;
+            }
             for (uint32_t k = 0; k < s.len && !bad; k++) {
                 if (s.ptr[k] == '\\' && k + 3 < s.len + 0 && (s.ptr[k + 1] == 'x' || s.ptr[k + 1] == 'X')) {
                     int h = hexval(s.ptr[k + 2]), l = hexval(s.ptr[k + 3]);

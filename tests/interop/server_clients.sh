@@ -54,7 +54,23 @@ COMMIT" "$(psql -X -h 127.0.0.1 -p "$SRV_PORT" -U tester -d tarn -c 'begin' -c '
 check_contains "failed block 25P02" "25P02: current transaction is aborted" "$(q -c 'begin; select * from nope' -c 'select 1' 2>&1)"
 check_contains "rollback warns about committed writes" "ROLLBACK cannot undo the 1 statement(s)" "$(q -c 'begin' -c "insert into t (a) values (9)" -c 'rollback' 2>&1)"
 
-echo "$pass passed, $fail failed" >/dev/null
+# --- drivers: each prints "ok NAME" / "FAIL NAME: why" lines ------------------------------------
+run_client() {   # run_client LABEL COMMAND...: counts the lines the client prints
+    local out; out=$("${@:2}" 2>&1)
+    local n_ok; n_ok=$(grep -c '^ok ' <<<"$out")
+    pass=$((pass + n_ok))
+    if grep -qv '^ok ' <<<"$out" || [ "$n_ok" -eq 0 ]; then
+        fail=$((fail + 1)); echo "FAIL $1:"; grep -v '^ok ' <<<"$out" | head -n 30 | sed 's/^/  /'
+    fi
+}
+run_client psycopg2 /usr/bin/python3 tests/server/psycopg_client.py "$SRV_PORT"
+run_client node-pg node tests/server/node_client.js "$SRV_PORT"
+if javac -d "$SRV_DIR/java" -cp /usr/share/java/postgresql.jar tests/server/JdbcClient.java 2>"$SRV_DIR/javac.log"; then
+    run_client pgjdbc java -cp "$SRV_DIR/java:/usr/share/java/postgresql.jar" JdbcClient "$SRV_PORT"
+else
+    fail=$((fail + 1)); echo "FAIL pgjdbc: javac failed"; cat "$SRV_DIR/javac.log"
+fi
+
 srv_stop
 check "clean shutdown exit code" "0" "$SRV_RC"
 summary

@@ -36,7 +36,7 @@ typedef struct layout_entry {
 } layout_entry;
 
 static const layout_entry layouts[] = {
-    {"otree", is_otree, "a 'qbeast.*' table property", NULL, &tn_layout_otree},  /* layout/otree/ */
+    {"otree", is_otree, "a 'qbeast.*' table property", &tn_layout_otree, NULL},  /* layout/otree/ */
     {"bucket", is_bucket, "the 'bucket' table property", &tn_layout_bucket, NULL},  /* layout/bucket/ */
     {"plain", is_plain, "", &tn_layout_plain, NULL},
 };

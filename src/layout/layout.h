@@ -42,6 +42,14 @@ int tn_layout_check_create(const tn_table_create_options *o);
  * (a primary-key table: 'bucket' may change, the key may not). */
 int tn_layout_check_alter(const tn_table *t, const tn_delta_kv *props, uint32_t nprops);
 
+/* The configuration of a new OTree table (CREATE TABLE ... USING qbeast OPTIONS (...)): checks
+ * 'columnsToIndex' and 'cubeSize' against the columns (errors name the table and option),
+ * refuses partitioning, and returns conf plus qbeast's keys (qbeast.lastRevisionID, the staging
+ * revision 0), allocated in arena. */
+int tn_layout_otree_table_config(const tn_table_column_def *cols, uint32_t ncols, uint32_t npartition_columns,
+                                 const tn_delta_kv *conf, uint32_t nconf, const char *table, tn_arena *arena,
+                                 tn_delta_kv **out, uint32_t *nout);
+
 /* ---------------------------------------------------------------------------------------------
  * Writes.
  */

@@ -32,8 +32,7 @@ static int decode(const tn_func_call *call, const tn_vector *v, uint32_t k, uint
         char hex[17] = "";
         uint32_t m = s.len < 8 ? s.len : 8;
         for (uint32_t j = 0; j < m; j++) snprintf(hex + 2 * j, 3, "%02X", (unsigned char)s.ptr[j]);
-        rc = tn_error_prefix(rc, "%s: argument %u: value X'%s%s' (%u bytes)", call->def->name, k + 1, hex,
-                             s.len > 8 ? "..." : "", s.len);
+        rc = tn_error_prefix(rc, "argument %u: value X'%s%s' (%u bytes)", k + 1, hex, s.len > 8 ? "..." : "", s.len);
     }
     return rc;
 }
@@ -170,7 +169,7 @@ static int f_from_base64(FN_ARGS) {
         if (!ok) { tn_func_str_empty(out, i); rc = tn_vector_set_null(out, i); continue; }
         tn_buf_clear(&re);
         rc = tn_bitmap_reserialize(raw.data ? raw.data : (const uint8_t *)"", raw.len, TN_BITMAP_AUTO, &re);
-        if (rc == TN_ECORRUPT) rc = tn_error_prefix(rc, "%s: the decoded bytes", call->def->name);
+        if (rc == TN_ECORRUPT) rc = tn_error_prefix(rc, "the decoded bytes");
         if (!rc) rc = tn_vector_set_str(out, i, (const char *)re.data, re.len);
     }
     tn_buf_free(&raw);
@@ -247,7 +246,7 @@ static int f_to_base64(FN_ARGS) {
         tn_str s = arg_str(args[0], i);
         tn_buf_clear(&b);
         rc = tn_bitmap_reserialize(s.ptr, s.len, TN_BITMAP_AUTO, &b);
-        if (rc == TN_ECORRUPT) rc = tn_error_prefix(rc, "%s: argument 1", call->def->name);
+        if (rc == TN_ECORRUPT) rc = tn_error_prefix(rc, "argument 1");
         if (rc) break;
         tn_buf_clear(&t);
         for (size_t k = 0; k < b.len && !rc; k += 3) {
@@ -316,7 +315,7 @@ static int minmax(FN_ARGS, bool is_max) {
         uint64_t v;
         if (!(is_max ? tn_bitmap_max(bm, &v) : tn_bitmap_min(bm, &v))) rc = tn_vector_set_null(out, i);
         else if (v > INT64_MAX)
-            rc = tn_error_set(TN_ELIMIT, "%s: %llu does not fit in BIGINT", call->def->name, (unsigned long long)v);
+            rc = tn_error_set(TN_ELIMIT, "%llu does not fit in BIGINT", (unsigned long long)v);
         else set_i64(out, i, (int64_t)v);
         tn_bitmap_free(bm);
     }

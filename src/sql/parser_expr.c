@@ -142,6 +142,12 @@ static const type_alias g_types[] = {
     {"timestamp_ntz", "TIMESTAMP", TN_TYPE_TIMESTAMP},
     {"timestamptz", "TIMESTAMPTZ", TN_TYPE_TIMESTAMP_TZ},
     {"timestamp_ltz", "TIMESTAMPTZ", TN_TYPE_TIMESTAMP_TZ},
+    /* Phoenix's unsigned types: stored as the signed type of the same width (Phoenix's ranges
+     * are the non-negative half of it); negative values are not refused */
+    {"unsigned_tinyint", "TINYINT", TN_TYPE_TINYINT}, {"unsigned_smallint", "SMALLINT", TN_TYPE_SMALLINT},
+    {"unsigned_int", "INTEGER", TN_TYPE_INTEGER}, {"unsigned_long", "BIGINT", TN_TYPE_BIGINT},
+    {"unsigned_float", "FLOAT", TN_TYPE_FLOAT}, {"unsigned_double", "DOUBLE", TN_TYPE_DOUBLE},
+    {"unsigned_date", "DATE", TN_TYPE_DATE},   {"unsigned_timestamp", "TIMESTAMP", TN_TYPE_TIMESTAMP},
     {"time", "TIME", -1},                      {"interval", "INTERVAL", -1},
     {"uuid", "UUID", -1},                      {"json", "JSON", -1},
 };

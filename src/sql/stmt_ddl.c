@@ -209,7 +209,7 @@ static int create_schema(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
 }
 
 /* Options that belong to later layers. */
-static int check_table_options(tn_binder *b, const tn_sql_options *opts, bool alter) {
+static int check_table_options(tn_binder *b, const tn_sql_options *opts, bool alter, bool qbeast) {
     for (int i = 0; i < opts->n; i++) {
         const tn_sql_option *o = &opts->items[i];
         if (tn_str_iequal(o->key, "SALT_BUCKETS")) {
@@ -219,12 +219,19 @@ static int check_table_options(tn_binder *b, const tn_sql_options *opts, bool al
             if (!o->value || end == o->value || *end || v < 0 || v > 256)
                 return tn_bind_error(b, o->pos, "ERROR 1021 (42Y80): Salt bucket numbers should be with 1 and 256.");
         }
-        if (tn_str_iequal(o->key, "columnsToIndex") || tn_str_iequal(o->key, "cubeSize"))
-            return unsupported(b, o->pos, "qbeast options (OTree tables)");
+        if (tn_str_iequal(o->key, "columnsToIndex") || tn_str_iequal(o->key, "cubeSize")) {
+            if (alter) return unsupported(b, o->pos, "changing the OTree index of a table ('columnsToIndex', 'cubeSize')");
+            if (!qbeast)
+                return tn_bind_error(b, o->pos, "'%s' is an option of qbeast tables: CREATE TABLE ... USING qbeast "
+                                     "OPTIONS ('columnsToIndex' = ...)", o->key);
+        }
+        if (tn_str_iequal_n(o->key, 7, "qbeast."))
+            return tn_bind_error(b, o->pos, "table property '%s' is written by the OTree layout itself (create the "
+                                 "table with USING qbeast OPTIONS ('columnsToIndex' = ...))", o->key);
         /* the layout is chosen when the table is created, from its properties */
         if (alter && tn_str_iequal(o->key, "tarn.layout"))
             return tn_bind_error(b, o->pos, "the layout of a table ('tarn.layout') is chosen at CREATE TABLE");
-        if (tn_str_iequal(o->key, "tarn.layout") || tn_str_iequal_n(o->key, 7, "qbeast.")) {
+        if (tn_str_iequal(o->key, "tarn.layout")) {
             tn_delta_kv kv = {o->key, o->value};
             int rc = tn_layout_check_config(&kv, 1);
             if (rc) return tn_bind_error_at(b, rc, o->pos);
@@ -475,14 +482,14 @@ static int create_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     tn_table *t = NULL;
     bool created = false;
     int rc = 0;
-    if (ct->using_format.name && !tn_str_iequal(ct->using_format.name, "delta")) {
+    bool qbeast = ct->using_format.name && tn_str_iequal(ct->using_format.name, "qbeast");
+    if (ct->using_format.name && !tn_str_iequal(ct->using_format.name, "delta") && !qbeast) {
         char what[160];
-        snprintf(what, sizeof what, "USING %s (tables are Delta tables%s)", ct->using_format.name,
-                 tn_str_iequal(ct->using_format.name, "qbeast") ? "; qbeast OTree tables arrive later" : "");
+        snprintf(what, sizeof what, "USING %s (tables are Delta tables, or qbeast OTree tables)", ct->using_format.name);
         return unsupported(b, ct->using_format.pos, what);
     }
     if (ct->temporary) return unsupported(b, stmt->pos, "TEMPORARY tables");
-    rc = check_table_options(b, &ct->options, false);
+    rc = check_table_options(b, &ct->options, false, qbeast);
     if (rc) return rc;
     rc = tn_bind_catalog_name(b, &ct->name, "table", &cn);
     if (rc) return rc;
@@ -577,6 +584,16 @@ static int create_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     o.npartition_columns = (uint32_t)ct->n_partitioned_by;
     o.configuration = conf;
     o.nconfiguration = nconf;
+    if (qbeast) {
+        /* the OTree layout checks columnsToIndex / cubeSize and adds qbeast's metadata */
+        tn_delta_kv *qconf = NULL;
+        uint32_t nq = 0;
+        rc = tn_layout_otree_table_config(cols, ncols, (uint32_t)ct->n_partitioned_by, conf, nconf,
+                                          fmt_name(&cn, nb, sizeof nb), b->arena, &qconf, &nq);
+        if (rc) { rc = tn_bind_error_at(b, rc, ct->using_format.pos); goto cleanup; }
+        o.configuration = qconf;
+        o.nconfiguration = nq;
+    }
     o.name = cn.name;
     /* the layout's rules (a primary-key table's key, buckets and merge options) */
     rc = tn_layout_check_create(&o);
@@ -765,7 +782,7 @@ static int alter(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     tn_sql_pos pos = a->table.parts[0].pos;
     switch (a->action) {
     case TN_SQL_ALTER_SET_OPTIONS: {
-        int rc = check_table_options(b, &a->options, true);
+        int rc = check_table_options(b, &a->options, true, false);
         if (rc) return rc;
         break;
     }

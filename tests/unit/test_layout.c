@@ -629,7 +629,7 @@ TEST(layout_dispatch_refuses_unknown_layouts) {
         const char *msg;
         bool implemented;              /* in this build, but the writer refuses this table */
     } cases[] = {
-        {"q", {"qbeast.lastRevisionID", "0"}, "otree", "otree layout", false},
+        /* an OTree table with qbeast.lastRevisionID but no revision JSON: tests/unit/test_otree.c */
         {"b", {"bucket", "4"}, "bucket", "needs a primary key", true},
         {"z", {"tarn.layout", "zorder"}, "zorder", "layout 'zorder'", false},
         {"e", {"tarn.layout", "plain"}, "plain", NULL, true},

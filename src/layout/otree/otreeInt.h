@@ -146,6 +146,25 @@ const ot_cube *ot_rev_index_find(const ot_rev_index *ri, const char *id);
 /* Parses a 'blocks' tag (JSON array text). */
 int ot_blocks_parse(const char *text, uint32_t dims, tn_arena *arena, ot_block **out, uint32_t *n);
 
+/* ---------------------------------------------------------------------------------------------
+ * Table options and revision JSON (config.c).
+ */
+typedef struct ot_spec {
+    uint32_t column;                   /* table logical column */
+    const char *name;
+    const char *transformer;           /* "linear" or "hashing" */
+    tn_type type;
+} ot_spec;
+/* Parses 'columnsToIndex' against the columns; errors name the table and option. */
+int ot_spec_parse(const char *spec, const tn_table_column_def *cols, uint32_t ncols, const char *table, tn_arena *a,
+                  ot_spec **out, uint32_t *n);
+int ot_parse_cube_size(const char *text, const char *table, int64_t *out);
+/* qbeast's QDataType name of a type, NULL if none. */
+const char *ot_qdata_type(tn_type t);
+/* Revision JSON as qbeast-spark writes it (tr NULL: revision 0, EmptyTransformer); malloc'd. */
+char *ot_revision_json(int64_t id, int64_t timestamp, const char *table_id, int64_t cube_size, const ot_spec *spec,
+                       uint32_t n, const ot_transform *tr);
+
 /* Scan planning (scan.c). */
 int ot_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layout_scan_options *opts);
 

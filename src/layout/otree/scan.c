@@ -4,7 +4,8 @@
  * qbeast's QueryExecutor does (per revision, a cube is visited while every indexed ancestor's
  * maxWeight is below the sample weight; of the visited cubes, the blocks with minWeight < W;
  * unindexed files always), row groups of tarn-written files by their weight range (tag
- * 'tarn.rowGroups'), and the exact row filter on the weight runs inside the table scan.
+ * 'tarn.rowGroups', written by write.c), and the exact row filter on the weight runs inside the
+ * table scan.
  */
 #include "layout/otree/otreeInt.h"
 
@@ -64,6 +65,53 @@ static bool file_sampled(void *ctx, const tn_delta_file *f) {
     return false;
 }
 
+static const char *file_tag(const tn_delta_file *f, const char *key) {
+    for (uint32_t i = 0; i < f->ntags; i++)
+        if (f->tags[i].key && strcmp(f->tags[i].key, key) == 0) return f->tags[i].value;
+    return NULL;
+}
+
+/* tarn's files: 'tarn.rowGroups' = [[block, minWeight, maxWeight, rows], ...] per row group (rows
+ * of a block in weight order). A row group is read when its block's cube is visited and its
+ * minWeight < W. A tag that does not fit the footer (row groups and their row counts, e.g. a
+ * file another writer rewrote keeping the tags) is ignored: every row group is read. */
+static int rg_sampled(void *ctx, uint32_t file, const tn_delta_file *f, const tn_parquet_file *pf, uint8_t *keep,
+                      uint32_t nrg) {
+    const file_ctx *c = ctx;
+    const char *tag = file_tag(f, "tarn.rowGroups");
+    if (!tag || file >= c->ix->nfiles) return 0;
+    const ot_file *of = &c->ix->files[file];
+    const ot_rev_index *ri = of->revision ? ot_index_rev_index(c->ix, of->revision) : NULL;
+    if (!ri) return 0;
+    uint8_t *want = tn_malloc(nrg ? nrg : 1);
+    if (!want) return TN_ENOMEM;
+    const char *p = tag;
+    uint32_t k = 0;
+    bool ok = *p++ == '[';
+    while (ok && *p == '[') {
+        char *end;
+        long b = strtol(p + 1, &end, 10);
+        ok = *end == ',';
+        long mn = ok ? strtol(end + 1, &end, 10) : 0;
+        ok = ok && *end == ',';
+        long mx = ok ? strtol(end + 1, &end, 10) : 0;
+        ok = ok && *end == ',';
+        long rows = ok ? strtol(end + 1, &end, 10) : 0;
+        ok = ok && *end == ']' && b >= 0 && (uint32_t)b < of->nblocks && k < nrg && mn <= mx &&
+             rows == tn_parquet_row_group_num_rows(pf, k);
+        if (!ok) break;
+        const ot_block *bl = &of->blocks[b];
+        want[k++] = mn < c->w && cube_visited(ri, bl->cube, ri->rev->ncols, c->w);
+        p = end + 1;
+        if (*p == ',') p++;
+    }
+    if (ok && *p == ']' && k == nrg)
+        for (uint32_t i = 0; i < nrg; i++)
+            if (!want[i]) keep[i] = 0;
+    tn_free(want);
+    return 0;
+}
+
 int ot_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layout_scan_options *opts) {
     *out = NULL;
     *sampled = false;
@@ -92,6 +140,8 @@ int ot_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layou
         fc.w = rf->below;
         so.file_filter = file_sampled;
         so.file_filter_ctx = &fc;
+        so.row_group_filter = rg_sampled;
+        so.row_group_filter_ctx = &fc;
         so.row_filter = weight_filter;
         so.row_filter_ctx = rf;
         so.row_filter_free = free_ctx;

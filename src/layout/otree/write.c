@@ -1,0 +1,652 @@
+/*
+ * layout/otree/write.c: the OTree writer. Buffers the write's rows; at commit computes each
+ * row's weight (qbeast's hash) and point (the revision's transformations; a new revision when
+ * the data leaves the current one's ranges, or the table has only the staging revision 0),
+ * estimates cube maxWeights top-down as qbeast does (normalized weight = parent's + cubeSize /
+ * domain, leaf when the domain fits; domains = this write's rows in the cube's subspace + the
+ * existing rows' estimate from the blocks' elementCounts), puts each row in the first cube of its
+ * path whose maxWeight >= its weight, groups small cubes into files by rollupSize (qbeast's
+ * Rollup: deepest first, a group under the limit joins its parent's), and writes each file as
+ * its blocks in cube order, each block's rows in weight order, in row groups of 128, 256, ...
+ * up to OT_RG_ROWS rows. Tags: 'revision', 'blocks' (qbeast's), and 'tarn.rowGroups' = per row group
+ * [block index, minWeight, maxWeight] (tarn's scans skip row groups with it; others ignore it).
+ */
+#include "layout/otree/otreeInt.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OT_RG_ROWS 2048
+
+typedef struct ot_writer {
+    tn_layout_writer base;
+    tn_table *t;
+    tn_layout_write_options opts;
+    tn_table_txn *txn;
+    ot_index *ix;
+    bool skip;
+    int sticky;
+    int64_t rollup;                    /* rollupSize; -1 = cubeSize */
+    tn_chunk buf;                      /* every row written, all logical columns */
+    bool has_buf;
+    uint64_t nrows;
+    uint64_t files;
+} ot_writer;
+
+static const char *const ot_options[] = {"rollupSize"};
+
+static void ot_free(ot_writer *w) {
+    if (!w) return;
+    tn_table_txn_abort(w->txn);
+    ot_index_free(w->ix);
+    if (w->has_buf) tn_chunk_free(&w->buf);
+    tn_free(w);
+}
+
+static int parse_rollup(const tn_table *t, const char *text, int64_t *out) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (!*text || *end || errno || v < 0)
+        return tn_error_set(TN_EINVAL, "table '%s': write option 'rollupSize' = '%s' is not a number of rows >= 0 "
+                            "(0 disables rollup)", tn_table_path(t), text);
+    *out = v;
+    return 0;
+}
+
+static int ot_open(tn_layout_writer **out, tn_table *t, const tn_layout_write_options *opts) {
+    *out = NULL;
+    int rc = tn_layout_check_columns(t);
+    if (rc) return rc;
+    rc = tn_layout_options_check(t, "otree", opts->options, opts->noptions, ot_options, 1);
+    if (rc) return rc;
+    if (opts->npartition_spec || opts->mode == TN_LAYOUT_OVERWRITE_DYNAMIC)
+        return tn_error_set(TN_EUNSUPPORTED, "table '%s' is a qbeast OTree table: it has no partitions", tn_table_path(t));
+    if (opts->prepare_commit)
+        return tn_error_set(TN_EUNSUPPORTED, "table '%s' is a qbeast OTree table: UPDATE and MERGE are not supported yet",
+                            tn_table_path(t));
+    ot_writer *w = tn_calloc(1, sizeof *w);
+    if (!w) return TN_ENOMEM;
+    w->t = t;
+    w->opts = *opts;
+    w->rollup = -1;
+    const char *rs = tn_layout_option(opts->options, opts->noptions, "rollupSize");
+    if (rs && (rc = parse_rollup(t, rs, &w->rollup))) goto cleanup;
+    rc = ot_index_load(&w->ix, t);
+    if (rc) goto cleanup;
+    rc = tn_table_txn_open(&w->txn, t, opts->max_attempts);
+    if (rc) goto cleanup;
+    tn_table_txn_set_interrupt(w->txn, opts->interrupt);
+    tn_table_txn_set_rows_checked(w->txn, opts->constraints_checked, false);
+    if (opts->app_id && (rc = tn_table_txn_set_app(w->txn, opts->app_id, opts->app_version, &w->skip))) goto cleanup;
+    *out = &w->base;
+    w = NULL;
+cleanup:
+    ot_free(w);
+    return rc;
+}
+
+/* Appends rows [0, n) of src to dst (same type). */
+static int vec_append(tn_vector *dst, const tn_vector *src, uint32_t n) {
+    int rc = tn_vector_reserve(dst, dst->count + n);
+    if (rc) return rc;
+    size_t wd = tn_type_width(dst->type);
+    bool str = tn_type_is_string(dst->type);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t o = dst->count + k;
+        if (!tn_vector_is_valid(src, k)) {
+            if ((rc = tn_vector_set_null(dst, o))) return rc;
+            continue;
+        }
+        if (dst->validity) tn_vector_set_valid_bit(dst, o, true);
+        if (str) {
+            const tn_str *s = (const tn_str *)src->data + k;
+            if ((rc = tn_vector_set_str(dst, o, s->ptr, s->len))) return rc;
+        } else {
+            memcpy((uint8_t *)dst->data + (size_t)o * wd, (const uint8_t *)src->data + (size_t)k * wd, wd);
+        }
+    }
+    dst->count += n;
+    return 0;
+}
+
+static int ot_write(tn_layout_writer *base, const tn_chunk *chunk) {
+    ot_writer *w = (ot_writer *)base;
+    if (w->sticky) return tn_error_set(w->sticky, "table '%s': the writer failed earlier", tn_table_path(w->t));
+    if (w->skip || chunk->count == 0) return 0;
+    int rc = tn_interrupt_check(w->opts.interrupt);
+    if (!rc) rc = tn_layout_check_chunk(w->t, chunk);
+    if (!rc && w->nrows + chunk->count > (uint64_t)UINT32_MAX - TN_VECTOR_SIZE)
+        rc = tn_error_set(TN_ELIMIT, "table '%s': an OTree write holds at most 4 billion rows", tn_table_path(w->t));
+    if (!rc && !w->has_buf) {
+        uint32_t nc = tn_table_num_columns(w->t);
+        tn_type types[512];
+        if (nc > 512) rc = tn_error_set(TN_ELIMIT, "table '%s': too many columns", tn_table_path(w->t));
+        for (uint32_t i = 0; i < nc && !rc; i++) types[i] = tn_table_column(w->t, i)->type;
+        if (!rc) rc = tn_chunk_init(&w->buf, nc, types, TN_VECTOR_SIZE);
+        if (!rc) w->has_buf = true;
+    }
+    for (uint32_t c = 0; c < chunk->ncols && !rc; c++) {
+        tn_vector *d = &w->buf.cols[c];
+        uint32_t before = d->count;
+        if (chunk->cols[c].count == 0 && chunk->count) {   /* a constant-less empty column: NULLs */
+            rc = tn_vector_reserve(d, before + chunk->count);
+            for (uint32_t k = 0; k < chunk->count && !rc; k++) rc = tn_vector_set_null(d, before + k);
+            d->count = before + chunk->count;
+        } else {
+            rc = vec_append(d, &chunk->cols[c], chunk->count);
+        }
+    }
+    if (!rc) {
+        w->nrows += chunk->count;
+        w->buf.count = (uint32_t)w->nrows;
+    }
+    if (rc) w->sticky = rc;
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Revision choice.
+ */
+typedef struct ot_plan {
+    ot_writer *w;
+    uint32_t d;                        /* dimensions */
+    const uint32_t *cols;              /* table columns, indexed order */
+    ot_spec *spec;
+    ot_transform *tr;                  /* the revision written */
+    int64_t rev_id;
+    int64_t cube_size;
+    bool new_revision;
+    const ot_rev_index *old;           /* existing cubes of the revision (same revision appends) */
+    uint32_t n;
+    int32_t *weight;
+    double *coord;                     /* n * d, updated in place while descending */
+    int32_t *cube;                     /* per row: index into cubes */
+    /* cubes with rows */
+    struct pcube {
+        char *id;
+        int32_t max_weight;
+        uint32_t nrows;
+        int32_t group;                 /* rollup group */
+    } *cubes;
+    uint32_t ncubes, cap_cubes;
+    uint32_t *row_order;               /* rows sorted by (cube, weight) */
+    tn_arena *arena;
+} ot_plan;
+
+static bool value_num(const tn_vector *v, uint32_t r, double *out) {
+    tn_value x;
+    tn_vector_get_value(v, r, &x);
+    if (x.is_null) return false;
+    /* the numeric view the coordinates use (revision.c): dates and timestamps in ms */
+    switch (x.type.id) {
+    case TN_TYPE_TINYINT: case TN_TYPE_SMALLINT: case TN_TYPE_INTEGER: case TN_TYPE_BIGINT: *out = (double)x.u.i; return true;
+    case TN_TYPE_FLOAT: case TN_TYPE_DOUBLE: *out = x.u.d; return x.u.d == x.u.d;
+    case TN_TYPE_DECIMAL: *out = (tn_type_is_decimal128(x.type) ? (double)x.u.i128 : (double)x.u.i) / pow(10, x.type.scale); return true;
+    case TN_TYPE_DATE: *out = (double)x.u.i * 86400000.0; return true;
+    case TN_TYPE_TIMESTAMP: case TN_TYPE_TIMESTAMP_TZ: *out = floor((double)x.u.i / 1000.0); return true;
+    default: return false;
+    }
+}
+
+static int32_t name_hash(const char *s) { return ot_scala_bytes_hash((const uint8_t *)s, (uint32_t)strlen(s)); }
+
+/* The spec of the table: 'columnsToIndex' when stored, else from the last revision. */
+static int table_spec(ot_plan *p) {
+    tn_table *t = p->w->t;
+    uint32_t nc = tn_table_num_columns(t);
+    tn_table_column_def *defs = tn_arena_calloc(p->arena, sizeof *defs * (nc ? nc : 1));
+    if (!defs) return TN_ENOMEM;
+    for (uint32_t i = 0; i < nc; i++) {
+        defs[i].name = tn_table_column(t, i)->name;
+        defs[i].type = tn_table_column(t, i)->type;
+    }
+    const char *spec = tn_table_property(t, "columnsToIndex");
+    char *built = NULL;
+    if (!spec) {
+        const ot_revision *r = ot_index_revision(p->w->ix, p->w->ix->last_revision);
+        tn_buf b = TN_BUF_INIT;
+        for (uint32_t i = 0; i < r->ncols; i++) {
+            const char *tr = strcmp(r->cols[i].transformer, "empty") == 0 ? NULL : r->cols[i].transformer;
+            tn_buf_printf(&b, "%s%s%s%s", i ? "," : "", r->cols[i].name, tr ? ":" : "", tr ? tr : "");
+        }
+        tn_buf_append_byte(&b, 0);
+        built = tn_arena_strdup(p->arena, b.data ? (const char *)b.data : "");
+        tn_buf_free(&b);
+        spec = built;
+    }
+    uint32_t n;
+    int rc = ot_spec_parse(spec, defs, nc, tn_table_path(t), p->arena, &p->spec, &n);
+    if (rc) return rc;
+    if (n != p->w->ix->ncols)
+        return tn_error_set(TN_ECORRUPT, "table '%s': 'columnsToIndex' names %u columns, the revisions index %u",
+                            tn_table_path(t), n, p->w->ix->ncols);
+    for (uint32_t i = 0; i < n; i++)
+        if (p->spec[i].column != p->w->ix->cols[i])
+            return tn_error_set(TN_ECORRUPT, "table '%s': 'columnsToIndex' does not match the revisions' columns",
+                                tn_table_path(t));
+    p->d = n;
+    p->cols = p->w->ix->cols;
+    return 0;
+}
+
+static int choose_revision(ot_plan *p) {
+    ot_writer *w = p->w;
+    const ot_index *ix = w->ix;
+    const ot_revision *cur = ot_index_revision(ix, ix->last_revision);
+    int rc = table_spec(p);
+    if (rc) return rc;
+    p->cube_size = cur->cube_size;
+    const char *cs = tn_table_property(w->t, "cubeSize");
+    if (cs && (rc = ot_parse_cube_size(cs, tn_table_path(w->t), &p->cube_size))) return rc;
+    p->tr = tn_arena_calloc(p->arena, sizeof *p->tr * p->d);
+    if (!p->tr) return TN_ENOMEM;
+    bool overwrite = w->opts.mode != TN_LAYOUT_APPEND;
+    bool fresh = overwrite || cur->id == 0 || cur->cube_size != p->cube_size;
+    bool superseded = false;
+    for (uint32_t i = 0; i < p->d; i++) {
+        ot_transform *tr = &p->tr[i];
+        const ot_transform *old = fresh ? NULL : &cur->tr[i];
+        if (strcmp(p->spec[i].transformer, "hashing") == 0) {
+            if (old && old->kind != OT_T_HASH) fresh = true;
+            tr->kind = OT_T_HASH;
+            tr->hash_null = old && old->kind == OT_T_HASH ? old->hash_null : name_hash(p->spec[i].name);
+            continue;
+        }
+        const tn_vector *v = &w->buf.cols[p->cols[i]];
+        double mn = INFINITY, mx = -INFINITY, x;
+        for (uint32_t r = 0; r < p->n; r++)
+            if (value_num(v, r, &x)) {
+                if (x < mn) mn = x;
+                if (x > mx) mx = x;
+            }
+        tr->kind = OT_T_LINEAR;
+        if (old && old->kind == OT_T_LINEAR) {
+            if (mn < old->min || mx > old->max) superseded = true;
+            tr->min = mn < old->min ? mn : old->min;
+            tr->max = mx > old->max ? mx : old->max;
+        } else {
+            if (old) fresh = true;
+            if (mn > mx) { mn = 0; mx = 1; }   /* only NULLs */
+            tr->min = mn;
+            tr->max = mx;
+        }
+        if (!(tr->max > tr->min)) tr->max = tr->min + 1;   /* one value: a range qbeast accepts */
+        bool integral = p->spec[i].type.id != TN_TYPE_FLOAT && p->spec[i].type.id != TN_TYPE_DOUBLE &&
+                        p->spec[i].type.id != TN_TYPE_DECIMAL;
+        tr->null_value = old && old->kind == OT_T_LINEAR ? old->null_value
+                         : integral ? floor((tr->min + tr->max) / 2) : (tr->min + tr->max) / 2;
+    }
+    p->new_revision = fresh || superseded;
+    if (p->new_revision) {
+        p->rev_id = ix->last_revision + 1;
+        p->old = NULL;
+    } else {
+        p->rev_id = cur->id;
+        memcpy(p->tr, cur->tr, sizeof *p->tr * p->d);
+        p->old = ot_index_rev_index(ix, cur->id);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Cube estimation and assignment.
+ */
+static int64_t tree_size(const ot_rev_index *ri, const char *id, int64_t *own) {
+    *own = 0;
+    if (!ri) return 0;
+    size_t n = strlen(id);
+    uint32_t lo = 0, hi = ri->ncubes;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (strcmp(ri->cubes[mid].id, id) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    int64_t s = 0;
+    for (uint32_t i = lo; i < ri->ncubes && strncmp(ri->cubes[i].id, id, n) == 0; i++) {
+        s += ri->cubes[i].count;
+        if (ri->cubes[i].id[n] == 0) *own = ri->cubes[i].count;
+    }
+    return s;
+}
+
+static int add_cube(ot_plan *p, const char *id, int32_t maxw, int32_t *out) {
+    if (p->ncubes == p->cap_cubes) {
+        uint32_t cap = p->cap_cubes ? p->cap_cubes * 2 : 64;
+        struct pcube *c = tn_realloc(p->cubes, sizeof *c * cap);
+        if (!c) return TN_ENOMEM;
+        p->cubes = c;
+        p->cap_cubes = cap;
+    }
+    char *s = tn_arena_strdup(p->arena, id);
+    if (!s) return TN_ENOMEM;
+    p->cubes[p->ncubes] = (struct pcube){s, maxw, 0, -1};
+    *out = (int32_t)p->ncubes++;
+    return 0;
+}
+
+typedef struct child_key { uint64_t code; uint32_t row; } child_key;
+static int cmp_child(const void *a, const void *b) {
+    const child_key *x = a, *y = b;
+    return x->code < y->code ? -1 : x->code > y->code ? 1 : (x->row < y->row ? -1 : x->row > y->row);
+}
+
+/* Cube `id` (depth `depth`) with the write's rows of its subspace rows[0..nr), the existing rows'
+ * domain estimate old_domain, and the parent's normalized weight. */
+static int build(ot_plan *p, char *id, uint32_t depth, uint32_t *rows, uint32_t nr, double old_domain, double parent_nw) {
+    if (nr == 0) return 0;
+    double domain = (double)nr + old_domain;
+    double nw = domain <= (double)p->cube_size ? 1.0 : parent_nw + (double)p->cube_size / domain;
+    if (depth >= OT_MAX_LEVELS) nw = 1.0;
+    int32_t maxw = nw < 1.0 ? ot_weight_of_fraction(nw) : OT_WEIGHT_MAX;
+    int32_t ci = -1;
+    uint32_t rest = 0;
+    for (uint32_t k = 0; k < nr; k++) {
+        uint32_t r = rows[k];
+        if (p->cube[r] >= 0) continue;
+        if (p->weight[r] <= maxw) {
+            if (ci < 0) {
+                int rc = add_cube(p, id, maxw, &ci);
+                if (rc) return rc;
+            }
+            p->cube[r] = ci;
+            p->cubes[ci].nrows++;
+        } else {
+            rest++;
+        }
+    }
+    if (rest == 0) return 0;
+    /* the children: rows (all of the subspace: domains count them) by their next-level cell */
+    uint32_t cpl = ot_cube_chars_per_level(p->d);
+    child_key *keys = tn_malloc(sizeof *keys * nr);
+    if (!keys) return TN_ENOMEM;
+    for (uint32_t k = 0; k < nr; k++) {
+        uint32_t r = rows[k];
+        double *c = &p->coord[(size_t)r * p->d];
+        uint64_t code = 0;
+        for (uint32_t i = 0; i < p->d; i++) {
+            double x = c[i] * 2;
+            bool up = x >= 1;
+            c[i] = up ? x - 1 : x;
+            code = code << 1 | (up ? 1 : 0);
+        }
+        keys[k] = (child_key){code, r};
+    }
+    qsort(keys, nr, sizeof *keys, cmp_child);
+    for (uint32_t k = 0; k < nr; k++) rows[k] = keys[k].row;
+    int64_t own, ts = tree_size(p->old, id, &own);
+    double below = (double)(ts - own);
+    size_t idlen = strlen(id);
+    int rc = 0;
+    for (uint32_t a = 0; a < nr && !rc;) {
+        uint32_t b = a;
+        while (b < nr && keys[b].code == keys[a].code) b++;
+        /* the child's id: this level's symbols from the code */
+        int sym[11] = {0};
+        for (uint32_t i = 0; i < p->d; i++)
+            if ((keys[a].code >> (p->d - 1 - i)) & 1) sym[i / 6] |= 1 << (5 - i % 6);
+        static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        for (uint32_t j = 0; j < cpl; j++) id[idlen + j] = alphabet[sym[j]];
+        id[idlen + cpl] = 0;
+        int64_t cown, cts = tree_size(p->old, id, &cown);
+        double cold = below > 0 ? old_domain * (double)cts / below : 0;
+        rc = build(p, id, depth + 1, rows + a, b - a, cold, nw);
+        id[idlen] = 0;
+        a = b;
+    }
+    tn_free(keys);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Rollup (qbeast's Rollup: deepest groups first; a group smaller than the limit joins its
+ * parent's group, or becomes the parent's group when it has none; the root never moves).
+ */
+typedef struct rgroup {
+    char *id;
+    uint64_t size;
+    int32_t merged_into;               /* -1: alive */
+} rgroup;
+
+static int find_group(rgroup *g, uint32_t n, const char *id, uint32_t except) {
+    for (uint32_t i = 0; i < n; i++)
+        if (i != except && g[i].merged_into < 0 && strcmp(g[i].id, id) == 0) return (int)i;
+    return -1;
+}
+
+static int rollup(ot_plan *p, int64_t limit, uint32_t *ngroups_out) {
+    rgroup *g = tn_calloc(p->ncubes ? p->ncubes : 1, sizeof *g);
+    if (!g) return TN_ENOMEM;
+    uint32_t cpl = ot_cube_chars_per_level(p->d);
+    size_t maxlen = 0;
+    for (uint32_t i = 0; i < p->ncubes; i++) {
+        g[i] = (rgroup){tn_arena_strdup(p->arena, p->cubes[i].id), p->cubes[i].nrows, -1};
+        if (!g[i].id) { tn_free(g); return TN_ENOMEM; }
+        if (strlen(g[i].id) > maxlen) maxlen = strlen(g[i].id);
+    }
+    for (size_t len = maxlen; len > 0; len -= cpl) {
+        for (uint32_t i = 0; i < p->ncubes; i++) {
+            if (g[i].merged_into >= 0 || strlen(g[i].id) != len || (int64_t)g[i].size >= limit) continue;
+            g[i].id[len - cpl] = 0;           /* the parent's: joins its group, or becomes it */
+            int j = find_group(g, p->ncubes, g[i].id, i);
+            if (j >= 0) {
+                g[j].size += g[i].size;
+                g[i].merged_into = j;
+            }
+        }
+        if (len < cpl) break;
+    }
+    /* each cube's final group: follow the merges; number the live groups */
+    int32_t *num = tn_malloc(sizeof *num * (p->ncubes ? p->ncubes : 1));
+    if (!num) { tn_free(g); return TN_ENOMEM; }
+    uint32_t ng = 0;
+    for (uint32_t i = 0; i < p->ncubes; i++) num[i] = g[i].merged_into < 0 ? (int32_t)ng++ : -1;
+    for (uint32_t i = 0; i < p->ncubes; i++) {
+        int32_t j = (int32_t)i;
+        while (g[j].merged_into >= 0) j = g[j].merged_into;
+        p->cubes[i].group = num[j];
+    }
+    tn_free(num);
+    tn_free(g);
+    *ngroups_out = ng;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Files.
+ */
+static __thread const ot_plan *t_sort_plan;   /* qsort's context */
+static int cmp_row(const void *a, const void *b) {
+    const ot_plan *p = t_sort_plan;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    const struct pcube *cx = &p->cubes[p->cube[x]], *cy = &p->cubes[p->cube[y]];
+    if (cx->group != cy->group) return cx->group < cy->group ? -1 : 1;
+    int c = strcmp(cx->id, cy->id);
+    if (c) return c;
+    if (p->weight[x] != p->weight[y]) return p->weight[x] < p->weight[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int write_files(ot_plan *p) {
+    ot_writer *w = p->w;
+    int rc = 0;
+    p->row_order = tn_malloc(sizeof *p->row_order * (p->n ? p->n : 1));
+    if (!p->row_order) return TN_ENOMEM;
+    for (uint32_t r = 0; r < p->n; r++) p->row_order[r] = r;
+    t_sort_plan = p;
+    qsort(p->row_order, p->n, sizeof *p->row_order, cmp_row);
+    t_sort_plan = NULL;
+    tn_table_file_writer_options fo = TN_TABLE_FILE_WRITER_OPTIONS_INIT;
+    fo.target_file_bytes = UINT64_MAX;
+    fo.row_group_rows = UINT64_MAX;
+    fo.row_group_bytes = UINT64_MAX;
+    fo.codec = w->opts.codec == TN_CODEC_ZSTD ? -1 : (int)w->opts.codec;
+    fo.data_change = true;
+    tn_table_file_writer *fw = NULL;
+    rc = tn_table_file_writer_open(&fw, w->txn, &fo);
+    if (rc) return rc;
+    char rev[32];
+    snprintf(rev, sizeof rev, "%lld", (long long)p->rev_id);
+    tn_buf blocks = TN_BUF_INIT, rgs = TN_BUF_INIT;
+    for (uint32_t a = 0; a < p->n && !rc;) {
+        int32_t grp = p->cubes[p->cube[p->row_order[a]]].group;
+        uint32_t b = a;
+        while (b < p->n && p->cubes[p->cube[p->row_order[b]]].group == grp) b++;
+        /* one file: its blocks in cube order */
+        tn_buf_clear(&blocks);
+        tn_buf_clear(&rgs);
+        tn_buf_append_byte(&blocks, '[');
+        tn_buf_append_byte(&rgs, '[');
+        uint32_t nblock = 0, nrg = 0;
+        for (uint32_t s = a; s < b && !rc;) {
+            int32_t ci = p->cube[p->row_order[s]];
+            uint32_t e = s;
+            while (e < b && p->cube[p->row_order[e]] == ci) e++;
+            const struct pcube *c = &p->cubes[ci];
+            int32_t minw = p->weight[p->row_order[s]];
+            rc = tn_buf_printf(&blocks, "%s{\"cubeId\":\"%s\",\"minWeight\":%d,\"maxWeight\":%d,\"elementCount\":%u}",
+                               nblock ? "," : "", c->id, minw, c->max_weight, e - s);
+            /* row groups of 128, 256, ... rows up to OT_RG_ROWS: a small sample reads little */
+            uint32_t step = 128;
+            for (uint32_t r = s, k; r < e && !rc; r += k, step = step * 2 > OT_RG_ROWS ? OT_RG_ROWS : step * 2) {
+                k = e - r < step ? e - r : step;
+                rc = tn_table_file_writer_write(fw, &w->buf, p->row_order + r, k);
+                if (!rc) rc = tn_table_file_writer_flush(fw);
+                if (!rc) rc = tn_buf_printf(&rgs, "%s[%u,%d,%d,%u]", nrg ? "," : "", nblock, p->weight[p->row_order[r]],
+                                            p->weight[p->row_order[r + k - 1]], k);
+                nrg++;
+            }
+            nblock++;
+            s = e;
+        }
+        if (!rc) rc = tn_buf_append_byte(&blocks, ']');
+        if (!rc) rc = tn_buf_append_byte(&blocks, 0);
+        if (!rc) rc = tn_buf_append_byte(&rgs, ']');
+        if (!rc) rc = tn_buf_append_byte(&rgs, 0);
+        if (!rc) {
+            tn_delta_kv tags[3] = {{"revision", rev}, {"blocks", (const char *)blocks.data}, {"tarn.rowGroups", (const char *)rgs.data}};
+            rc = tn_table_file_writer_set_tags(fw, tags, 3);
+        }
+        if (!rc) rc = tn_table_file_writer_roll(fw);
+        w->files++;
+        a = b;
+    }
+    tn_buf_free(&blocks);
+    tn_buf_free(&rgs);
+    if (rc) {
+        tn_table_file_writer_abort(fw);
+        return rc;
+    }
+    return tn_table_file_writer_close(fw);
+}
+
+static int plan_and_write(ot_writer *w) {
+    ot_plan p;
+    memset(&p, 0, sizeof p);
+    p.w = w;
+    p.n = (uint32_t)w->nrows;
+    p.arena = tn_arena_create(0);
+    if (!p.arena) return TN_ENOMEM;
+    int rc = choose_revision(&p);
+    if (rc) goto cleanup;
+    p.weight = tn_malloc(sizeof *p.weight * (p.n ? p.n : 1));
+    p.coord = tn_malloc(sizeof *p.coord * (size_t)(p.n ? p.n : 1) * p.d);
+    p.cube = tn_malloc(sizeof *p.cube * (p.n ? p.n : 1));
+    uint32_t *rows = tn_malloc(sizeof *rows * (p.n ? p.n : 1));
+    if (!p.weight || !p.coord || !p.cube || !rows) { tn_free(rows); rc = TN_ENOMEM; goto cleanup; }
+    const tn_vector *iv[64];
+    if (p.d > 64) { tn_free(rows); rc = tn_error_set(TN_ELIMIT, "more than 64 indexed columns"); goto cleanup; }
+    for (uint32_t i = 0; i < p.d; i++) iv[i] = &w->buf.cols[p.cols[i]];
+    for (uint32_t r = 0; r < p.n; r++) {
+        p.weight[r] = ot_weight_row(iv, p.d, r);
+        p.cube[r] = -1;
+        rows[r] = r;
+        for (uint32_t i = 0; i < p.d; i++) {
+            tn_value v;
+            tn_vector_get_value(iv[i], r, &v);
+            p.coord[(size_t)r * p.d + i] = ot_transform_coord(&p.tr[i], &v);
+        }
+    }
+    char id[OT_MAX_LEVELS * 11 + 12];
+    id[0] = 0;
+    int64_t own;
+    double old_root = (double)tree_size(p.old, "", &own);
+    rc = build(&p, id, 0, rows, p.n, old_root, 0.0);
+    tn_free(rows);
+    if (rc) goto cleanup;
+    uint32_t ngroups = 0;
+    int64_t limit = w->rollup >= 0 ? w->rollup : p.cube_size;
+    rc = rollup(&p, limit, &ngroups);
+    if (!rc) rc = write_files(&p);
+    if (rc) goto cleanup;
+    if (p.new_revision) {
+        char *json = ot_revision_json(p.rev_id, tn_time_now_us() / 1000, tn_table_path(w->t), p.cube_size, p.spec, p.d, p.tr);
+        char key[48], last[32];
+        snprintf(key, sizeof key, "qbeast.revision.%lld", (long long)p.rev_id);
+        snprintf(last, sizeof last, "%lld", (long long)p.rev_id);
+        tn_delta_kv kv[2] = {{"qbeast.lastRevisionID", last}, {key, json}};
+        rc = json ? tn_table_txn_set_configuration(w->txn, kv, 2) : TN_ENOMEM;
+        free(json);
+    }
+cleanup:
+    tn_free(p.weight);
+    tn_free(p.coord);
+    tn_free(p.cube);
+    tn_free(p.cubes);
+    tn_free(p.row_order);
+    tn_arena_destroy(p.arena);
+    return rc;
+}
+
+static int ot_commit(tn_layout_writer *base, tn_table_commit_result *result) {
+    ot_writer *w = (ot_writer *)base;
+    int rc = 0;
+    tn_table_commit_result res;
+    memset(&res, 0, sizeof res);
+    res.version = -1;
+    if (w->sticky) {
+        rc = tn_error_set(w->sticky, "table '%s': the writer failed earlier; nothing committed", tn_table_path(w->t));
+        goto cleanup;
+    }
+    if (!w->skip) {
+        if (w->nrows) rc = plan_and_write(w);
+        if (rc) goto cleanup;
+        rc = tn_interrupt_check(w->opts.interrupt);
+        if (rc) goto cleanup;
+        bool overwrite = w->opts.mode != TN_LAYOUT_APPEND;
+        if (overwrite) {
+            const tn_delta_snapshot *snap = tn_table_snapshot(w->t);
+            rc = tn_table_txn_read_table(w->txn);
+            for (uint32_t fi = 0; fi < snap->nfiles && !rc; fi++) rc = tn_table_txn_remove(w->txn, &snap->files[fi], true);
+            if (rc) goto cleanup;
+        }
+        tn_delta_kv params[40];
+        uint32_t np = 0;
+        params[np++] = (tn_delta_kv){"mode", overwrite ? "Overwrite" : "Append"};
+        params[np++] = (tn_delta_kv){"partitionBy", "[]"};
+        for (uint32_t i = 0; i < w->opts.noperation_parameters && np < 40; i++) params[np++] = w->opts.operation_parameters[i];
+        rc = tn_table_txn_set_commit_info(w->txn, w->opts.operation ? w->opts.operation : "WRITE", params, np, NULL, 0);
+        if (rc) goto cleanup;
+    }
+    tn_table_txn *txn = w->txn;
+    w->txn = NULL;
+    rc = tn_table_txn_commit(txn, &res);
+cleanup:
+    if (rc) res.version = -1;
+    if (result) *result = res;
+    ot_free(w);
+    return rc;
+}
+
+static void ot_abort(tn_layout_writer *base) { ot_free((ot_writer *)base); }
+
+static uint64_t ot_num_files(const tn_layout_writer *base) {
+    const ot_writer *w = (const ot_writer *)base;
+    return w->txn ? tn_table_txn_num_files_written(w->txn) : w->files;
+}
+
+const tn_layout_impl tn_layout_otree = {
+    "otree", ot_open, ot_write, ot_commit, ot_abort, ot_num_files, ot_scan_open, NULL, NULL,
+};

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# tests/interop/otree_write.sh: OTree tables tarn writes. The seed statements of DESIGN.md as
+# written (CREATE ... USING qbeast OPTIONS, the hinted INSERT, TABLESAMPLE); samples equal the
+# rows with hash(indexed columns) < Weight(p) (SQL hash(), not the layout's code) at many
+# fractions and over many appends, with rows read (--stats) close to the fraction; every
+# file's rows lie within its blocks' weight bounds and counts (recomputed from the rows); a
+# new revision when the data outgrows the ranges; qbeast's metadata shape; DuckDB reads the
+# data files to the same rows; bad options fail naming the option; every table written passes
+# the Delta-protocol checker (tn_cleanup). Ends with "N passed, N failed".
+set -u
+. "$(dirname "$0")/lib.sh"
+cd "$(dirname "$0")/../.."
+BIN=$TN_REPO/$BUILD/tarn
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "ok $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: expected [$2] got [$3]"; fi; }
+contains() { case "$3" in *"$2"*) ok "$1";; *) bad "$1: [$3] lacks [$2]";; esac; }
+require_oracle
+work=$(mktemp -d /tmp/otree-write.XXXXXX)
+trap 'tn_cleanup "$work/wh/t" "$work/wh/u" "$work/wh/c"; rm -rf "$work"' EXIT
+cd "$work"
+tn() { "$BIN" -w wh --csv "$@"; }
+weight() { node -e "const f=$1/100; let x=Math.trunc(f*4294967295-2147483648); if(x>2147483647)x=2147483647; console.log(x)"; }
+# batches (deterministic): skewed col_1, uniform col_2, some NULLs
+for b in 1 2 3 4 5 6; do
+    "$DUCK" "COPY (SELECT CASE WHEN i % 97 = 0 THEN NULL ELSE (pow((hash(i * 7 + $b) % 1000003) / 1000003.0, 2) * 100000)::INT END AS col_1,
+             (hash(i * 13 + $b) % 1000003) / 1000.003 AS col_2, 'p' || i AS payload FROM range(15000) r(i)) TO '$work/batch$b.parquet' (FORMAT parquet)" >/dev/null
+done
+cp batch1.parquet batch.parquet
+# the seed, as DESIGN.md writes it
+out=$(tn -c "CREATE TABLE t (col_1 INT, col_2 DOUBLE, payload STRING) USING qbeast
+        OPTIONS ('columnsToIndex' = 'col_1,col_2', 'cubeSize' = '15000');" \
+   -c "INSERT INTO t /*+ OPTIONS('rollupSize' = '3000') */ SELECT * FROM read_parquet('batch.parquet');" \
+   -c "SELECT avg(col_2) FROM t TABLESAMPLE (1 PERCENT);" 2>&1)
+check "seed statements run" "0" "$?"
+for b in 2 3 4 5 6; do
+    tn -c "INSERT INTO t /*+ OPTIONS('rollupSize' = '3000') */ SELECT * FROM read_parquet('batch$b.parquet')" >/dev/null 2>&1 || bad "insert batch $b"
+done
+check "rows after 6 appends" "90000" "$(tn -c "SELECT count(*) FROM t" | tail -1)"
+a=$(tn -c "SELECT count(*), count(col_1), sum(col_1), round(sum(col_2), 3) FROM t" | tail -1)
+d=$("$DUCK" "SELECT count(*), count(col_1), sum(col_1), round(sum(col_2), 3) FROM read_parquet('$work/batch*.parquet') WHERE filename NOT LIKE '%batch.parquet'" 2>&1 | tail -1)
+check "table holds the batches (DuckDB over the inputs)" "$d" "$a"
+d2=$("$DUCK" "SELECT count(*), count(col_1), sum(col_1), round(sum(col_2), 3) FROM read_parquet('$work/wh/t/*.parquet')" 2>&1 | tail -1)
+check "DuckDB reads the OTree data files to the same rows" "$a" "$d2"
+
+for p in 0.01 0.1 1 3 10 25 50 90; do
+    w=$(weight "$p")
+    s=$(tn --stats -c "SELECT count(*) FROM t TABLESAMPLE ($p PERCENT)" 2>stats.txt | tail -1)
+    h=$(tn -c "SELECT count(*) FROM t WHERE hash(col_1, col_2) < $w" | tail -1)
+    check "sample $p% = rows with hash < Weight" "$h" "$s"
+    x=$(tn -c "SELECT count(*) FROM (SELECT * FROM t TABLESAMPLE ($p PERCENT) EXCEPT ALL SELECT * FROM t WHERE hash(col_1, col_2) < $w)" | tail -1)
+    y=$(tn -c "SELECT count(*) FROM (SELECT * FROM t WHERE hash(col_1, col_2) < $w EXCEPT ALL SELECT * FROM t TABLESAMPLE ($p PERCENT))" | tail -1)
+    check "sample $p% row set both ways" "0 0" "$x $y"
+    read_rows=$(sed -E 's/.*"rows_scanned":([0-9]+).*/\1/' stats.txt)
+    # rows read: the fraction plus at most a first row group (128 rows, then growing) per block the
+    # sample touches: bounded here by fraction + 8% of this small table
+    lim=$(node -e "console.log(Math.ceil(90000*($p/100) + 90000*0.08))")
+    if [ "$read_rows" -le "$lim" ]; then ok "sample $p% reads $read_rows rows (<= $lim)"; else bad "sample $p% reads $read_rows rows (> $lim)"; fi
+done
+
+# blocks: every file's rows within its blocks' weight bounds, counts equal (rows recomputed by
+# SQL hash() over the file, independent of the writer)
+node - "$BIN" "$work/wh/t" <<'JS' > blocks.txt
+const fs = require('fs'), path = require('path'), { execFileSync } = require('child_process');
+const [bin, dir] = process.argv.slice(2);
+const live = new Map();
+for (const f of fs.readdirSync(path.join(dir, '_delta_log')).filter(f => f.endsWith('.json')).sort())
+  for (const line of fs.readFileSync(path.join(dir, '_delta_log', f), 'utf8').split('\n').filter(Boolean)) {
+    const a = JSON.parse(line);
+    if (a.add) live.set(a.add.path, a.add); if (a.remove) live.delete(a.remove.path);
+  }
+let bad = 0, n = 0;
+for (const [p, add] of live) {
+  const blocks = JSON.parse(add.tags.blocks);
+  const lo = Math.min(...blocks.map(b => b.minWeight)), hi = Math.max(...blocks.map(b => b.maxWeight));
+  const cnt = blocks.reduce((s, b) => s + b.elementCount, 0);
+  const out = execFileSync(bin, ['--csv', '-c', `SELECT count(*), min(hash(col_1, col_2)), max(hash(col_1, col_2)) FROM read_parquet('${path.join(dir, p)}')`]).toString().trim().split('\n')[1].split(',').map(Number);
+  if (out[0] !== cnt || out[1] !== lo || out[2] > hi) { bad++; console.log(`file ${p}: rows ${out} blocks ${lo}..${hi} count ${cnt}`); }
+  for (const b of blocks) if (!(b.minWeight <= b.maxWeight) || typeof b.cubeId !== 'string' || !/^[A-Za-z0-9+/]*$/.test(b.cubeId)) bad++;
+  if (add.tags.revision === undefined) bad++;
+  n++;
+}
+console.log(`files ${n} bad ${bad}`);
+JS
+contains "every file's rows within its blocks' weights and counts" "bad 0" "$(tail -1 blocks.txt)"
+nfiles=$(ls wh/t/*.parquet | wc -l)
+if [ "$nfiles" -lt 90 ]; then ok "rollup: $nfiles files for 6 appends"; else bad "rollup made $nfiles files"; fi
+
+# a new revision when the data outgrows col_1's range (each random batch may widen it too, as
+# in qbeast: the last revision's number before and after)
+lastrev() { node -e "const fs=require('fs');let c;for(const f of fs.readdirSync('$1/_delta_log').filter(f=>f.endsWith('.json')).sort())for(const l of fs.readFileSync('$1/_delta_log/'+f,'utf8').split('\n').filter(Boolean)){const a=JSON.parse(l);if(a.metaData)c=a.metaData.configuration}const n=c['qbeast.lastRevisionID'];const r=JSON.parse(c['qbeast.revision.'+n]);const t=r.transformations[0];console.log(n,r.revisionID,r.desiredCubeSize,t.className.split('.').pop(),t.minNumber,t.maxNumber,r.columnTransformers.map(x=>x.className.split('.').pop()+':'+x.columnName).join(' '))"; }
+before=$(lastrev wh/t | cut -d' ' -f1)
+tn -c "INSERT INTO t VALUES (500000, 1.5, 'far'), (-7, 2.5, 'neg')" >/dev/null 2>&1
+r=$(lastrev wh/t)
+check "new revision when col_1 leaves the range (union of ranges, qbeast classes)" \
+    "$((before + 1)) $((before + 1)) 15000 LinearTransformation -7 500000 LinearTransformer:col_1 LinearTransformer:col_2" "$r"
+tn -c "INSERT INTO t VALUES (5, 1.5, 'in')" >/dev/null 2>&1
+check "no new revision for data inside the ranges" "$((before + 1))" "$(lastrev wh/t | cut -d' ' -f1)"
+tn -c "DELETE FROM t WHERE payload = 'in'" >/dev/null 2>&1
+w=$(weight 5)
+check "sample across revisions" "$(tn -c "SELECT count(*) FROM t WHERE hash(col_1, col_2) < $w" | tail -1)" "$(tn -c "SELECT count(*) FROM t TABLESAMPLE (5 PERCENT)" | tail -1)"
+check "the far rows are there" "2" "$(tn -c "SELECT count(*) FROM t WHERE payload IN ('far', 'neg')" | tail -1)"
+
+# CTAS, strings hashed, dates, overwrite
+tn -c "CREATE TABLE u USING qbeast OPTIONS ('columnsToIndex' = 'd,s', 'cubeSize' = '500') AS
+       SELECT CAST('2020-01-01' AS DATE) + CAST(col_1 % 1000 AS INTEGER) AS d, payload AS s, col_2 FROM read_parquet('batch2.parquet') WHERE col_1 IS NOT NULL" >/dev/null 2>&1 || bad "CTAS"
+n=$(tn -c "SELECT count(*) FROM u" | tail -1)
+w=$(weight 20)
+check "CTAS sample (date + hashed string)" "$(tn -c "SELECT count(*) FROM u WHERE hash(d, s) < $w" | tail -1)" "$(tn -c "SELECT count(*) FROM u TABLESAMPLE (20 PERCENT)" | tail -1)"
+r=$(lastrev wh/u)
+contains "date linear, string hashed" "LinearTransformer:d HashTransformer:s" "$r"
+tn -c "INSERT OVERWRITE u SELECT d, s, col_2 FROM u WHERE col_2 < 500" >/dev/null 2>&1 || bad "overwrite"
+check "overwrite" "$(tn -c "SELECT count(*) FROM u" | tail -1)" "$(tn -c "SELECT count(*) FROM u TABLESAMPLE (100 PERCENT)" | tail -1)"
+
+# bad input
+e=$(tn -c "CREATE TABLE c (a INT) USING qbeast OPTIONS ('columnsToIndex' = 'a:foo')" 2>&1); contains "unknown transformer" "unknown transformer 'foo'" "$e"
+e=$(tn -c "CREATE TABLE c (a INT) USING qbeast OPTIONS ('columnsToIndex' = 'b')" 2>&1); contains "missing column" "column 'b' does not exist" "$e"
+e=$(tn -c "CREATE TABLE c (a INT) USING qbeast OPTIONS ('columnsToIndex' = 'a', 'cubeSize' = '0')" 2>&1); contains "cubeSize 0" "'cubeSize' = '0'" "$e"
+e=$(tn -c "CREATE TABLE c (a INT) USING qbeast OPTIONS ('columnsToIndex' = 'a', 'cubeSize' = '-5')" 2>&1); contains "cubeSize negative" "'cubeSize' = '-5'" "$e"
+e=$(tn -c "CREATE TABLE c (a INT) USING qbeast OPTIONS ('cubeSize' = '10')" 2>&1); contains "columnsToIndex required" "'columnsToIndex' is required" "$e"
+e=$(tn -c "CREATE TABLE c (a INT, b BOOLEAN) USING qbeast OPTIONS ('columnsToIndex' = 'b:linear')" 2>&1); contains "unorderable linear" "cannot be indexed" "$e"
+e=$(tn -c "CREATE TABLE c (a INT, p INT) USING qbeast OPTIONS ('columnsToIndex' = 'a') PARTITIONED BY (p)" 2>&1); contains "partitioning refused" "cannot be partitioned" "$e"
+e=$(tn -c "CREATE TABLE c (a INT) WITH ('columnsToIndex' = 'a')" 2>&1); contains "columnsToIndex without USING qbeast" "USING qbeast" "$e"
+e=$(tn -c "INSERT INTO t /*+ OPTIONS('rollupSize' = 'lots') */ SELECT * FROM read_parquet('batch.parquet')" 2>&1); contains "rollupSize garbage" "'rollupSize' = 'lots'" "$e"
+e=$(tn -c "INSERT INTO t /*+ OPTIONS('cubeSize' = '10') */ SELECT * FROM read_parquet('batch.parquet')" 2>&1); contains "unknown write option" "'cubeSize' is not supported by the otree layout" "$e"
+check "failed writes left the table" "90002" "$(tn -c "SELECT count(*) FROM t" | tail -1)"
+# rollupSize 0: no rollup, a file per cube
+tn -c "CREATE TABLE c (a INT, b DOUBLE) USING qbeast OPTIONS ('columnsToIndex' = 'a,b', 'cubeSize' = '1000')" >/dev/null
+tn -c "INSERT INTO c /*+ OPTIONS('rollupSize' = '0') */ SELECT col_1, col_2 FROM read_parquet('batch3.parquet')" >/dev/null 2>&1 || bad "rollupSize 0 insert"
+nb=$(node -e "const fs=require('fs');let n=0,f=0;for(const x of fs.readdirSync('wh/c/_delta_log').filter(x=>x.endsWith('.json')))for(const l of fs.readFileSync('wh/c/_delta_log/'+x,'utf8').split('\n').filter(Boolean)){const a=JSON.parse(l);if(a.add){f++;n+=JSON.parse(a.add.tags.blocks).length}}console.log(f===n&&f>1?'one block per file':'files '+f+' blocks '+n)")
+check "rollupSize 0: one cube per file" "one block per file" "$nb"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -8,6 +8,7 @@
 
 BUILD    ?= build
 CC       ?= cc
+CXX      ?= c++
 OPT      ?= -O2
 WERROR   ?=
 CFLAGS   ?=
@@ -15,17 +16,22 @@ PKGS     := libzstd liblz4 zlib jansson libedit
 CPPFLAGS += -Isrc -Iinclude -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 BASEFLAGS := -std=c11 -g $(OPT) -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
              -fvisibility=hidden -fPIC -pthread $(WERROR)
-LDLIBS   += -lsnappy -lzstd -llz4 -lz -ljansson -lroaring -lxxhash -ledit -lssl -lcrypto -lstdc++ -lm -pthread
+# C++ only for src/base/regex.cc (the RE2 shim): C++17, the same warnings and visibility.
+CXXBASE  := -std=c++17 -g $(OPT) -Wall -Wextra -Wno-unused-parameter -Wshadow -fvisibility=hidden -fPIC -pthread $(WERROR)
+CXXFLAGS ?=
+LDLIBS   += -lsnappy -lzstd -llz4 -lz -ljansson -lroaring -lxxhash -ledit -lssl -lcrypto -lre2 -lstdc++ -lm -pthread
 
 ifeq ($(SANITIZE),1)
 BASEFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+CXXBASE   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS   += -fsanitize=address,undefined
 endif
 
 LIB_SRC  := $(shell find src -name '*.c' -not -path 'src/cli/*' | sort)
+LIB_CXX  := $(shell find src -name '*.cc' -not -path 'src/cli/*' | sort)
 CLI_SRC  := $(shell find src/cli -name '*.c' | sort)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(LIB_CXX:%.cc=$(BUILD)/obj/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 DEPS     := $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
@@ -36,6 +42,10 @@ all: $(BUILD)/libtarn.a $(BUILD)/tarn $(TEST_BIN) $(BUILD)/lib/libtarn.a $(BUILD
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(BASEFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS) $(CXXBASE) $(CXXFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/libtarn.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -51,7 +61,7 @@ INCDIR   ?= $(PREFIX)/include
 BINDIR   ?= $(PREFIX)/bin
 PCDIR    ?= $(LIBDIR)/pkgconfig
 PC_REQUIRES := libzstd liblz4 zlib jansson libssl libcrypto
-PC_LIBS_PRIVATE := -lsnappy -lroaring -lxxhash -lstdc++ -lm -pthread
+PC_LIBS_PRIVATE := -lsnappy -lroaring -lxxhash -lre2 -lstdc++ -lm -pthread
 
 $(BUILD)/lib/libtarn.so.$(VERSION): $(LIB_OBJ) scripts/libtarn.map
 	@mkdir -p $(dir $@)
@@ -110,7 +120,7 @@ FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=un
 fuzz: $(FUZZ_BIN)
 # One sub-make builds the instrumented library (so parallel fuzz targets never race on it).
 fuzz-lib:
-	$(MAKE) BUILD=build-fuzz CC=clang OPT=-O1 CFLAGS="$(FUZZ_SAN)" build-fuzz/libtarn.a
+	$(MAKE) BUILD=build-fuzz CC=clang CXX=clang++ OPT=-O1 CFLAGS="$(FUZZ_SAN)" CXXFLAGS="$(FUZZ_SAN)" build-fuzz/libtarn.a
 build-fuzz/%: tests/fuzz/%.c fuzz-lib
 	clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ $< build-fuzz/libtarn.a $(LDLIBS)
 # Short run of every fuzz target over its corpus (CI); FUZZ_SECONDS per target.

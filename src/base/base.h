@@ -220,4 +220,30 @@ int tn_pool_run(tn_pool *pool, uint32_t ntasks, tn_pool_task_fn fn, void *ctx);
 size_t tn_utf8_check(const char *s, size_t n);
 int tn_utf8_append_replaced(tn_buf *b, const char *s, size_t n);
 
+/* ---------------------------------------------------------------------------------------------
+ * Regular expressions (base/regex.cc, RE2: linear-time matching, DuckDB's syntax). A compiled
+ * pattern is immutable and may be shared by threads. Compilation errors are TN_EINVAL with
+ * "Invalid regular expression '<pattern>': <RE2's reason>" (e.g. "bad repetition operator").
+ * tn_regex_set_max_mem bounds the memory of one pattern (program + DFA; the session sets it
+ * from memory_limit, capped at 64 MiB; 0 = the cap). Spans are byte offsets; start -1 = a
+ * group that did not take part.
+ */
+enum { TN_REGEX_ICASE = 1, TN_REGEX_LITERAL = 2, TN_REGEX_DOT_NL = 4 };
+typedef struct tn_regex tn_regex;
+typedef struct tn_regex_span {
+    int64_t start, len;
+} tn_regex_span;
+void tn_regex_set_max_mem(uint64_t bytes);
+int tn_regex_compile(tn_regex **out, const char *pattern, size_t len, int flags);
+void tn_regex_free(tn_regex *re);                       /* NULL ok */
+int tn_regex_ngroups(const tn_regex *re);               /* capturing groups, without group 0 */
+bool tn_regex_search(const tn_regex *re, const char *s, size_t len);      /* anywhere in s */
+bool tn_regex_full_match(const tn_regex *re, const char *s, size_t len);  /* all of s */
+/* First match at or after start; groups[0] = the match, groups[1..ngroups-1] = groups. */
+bool tn_regex_find(const tn_regex *re, const char *s, size_t len, size_t start, tn_regex_span *groups,
+                   int ngroups);
+/* Appends s with the first (or every, global) match replaced by rewrite (\1 .. \9, \0). */
+int tn_regex_replace(const tn_regex *re, const char *s, size_t len, const char *rewrite, size_t rlen,
+                     bool global, tn_buf *out);
+
 #endif

@@ -14,10 +14,11 @@ static const char serve_usage[] =
     "usage: tarn serve [-w DIR] [--host 127.0.0.1] [--port 5433] [--user U --password P]\n"
     "                  [--password-file FILE] [--max-connections N] [--max-message BYTES]\n"
     "                  [--idle-timeout SECONDS] [--statement-timeout MS] [--threads N]\n"
-    "                  [--read-only] [--log-queries] [--ready-file FILE]\n"
+    "                  [--read-only] [--allow-file-access] [--log-queries] [--ready-file FILE]\n"
     "\n"
     "PostgreSQL wire protocol v3 over the warehouse: psql, JDBC, node-pg, psycopg connect\n"
-    "unchanged. Without --password only a loopback address is accepted. The password may also\n"
+    "unchanged. SQL may not name files by path (read_parquet('/x'), COPY 'file') unless\n"
+    "--allow-file-access is given. Without --password only a loopback address is accepted. The password may also\n"
     "come from $TARN_SERVER_PASSWORD or --password-file (first line).\n";
 
 static int int_arg(const char *opt, const char *v, long lo, long hi, long *out) {
@@ -44,6 +45,7 @@ int tn_cli_serve(int argc, char **argv, const char *warehouse) {
         }
         if (strcmp(a, "--read-only") == 0) { o.read_only = true; continue; }
         if (strcmp(a, "--log-queries") == 0) { o.log_queries = true; continue; }
+        if (strcmp(a, "--allow-file-access") == 0) { o.allow_file_access = true; continue; }
         if (!v) return tn_cli_errorf(TN_CLI_USAGE, "serve: unknown option %s (or it needs a value)\n%s", a, serve_usage);
         i++;
         if (strcmp(a, "-w") == 0) o.warehouse = v;

@@ -84,11 +84,24 @@ static bool is_null(const tn_vector *v, uint32_t i) {
     return v->type.id == TN_TYPE_NULL || !tn_vector_is_valid(v, i);
 }
 
+/* A cell's text as DuckDB's shell prints it: tn_value_format (the ::VARCHAR spelling), except
+ * that a NaN prints as "nan" whatever its sign bit ("-nan" is only CAST's spelling). */
+static int format_cell(tn_buf *cell, const tn_vector *v, uint32_t i) {
+    int f = tn_value_format(cell, v, i);
+    if (f >= 0 && (v->type.id == TN_TYPE_DOUBLE || v->type.id == TN_TYPE_FLOAT) && cell->len == 4 &&
+        memcmp(cell->data, "-nan", 4) == 0) {
+        memmove(cell->data, cell->data + 1, 3);
+        cell->len = 3;
+        cell->data[3] = 0;
+    }
+    return f;
+}
+
 /* The text of a value (NULL: nullv). */
 static int cell_text(tn_buf *b, const tn_vector *v, uint32_t i, const char *nullv) {
     tn_buf_clear(b);
     if (is_null(v, i)) return tn_buf_append(b, nullv, strlen(nullv));
-    int rc = tn_value_format(b, v, i);
+    int rc = format_cell(b, v, i);
     return rc < 0 ? rc : 0;
 }
 
@@ -146,11 +159,13 @@ static int render_delimited(shell *sh, tn_sql_result *r, char sep, bool csv, con
 static int json_value(tn_buf *b, tn_buf *cell, const tn_vector *v, uint32_t i) {
     if (is_null(v, i)) return tn_buf_printf(b, "null");
     tn_buf_clear(cell);
-    int f = tn_value_format(cell, v, i);
+    int f = format_cell(cell, v, i);
     if (f < 0) return f;
     const char *s = cell->data ? (const char *)cell->data : "";
+    /* JSON has no NaN or infinity: those print as the strings "nan", "inf", "-inf" */
     bool bare = v->type.id == TN_TYPE_BOOLEAN ||
-                (tn_type_is_numeric(v->type) && strcmp(s, "nan") && strcmp(s, "inf") && strcmp(s, "-inf"));
+                (tn_type_is_numeric(v->type) && !(cell->len == 3 && (!memcmp(s, "nan", 3) || !memcmp(s, "inf", 3))) &&
+                 !(cell->len == 4 && !memcmp(s, "-inf", 4)));
     return bare ? tn_buf_append(b, s, cell->len) : tn_json_append_string(b, s, cell->len);
 }
 

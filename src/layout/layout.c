@@ -146,6 +146,7 @@ int tn_layout_writer_open(tn_layout_writer **out, tn_table *t, const tn_layout_w
     *out = NULL;
     int rc = resolve(t, &impl);
     if (rc) return rc;
+    tn_layout_spill_cleanup(tn_table_path(t));   /* what killed writers left */
     rc = impl->writer_open(out, t, opts ? opts : &defaults);
     if (!rc) (*out)->impl = impl;
     return rc;
@@ -162,6 +163,10 @@ void tn_layout_writer_abort(tn_layout_writer *w) {
 }
 
 uint64_t tn_layout_writer_num_files(const tn_layout_writer *w) { return w->impl->writer_num_files(w); }
+
+uint64_t tn_layout_writer_spilled_bytes(const tn_layout_writer *w) {
+    return w->impl == &tn_layout_plain ? tn_layout_plain_spilled_bytes(w) : 0;
+}
 
 int tn_layout_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layout_scan_options *opts) {
     tn_layout_scan_options defaults = TN_LAYOUT_SCAN_OPTIONS_INIT;

@@ -76,8 +76,11 @@ typedef struct tn_layout_write_options {
     uint64_t target_file_bytes;        /* 0: table property 'target_file_size' / delta.targetFileSize, else 128 MiB */
     tn_parquet_codec codec;            /* default ZSTD ('delta.parquet.compression.codec' honoured) */
     uint64_t row_group_rows;           /* 0 = 122,880 rows (a scan morsel each) */
-    uint32_t max_open_files;           /* files written at once (0 = 64) */
-    uint64_t memory_limit;             /* bytes the writer may buffer (0 = 1 GiB); past it, spill */
+    uint32_t max_open_files;           /* files open at once (0 = 64; fewer if memory_limit is small) */
+    /* bytes the write may hold (0 = 1 GiB): plain gives a quarter (at most 256 MiB) to the row
+     * groups of its open files, which bounds how many are open, and half to the rows of the
+     * partitions beyond them, spilled past it to a temporary file in <table>/_tarn_tmp/ */
+    uint64_t memory_limit;
     const char *operation;             /* commitInfo operation; NULL = "WRITE" */
     const tn_delta_kv *operation_parameters;   /* extra commitInfo.operationParameters */
     uint32_t noperation_parameters;
@@ -114,6 +117,9 @@ int tn_layout_writer_commit(tn_layout_writer *w, tn_table_commit_result *result)
 void tn_layout_writer_abort(tn_layout_writer *w);
 /* Data files written so far (for tests and progress). */
 uint64_t tn_layout_writer_num_files(const tn_layout_writer *w);
+/* Bytes of buffered rows spilled to the writer's temporary file so far (0 when everything fit
+ * in memory_limit, or the layout never spills). */
+uint64_t tn_layout_writer_spilled_bytes(const tn_layout_writer *w);
 
 /* ---------------------------------------------------------------------------------------------
  * Rewrites (rewrite.c): UPDATE and MERGE, as one commit. The caller decides, chunk by chunk of

@@ -34,6 +34,9 @@ struct tn_layout_impl {
 /* The implementations (one per folder). */
 extern const tn_layout_impl tn_layout_plain;
 extern const tn_layout_impl tn_layout_bucket;     /* layout/bucket/ */
+/* Bytes a plain writer spilled so far (tn_layout_writer_spilled_bytes; the layouts that spill
+ * are few, so this is not a vtable entry every implementation must fill). */
+uint64_t tn_layout_plain_spilled_bytes(const tn_layout_writer *w);
 extern const tn_layout_impl tn_layout_otree;
 
 /* ---------------------------------------------------------------------------------------------
@@ -95,5 +98,33 @@ int64_t tn_layout_router_find_key(tn_layout_router *r, const char *key);
 bool tn_layout_router_spec_matches(const tn_layout_router *r, const tn_delta_file *f);
 /* The static spec keyed by physical name, for a transaction's read set. */
 const tn_delta_kv *tn_layout_router_spec(const tn_layout_router *r, uint32_t *n);
+
+/* ---------------------------------------------------------------------------------------------
+ * Partition buffers (spill.c): rows of partitions a writer has no open file for, kept in memory
+ * within a budget of bytes and spilled past it to a temporary file in <table>/_tarn_tmp/ (no
+ * name on disk: it disappears with the writer or its process), then replayed partition by
+ * partition in input order. Only the data (non-partition) columns are kept.
+ */
+typedef struct tn_layout_spill tn_layout_spill;
+/* Replayed rows: chunks of ALL logical columns (partition columns empty, count 0), at most
+ * TN_VECTOR_SIZE rows; borrowed for the call. */
+typedef int (*tn_layout_spill_fn)(void *ctx, const tn_chunk *chunk);
+int tn_layout_spill_open(tn_layout_spill **out, const tn_table *t, uint64_t budget);
+/* Closes the temporary file (the kernel frees it) and frees s. NULL is fine. */
+void tn_layout_spill_close(tn_layout_spill *s);
+/* Buffers rows sel[0..n) (sel NULL = 0..n-1) of chunk for partition part; spills the largest
+ * buffers to disk when the memory held passes the budget. */
+int tn_layout_spill_append(tn_layout_spill *s, uint32_t part, const tn_chunk *chunk, const uint32_t *sel, uint32_t n);
+/* Whether part has rows buffered. */
+bool tn_layout_spill_has(const tn_layout_spill *s, uint32_t part);
+/* Hands part's rows to fn in the order they were appended, then forgets them (memory freed). */
+int tn_layout_spill_replay(tn_layout_spill *s, uint32_t part, tn_layout_spill_fn fn, void *ctx);
+/* Bytes written to the spill file so far; bytes of memory buffers held now. */
+uint64_t tn_layout_spill_bytes_spilled(const tn_layout_spill *s);
+uint64_t tn_layout_spill_bytes_buffered(const tn_layout_spill *s);
+/* Removes what killed writers of the table at table_path left in <table>/_tarn_tmp/ (named
+ * spill files of processes that no longer exist) and the directory when empty. Never follows
+ * symlinks; errors are ignored (a read-only table simply keeps them). */
+void tn_layout_spill_cleanup(const char *table_path);
 
 #endif

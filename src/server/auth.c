@@ -29,9 +29,17 @@ static int hmac(const uint8_t *key, size_t klen, const void *msg, size_t n, uint
 }
 
 int tn_pg_scram_init(tn_pg_scram *s, const char *password) {
+    uint8_t salt[16];
+    if (RAND_bytes(salt, sizeof salt) != 1) return tn_error_set(TN_EINTERNAL, "no random bytes for a SCRAM salt");
+    return tn_pg_scram_init_salt(s, password, salt, sizeof salt, SCRAM_ITERATIONS);
+}
+
+int tn_pg_scram_init_salt(tn_pg_scram *s, const char *password, const uint8_t *salt, size_t salt_len,
+                          uint32_t iterations) {
     memset(s, 0, sizeof *s);
-    s->iterations = SCRAM_ITERATIONS;
-    if (RAND_bytes(s->salt, sizeof s->salt) != 1) return tn_error_set(TN_EINTERNAL, "no random bytes for a SCRAM salt");
+    if (salt_len != sizeof s->salt) return tn_error_set(TN_EINVAL, "SCRAM salt of %zu bytes", salt_len);
+    memcpy(s->salt, salt, salt_len);
+    s->iterations = iterations;
     uint8_t salted[32], client_key[32];
     if (PKCS5_PBKDF2_HMAC(password, (int)strlen(password), s->salt, sizeof s->salt, (int)s->iterations, EVP_sha256(),
                           32, salted) != 1)
@@ -56,6 +64,14 @@ static bool printable(const char *p, size_t n) {
 }
 
 int tn_pg_scram_first(tn_pg_scram *s, const uint8_t *msg, int32_t len, tn_buf *out) {
+    uint8_t raw[18];
+    char snonce[32];
+    if (RAND_bytes(raw, sizeof raw) != 1) return tn_error_set(TN_EINTERNAL, "no random bytes for a SCRAM nonce");
+    EVP_EncodeBlock((unsigned char *)snonce, raw, sizeof raw);
+    return tn_pg_scram_first_nonce(s, msg, len, snonce, out);
+}
+
+int tn_pg_scram_first_nonce(tn_pg_scram *s, const uint8_t *msg, int32_t len, const char *snonce, tn_buf *out) {
     if (!msg || len <= 0 || len >= (int32_t)sizeof s->client_first_bare) return malformed("empty or too long client-first-message");
     char m[sizeof s->client_first_bare];
     memcpy(m, msg, (size_t)len);
@@ -73,10 +89,7 @@ int tn_pg_scram_first(tn_pg_scram *s, const uint8_t *msg, int32_t len, tn_buf *o
     size_t rn = strcspn(r, ",");
     if (!printable(r, rn) || rn > 64) return malformed("invalid client nonce");
     strcpy(s->client_first_bare, bare);
-    uint8_t raw[18];
-    if (RAND_bytes(raw, sizeof raw) != 1) return tn_error_set(TN_EINTERNAL, "no random bytes for a SCRAM nonce");
-    char snonce[32], salt64[32];
-    EVP_EncodeBlock((unsigned char *)snonce, raw, sizeof raw);
+    char salt64[32];
     EVP_EncodeBlock((unsigned char *)salt64, s->salt, sizeof s->salt);
     snprintf(s->nonce, sizeof s->nonce, "%.*s%s", (int)rn, r, snonce);
     snprintf(s->server_first, sizeof s->server_first, "r=%s,s=%s,i=%u", s->nonce, salt64, s->iterations);

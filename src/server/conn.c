@@ -276,8 +276,10 @@ void tn_pg_conn_tag(const tn_sql_stmt *st, tn_sql_result *r, int64_t rows, char 
         return;
     case TN_SQL_S_DELETE:
     case TN_SQL_S_UPDATE:
+    case TN_SQL_S_MERGE:
         n = r ? status_count(r) : -1;
-        snprintf(tag, cap, "%s %lld", st->kind == TN_SQL_S_DELETE ? "DELETE" : "UPDATE", (long long)(n < 0 ? 0 : n));
+        snprintf(tag, cap, "%s %lld", st->kind == TN_SQL_S_DELETE ? "DELETE" : st->kind == TN_SQL_S_UPDATE ? "UPDATE" : "MERGE",
+                 (long long)(n < 0 ? 0 : n));
         return;
     case TN_SQL_S_COPY:
         n = r ? status_count(r) : -1;
@@ -458,7 +460,7 @@ int tn_pg_conn_command(tn_pg_conn *c, const tn_pg_cmd *cmd, bool describe_rows, 
         return 0;
     }
     case TN_PG_CMD_UNSUPPORTED:
-        return tn_error_set(TN_EUNSUPPORTED, "%s is not supported by tarn's server", cmd->name);
+        return tn_error_set(TN_EUNSUPPORTED, "%s is not supported yet by tarn's server", cmd->name);
     case TN_PG_CMD_BAD:
         return tn_error_set(TN_ESYNTAX, "syntax error in SET %s: expected a value ('text', a word or a number)", cmd->name);
     default:
@@ -706,12 +708,16 @@ static int apply_options(tn_pg_conn *c, const char *opts) {
 }
 
 static int startup_parameters(tn_pg_conn *c, const tn_pg_startup *st, tn_buf *unknown_protocol_opts, int *nunknown) {
+    c->user[0] = 0;
     for (uint32_t i = 0; i < st->npairs; i++) {
         const char *n = st->names[i], *v = st->values[i];
         if (strcmp(n, "user") == 0) snprintf(c->user, sizeof c->user, "%s", v);
         else if (strcmp(n, "database") == 0) snprintf(c->database, sizeof c->database, "%s", v);
     }
-    if (!c->user[0]) return tn_error_set(TN_PG_ENOUSER, "no PostgreSQL user name specified in startup packet");
+    if (!c->user[0]) {
+        snprintf(c->user, sizeof c->user, "-");
+        return tn_error_set(TN_PG_ENOUSER, "no PostgreSQL user name specified in startup packet");
+    }
     if (!c->database[0]) snprintf(c->database, sizeof c->database, "%s", c->user);
     int rc = tn_pg_settings_init(&c->settings, c->user, tn_pg_server_opts(c->srv)->read_only,
                                  tn_pg_server_opts(c->srv)->max_connections,
@@ -792,6 +798,7 @@ void tn_pg_conn_run(tn_pg_server *srv, int fd, const char *peer) {
     }
     if ((rc = authenticate(c))) goto done;
     rc = tn_sql_session_open(&c->session, tn_pg_server_opts(srv)->warehouse, tn_pg_server_opts(srv)->threads);
+    if (!rc) tn_sql_session_deny_files(c->session, !tn_pg_server_opts(srv)->allow_file_access);
     if (!rc) rc = tn_pg_server_attach(srv, c->session, &c->backend);
     if (rc) {
         tn_pg_conn_error(c, "FATAL", rc == TN_ELIMIT ? "53300" : "58000", "%s", tn_error_message());

@@ -179,8 +179,13 @@ typedef struct tn_pg_scram {
 
 /* Derives the keys of password (with a fresh salt) into s. */
 int tn_pg_scram_init(tn_pg_scram *s, const char *password);
+/* The same with a given salt and iteration count (tests use RFC 7677's vector). */
+int tn_pg_scram_init_salt(tn_pg_scram *s, const char *password, const uint8_t *salt, size_t salt_len,
+                          uint32_t iterations);
 /* client-first-message → server-first-message (into out). TN_EINVAL when malformed. */
 int tn_pg_scram_first(tn_pg_scram *s, const uint8_t *msg, int32_t len, tn_buf *out);
+/* The same with a given server nonce (printable, no ','). */
+int tn_pg_scram_first_nonce(tn_pg_scram *s, const uint8_t *msg, int32_t len, const char *snonce, tn_buf *out);
 /* client-final-message → server-final-message ("v=..."). TN_EINVAL malformed, TN_EEXISTS
  * (used as "wrong proof") when the password does not match. */
 int tn_pg_scram_final(tn_pg_scram *s, const uint8_t *msg, int32_t len, tn_buf *out);

@@ -22,6 +22,7 @@ typedef struct tn_server_options {
     int statement_timeout_ms;    /* default statement_timeout; 0: none */
     int threads;                 /* worker threads per session; 0: tarn's default */
     bool read_only;              /* refuse statements that write */
+    bool allow_file_access;      /* SQL may name files by path (read_parquet('/...'), COPY 'file') */
     bool log_queries;            /* log every statement on stderr */
     const char *ready_file;      /* when set, "PORT\n" is written there once listening */
 } tn_server_options;

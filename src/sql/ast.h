@@ -430,6 +430,7 @@ typedef enum tn_sql_stmt_kind {
     TN_SQL_S_INSERT,           /* INSERT INTO / INSERT OVERWRITE / UPSERT INTO */
     TN_SQL_S_DELETE,
     TN_SQL_S_UPDATE,
+    TN_SQL_S_MERGE,            /* MERGE INTO target USING source ON cond WHEN ... */
     TN_SQL_S_ALTER_TABLE,
     TN_SQL_S_OPTIMIZE,
     TN_SQL_S_DESCRIBE,
@@ -468,6 +469,31 @@ typedef struct tn_sql_partition_value {
     tn_sql_ident column;
     tn_sql_expr *value;            /* NULL for a dynamic partition: PARTITION (dt) */
 } tn_sql_partition_value;
+
+/* One WHEN clause of MERGE INTO (Delta's grammar). */
+typedef enum tn_sql_merge_when {
+    TN_SQL_MERGE_MATCHED,
+    TN_SQL_MERGE_NOT_MATCHED,              /* [BY TARGET]: a source row without a target row */
+    TN_SQL_MERGE_NOT_MATCHED_BY_SOURCE,    /* a target row without a source row */
+} tn_sql_merge_when;
+
+typedef enum tn_sql_merge_action {
+    TN_SQL_MERGE_UPDATE,
+    TN_SQL_MERGE_DELETE,
+    TN_SQL_MERGE_INSERT,
+} tn_sql_merge_action;
+
+typedef struct tn_sql_merge_clause {
+    tn_sql_merge_when when;
+    tn_sql_merge_action action;
+    tn_sql_expr *cond;                     /* AND cond, or NULL */
+    bool star;                             /* UPDATE SET * / INSERT * */
+    tn_sql_ident *columns;                 /* UPDATE SET col = value; INSERT (cols): may be 0 */
+    int n_columns;
+    tn_sql_expr **values;                  /* UPDATE: n_columns values; INSERT VALUES (...) */
+    int n_values;
+    tn_sql_pos pos;
+} tn_sql_merge_clause;
 
 struct tn_sql_stmt {
     tn_sql_stmt_kind kind;
@@ -536,6 +562,14 @@ struct tn_sql_stmt {
             int n_sets;
             tn_sql_expr *where;
         } update;
+        struct {
+            tn_sql_qname table;
+            tn_sql_ident alias;
+            tn_sql_tableref *source;
+            tn_sql_expr *on;
+            tn_sql_merge_clause *clauses;
+            int n_clauses;
+        } merge;
         struct {
             tn_sql_qname table;
             tn_sql_alter_kind action;

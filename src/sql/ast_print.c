@@ -707,6 +707,41 @@ static void stmt(printer *pr, const tn_sql_stmt *s) {
         put(pr, ")");
         tagged_expr(pr, "where", s->u.update.where);
         break;
+    case TN_SQL_S_MERGE: {
+        static const char *const when[] = {"matched", "not-matched", "not-matched-by-source"};
+        static const char *const action[] = {"update", "delete", "insert"};
+        put(pr, "(merge ");
+        put_qname(pr, &s->u.merge.table);
+        if (s->u.merge.alias.name) {
+            put(pr, " (as ");
+            put_ident(pr, &s->u.merge.alias);
+            put(pr, ")");
+        }
+        put(pr, " (using ");
+        tableref(pr, s->u.merge.source);
+        put(pr, ")");
+        tagged_expr(pr, "on", s->u.merge.on);
+        for (int k = 0; k < s->u.merge.n_clauses; k++) {
+            const tn_sql_merge_clause *c = &s->u.merge.clauses[k];
+            put(pr, " (");
+            put(pr, when[c->when]);
+            put(pr, " ");
+            put(pr, action[c->action]);
+            if (c->star) put(pr, " *");
+            for (int i = 0; i < c->n_columns; i++) {
+                put(pr, " ");
+                put_ident(pr, &c->columns[i]);
+            }
+            for (int i = 0; i < c->n_values; i++) {
+                put(pr, " ");
+                expr(pr, c->values[i]);
+            }
+            tagged_expr(pr, "and", c->cond);
+            put(pr, ")");
+        }
+        put(pr, ")");
+        break;
+    }
     case TN_SQL_S_ALTER_TABLE:
         put(pr, "(alter-table ");
         put_qname(pr, &s->u.alter.table);

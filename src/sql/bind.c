@@ -316,6 +316,10 @@ static int bind_table_function(tn_binder *b, tn_sql_tableref *t, tn_plan **out) 
     tn_sql_expr *f = t->u.function;
     const char *name = f->u.func.name.parts[f->u.func.name.n - 1].name;
     tn_scan_format fmt;
+    if (b->session->files_denied && strcmp(name, "table_changes") != 0)
+        return tn_bind_error_code(b, TN_EUNSUPPORTED, f->pos,
+                                  "%s reads files by path, which this session does not allow (tarn serve --allow-file-access)",
+                                  name);
     if (strcmp(name, "read_parquet") == 0 || strcmp(name, "parquet_scan") == 0) fmt = TN_SCAN_PARQUET;
     else if (strcmp(name, "read_csv") == 0 || strcmp(name, "read_csv_auto") == 0) fmt = TN_SCAN_CSV;
     else if (strcmp(name, "read_json") == 0 || strcmp(name, "read_ndjson") == 0 ||
@@ -704,6 +708,7 @@ static const char *stmt_name(const tn_sql_stmt *s) {
         return s->u.insert.upsert ? "UPSERT" : s->u.insert.overwrite ? "INSERT OVERWRITE" : "INSERT";
     case TN_SQL_S_DELETE: return "DELETE";
     case TN_SQL_S_UPDATE: return "UPDATE";
+    case TN_SQL_S_MERGE: return "MERGE";
     case TN_SQL_S_ALTER_TABLE: return "ALTER TABLE";
     case TN_SQL_S_OPTIMIZE: return "OPTIMIZE";
     case TN_SQL_S_DESCRIBE: return s->u.describe.history ? "DESCRIBE HISTORY" : "DESCRIBE";

@@ -23,6 +23,7 @@ struct tn_sql_session {
     struct tn_sql_result *streaming; /* session.c: the result still streaming, or NULL */
     int interrupted;               /* tn_sql_session_interrupt (atomic); cleared per statement */
     struct tn_temp_view *temp_views; /* temp_views.c: this session's temporary views */
+    bool files_denied;             /* tn_sql_session_deny_files: no file paths in SQL */
 };
 
 /* A FROM item visible by name. Columns are scope columns [offset, offset + ncols). */

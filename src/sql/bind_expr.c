@@ -788,6 +788,18 @@ static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
                     rc = tn_expr_cast(&ag.sep, ag.sep, want_t, false);
                 if (!rc) rc = tn_bind_fold(b, &ag.sep);
                 if (rc) { tn_expr_free(ag.arg); tn_expr_free(ag.sep); return rc; }
+                if (ag.sep->kind == TN_EXPR_CONSTANT && ag.sep->u.value.is_null) {
+                    /* DuckDB: a NULL separator makes the result NULL (as string_agg of NULLs) */
+                    tn_value nv;
+                    memset(&nv, 0, sizeof nv);
+                    nv.type = want_t;
+                    nv.is_null = true;
+                    tn_expr_free(ag.arg);
+                    tn_expr_free(ag.sep);
+                    ag.arg = ag.sep = NULL;
+                    if ((rc = tn_expr_constant(&ag.arg, &nv))) return rc;
+                    t = want_t;
+                }
             }
             break;
         default: break;

@@ -95,6 +95,7 @@ typedef struct fmt_prog {
     uint8_t needs;      /* NEED_* (set by finish_prog) */
     uint8_t fast;       /* fast_kind */
     char sep[3];        /* FAST_*: separators between the fields ('-', '-', ' ' / 'T') */
+    uint8_t strf;       /* strftime/strptime dialect (DuckDB): default year 1900, %z applied */
 } fmt_prog;
 
 /* Output bytes of one run_format are bounded: 128 tokens of at most 21 bytes (a signed 64-bit
@@ -317,6 +318,7 @@ static int compile_strftime_full(fmt_prog *p, const char *s, size_t n) {
     }
     int rc = compile_strftime(p, buf, k);
     if (!rc) finish_prog(p);
+    p->strf = 1;
     return rc;
 }
 
@@ -479,7 +481,9 @@ static int read_name(const char *s, size_t n, size_t *i, const char *const *name
 }
 
 static int run_parse(const fmt_prog *p, const char *s, size_t n, int64_t *out) {
-    int64_t year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0, micros = 0, doy = -1, v;
+    /* DuckDB's strptime defaults to 1900-01-01 (C's struct tm); Java patterns to 1970-01-01 */
+    int64_t year = p->strf ? 1900 : 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0, micros = 0, doy = -1, v;
+    int64_t wday = -1, week_sun = -1, week_mon = -1, isoweek = -1, isoyear = -1, tz_us = 0;
     int pm = -1;
     bool h12 = false;
     size_t i = 0;
@@ -522,7 +526,7 @@ static int run_parse(const fmt_prog *p, const char *s, size_t n, int64_t *out) {
             if (read_num(s, n, &i, 2, &day)) return -1;
             break;
         case TK_DOY:
-            if (read_num(s, n, &i, 3, &doy)) return -1;
+            if (read_num(s, n, &i, 3, &doy) || doy < 1 || doy > 366) return -1;
             break;
         case TK_HOUR24:
         case TK_HOUR24_1:
@@ -562,19 +566,55 @@ static int run_parse(const fmt_prog *p, const char *s, size_t n, int64_t *out) {
             i += 2;
             break;
         case TK_WDAY_ABBR:
-        case TK_WDAY_FULL:
-            if (read_name(s, n, &i, g_day_full, 7, 0) < 0 && read_name(s, n, &i, g_day_abbr, 7, 3) < 0) return -1;
+        case TK_WDAY_FULL: {
+            int w = read_name(s, n, &i, g_day_full, 7, 0);
+            if (w < 0) w = read_name(s, n, &i, g_day_abbr, 7, 3);
+            if (w < 0) return -1;           /* DuckDB: read, neither checked nor used for %U/%W/%V */
             break;
-        case TK_WDAY_SUN0:
-        case TK_WDAY_MON1:
-        case TK_ISOWEEK:
-        case TK_WEEK_SUN:
-        case TK_WEEK_MON:
-        case TK_ISOYEAR:
+        }
+        case TK_WDAY_SUN0:                  /* %w: 0 = Sunday .. 6 */
+            if (read_num(s, n, &i, 1, &v) || v > 6) return -1;
+            wday = v;
+            break;
+        case TK_WDAY_MON1:                  /* %u: 1 = Monday .. 7 = Sunday */
+            if (read_num(s, n, &i, 1, &v) || v < 1 || v > 7) return -1;
+            wday = v % 7;
+            break;
+        case TK_WEEK_SUN:                   /* %U: weeks from the year's first Sunday (00..53) */
+            if (read_num(s, n, &i, 2, &week_sun) || week_sun > 53) return -1;
+            break;
+        case TK_WEEK_MON:                   /* %W: from the first Monday */
+            if (read_num(s, n, &i, 2, &week_mon) || week_mon > 53) return -1;
+            break;
+        case TK_ISOWEEK:                    /* %V: ISO 8601 week (01..53) */
+            if (read_num(s, n, &i, 2, &isoweek) || isoweek < 1 || isoweek > 53) return -1;
+            break;
+        case TK_ISOYEAR:                    /* %G: the ISO week's year */
+            if (read_num(s, n, &i, adjacent ? 4 : 9, &isoyear)) return -1;
+            break;
         case TK_QUARTER:
             if (read_num(s, n, &i, 4, &v)) return -1;
             break;
         case TK_TZ_OFFSET:
+            if (p->strf) {                  /* %z: Z, UTC, +HH, +HHMM, +HH:MM; the instant in UTC */
+                if (i < n && (s[i] == 'Z' || s[i] == 'z')) {
+                    i++;
+                } else if (i + 3 <= n && tn_str_iequal_n(s + i, 3, "UTC")) {
+                    i += 3;
+                } else {
+                    if (i >= n || (s[i] != '+' && s[i] != '-')) return -1;
+                    int sign = s[i++] == '-' ? -1 : 1;
+                    int64_t hh = 0, mm = 0;
+                    if (i + 2 > n || read_num(s, n, &i, 2, &hh) || hh > 23) return -1;
+                    if (i < n && s[i] == ':') i++;
+                    if (i + 2 <= n && s[i] >= '0' && s[i] <= '9') {
+                        if (read_num(s, n, &i, 2, &mm) || mm > 59) return -1;
+                    }
+                    tz_us = sign * (hh * 3600 + mm * 60) * (int64_t)1000000;
+                }
+                break;
+            }
+            __attribute__((fallthrough));   /* Java patterns: the zone is consumed as before */
         case TK_TZ_HHMM:
         case TK_TZ_Z:
         case TK_TZ_NAME:
@@ -600,7 +640,20 @@ static int run_parse(const fmt_prog *p, const char *s, size_t n, int64_t *out) {
     }
     if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return -1;
     int64_t days;
-    if (doy > 0) {
+    if (year < -290000 || year > 294000 || (isoyear >= 0 && isoyear > 294000)) return -1;  /* beyond TIMESTAMP */
+    if (isoweek > 0) {                      /* %G %V [%u]: Monday of ISO week 1 holds January 4 */
+        int64_t jan4 = tn_days_from_civil(isoyear >= 0 ? isoyear : year, 1, 4);
+        int64_t mon0 = (((jan4 % 7) + 7) % 7 + 3) % 7;     /* days since Monday (1970-01-01: Thursday) */
+        days = jan4 - mon0 + (isoweek - 1) * 7 + (wday >= 0 ? (wday + 6) % 7 : 0);
+    } else if (week_sun >= 0 || week_mon >= 0) {   /* %U / %W [%w %u %a]: as C's strptime */
+        int64_t jan1 = tn_days_from_civil(year, 1, 1);
+        int64_t dow = (((jan1 % 7) + 7) % 7 + 4) % 7;      /* 0 = Sunday */
+        bool sun = week_sun >= 0;
+        int64_t first_dow = sun ? dow : (dow + 6) % 7;       /* Jan 1 counted from the week's start */
+        int64_t x0 = wday < 0 ? 0 : sun ? wday : (wday + 6) % 7;
+        int64_t first = (7 - first_dow) % 7;                 /* offset of week 1's first day */
+        days = jan1 + first + ((sun ? week_sun : week_mon) - 1) * 7 + x0;
+    } else if (doy > 0) {
         days = tn_days_from_civil(year, 1, 1) + doy - 1;
     } else {
         days = tn_days_from_civil(year, (unsigned)month, (unsigned)day);
@@ -609,7 +662,7 @@ static int run_parse(const fmt_prog *p, const char *s, size_t n, int64_t *out) {
         tn_civil_from_days(days, &y2, &m2, &d2);
         if (m2 != month || d2 != day) return -1; /* 2022-02-30 */
     }
-    *out = days * US_PER_DAY + ((hour * 60 + minute) * 60 + second) * 1000000 + micros;
+    *out = days * US_PER_DAY + ((hour * 60 + minute) * 60 + second) * 1000000 + micros - tz_us;
     return 0;
 }
 
@@ -637,6 +690,14 @@ static int bind_pattern(const tn_value *const *consts, uint32_t idx, bool java, 
 }
 static int bind_java1(tn_func_binding *b, const tn_value *const *c, void **bd) { return bind_pattern(c, 1, true, bd); }
 static int bind_strf1(tn_func_binding *b, const tn_value *const *c, void **bd) { return bind_pattern(c, 1, false, bd); }
+/* strptime / try_strptime: a constant pattern with %z gives TIMESTAMPTZ (the instant, in UTC). */
+static int bind_strptime(tn_func_binding *b, const tn_value *const *c, void **bd) {
+    int rc = bind_pattern(c, 1, false, bd);
+    const fmt_bind *f = *bd;
+    for (uint32_t k = 0; !rc && f && k < f->prog.ntok; k++)
+        if (f->prog.tok[k].kind == TK_TZ_OFFSET) b->ret = tn_type_make(TN_TYPE_TIMESTAMP_TZ);
+    return rc;
+}
 
 /* The program for row i: the bound one, or compiled from the row's pattern (cached). */
 typedef struct prog_cache {
@@ -1156,8 +1217,8 @@ const tn_func_def tn_funcs_datetime[] = {
     {"date_format", {TZ, V, N}, V, 0, f_date_format, bind_java1, free_fmt},
     {"strftime", {TS, V, N}, V, 0, f_strftime, bind_strf1, free_fmt},
     {"strftime", {TZ, V, N}, V, 0, f_strftime, bind_strf1, free_fmt},
-    {"strptime", {V, V, N}, TS, 0, f_strptime, bind_strf1, free_fmt},
-    {"try_strptime", {V, V, N}, TS, 0, f_try_strptime, bind_strf1, free_fmt},
+    {"strptime", {V, V, N}, TS, 0, f_strptime, bind_strptime, free_fmt},
+    {"try_strptime", {V, V, N}, TS, 0, f_try_strptime, bind_strptime, free_fmt},
     {"from_unixtime", {B, N}, V, 0, f_from_unixtime, NULL, NULL},
     {"from_unixtime", {B, V, N}, V, 0, f_from_unixtime, bind_java1, free_fmt},
     {"to_date", {V, N}, DT, 0, f_to_date_str, NULL, NULL},

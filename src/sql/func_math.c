@@ -288,6 +288,17 @@ static int f_pow(FN_ARGS) {
     return 0;
 }
 
+/* DuckDB's fmod: x - y * floor(x / y), the sign of the divisor (fmod(10, -3) = -2); the "%"
+ * operator keeps C's truncated remainder. */
+static int f_fmod(FN_ARGS) {
+    double *r = out->data;
+    for (uint32_t i = 0; i < n; i++) {
+        double x = ARGD(0, i), y = ARGD(1, i), v = x - y * floor(x / y);
+        r[i] = v == 0 ? 0.0 : v;         /* fmod(6, -3) is 0.0, not -0.0 */
+    }
+    return 0;
+}
+
 static int f_pi(FN_ARGS) {
     ((double *)out->data)[0] = M_PI;
     for (uint32_t i = 1; i < n; i++) ((double *)out->data)[i] = M_PI;
@@ -406,6 +417,7 @@ const tn_func_def tn_funcs_math[] = {
     {"log", {D, D, N}, D, 0, f_log_base, NULL, NULL},
     {"log2", {D, N}, D, 0, f_log2, NULL, NULL},
     {"pow", {D, D, N}, D, 0, f_pow, NULL, NULL},
+    {"fmod", {D, D, N}, D, 0, f_fmod, NULL, NULL},
     {"pi", {N}, D, 0, f_pi, NULL, NULL},
     {"isnan", {D, N}, T_(BOOLEAN), 0, f_isnan, NULL, NULL},
     {"isinf", {D, N}, T_(BOOLEAN), 0, f_isinf, NULL, NULL},

@@ -2,11 +2,10 @@
  * sql/func_string.c: string functions (UTF-8 aware, DuckDB semantics): length, lower/upper,
  * substr, left/right, concat/concat_ws/||, trim family, replace, split_part, starts_with,
  * ends_with, contains, instr, lpad/rpad, reverse, repeat, LIKE/ILIKE (with ESCAPE) and
- * regexp_matches over POSIX regex (compiled once when the pattern is a constant).
+ * regexp_matches over RE2 (base/regex.cc; compiled once when the pattern is a constant).
  */
 #include "sql/functions.h"
 
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,7 +210,7 @@ static int left_right(FN_ARGS, bool left) {
             b = k >= 0 ? (k < size ? k : size) : (size + k > 0 ? size + k : 0);
         } else {
             b = size;
-            a = k >= 0 ? (k < size ? size - k : 0) : (-k < size ? -k : size);
+            a = k >= 0 ? (k < size ? size - k : 0) : (k > -size ? -k : size);   /* no -INT64_MIN */
         }
         uint32_t bs = utf8_offset(s.ptr, s.len, a), be = utf8_offset(s.ptr, s.len, b);
         if ((rc = tn_vector_set_str(out, i, s.ptr + bs, be - bs))) break;
@@ -452,7 +451,7 @@ static int pad_fn(FN_ARGS, bool left) {
         tn_buf_clear(&b);
         if (want < 0) want = 0;
         if (want > 100000000) {
-            rc = tn_error_set(TN_ELIMIT, "%s: result of %lld characters is too long", left ? "lpad" : "rpad", (long long)want);
+            rc = tn_error_set(TN_ELIMIT, "result of %lld characters is too long (the limit is 100000000)", (long long)want);
             break;
         }
         if (have >= want) {
@@ -507,8 +506,10 @@ static int f_repeat(FN_ARGS) {
         tn_str s = STR(0, i);
         int64_t k = I64(1, i);
         tn_buf_clear(&b);
-        if (k > 0 && (uint64_t)k * s.len > 100000000) {
-            rc = tn_error_set(TN_ELIMIT, "repeat: result is too long");
+        uint64_t bytes = 0;      /* k * len, checked: a wrapped product must not pass the cap */
+        if (k > 0 && (__builtin_mul_overflow((uint64_t)k, (uint64_t)s.len, &bytes) || bytes > 100000000)) {
+            rc = tn_error_set(TN_ELIMIT, "result of %lld times %u bytes is too long (the limit is 100000000 bytes)",
+                              (long long)k, s.len);
             break;
         }
         for (int64_t j = 0; j < k && !rc; j++) rc = tn_buf_append(&b, s.ptr, s.len);
@@ -594,83 +595,50 @@ static int f_like_escape(FN_ARGS) { return like_fn(call, args, nargs, n, out, fa
 static int f_ilike_escape(FN_ARGS) { return like_fn(call, args, nargs, n, out, true, false, true); }
 
 /* ---------------------------------------------------------------------------------------------
- * regexp_matches(s, pattern): true when the pattern matches anywhere (RE2 "partial" match as in
- * DuckDB), over POSIX extended regex. RE2's \d \D (and inside brackets) are translated.
+ * regexp_matches(s, pattern[, options]): true when the pattern matches anywhere in s, with RE2
+ * (base/regex.cc) as DuckDB: linear-time matching, RE2 syntax, options c (case-sensitive), i
+ * (case-insensitive), l (literal), m/n/p (newline-sensitive: . does not match \n, the default),
+ * s (. matches \n). A constant pattern is compiled once at bind time.
  */
 typedef struct regex_data {
-    regex_t re;
+    tn_regex *re;
 } regex_data;
 
-static int translate_regex(tn_str p, tn_buf *out) {
-    bool in_br = false;
-    for (uint32_t i = 0; i < p.len; i++) {
-        char c = p.ptr[i];
-        int rc = 0;
-        if (c == '\\' && i + 1 < p.len) {
-            char d = p.ptr[i + 1];
-            const char *rep = NULL;
-            if (d == 'd') rep = in_br ? "0-9" : "[0-9]";
-            else if (d == 'D') rep = in_br ? NULL : "[^0-9]";
-            else if (d == 's' && in_br) rep = " \t\n\r\f\v";
-            else if (d == 'w' && in_br) rep = "A-Za-z0-9_";
-            if (rep) {
-                rc = tn_buf_append(out, rep, strlen(rep));
-                i++;
-            } else {
-                rc = tn_buf_append(out, p.ptr + i, 2);
-                i++;
-            }
-        } else {
-            if (c == '[' && !in_br) {
-                in_br = true;
-                rc = tn_buf_append_byte(out, (uint8_t)c);
-                if (i + 1 < p.len && p.ptr[i + 1] == '^') rc = tn_buf_append_byte(out, (uint8_t)p.ptr[++i]);
-                if (!rc && i + 1 < p.len && p.ptr[i + 1] == ']') rc = tn_buf_append_byte(out, (uint8_t)p.ptr[++i]);
-                if (rc) return rc;
-                continue;
-            }
-            if (c == ']' && in_br) in_br = false;
-            rc = tn_buf_append_byte(out, (uint8_t)c);
+/* DuckDB's option letters into TN_REGEX_* flags (the later letter wins). */
+static int regex_flags(const char *o, size_t n, int *flags) {
+    int f = 0;
+    for (size_t i = 0; i < n; i++) {
+        switch (o[i]) {
+        case 'c': f &= ~TN_REGEX_ICASE; break;
+        case 'i': f |= TN_REGEX_ICASE; break;
+        case 'l': f |= TN_REGEX_LITERAL; break;
+        case 'm': case 'n': case 'p': f &= ~TN_REGEX_DOT_NL; break;
+        case 's': f |= TN_REGEX_DOT_NL; break;
+        case 'g': return tn_error_set(TN_EINVAL, "Option 'g' (global replace) is only valid for regexp_replace");
+        default: return tn_error_set(TN_EINVAL, "Unrecognized Regex option %c", o[i]);
         }
-        if (rc) return rc;
     }
-    return tn_buf_append_byte(out, 0);
-}
-
-static int compile_regex(regex_t *re, tn_str p, bool icase) {
-    tn_buf t = TN_BUF_INIT;
-    int rc = translate_regex(p, &t);
-    if (rc) return rc;
-    int flags = REG_EXTENDED | REG_NOSUB | (icase ? REG_ICASE : 0);
-    int e = regcomp(re, (const char *)t.data, flags);
-    tn_buf_free(&t);
-    if (e) {
-        char msg[256];
-        regerror(e, re, msg, sizeof msg);
-        return tn_error_set(TN_EINVAL, "Invalid regular expression '%.*s': %s", (int)(p.len > 200 ? 200 : p.len),
-                            p.ptr, msg);
-    }
+    *flags = f;
     return 0;
 }
 
 static void free_regex(void *bd) {
     regex_data *r = bd;
-    regfree(&r->re);
+    if (!r) return;
+    tn_regex_free(r->re);
     tn_free(r);
-}
-
-static bool regex_icase(const tn_value *opt) {
-    if (!opt || opt->is_null || opt->type.id != TN_TYPE_VARCHAR) return false;
-    return memchr(opt->u.s.ptr, 'i', opt->u.s.len) != NULL;
 }
 
 static int bind_regex(tn_func_binding *b, const tn_value *const *consts, void **bd) {
     const tn_value *p = consts[1];
     if (!p || p->is_null || p->type.id != TN_TYPE_VARCHAR) return 0;
-    if (b->nargs > 2 && !consts[2]) return 0;
+    if (b->nargs > 2 && (!consts[2] || consts[2]->is_null || consts[2]->type.id != TN_TYPE_VARCHAR)) return 0;
+    int flags = 0;
+    int rc = b->nargs > 2 ? regex_flags(consts[2]->u.s.ptr, consts[2]->u.s.len, &flags) : 0;
+    if (rc) return rc;
     regex_data *r = tn_calloc(1, sizeof *r);
     if (!r) return TN_ENOMEM;
-    int rc = compile_regex(&r->re, p->u.s, b->nargs > 2 && regex_icase(consts[2]));
+    rc = tn_regex_compile(&r->re, p->u.s.ptr, p->u.s.len, flags);
     if (rc) {
         tn_free(r);
         return rc;
@@ -682,42 +650,36 @@ static int bind_regex(tn_func_binding *b, const tn_value *const *consts, void **
 static int f_regexp_matches(FN_ARGS) {
     uint8_t *r = out->data;
     regex_data *pre = call->bind_data;
-    regex_t local;
-    bool have_local = false;
-    tn_str last = {NULL, 0};
-    tn_buf z = TN_BUF_INIT;
+    tn_regex *local = NULL;
+    tn_str last = {NULL, 0}, last_opt = {NULL, 0};
     int rc = 0;
     for (uint32_t i = 0; i < n && !rc; i++) {
         if (!VALID(i)) {
             r[i] = 0;
             continue;
         }
-        const regex_t *re;
+        const tn_regex *re;
         if (pre) {
-            re = &pre->re;
+            re = pre->re;
         } else {
             tn_str p = STR(1, i);
-            if (!have_local || p.len != last.len || memcmp(p.ptr, last.ptr, p.len) != 0) {
-                if (have_local) regfree(&local);
-                have_local = false;
-                bool ic = false;
-                if (nargs > 2) {
-                    tn_str o = STR(2, i);
-                    ic = memchr(o.ptr, 'i', o.len) != NULL;
-                }
-                if ((rc = compile_regex(&local, p, ic))) break;
-                have_local = true;
+            tn_str o = nargs > 2 ? STR(2, i) : (tn_str){"", 0};
+            if (!local || p.len != last.len || memcmp(p.ptr, last.ptr, p.len) != 0 || o.len != last_opt.len ||
+                memcmp(o.ptr, last_opt.ptr, o.len) != 0) {
+                tn_regex_free(local);
+                local = NULL;
+                int flags = 0;
+                if ((rc = regex_flags(o.ptr, o.len, &flags)) || (rc = tn_regex_compile(&local, p.ptr, p.len, flags)))
+                    break;
                 last = p;
+                last_opt = o;
             }
-            re = &local;
+            re = local;
         }
         tn_str s = STR(0, i);
-        tn_buf_clear(&z);
-        if ((rc = tn_buf_append(&z, s.ptr, s.len)) || (rc = tn_buf_append_byte(&z, 0))) break;
-        r[i] = regexec(re, (const char *)z.data, 0, NULL, 0) == 0;
+        r[i] = tn_regex_search(re, s.ptr, s.len);
     }
-    if (have_local) regfree(&local);
-    tn_buf_free(&z);
+    tn_regex_free(local);
     return rc;
 }
 

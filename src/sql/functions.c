@@ -406,7 +406,7 @@ static const struct { const char *alias, *name; } g_aliases[] = {
     {"==", "="}, {"!=", "<>"}, {"add", "+"}, {"subtract", "-"}, {"multiply", "*"},
     {"divide", "/"}, {"substring", "substr"}, {"power", "pow"}, {"ucase", "upper"},
     {"lcase", "lower"}, {"char_length", "length"}, {"character_length", "length"},
-    {"len", "length"}, {"strlen", "length"}, {"ceiling", "ceil"}, {"date_part", "extract"},
+    {"len", "length"}, {"strlen", "octet_length"}, {"ceiling", "ceil"}, {"date_part", "extract"},
     {"datepart", "extract"}, {"dayofmonth", "day"}, {"dayofweek", "dow"}, {"dayofyear", "doy"},
     {"regexp_like", "regexp_matches"}, {"rlike", "regexp_matches"}, {"like", "~~"},
     {"ilike", "~~*"}, {"not_like", "!~~"}, {"not_ilike", "!~~*"}, {"prefix", "starts_with"},
@@ -414,7 +414,7 @@ static const struct { const char *alias, *name; } g_aliases[] = {
     {"strpos", "instr"}, {"position", "instr"}, {"localtimestamp", "now"},
     {"current_timestamp", "now"}, {"get_current_timestamp", "now"}, {"today", "current_date"},
     {"date_diff", "datediff"}, {"date_trunc", "date_trunc"}, {"datetrunc", "date_trunc"},
-    {"truncate", "trunc"}, {"nvl2", "nvl2"}, {"mod", "%"}, {"fmod", "%"}, {"str_to_date", "to_date"},
+    {"truncate", "trunc"}, {"nvl2", "nvl2"}, {"mod", "%"}, {"str_to_date", "to_date"},
     {"chr", "chr"}, {"char", "chr"}, {"log10", "log"}, {"sha256", "sha256"},
 };
 

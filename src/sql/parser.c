@@ -700,6 +700,129 @@ static tn_sql_stmt *update_stmt(tn_sql_parser *p) {
     return s;
 }
 
+
+/* MERGE INTO target [[AS] t] USING source [[AS] s] ON cond
+ *   { WHEN MATCHED [AND c] THEN { UPDATE SET { * | col = e, ... } | DELETE }
+ *   | WHEN NOT MATCHED [BY TARGET] [AND c] THEN INSERT { * | [(cols)] VALUES (e, ...) }
+ *   | WHEN NOT MATCHED BY SOURCE [AND c] THEN { UPDATE SET col = e, ... | DELETE } } ...
+ * MATCHED, SOURCE and TARGET are plain words here (not keywords elsewhere). */
+static bool is_word(const tn_sql_parser *p, int ahead, const char *word) {
+    const tn_sql_token *t = tn_sqlp_peek(p, ahead);
+    return t->type == TK_IDENT && t->kw == KW_NONE && strcmp(t->text, word) == 0;
+}
+
+static bool expect_word(tn_sql_parser *p, const char *word, const char *what) {
+    if (!is_word(p, 0, word)) return tn_sqlp_fail_expected(p, what) != NULL;
+    tn_sqlp_advance(p);
+    return true;
+}
+
+static bool merge_set_list(tn_sql_parser *p, tn_sql_merge_clause *c) {
+    if (tn_sqlp_accept(p, TK_STAR)) {
+        c->star = true;
+        return true;
+    }
+    tn_vec cols = {0}, vals = {0};
+    do {
+        tn_sql_ident col;
+        if (!tn_sqlp_ident(p, "a column name", &col)) return false;
+        /* SET t.col = ...: the target's qualifier is allowed (Spark writes it) */
+        if (tn_sqlp_accept(p, TK_DOT) && !tn_sqlp_ident(p, "a column name", &col)) return false;
+        if (!tn_sqlp_expect(p, TK_EQ, "'=' after the column name")) return false;
+        tn_sql_expr *e = tn_sqlp_expr(p);
+        if (!e || !tn_sqlp_push(p, &cols, &col, sizeof col) || !tn_sqlp_push(p, &vals, &e, sizeof e)) return false;
+    } while (tn_sqlp_accept(p, TK_COMMA));
+    c->columns = cols.data;
+    c->n_columns = cols.n;
+    c->values = vals.data;
+    c->n_values = vals.n;
+    return true;
+}
+
+static bool merge_insert(tn_sql_parser *p, tn_sql_merge_clause *c) {
+    if (tn_sqlp_accept(p, TK_STAR)) {
+        c->star = true;
+        return true;
+    }
+    if (tn_sqlp_is_kw(p, 0, KW_VALUES) == false && tn_sqlp_peek(p, 0)->type == TK_LPAREN) {
+        tn_sqlp_advance(p);
+        if (!tn_sqlp_ident_list(p, "a column name", &c->columns, &c->n_columns)) return false;
+        if (!tn_sqlp_expect(p, TK_RPAREN, "')' after the column list")) return false;
+    }
+    if (!tn_sqlp_expect_kw(p, KW_VALUES, "VALUES or * after INSERT")) return false;
+    if (!tn_sqlp_expect(p, TK_LPAREN, "'(' after VALUES")) return false;
+    tn_sql_expr_list l;
+    memset(&l, 0, sizeof l);
+    if (!tn_sqlp_expr_list(p, &l)) return false;
+    if (!tn_sqlp_expect(p, TK_RPAREN, "')' after the values")) return false;
+    c->values = l.items;
+    c->n_values = l.n;
+    return true;
+}
+
+static tn_sql_stmt *merge_stmt(tn_sql_parser *p) {
+    tn_sql_stmt *s = new_stmt(p, TN_SQL_S_MERGE, tn_sqlp_peek(p, 0)->pos);
+    if (!s) return NULL;
+    tn_sqlp_advance(p);
+    if (!tn_sqlp_expect_kw(p, KW_INTO, "INTO after MERGE")) return NULL;
+    if (!tn_sqlp_qname(p, "a table name", &s->u.merge.table)) return NULL;
+    if (tn_sqlp_accept_kw(p, KW_AS)) {
+        if (!tn_sqlp_ident(p, "an alias after AS", &s->u.merge.alias)) return NULL;
+    } else if (tn_sqlp_tok_is_colid(tn_sqlp_peek(p, 0)) && !tn_sqlp_is_kw(p, 0, KW_USING)) {
+        s->u.merge.alias = tn_sqlp_tok_ident(tn_sqlp_peek(p, 0));
+        tn_sqlp_advance(p);
+    }
+    if (!tn_sqlp_expect_kw(p, KW_USING, "USING after the target table")) return NULL;
+    s->u.merge.source = tn_sqlp_table_primary(p);
+    if (!s->u.merge.source) return NULL;
+    if (!tn_sqlp_expect_kw(p, KW_ON, "ON after the source")) return NULL;
+    s->u.merge.on = tn_sqlp_expr(p);
+    if (!s->u.merge.on) return NULL;
+    tn_vec clauses = {0};
+    while (tn_sqlp_is_kw(p, 0, KW_WHEN)) {
+        tn_sql_merge_clause c;
+        memset(&c, 0, sizeof c);
+        c.pos = tn_sqlp_peek(p, 0)->pos;
+        tn_sqlp_advance(p);
+        c.when = TN_SQL_MERGE_MATCHED;
+        if (tn_sqlp_accept_kw(p, KW_NOT)) {
+            c.when = TN_SQL_MERGE_NOT_MATCHED;
+            if (!expect_word(p, "matched", "MATCHED after WHEN NOT")) return NULL;
+            if (tn_sqlp_accept_kw(p, KW_BY)) {
+                if (is_word(p, 0, "source")) c.when = TN_SQL_MERGE_NOT_MATCHED_BY_SOURCE;
+                else if (!is_word(p, 0, "target")) return tn_sqlp_fail_expected(p, "SOURCE or TARGET after NOT MATCHED BY");
+                tn_sqlp_advance(p);
+            }
+        } else if (!expect_word(p, "matched", "MATCHED or NOT MATCHED after WHEN")) {
+            return NULL;
+        }
+        if (tn_sqlp_accept_kw(p, KW_AND) && !(c.cond = tn_sqlp_expr(p))) return NULL;
+        if (!tn_sqlp_expect_kw(p, KW_THEN, "THEN")) return NULL;
+        if (tn_sqlp_accept_kw(p, KW_DELETE)) {
+            if (c.when == TN_SQL_MERGE_NOT_MATCHED) return tn_sqlp_fail_at(p, c.pos, "WHEN NOT MATCHED takes INSERT, not DELETE");
+            c.action = TN_SQL_MERGE_DELETE;
+        } else if (tn_sqlp_accept_kw(p, KW_UPDATE)) {
+            if (c.when == TN_SQL_MERGE_NOT_MATCHED) return tn_sqlp_fail_at(p, c.pos, "WHEN NOT MATCHED takes INSERT, not UPDATE");
+            c.action = TN_SQL_MERGE_UPDATE;
+            if (!tn_sqlp_expect_kw(p, KW_SET, "SET after UPDATE")) return NULL;
+            if (!merge_set_list(p, &c)) return NULL;
+            if (c.star && c.when == TN_SQL_MERGE_NOT_MATCHED_BY_SOURCE)
+                return tn_sqlp_fail_at(p, c.pos, "WHEN NOT MATCHED BY SOURCE cannot UPDATE SET * (there is no source row)");
+        } else if (tn_sqlp_accept_kw(p, KW_INSERT)) {
+            if (c.when != TN_SQL_MERGE_NOT_MATCHED) return tn_sqlp_fail_at(p, c.pos, "INSERT is only allowed in WHEN NOT MATCHED");
+            c.action = TN_SQL_MERGE_INSERT;
+            if (!merge_insert(p, &c)) return NULL;
+        } else {
+            return tn_sqlp_fail_expected(p, "UPDATE, DELETE or INSERT after THEN");
+        }
+        if (!tn_sqlp_push(p, &clauses, &c, sizeof c)) return NULL;
+    }
+    if (clauses.n == 0) return tn_sqlp_fail_expected(p, "WHEN MATCHED or WHEN NOT MATCHED");
+    s->u.merge.clauses = clauses.data;
+    s->u.merge.n_clauses = clauses.n;
+    return s;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * ALTER, OPTIMIZE, VACUUM, DESCRIBE, SHOW, COPY, SET, EXPLAIN.
  */
@@ -931,6 +1054,9 @@ static tn_sql_stmt *statement(tn_sql_parser *p) {
         case KW_COPY: return copy_stmt(p);
         case KW_SET: return set_stmt(p);
         case KW_EXPLAIN: return explain_stmt(p);
+        case KW_NONE:
+            if (strcmp(t->text, "merge") == 0 && tn_sqlp_is_kw(p, 1, KW_INTO)) return merge_stmt(p);
+            break;
         default: break;
         }
     }

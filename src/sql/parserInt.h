@@ -182,5 +182,7 @@ bool tn_sqlp_is_query_start(const tn_sql_parser *p, int ahead);
 
 /* parser_query.c */
 tn_sql_query *tn_sqlp_query(tn_sql_parser *p);
+/* One table reference without joins: a table, table function or subquery, with its alias. */
+tn_sql_tableref *tn_sqlp_table_primary(tn_sql_parser *p);
 
 #endif

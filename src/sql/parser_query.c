@@ -161,6 +161,8 @@ static tn_sql_tableref *table_primary(tn_sql_parser *p) {
     return r;
 }
 
+tn_sql_tableref *tn_sqlp_table_primary(tn_sql_parser *p) { return table_primary(p); }
+
 static tn_sql_tableref *join_chain(tn_sql_parser *p) {
     tn_sql_tableref *left = table_primary(p);
     while (left) {

@@ -109,6 +109,8 @@ static void set_running(tn_sql_session *s, tn_exec *ex) {
     pthread_mutex_unlock(&s->run_lock);
 }
 
+void tn_sql_session_deny_files(tn_sql_session *s, bool deny) { s->files_denied = deny; }
+
 void tn_sql_session_interrupt(tn_sql_session *s) {
     if (s) __atomic_store_n(&s->interrupted, 1, __ATOMIC_RELAXED);
 }
@@ -419,6 +421,7 @@ static int execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_
         return tn_bind_error(&b, stmt->pos, "statement needs %d parameters, %u given", stmt->n_params, nparams);
     }
     tn_func_set_statement_time(tn_time_now_us());
+    tn_regex_set_max_mem(s->memory_limit);     /* RE2 programs stay within memory_limit */
     set_running(s, exp);
     int rc = 0;
     tn_plan *plan = NULL;

@@ -38,6 +38,11 @@ void tn_sql_session_set_memory_limit(tn_sql_session *s, uint64_t bytes);
  * (both grow as the statement opens more scans). Returns false when no statement runs. */
 bool tn_sql_session_progress(tn_sql_session *s, uint64_t *done, uint64_t *total);
 
+/* deny = true: SQL of this session may not name files by path (read_parquet/read_csv/
+ * read_json/delta_scan, COPY ... FROM/TO 'file'): TN_EUNSUPPORTED naming the function. Tables of
+ * the warehouse are unaffected. The pgwire server sets it unless started with file access. */
+void tn_sql_session_deny_files(tn_sql_session *s, bool deny);
+
 /* Asks the statement running on s (if any) to stop: it fails with TN_EINTERRUPT "Interrupted"
  * at its next check (within a chunk of rows or a block of a sort; a canceled write commits
  * nothing and removes its files; a streaming result's next fetch fails the same way). Safe to

@@ -53,6 +53,8 @@ const char *tn_stmt_predicate_json(tn_binder *b, const char *text);
 
 /* stmt_update.c: UPDATE; the rows a rewrite writes (layout/rewrite.c), shared with MERGE. */
 int tn_stmt_update(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
+/* stmt_merge.c: MERGE INTO. */
+int tn_stmt_merge(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
 typedef struct tn_stmt_rows {
     tn_chunk out;                      /* what the rewrite writes for one chunk */
     tn_chunk fresh;                    /* the new rows of the chunk */

@@ -1110,6 +1110,7 @@ bool tn_stmt_is_table(const tn_sql_stmt *stmt) {
     case TN_SQL_S_INSERT:
     case TN_SQL_S_DELETE:
     case TN_SQL_S_UPDATE:
+    case TN_SQL_S_MERGE:
     case TN_SQL_S_ALTER_TABLE:
     case TN_SQL_S_OPTIMIZE:
     case TN_SQL_S_SHOW:
@@ -1136,6 +1137,7 @@ int tn_stmt_table_execute(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) 
     case TN_SQL_S_DELETE: return tn_stmt_delete(b, stmt, out);
     case TN_SQL_S_COPY: return tn_stmt_copy(b, stmt, out);
     case TN_SQL_S_UPDATE: return tn_stmt_update(b, stmt, out);
+    case TN_SQL_S_MERGE: return tn_stmt_merge(b, stmt, out);
     case TN_SQL_S_OPTIMIZE: return unsupported(b, stmt->pos, "OPTIMIZE (qbeast OTree tables and compaction arrive later)");
     default: return unsupported(b, stmt->pos, "this statement");
     }

@@ -830,6 +830,10 @@ static int copy_to(tn_binder *b, tn_sql_stmt *stmt, const copy_opts *co, tn_stmt
 }
 
 int tn_stmt_copy(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    if (b->session->files_denied)
+        return tn_bind_error_code(b, TN_EUNSUPPORTED, stmt->pos,
+                                  "COPY %s a file, which this session does not allow (tarn serve --allow-file-access)",
+                                  stmt->u.copy.to ? "writes" : "reads");
     copy_opts co;
     int rc = copy_options(b, stmt, &co);
     if (rc) return rc;

@@ -74,6 +74,28 @@ def gen_update(rng, partitioned):
               "WHERE grp IS NULL OR id = 77", "WHERE false", "WHERE id IN (SELECT id FROM t WHERE n = 7)"]
     return f"UPDATE t SET {', '.join(sets)} {rng.choice(wheres)}".strip()
 
+def gen_merge(rng, partitioned):
+    on = rng.choice(["t.id = s.id", "t.id = s.id", "t.id = s.id AND t.grp = s.grp", "t.id + 0 = s.id - 0",
+                     "t.id = s.id OR (t.id = -1 AND s.id = -1)"])   # the last: no hash key, every pair tried
+    matched = [
+        "WHEN MATCHED AND s.n > 20 THEN DELETE",
+        "WHEN MATCHED AND t.v > 400 THEN UPDATE SET n = s.n, s = s.s || 'm'",
+        "WHEN MATCHED AND s.grp IS NULL THEN UPDATE SET v = t.v + s.v",
+    ]
+    last_matched = ["", "WHEN MATCHED THEN UPDATE SET *", "WHEN MATCHED THEN DELETE",
+                    "WHEN MATCHED THEN UPDATE SET n = coalesce(t.n, 0) + 1000"]
+    not_matched = ["WHEN NOT MATCHED AND s.n IS NULL THEN INSERT (id, s) VALUES (s.id, 'was null')"]
+    last_not_matched = ["", "WHEN NOT MATCHED THEN INSERT *",
+                        "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.grp, s.v, s.n, s.d, upper(s.s))"]
+    by_source = ["WHEN NOT MATCHED BY SOURCE AND t.id % 13 = 0 THEN DELETE",
+                 "WHEN NOT MATCHED BY SOURCE AND t.n < -40 THEN UPDATE SET n = -1, s = 'orphan'"]
+    clauses = rng.sample(matched, rng.randint(0, 2)) + [rng.choice(last_matched)]
+    clauses += rng.sample(not_matched, rng.randint(0, 1)) + [rng.choice(last_not_matched)]
+    clauses += rng.sample(by_source, rng.randint(0, 2))
+    clauses = [c for c in clauses if c]
+    if not clauses: clauses = ["WHEN MATCHED THEN DELETE"]
+    return f"MERGE INTO {{T}} AS t USING {{S}} AS s ON {on} " + " ".join(clauses)
+
 def live_files(table):
     logdir = os.path.join(table, "_delta_log")
     files = {}
@@ -119,9 +141,24 @@ for vname, part, props in variants:
         if drc: report(False, f"{vname}: duckdb setup", derr); ok = False; break
     if not ok: continue
     vprev = version_of(os.path.join(wh, tname))
-    for k in range(10):
-        st = gen_update(rng, bool(part))
-        tst = st.replace("UPDATE t ", f"UPDATE {tname} ").replace("FROM t ", f"FROM {tname} ")
+    # the MERGE source: fresh ids and ids of the target, each once
+    sname = f"src_{vname}"
+    srows = source_rows(rng, 0, 200)
+    ids = rng.sample(range(0, 800), 200)
+    srows = [f"({i}," + r.split(",", 1)[1] for i, r in zip(ids, srows)]
+    src_sql = f"CREATE TABLE {{S}} ({COLS}); INSERT INTO {{S}} VALUES " + ", ".join(srows)
+    for q in src_sql.split("; "):
+        rc, out, err = tarn(q.format(S=sname))
+        if rc: report(False, f"{vname}: source setup", err)
+    drc, dout, derr = duck_q(db, src_sql.format(S="src"))
+    if drc: report(False, f"{vname}: duckdb source setup", derr)
+    for k in range(12):
+        if k % 2 == 0:
+            st = gen_update(rng, bool(part))
+            tst = st.replace("UPDATE t ", f"UPDATE {tname} ").replace("FROM t ", f"FROM {tname} ")
+        else:
+            st0 = gen_merge(rng, bool(part))
+            tst, st = st0.format(T=tname, S=sname), st0.format(T="t", S="src")
         rc, out, err = tarn(tst)
         drc, dout, derr = duck_q(db, st)
         if (rc != 0) != (drc != 0):
@@ -131,7 +168,12 @@ for vname, part, props in variants:
             # the row count: DuckDB's result against the commit's numUpdatedRows (no commit: 0)
             dc = int(rows_of(dout)[0][0])
             ci = last_commit(os.path.join(wh, tname))
-            tc = int(ci["operationMetrics"]["numUpdatedRows"]) if ci and ci.get("operation") == "UPDATE" and version_of(os.path.join(wh, tname)) > vprev else 0
+            tc = 0
+            if ci and version_of(os.path.join(wh, tname)) > vprev:
+                om = ci.get("operationMetrics", {})
+                if ci.get("operation") == "UPDATE": tc = int(om["numUpdatedRows"])
+                if ci.get("operation") == "MERGE":
+                    tc = sum(int(om[k]) for k in ("numTargetRowsUpdated", "numTargetRowsDeleted", "numTargetRowsInserted"))
             report(tc == dc, f"{vname}: statement {k} count: {st}", f"tarn {tc} duckdb {dc}")
         vprev = version_of(os.path.join(wh, tname))
         rc, tout, err = tarn(f"SELECT {SEL} FROM {tname}")
@@ -173,6 +215,11 @@ for vname, part, props in variants:
     m = (last or {}).get("operationMetrics", {})
     report(last is not None and all(k in m for k in ("numUpdatedRows", "numCopiedRows", "numAddedFiles", "numRemovedFiles")),
            f"{vname}: commitInfo of UPDATE carries operation metrics", json.dumps(last))
+    merges = [json.loads(l)["commitInfo"] for x in sorted(os.listdir(os.path.join(table, "_delta_log"))) if x.endswith(".json")
+              for l in open(os.path.join(table, "_delta_log", x), encoding="utf-8") if '"operation":"MERGE"' in l]
+    report(len(merges) > 0 and all(all(k in c.get("operationMetrics", {}) for k in ("numSourceRows", "numTargetRowsInserted",
+           "numTargetRowsUpdated", "numTargetRowsDeleted", "numTargetRowsCopied", "numTargetFilesAdded")) for c in merges),
+           f"{vname}: MERGE commits carry Delta's operation metrics", json.dumps(merges)[:800])
 
 # statements that fail change nothing
 rc, out, err = tarn("CREATE TABLE chk (id INT NOT NULL, v INT) WITH ('delta.constraints.v_pos' = 'v > 0')")
@@ -191,6 +238,23 @@ for st, want in cases:
     report(rc != 0 and want in err and version_of(chk) == v0, f"refused: {st}", f"rc={rc} err={err}")
 rc, out, err = tarn("SELECT id, v FROM chk ORDER BY id")
 report(out.split() == ["id,v", "1,5", "2,6", "3,7"], "refused statements left chk as it was", out + err)
+rc, out, err = tarn("CREATE TABLE dup AS SELECT * FROM (VALUES (1, 1), (1, 2), (5, 3)) x(id, v)")
+merge_cases = [
+    ("MERGE INTO chk USING dup ON chk.id = dup.id WHEN MATCHED THEN UPDATE SET v = dup.v", "multiple source rows matched"),
+    ("MERGE INTO chk USING dup ON chk.id = dup.id WHEN NOT MATCHED THEN INSERT VALUES (dup.id, -dup.v)", "v_pos"),
+    ("MERGE INTO chk USING dup ON chk.id = dup.id WHEN MATCHED THEN UPDATE SET nope = 1", "nope"),
+    ("MERGE INTO chk USING dup ON chk.id = dup.id WHEN MATCHED THEN DELETE WHEN MATCHED AND dup.v > 1 THEN DELETE", "never apply"),
+    ("MERGE INTO chk USING dup ON chk.id = dup.id WHEN NOT MATCHED THEN DELETE", "INSERT, not DELETE"),
+    ("MERGE INTO chk USING (SELECT 1 AS k) s ON chk.id = s.k WHEN MATCHED THEN UPDATE SET *", "source column named 'id'"),
+]
+for st, want in merge_cases:
+    rc, out, err = tarn(st)
+    report(rc != 0 and want in err and version_of(chk) == v0, f"refused: {st}", f"rc={rc} err={err}")
+# an unconditional DELETE may match a target row twice (Delta's exception)
+rc, out, err = tarn("MERGE INTO chk USING dup ON chk.id = dup.id WHEN MATCHED THEN DELETE")
+rc2, out2, err2 = tarn("SELECT id, v FROM chk ORDER BY id")
+report(rc == 0 and out2.split() == ["id,v", "2,6", "3,7"], "MERGE ... WHEN MATCHED THEN DELETE with duplicate source rows", err + out2 + err2)
+v0 = version_of(chk)
 rc, out, err = tarn("CREATE TABLE ao (id INT) WITH ('delta.appendOnly' = 'true')")
 rc, out, err = tarn("INSERT INTO ao VALUES (1)")
 rc, out, err = tarn("UPDATE ao SET id = 2")

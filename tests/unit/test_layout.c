@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <jansson.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char *make_tmpdir(void) {
@@ -706,6 +707,278 @@ TEST(plain_write_options_honoured_or_refused) {
     CHECK_OK(scan_k(t, NULL, &c, NULL));
     CHECK_EQ_INT(c.n, 3000);
     CHECK_EQ_INT(c.sum, 2999 * 3000 / 2);
+    tn_table_close(t);
+    rm_rf(wh);
+    free(wh);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Many partitions (issue 16, item 0): a partition keeps one file writer for the whole write;
+ * partitions past the writers memory allows are buffered, spilled and written at commit.
+ */
+#define NPARTS 2000
+
+/* Rows k = from..from+n-1 of t(k, v, p): v = "v<k>" (NULL when k % 7 == 0), p = "p<k*7919 % NPARTS>"
+ * (every chunk touches most partitions, unsorted). */
+static int many_chunk(tn_chunk *c, int64_t from, uint32_t n, int64_t nparts) {
+    tn_type types[] = {tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_VARCHAR), tn_type_make(TN_TYPE_VARCHAR)};
+    int rc = tn_chunk_init(c, 3, types, n);
+    char buf[32];
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        int64_t k = from + i;
+        ((int64_t *)c->cols[0].data)[i] = k;
+        if (k % 7 == 0) {
+            rc = tn_vector_set_null(&c->cols[1], i);
+        } else {
+            snprintf(buf, sizeof buf, "v%lld", (long long)k);
+            rc = tn_vector_set_str(&c->cols[1], i, buf, strlen(buf));
+        }
+        snprintf(buf, sizeof buf, "p%lld", (long long)(k * 7919 % nparts));
+        if (!rc) rc = tn_vector_set_str(&c->cols[2], i, buf, strlen(buf));
+    }
+    for (uint32_t k = 0; k < 3; k++) c->cols[k].count = n;
+    c->count = n;
+    return rc;
+}
+
+/* The POSIX file system without fsync (thousands of files: the test is about their number). */
+static int no_sync(tn_fs *fs, tn_file *f) { (void)fs; (void)f; return 0; }
+static int no_sync_dir(tn_fs *fs, const char *p) { (void)fs; (void)p; return 0; }
+static tn_fs *nosync_fs(void) {
+    static tn_fs fs;
+    fs = *tn_fs_default();
+    fs.sync = no_sync;
+    fs.sync_dir = no_sync_dir;
+    return &fs;
+}
+
+/* Opens a plain writer on path and writes rows [0, n) in chunks of 2048. */
+static int many_write(const char *path, tn_table **t, tn_layout_writer **w, const tn_layout_write_options *wo,
+                      int64_t n, int64_t nparts) {
+    int rc = tn_table_open(t, nosync_fs(), path, NULL);
+    if (!rc) rc = tn_layout_writer_open(w, *t, wo);
+    for (int64_t done = 0; !rc && done < n; done += 2048) {
+        tn_chunk c;
+        rc = many_chunk(&c, done, n - done < 2048 ? (uint32_t)(n - done) : 2048, nparts);
+        if (!rc) rc = tn_layout_writer_write(*w, &c);
+        tn_chunk_free(&c);
+    }
+    return rc;
+}
+
+typedef struct kv_check {
+    int64_t n, sum, nulls, bad;
+} kv_check;
+
+static int kv_check_chunk(void *ctx, const tn_chunk *chunk, uint32_t file, int64_t first_row) {
+    kv_check *c = ctx;
+    (void)file;
+    (void)first_row;
+    char buf[32];
+    for (uint32_t i = 0; i < chunk->count; i++) {
+        int64_t k = ((const int64_t *)chunk->cols[0].data)[i];
+        c->n++;
+        c->sum += k;
+        if (!tn_vector_is_valid(&chunk->cols[1], i)) {
+            c->nulls++;
+            if (k % 7 != 0) c->bad++;
+            continue;
+        }
+        const tn_str *sv = (const tn_str *)chunk->cols[1].data + i;
+        snprintf(buf, sizeof buf, "v%lld", (long long)k);
+        if (k % 7 == 0 || sv->len != strlen(buf) || memcmp(sv->ptr, buf, sv->len) != 0) c->bad++;
+    }
+    return 0;
+}
+
+static bool spill_dir_exists(const char *path) {
+    char d[1200];
+    snprintf(d, sizeof d, "%s/_tarn_tmp", path);
+    struct stat st;
+    return lstat(d, &st) == 0;
+}
+
+TEST(plain_many_partitions_one_file_each_within_memory_limit) {
+    char *wh = make_tmpdir();
+    char path[1024];
+    snprintf(path, sizeof path, "%s/t", wh);
+    CHECK_OK(create_kvp(path, NULL, 0));
+    const int64_t nrows = 300000;
+    /* 4 MiB: one open file (1 MiB of row groups), 2 MiB of buffers for the other partitions */
+    tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
+    wo.memory_limit = (uint64_t)4 << 20;
+    tn_table *t = NULL;
+    tn_layout_writer *w = NULL;
+    CHECK_OK(many_write(path, &t, &w, &wo, nrows, NPARTS));
+    uint64_t spilled = tn_layout_writer_spilled_bytes(w);
+    CHECK_MSG(spilled > ((uint64_t)4 << 20), "spilled %llu bytes", (unsigned long long)spilled);
+    tn_table_commit_result res;
+    CHECK_OK(tn_layout_writer_commit(w, &res));
+    tn_table_close(t);
+    CHECK_EQ_INT(res.version, 1);
+    CHECK_EQ_INT(res.files_added, NPARTS);           /* was ~the number of chunk x partition pairs */
+    CHECK(!spill_dir_exists(path));
+    CHECK_EQ_INT(count_parquet(path), NPARTS);       /* no stray file */
+    CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
+    const tn_delta_snapshot *snap = tn_table_snapshot(t);
+    CHECK_EQ_INT(snap->nfiles, NPARTS);
+    /* one file per partition, each holding exactly that partition's rows */
+    char seen[NPARTS];
+    memset(seen, 0, sizeof seen);
+    for (uint32_t i = 0; i < snap->nfiles; i++) {
+        bool is_null;
+        const char *pv = tn_delta_partition_value(snap, &snap->files[i], "p", &is_null);
+        int id = pv && pv[0] == 'p' ? atoi(pv + 1) : -1;
+        CHECK(id >= 0 && id < NPARTS && !seen[id]);
+        if (id >= 0 && id < NPARTS) seen[id] = 1;
+    }
+    tn_table_scan_options so = TN_TABLE_SCAN_OPTIONS_INIT;
+    uint32_t cols[] = {0, 1};
+    so.columns = cols;
+    so.ncolumns = 2;
+    so.all_columns = false;
+    tn_table_scan *sc = NULL;
+    kv_check kc;
+    memset(&kc, 0, sizeof kc);
+    CHECK_OK(tn_table_scan_open(&sc, t, &so));
+    CHECK_OK(tn_table_scan_run(sc, kv_check_chunk, &kc));
+    tn_table_scan_close(sc);
+    CHECK_EQ_INT(kc.n, nrows);
+    CHECK_EQ_INT(kc.sum, (nrows - 1) * nrows / 2);
+    CHECK_EQ_INT(kc.nulls, (nrows + 6) / 7);
+    CHECK_EQ_INT(kc.bad, 0);
+    tn_table_close(t);
+    /* with the default memory nothing spills, and the files are the same */
+    char path2[1100];
+    snprintf(path2, sizeof path2, "%s/u", wh);
+    CHECK_OK(create_kvp(path2, NULL, 0));
+    tn_layout_write_options wo2 = TN_LAYOUT_WRITE_OPTIONS_INIT;
+    CHECK_OK(many_write(path2, &t, &w, &wo2, nrows, NPARTS));
+    CHECK_EQ_INT(tn_layout_writer_spilled_bytes(w), 0);
+    CHECK_OK(tn_layout_writer_commit(w, &res));
+    tn_table_close(t);
+    CHECK_EQ_INT(res.files_added, NPARTS);
+    /* a small target size still rolls, buffered partitions too: about ceil(size / target) files
+     * per partition (50 partitions of 6,000 rows, one open file) */
+    char path3[1100];
+    snprintf(path3, sizeof path3, "%s/v", wh);
+    CHECK_OK(create_kvp(path3, NULL, 0));
+    tn_delta_kv small[] = {{"target_file_size", "4k"}};
+    wo.options = small;
+    wo.noptions = 1;
+    CHECK_OK(many_write(path3, &t, &w, &wo, nrows, 50));
+    CHECK_OK(tn_layout_writer_commit(w, &res));
+    tn_table_close(t);
+    CHECK_OK(tn_table_open(&t, tn_fs_default(), path3, NULL));
+    snap = tn_table_snapshot(t);
+    uint32_t nf[NPARTS];
+    int64_t bytes[NPARTS];
+    memset(nf, 0, sizeof nf);
+    memset(bytes, 0, sizeof bytes);
+    for (uint32_t i = 0; i < snap->nfiles; i++) {
+        bool is_null;
+        int id = atoi(tn_delta_partition_value(snap, &snap->files[i], "p", &is_null) + 1);
+        nf[id]++;
+        bytes[id] += snap->files[i].size;
+    }
+    uint32_t worst = 0, multi = 0;
+    for (int id = 0; id < NPARTS; id++) {
+        uint32_t want = (uint32_t)((bytes[id] + 4095) / 4096);
+        if (nf[id] > want + 1 && nf[id] - want > worst) worst = nf[id] - want;
+        multi += nf[id] > 1;
+    }
+    CHECK_MSG(worst == 0, "a partition has %u files more than ceil(size / target) + 1", worst);
+    CHECK_MSG(multi == 50, "only %u partitions rolled to a second file (%u files)", multi, snap->nfiles);
+    tn_table_close(t);
+    rm_rf(wh);
+    free(wh);
+}
+
+TEST(plain_spilled_write_that_fails_leaves_the_table_as_it_was) {
+    char *wh = make_tmpdir();
+    char path[1024];
+    snprintf(path, sizeof path, "%s/t", wh);
+    CHECK_OK(create_kvp(path, NULL, 0));
+    for (int mode = 0; mode < 2; mode++) {
+        int flag = 0;
+        tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
+        wo.memory_limit = (uint64_t)4 << 20;
+        wo.interrupt = &flag;
+        tn_table *t = NULL;
+        tn_layout_writer *w = NULL;
+        CHECK_OK(many_write(path, &t, &w, &wo, 200000, NPARTS));
+        CHECK(tn_layout_writer_spilled_bytes(w) > 0);
+        if (mode == 0) {
+            flag = 1;                                    /* interrupted while writing the buffered partitions */
+            CHECK(tn_layout_writer_commit(w, NULL) == TN_EINTERRUPT);
+        } else {
+            tn_layout_writer_abort(w);
+        }
+        tn_table_close(t);
+        CHECK_EQ_INT(count_parquet(path), 0);
+        CHECK(!spill_dir_exists(path));
+        CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
+        CHECK_EQ_INT(tn_table_snapshot(t)->version, 0);
+        tn_table_close(t);
+    }
+    rm_rf(wh);
+    free(wh);
+}
+
+static void touch(const char *dir, const char *name) {
+    char p[1300];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    if (f) fclose(f);
+}
+
+static bool exists_in(const char *dir, const char *name) {
+    char p[1300];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    struct stat st;
+    return lstat(p, &st) == 0;
+}
+
+TEST(spill_leftovers_of_dead_writers_are_removed_at_the_next_write) {
+    char *wh = make_tmpdir();
+    char path[1024], tmp[1100], other[1100], dead[64], live[64];
+    snprintf(path, sizeof path, "%s/t", wh);
+    snprintf(tmp, sizeof tmp, "%s/_tarn_tmp", path);
+    snprintf(other, sizeof other, "%s/elsewhere", wh);
+    CHECK_OK(create_kvp(path, NULL, 0));
+    pid_t child = fork();
+    if (child == 0) _exit(0);
+    CHECK(child > 0);
+    waitpid(child, NULL, 0);                             /* a pid that no longer runs */
+    snprintf(dead, sizeof dead, "spill-%ld-1a2b.tmp", (long)child);
+    snprintf(live, sizeof live, "spill-%ld-3c4d.tmp", (long)getpid());
+    CHECK(mkdir(tmp, 0700) == 0);
+    touch(tmp, dead);
+    touch(tmp, live);
+    touch(tmp, "notes.txt");
+    tn_table *t = NULL;
+    tn_layout_writer *w = NULL;
+    CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
+    CHECK_OK(tn_layout_writer_open(&w, t, NULL));
+    tn_layout_writer_abort(w);
+    CHECK(!exists_in(tmp, dead));                        /* its process is gone */
+    CHECK(exists_in(tmp, live));                         /* a running writer's */
+    CHECK(exists_in(tmp, "notes.txt"));                  /* not ours: kept */
+    char p[1300];
+    snprintf(p, sizeof p, "%s/%s", tmp, live);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/notes.txt", tmp);
+    unlink(p);
+    CHECK_OK(tn_layout_writer_open(&w, t, NULL));
+    tn_layout_writer_abort(w);
+    CHECK(!spill_dir_exists(path));                      /* empty: removed */
+    /* a symlinked _tarn_tmp is not followed */
+    CHECK(mkdir(other, 0700) == 0);
+    touch(other, dead);
+    CHECK(symlink(other, tmp) == 0);
+    CHECK_OK(tn_layout_writer_open(&w, t, NULL));
+    tn_layout_writer_abort(w);
+    CHECK(exists_in(other, dead));
     tn_table_close(t);
     rm_rf(wh);
     free(wh);

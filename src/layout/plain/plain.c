@@ -3,6 +3,12 @@
  * file writer per partition, and the commit of appends and overwrites (whole table, static
  * partition spec, dynamic partitions) as one table transaction. Per-write options:
  * 'target_file_size' (bytes or k/m/g) and 'compression' (a Parquet codec name).
+ *
+ * Many partitions: a partition keeps its file writer from its first row to the end of the write
+ * (never closed early, so it gets ceil(size / target) files). Past the writers that memory allows
+ * (max_open_files, and a quarter of memory_limit for their row groups), the rows of further
+ * partitions are buffered (spill.c: half of memory_limit, then a temporary file) and written at
+ * commit, one partition at a time.
  */
 #include "layout/layoutInt.h"
 
@@ -12,7 +18,7 @@
 
 typedef struct plain_part {
     tn_table_file_writer *fw;          /* open writer, or NULL */
-    uint64_t last_use;
+    bool buffered;                     /* rows go to the partition buffers (w->spill) */
 } plain_part;
 
 typedef struct plain_writer {
@@ -25,8 +31,9 @@ typedef struct plain_writer {
     int sticky;                        /* first error: the writer is unusable afterwards */
     plain_part *parts;                 /* by partition id */
     uint32_t cap_parts;
-    uint32_t nopen;
-    uint64_t clock;
+    uint32_t nopen, max_open;          /* open file writers, and how many memory allows */
+    tn_layout_spill *spill;            /* rows of the buffered partitions (NULL until needed) */
+    uint64_t spill_budget;
     uint64_t target;
     int codec;
     uint64_t rg_bytes;
@@ -37,6 +44,7 @@ static const char *const plain_options[] = {"target_file_size", "compression"};
 static void plain_free(plain_writer *w) {
     if (!w) return;
     tn_table_txn_abort(w->txn);        /* frees the file writers still open */
+    tn_layout_spill_close(w->spill);   /* the temporary file goes with it */
     tn_layout_router_close(w->router);
     tn_free(w->parts);
     tn_free(w);
@@ -89,11 +97,24 @@ static int plain_open(tn_layout_writer **out, tn_table *t, const tn_layout_write
         }
         w->codec = (int)c;
     }
-    /* row groups of partitioned writes share 256 MiB between the open files */
+    /* memory: a quarter of memory_limit (at most 256 MiB) for the row groups of the open files
+     * (each at least 1 MiB, which bounds how many are open), half for the partition buffers,
+     * the rest for the query producing the rows */
     bool partitioned = tn_table_snapshot(t)->metadata.npartition_columns > 0;
-    w->rg_bytes = partitioned ? ((uint64_t)256 << 20) / w->opts.max_open_files : ((uint64_t)128 << 20);
-    if (w->rg_bytes < ((uint64_t)4 << 20)) w->rg_bytes = (uint64_t)4 << 20;
+    uint64_t mem = opts->memory_limit ? opts->memory_limit : ((uint64_t)1 << 30);
+    uint64_t files = mem / 4, mib = (uint64_t)1 << 20;
+    w->max_open = w->opts.max_open_files;
+    if (partitioned) {
+        if (files > ((uint64_t)256 << 20)) files = (uint64_t)256 << 20;
+        if (files / mib < w->max_open) w->max_open = files / mib ? (uint32_t)(files / mib) : 1;
+        w->rg_bytes = files / w->max_open;
+    } else {
+        w->max_open = 1;
+        w->rg_bytes = files < ((uint64_t)128 << 20) ? files : ((uint64_t)128 << 20);
+    }
+    if (w->rg_bytes < mib) w->rg_bytes = mib;
     if (w->rg_bytes > w->target) w->rg_bytes = w->target;
+    w->spill_budget = mem / 2;
     if (opts->app_id) {
         rc = tn_table_txn_set_app(w->txn, opts->app_id, opts->app_version, &w->skip);
         if (rc) goto cleanup;
@@ -119,28 +140,7 @@ static int part_slot(plain_writer *w, uint32_t id, plain_part **out) {
     return 0;
 }
 
-/* Closes the least recently used open file writer. */
-static int close_lru(plain_writer *w) {
-    plain_part *lru = NULL;
-    for (uint32_t i = 0; i < w->cap_parts; i++)
-        if (w->parts[i].fw && (!lru || w->parts[i].last_use < lru->last_use)) lru = &w->parts[i];
-    if (!lru) return 0;
-    tn_table_file_writer *fw = lru->fw;
-    lru->fw = NULL;
-    w->nopen--;
-    return tn_table_file_writer_close(fw);
-}
-
-static int writer_for(plain_writer *w, uint32_t id, tn_table_file_writer **out) {
-    plain_part *p;
-    int rc = part_slot(w, id, &p);
-    if (rc) return rc;
-    p->last_use = ++w->clock;
-    if (p->fw) {
-        *out = p->fw;
-        return 0;
-    }
-    if (w->nopen >= w->opts.max_open_files && (rc = close_lru(w))) return rc;
+static int open_writer(plain_writer *w, uint32_t id, plain_part *p) {
     const tn_layout_partition *lp = tn_layout_router_partition(w->router, id);
     tn_table_file_writer_options fo = TN_TABLE_FILE_WRITER_OPTIONS_INIT;
     fo.partition_values = lp->values;
@@ -149,9 +149,26 @@ static int writer_for(plain_writer *w, uint32_t id, tn_table_file_writer **out) 
     fo.codec = w->codec;
     fo.row_group_rows = w->opts.row_group_rows;
     fo.row_group_bytes = w->rg_bytes;
-    rc = tn_table_file_writer_open(&p->fw, w->txn, &fo);
+    int rc = tn_table_file_writer_open(&p->fw, w->txn, &fo);
+    if (!rc) w->nopen++;
+    return rc;
+}
+
+/* The open writer of partition id, or NULL in *out when its rows are buffered. */
+static int writer_for(plain_writer *w, uint32_t id, tn_table_file_writer **out) {
+    plain_part *p;
+    int rc = part_slot(w, id, &p);
+    *out = NULL;
     if (rc) return rc;
-    w->nopen++;
+    if (!p->fw && !p->buffered) {
+        if (w->nopen < w->max_open) {
+            rc = open_writer(w, id, p);
+        } else {
+            p->buffered = true;
+            if (!w->spill) rc = tn_layout_spill_open(&w->spill, w->t, w->spill_budget);
+        }
+        if (rc) return rc;
+    }
     *out = p->fw;
     return 0;
 }
@@ -169,8 +186,9 @@ static int plain_write(tn_layout_writer *base, const tn_chunk *chunk) {
     for (uint32_t g = 0; g < route.ngroups && !rc; g++) {
         tn_table_file_writer *fw = NULL;
         uint32_t first = route.start[g], n = route.start[g + 1] - first;
+        const uint32_t *sel = n == chunk->count ? NULL : route.sel + first;
         rc = writer_for(w, route.part[g], &fw);
-        if (!rc) rc = tn_table_file_writer_write(fw, chunk, n == chunk->count ? NULL : route.sel + first, n);
+        if (!rc) rc = fw ? tn_table_file_writer_write(fw, chunk, sel, n) : tn_layout_spill_append(w->spill, route.part[g], chunk, sel, n);
     }
 cleanup:
     if (rc) w->sticky = rc;
@@ -240,6 +258,10 @@ cleanup:
     return rc;
 }
 
+static int replay_rows(void *ctx, const tn_chunk *chunk) {
+    return tn_table_file_writer_write(ctx, chunk, NULL, chunk->count);
+}
+
 static int plain_commit(tn_layout_writer *base, tn_table_commit_result *result) {
     plain_writer *w = (plain_writer *)base;
     int rc = 0;
@@ -258,6 +280,21 @@ static int plain_commit(tn_layout_writer *base, tn_table_commit_result *result) 
         w->nopen--;
         rc = tn_table_file_writer_close(fw);
     }
+    /* the buffered partitions, one file writer at a time */
+    for (uint32_t i = 0; i < w->cap_parts && !rc; i++) {
+        plain_part *p = &w->parts[i];
+        if (!p->buffered || !tn_layout_spill_has(w->spill, i)) continue;
+        rc = open_writer(w, i, p);
+        if (rc) break;
+        rc = tn_layout_spill_replay(w->spill, i, replay_rows, p->fw);
+        tn_table_file_writer *fw = p->fw;
+        p->fw = NULL;
+        w->nopen--;
+        if (!rc) rc = tn_table_file_writer_close(fw);
+        else tn_table_file_writer_abort(fw);
+    }
+    tn_layout_spill_close(w->spill);   /* the temporary file is gone from here on */
+    w->spill = NULL;
     if (rc) goto cleanup;
     if (w->skip) {
         rc = tn_table_txn_commit(w->txn, &res);   /* skipped: nothing written, nothing committed */
@@ -296,6 +333,11 @@ static void plain_abort(tn_layout_writer *base) { plain_free((plain_writer *)bas
 static uint64_t plain_num_files(const tn_layout_writer *base) {
     const plain_writer *w = (const plain_writer *)base;
     return w->txn ? tn_table_txn_num_files_written(w->txn) : 0;
+}
+
+uint64_t tn_layout_plain_spilled_bytes(const tn_layout_writer *base) {
+    const plain_writer *w = (const plain_writer *)base;
+    return tn_layout_spill_bytes_spilled(w->spill);
 }
 
 const tn_layout_impl tn_layout_plain = {

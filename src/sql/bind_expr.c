@@ -804,6 +804,18 @@ static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
             break;
         default: break;
         }
+        if (ag.kind == TN_AGG_COUNT && ag.distinct && tn_type_is_integer(t)) {
+            /* count(DISTINCT integer) through a bitmap: the same count, about 3x faster and a
+             * fraction of the memory of the (group, value) set (bench/README.md, Bitmaps) */
+            const tn_agg_func *f = tn_agg_func_lookup("count_distinct_bitmap");
+            if (f) {
+                ag.kind = TN_AGG_CUSTOM;
+                ag.func = f;
+                ag.distinct = false;
+                ag.arg_name = "its argument";
+                want_t = tn_type_make(TN_TYPE_BIGINT);
+            }
+        }
         if (!tn_type_equal(want_t, t) && ag.kind != TN_AGG_COUNT && ag.kind != TN_AGG_APPROX_COUNT_DISTINCT) {
             rc = tn_expr_cast(&ag.arg, ag.arg, want_t, false);
             if (rc) { tn_expr_free(ag.sep); return tn_bind_error_at(b, rc, e->pos); }

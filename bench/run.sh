@@ -11,7 +11,8 @@
 #    write is timed); DuckDB `COPY t TO ... (COMPRESSION zstd)` from a table in a DuckDB
 #    database file (only the COPY is timed; it includes DuckDB reading its own table storage).
 # Then runs the SQL benchmark, bench/sql_bench.sh (BENCH_SQL=0 skips it), and the table
-# benchmark, bench/table_bench.sh (BENCH_TABLE=0 skips it). Helpers: bench/common.sh.
+# benchmark, bench/table_bench.sh (BENCH_TABLE=0 skips it), and the primary-key table benchmark,
+# bench/pk_bench.sh (BENCH_PK=0 skips it). Helpers: bench/common.sh.
 set -u
 cd "$(dirname "$0")/.."
 . bench/common.sh   # BUILD, F, DUCK, REPS; bench_cc, med, ratio, duck_time, tarn_field
@@ -85,6 +86,9 @@ if [ "${BENCH_SQL:-1}" = 1 ]; then
 fi
 if [ "${BENCH_TABLE:-1}" = 1 ]; then
     BUILD=$BUILD bash bench/table_bench.sh || sql_rc=1
+fi
+if [ "${BENCH_PK:-1}" = 1 ]; then       # primary-key tables (bench/pk_bench.sh)
+    BUILD=$BUILD bash bench/pk_bench.sh || sql_rc=1
 fi
 case "$check" in *DIFFER*|*DIFFERENTLY*) exit 1;; esac
 exit $sql_rc

@@ -164,6 +164,17 @@ void tn_layout_writer_abort(tn_layout_writer *w) {
 
 uint64_t tn_layout_writer_num_files(const tn_layout_writer *w) { return w->impl->writer_num_files(w); }
 
+int tn_layout_optimize(tn_table *t, const tn_layout_write_options *opts, tn_table_commit_result *result) {
+    const tn_layout_impl *impl;
+    tn_layout_write_options defaults = TN_LAYOUT_WRITE_OPTIONS_INIT;
+    int rc = resolve(t, &impl);
+    if (rc) return rc;
+    if (!impl->optimize)
+        return tn_error_set(TN_EUNSUPPORTED, "not supported yet: OPTIMIZE of table '%s' (%s layout)", tn_table_path(t),
+                            impl->name);
+    return impl->optimize(t, opts ? opts : &defaults, result);
+}
+
 uint64_t tn_layout_writer_spilled_bytes(const tn_layout_writer *w) {
     return w->impl == &tn_layout_plain ? tn_layout_plain_spilled_bytes(w) : 0;
 }

@@ -193,6 +193,12 @@ typedef struct tn_layout_rewrite_result {
  * numTargetRowsInserted, numCopiedRows, numRemovedFiles, numAddedFiles, ...). */
 int tn_layout_rewrite_run(tn_table *t, const tn_layout_rewrite_options *opts, tn_layout_rewrite_result *result);
 
+/* OPTIMIZE t [WITH (options)]: the layout compacts its files (a primary-key table: every bucket
+ * with several files or deletion vectors becomes one file), committing removes and adds with
+ * dataChange = false. Options: the layout's per-write keys; others refused by name. A layout
+ * without compaction refuses (TN_EUNSUPPORTED naming it). result may be NULL. */
+int tn_layout_optimize(tn_table *t, const tn_layout_write_options *opts, tn_table_commit_result *result);
+
 /* ---------------------------------------------------------------------------------------------
  * Scans: the layout plans a table scan (adding its own file and row-group restrictions, e.g.
  * bucket pruning by the key, OTree files and blocks by sample weight).

@@ -29,6 +29,8 @@ struct tn_layout_impl {
     /* optional checks of CREATE TABLE and ALTER TABLE SET/UNSET (NULL: accepted) */
     int (*check_create)(const tn_table_create_options *o);
     int (*check_alter)(const tn_table *t, const tn_delta_kv *props, uint32_t nprops);
+    /* OPTIMIZE (NULL: refused) */
+    int (*optimize)(tn_table *t, const tn_layout_write_options *opts, tn_table_commit_result *result);
 };
 
 /* The implementations (one per folder). */

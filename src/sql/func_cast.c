@@ -211,6 +211,10 @@ static int parse_date_part(const char *s, size_t n, size_t *i, int32_t *days) {
         *i += 5;
     }
     if (m < 1 || m > 12 || d < 1 || d > days_in_month(y, (unsigned)m)) return 2;
+    /* DuckDB's DATE range, 5877642-06-25 (BC) .. 5881580-07-10: outside it is an error (NULL for
+     * TRY_CAST), never a wrapped day count */
+    int64_t md = m * 100 + d;
+    if (y > 5881580 || (y == 5881580 && md > 710) || y < -5877641 || (y == -5877641 && md < 625)) return 2;
     *days = tn_days_from_civil(y, (unsigned)m, (unsigned)d);
     return 0;
 }
@@ -648,7 +652,24 @@ static int cast_datetime(cast_ctx *c, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) {
         int64_t v = get_int(c->src, i);
         if (from == TN_TYPE_DATE) {
-            ((int64_t *)c->out->data)[i] = v * 86400000000LL;
+            int64_t us;
+            if (__builtin_mul_overflow(v, 86400000000LL, &us)) {   /* beyond TIMESTAMP's range */
+                if (!tn_vector_is_valid(c->src, i)) continue;
+                if (c->try_cast) {
+                    int rc = tn_vector_set_null(c->out, i);
+                    if (rc) return rc;
+                    continue;
+                }
+                char db[40];
+                tn_buf t = TN_BUF_INIT;
+                tn_value dv;
+                tn_vector_get_value(c->src, i, &dv);
+                tn_value_to_text(&t, &dv);
+                snprintf(db, sizeof db, "%.*s", (int)t.len, t.data ? (const char *)t.data : "");
+                tn_buf_free(&t);
+                return tn_error_set(TN_ELIMIT, "Type DATE with value %s can't be cast to the destination type TIMESTAMP", db);
+            }
+            ((int64_t *)c->out->data)[i] = us;
         } else if (to == TN_TYPE_DATE) {
             int64_t d = v / 86400000000LL;
             if (v % 86400000000LL < 0) d--;

@@ -308,21 +308,23 @@ CMP_OPS(CMP_DEC_ONE)
 /* ---------------------------------------------------------------------------------------------
  * DATE arithmetic.
  */
-static int date_add_int(FN_ARGS) {
+/* DuckDB's DATE range: days in [-(2^31 - 2), 2^31 - 2] (5877642-06-25 (BC) .. 5881580-07-10);
+ * +-(2^31 - 1) are the infinities. A result outside is an error, never a wrapped date. */
+#define DATE_DAYS_MAX 2147483646LL
+static int date_arith(FN_ARGS, int sign) {
+    const int32_t *pa = args[0]->data, *pb = args[1]->data;
     int32_t *r = out->data;
-    BIN_LOOP(int32_t, int32_t, r[i] = (int32_t)((int64_t)x + y));
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t x = pa[TN_ARG_IDX(args[0], i)], y = pb[TN_ARG_IDX(args[1], i)], v = sign > 0 ? x + y : x - y;
+        if ((v > DATE_DAYS_MAX || v < -DATE_DAYS_MAX) && tn_vector_is_valid(out, i))
+            return tn_error_set(TN_ELIMIT, "Date out of range");
+        r[i] = (int32_t)v;
+    }
     return 0;
 }
-static int int_add_date(FN_ARGS) {
-    int32_t *r = out->data;
-    BIN_LOOP(int32_t, int32_t, r[i] = (int32_t)((int64_t)x + y));
-    return 0;
-}
-static int date_sub_int(FN_ARGS) {
-    int32_t *r = out->data;
-    BIN_LOOP(int32_t, int32_t, r[i] = (int32_t)((int64_t)x - y));
-    return 0;
-}
+static int date_add_int(FN_ARGS) { return date_arith(call, args, nargs, n, out, 1); }
+static int int_add_date(FN_ARGS) { return date_arith(call, args, nargs, n, out, 1); }
+static int date_sub_int(FN_ARGS) { return date_arith(call, args, nargs, n, out, -1); }
 static int date_sub_date(FN_ARGS) {
     int64_t *r = out->data;
     BIN_LOOP(int32_t, int32_t, r[i] = (int64_t)x - y);

@@ -45,6 +45,8 @@ int tn_stmt_output_count(tn_binder *b, tn_stmt_output *o, const char *name, int6
 /* stmt_dml.c */
 int tn_stmt_insert(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
 int tn_stmt_delete(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
+/* OPTIMIZE t [WITH (...)]: the table's layout compacts it (stmt_dml.c). */
+int tn_stmt_optimize(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
 int tn_stmt_copy(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
 /* The text after the statement's top-level WHERE keyword (trimmed), or NULL; and a predicate
  * list as commitInfo.operationParameters.predicate holds it (JSON array; [] for NULL). Arena. */

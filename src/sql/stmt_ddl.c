@@ -1138,7 +1138,7 @@ int tn_stmt_table_execute(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) 
     case TN_SQL_S_COPY: return tn_stmt_copy(b, stmt, out);
     case TN_SQL_S_UPDATE: return tn_stmt_update(b, stmt, out);
     case TN_SQL_S_MERGE: return tn_stmt_merge(b, stmt, out);
-    case TN_SQL_S_OPTIMIZE: return unsupported(b, stmt->pos, "OPTIMIZE (qbeast OTree tables and compaction arrive later)");
+    case TN_SQL_S_OPTIMIZE: return tn_stmt_optimize(b, stmt, out);   /* stmt_dml.c: the table's layout compacts */
     default: return unsupported(b, stmt->pos, "this statement");
     }
 }

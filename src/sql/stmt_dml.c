@@ -503,6 +503,58 @@ cleanup:
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * OPTIMIZE.
+ */
+int tn_stmt_optimize(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    __typeof__(stmt->u.optimize) *o = &stmt->u.optimize;
+    if (o->where)
+        return tn_bind_error_code(b, TN_EUNSUPPORTED, o->where->pos, "not supported yet: OPTIMIZE ... WHERE (the whole "
+                                  "table is compacted)");
+    if (o->n_zorder)
+        return tn_bind_error_code(b, TN_EUNSUPPORTED, o->zorder[0].pos, "not supported yet: OPTIMIZE ... ZORDER BY");
+    tn_catalog_name cn;
+    tn_table *t = NULL;
+    const char *label = qtext(b, &o->table);
+    int rc = tn_bind_open_table(b, &o->table, &cn, &t);
+    if (rc) return rc;
+    tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
+    wo.interrupt = b->ex->interrupt;
+    tn_delta_kv *kv = tn_arena_calloc(b->arena, ((size_t)o->options.n + 1) * sizeof *kv);
+    if (!kv) { rc = TN_ENOMEM; goto cleanup; }
+    for (int i = 0; i < o->options.n; i++) {
+        kv[i].key = o->options.items[i].key;
+        kv[i].value = o->options.items[i].value;
+    }
+    wo.options = kv;
+    wo.noptions = (uint32_t)o->options.n;
+    tn_table_commit_result res;
+    memset(&res, 0, sizeof res);
+    rc = tn_layout_optimize(t, &wo, &res);
+    if (rc) {
+        if (rc != TN_ENOMEM && rc != TN_EINTERRUPT) tn_error_prefix(rc, "OPTIMIZE %s", label);
+        rc = tn_bind_error_at(b, rc, stmt->pos);
+        goto cleanup;
+    }
+    {
+        static const char *names[] = {"files_removed", "files_added"};
+        tn_type ty[2] = {tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_BIGINT)};
+        rc = tn_stmt_output_init(b, out, 2, names, ty);
+        if (rc) goto cleanup;
+        tn_chunk c;
+        rc = tn_chunk_init(&c, 2, ty, 1);
+        if (rc) goto cleanup;
+        ((int64_t *)c.cols[0].data)[0] = (int64_t)res.files_removed;
+        ((int64_t *)c.cols[1].data)[0] = (int64_t)res.files_added;
+        c.count = c.cols[0].count = c.cols[1].count = 1;
+        rc = tn_collection_append(&out->rows, &c, NULL, 1);
+        tn_chunk_free(&c);
+    }
+cleanup:
+    tn_table_close(t);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
  * COPY.
  */
 typedef enum copy_format { FMT_CSV, FMT_PARQUET, FMT_JSON } copy_format;

@@ -540,6 +540,134 @@ static void bucket_abort(tn_layout_writer *base) { writer_free((bucket_writer *)
 static uint64_t bucket_num_files(const tn_layout_writer *base) { return ((const bucket_writer *)base)->files_written; }
 
 /* ---------------------------------------------------------------------------------------------
+ * OPTIMIZE: every (partition, bucket) with more than one live file, or a file with a deletion
+ * vector, is rewritten into one file (rows merged by key, ordered by key), dataChange = false.
+ * Files without bucket tags are left alone (INSERT OVERWRITE lays them out).
+ */
+static int file_cmp_group(const void *a, const void *b, void *ctx) {
+    const char *const *keys = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int r = strcmp(keys[x], keys[y]);
+    return r ? r : (x > y) - (x < y);
+}
+
+static int bucket_optimize(tn_table *t, const tn_layout_write_options *opts, tn_table_commit_result *result) {
+    tn_table_commit_result res;
+    memset(&res, 0, sizeof res);
+    res.version = -1;
+    int rc = tn_layout_options_check(t, "bucket", opts->options, opts->noptions, bucket_write_options,
+                                     sizeof bucket_write_options / sizeof bucket_write_options[0]);
+    if (rc) return rc;
+    bucket_writer *w = NULL;
+    tn_layout_writer *base = NULL;
+    rc = bucket_open(&base, t, opts);
+    if (rc) return rc;
+    w = (bucket_writer *)base;
+    const tn_delta_snapshot *snap = tn_table_snapshot(t);
+    tn_table_txn *txn = NULL;
+    tn_buf key = TN_BUF_INIT;
+    char **keys = tn_calloc(snap->nfiles + 1, sizeof *keys);
+    uint32_t *order = tn_calloc(snap->nfiles + 1, sizeof *order);
+    uint32_t n = 0, removed = 0, added = 0;
+    tn_bucket_rows stored;
+    memset(&stored, 0, sizeof stored);
+    if (!keys || !order) { rc = TN_ENOMEM; goto cleanup; }
+    /* group files by (partition, bucket, count) */
+    for (uint32_t fi = 0; fi < snap->nfiles && !rc; fi++) {
+        int32_t b, c;
+        if (!tn_bucket_file_tags(&snap->files[fi], &b, &c)) continue;
+        rc = tn_layout_file_partition_key(t, &snap->files[fi], &key);
+        if (!rc) rc = tn_buf_printf(&key, "|%d|%d", b, c);
+        if (!rc && !(keys[fi] = tn_strdup((const char *)key.data))) rc = TN_ENOMEM;
+        order[n++] = fi;
+    }
+    if (rc) goto cleanup;
+    qsort_r(order, n, sizeof *order, file_cmp_group, keys);
+    rc = tn_table_txn_open(&txn, t, opts->max_attempts);
+    if (rc) goto cleanup;
+    tn_table_txn_set_interrupt(txn, opts->interrupt);
+    tn_table_txn_set_rows_checked(txn, false, true);
+    for (uint32_t a = 0; a < n && !rc;) {
+        uint32_t e = a + 1;
+        while (e < n && strcmp(keys[order[a]], keys[order[e]]) == 0) e++;
+        bool dv = false;
+        for (uint32_t k = a; k < e; k++) dv |= snap->files[order[k]].has_dv;
+        if (e - a < 2 && !dv) { a = e; continue; }
+        rc = tn_interrupt_check(opts->interrupt);
+        const tn_delta_file *f0 = &snap->files[order[a]];
+        int32_t b, c;
+        tn_bucket_file_tags(f0, &b, &c);
+        if (!rc) rc = tn_bucket_rows_init(&stored, t);
+        if (!rc) {
+            tn_table_scan_options so = TN_TABLE_SCAN_OPTIONS_INIT;
+            so.all_columns = true;
+            tn_table_scan *scan = NULL;
+            rc = tn_table_scan_open_files(&scan, t, &so, order + a, e - a);
+            if (!rc) rc = tn_table_scan_run(scan, collect_rows, &stored);
+            tn_table_scan_close(scan);
+        }
+        for (uint32_t k = a; k < e && !rc; k++) {
+            rc = tn_table_txn_remove(txn, &snap->files[order[k]], false);
+            removed++;
+        }
+        if (!rc && stored.count) {
+            tn_bucket_ref *refs = tn_malloc(sizeof *refs * stored.count);
+            if (!refs) rc = TN_ENOMEM;
+            for (uint32_t i = 0; !rc && i < stored.count; i++) refs[i] = (tn_bucket_ref){0, i};
+            char bs[16], ns[16], infix[32];
+            snprintf(bs, sizeof bs, "%d", b);
+            snprintf(ns, sizeof ns, "%d", c);
+            snprintf(infix, sizeof infix, "bucket-%d", b);
+            tn_delta_kv tags[] = {{TN_BUCKET_TAG, bs}, {TN_BUCKET_COUNT_TAG, ns}};
+            tn_table_file_writer_options fo = TN_TABLE_FILE_WRITER_OPTIONS_INIT;
+            fo.partition_values = f0->partition_values;
+            fo.npartition_values = f0->npartition_values;
+            fo.tags = tags;
+            fo.ntags = 2;
+            fo.name_infix = infix;
+            fo.target_file_bytes = w->target;
+            fo.codec = w->codec;
+            fo.data_change = false;
+            emit_ctx ec = {NULL};
+            if (!rc) rc = tn_table_file_writer_open(&ec.fw, txn, &fo);
+            tn_bucket_rows *sets[2] = {&stored, &stored};
+            uint64_t nout = 0;
+            if (!rc) rc = tn_bucket_merge(&w->spec, t, sets, refs, stored.count, emit_rows, &ec, &nout);
+            if (ec.fw) {
+                if (rc) tn_table_file_writer_abort(ec.fw);
+                else rc = tn_table_file_writer_close(ec.fw);
+            }
+            tn_free(refs);
+            added++;
+        }
+        tn_bucket_rows_free(&stored);
+        a = e;
+    }
+    if (rc || removed == 0) goto cleanup;     /* nothing to compact: nothing committed */
+    char rs[32], as[32];
+    snprintf(rs, sizeof rs, "%u", removed);
+    snprintf(as, sizeof as, "%u", added);
+    tn_delta_kv params[] = {{"predicate", "[]"}, {"zOrderBy", "[]"}};
+    tn_delta_kv metrics[] = {{"numRemovedFiles", rs}, {"numAddedFiles", as}};
+    rc = tn_table_txn_set_commit_info(txn, "OPTIMIZE", params, 2, metrics, 2);
+    if (rc) goto cleanup;
+    tn_table_txn *x = txn;
+    txn = NULL;
+    rc = tn_table_txn_commit(x, &res);
+cleanup:
+    tn_bucket_rows_free(&stored);
+    tn_table_txn_abort(txn);
+    for (uint32_t i = 0; keys && i < snap->nfiles; i++) tn_free(keys[i]);
+    tn_free(keys);
+    tn_free(order);
+    tn_buf_free(&key);
+    writer_free(w);
+    if (rc) res.version = -1;
+    if (result) *result = res;
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
  * Scans: equality on every bucket-key column prunes each partition to the files of one bucket
  * (computed with each file's own bucketCount).
  */
@@ -620,5 +748,5 @@ static int bucket_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, con
 
 const tn_layout_impl tn_layout_bucket = {
     "bucket", bucket_open, bucket_write, bucket_commit, bucket_abort, bucket_num_files, bucket_scan_open,
-    tn_bucket_check_create, tn_bucket_check_alter,
+    tn_bucket_check_create, tn_bucket_check_alter, bucket_optimize,
 };

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# bench/pk_bench.sh: primary-key tables (issue 8's benchmark) against DuckDB, same machine, same
+# run. Needs $BUILD/libtarn.a and $BUILD/tarn (make). Environment: BUILD, BENCH_REPS (default 5),
+# BENCH_PK_ROWS (default 1,000,000; the issue's scale is 10,000,000), BENCH_UPDATE_README=1 to
+# write the table into bench/README.md (section "pk"). Helpers: bench/common.sh.
+#  - data: ROWS rows (k BIGINT, p VARCHAR with 4 values, v DOUBLE, s VARCHAR) written by DuckDB
+#    to Parquet; tarn: a primary-key table PRIMARY KEY (p, k) PARTITIONED BY (p), 'bucket' = '16';
+#    DuckDB: a table with PRIMARY KEY (p, k) in a database file.
+#  - upsert: batches of 1k / 10k / 100k rows, half of them updates of existing keys, half new
+#    keys, each batch distinct (BENCH_REPS + 1 per size, the first a warm-up): tarn `INSERT INTO
+#    pk SELECT * FROM read_parquet(batch)` (in-process, bench/pk_bench.c) vs DuckDB `INSERT OR
+#    REPLACE INTO t SELECT * FROM read_parquet(batch)` (the oracle's --time). Also the files and
+#    bytes each tarn batch wrote (its commit's adds).
+#  - point lookup by the whole key, tarn vs DuckDB (its primary-key index), and the files tarn
+#    read for it (--stats).
+#  - rescale: `ALTER TABLE pk SET ('bucket' = '32')` then `INSERT OVERWRITE pk PARTITION (p = 'p0')`
+#    from the table, against `CREATE TABLE AS` of the same rows into a plain table.
+set -u
+cd "$(dirname "$0")/.."
+. bench/common.sh
+ROWS=${BENCH_PK_ROWS:-1000000}
+for f in "$BUILD/libtarn.a" "$BUILD/tarn"; do
+    [ -f "$f" ] || { echo "pk_bench: $f missing (run make)" >&2; exit 1; }
+done
+PB=$BUILD/bench/pk_bench
+bench_cc "$PB" bench/pk_bench.c || { echo "pk_bench: build failed" >&2; exit 1; }
+"$DUCK" "SELECT 1" >/dev/null || { echo "pk_bench: the DuckDB oracle does not run" >&2; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tarn-pkbench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+W=$tmp/wh DB=$tmp/duck.db
+load_before=$(load1)
+SIZES="1000 10000 100000"
+
+# --- data (DuckDB writes every input file)
+gen="COPY (SELECT i AS k, 'p' || (i % 4) AS p, i * 0.5 AS v, 'name' || i AS s FROM range($ROWS) r(i)) TO '$tmp/base.parquet' (FORMAT parquet);"
+si=0
+for n in $SIZES; do
+    for r in $(seq 0 "$REPS"); do
+        half=$((n / 2))
+        gen="$gen COPY (SELECT k, 'p' || (k % 4) AS p, k * 0.25 + $r AS v, 'upd' || k AS s FROM (
+            SELECT (($r * $n + i) * 7919) % $ROWS AS k FROM range($half) r(i)
+            UNION ALL SELECT $ROWS + $si * 100000000 + $r * $n + i FROM range($((n - half))) r(i))) TO '$tmp/b_${n}_$r.parquet' (FORMAT parquet);"
+    done
+    si=$((si + 1))
+done
+"$DUCK" "$gen SELECT 1" >/dev/null || { echo "pk_bench: data generation failed" >&2; exit 1; }
+
+# --- tarn
+{
+    printf 'create\tCREATE TABLE pk (k BIGINT, p VARCHAR, v DOUBLE, s VARCHAR, PRIMARY KEY (p, k) NOT ENFORCED) PARTITIONED BY (p) WITH (%s)\n' "'bucket' = '16'"
+    printf 'load\tINSERT INTO pk SELECT * FROM read_parquet(%s)\n' "'$tmp/base.parquet'"
+    for n in $SIZES; do
+        for r in $(seq 0 "$REPS"); do
+            printf 'up_%s_%s\tINSERT INTO pk SELECT * FROM read_parquet(%s)\n' "$n" "$r" "'$tmp/b_${n}_$r.parquet'"
+        done
+    done
+    for r in $(seq 0 "$REPS"); do
+        printf 'lookup_%s\tSELECT v FROM pk WHERE p = %s AND k = %s\n' "$r" "'p$(( (r * 7 + 1) % 4 ))'" "$(( (r * 7 + 1) * 9973 % ROWS ))"
+    done
+    printf 'ctas\tCREATE TABLE plain_copy AS SELECT * FROM pk WHERE p = %s\n' "'p0'"
+    printf 'alter\tALTER TABLE pk SET (%s)\n' "'bucket' = '32'"
+    printf 'rescale\tINSERT OVERWRITE pk PARTITION (p = %s) SELECT k, v, s FROM pk WHERE p = %s\n' "'p0'" "'p0'"
+} >"$tmp/tarn.tsv"
+"$PB" "$W" "$tmp/tarn.tsv" >"$tmp/tarn.out" || { echo "pk_bench: tarn failed" >&2; exit 1; }
+key=$(( (1 * 7 + 1) * 9973 % ROWS ))
+"$BUILD/tarn" -w "$W" --stats -c "SELECT v FROM pk WHERE p = 'p1' AND k = $key" >/dev/null 2>"$tmp/stats" || true
+lookup_files=$(python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])['files_scanned'])" "$tmp/stats" 2>/dev/null || echo '?')
+tms() { awk -v n="$1" '$1 == n {print $2}' "$tmp/tarn.out"; }
+tmed() { for r in $(seq 1 "$REPS"); do tms "${1}_$r"; done | med; }
+
+# files and bytes of each tarn upsert commit (versions 2.. in the order of tarn.tsv)
+python3 - "$W/pk/_delta_log" "$REPS" "$SIZES" >"$tmp/files.out" <<'EOF'
+import json, os, sys
+log, reps, sizes = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
+v = 2
+for n in sizes:
+    files = []; size = []
+    for r in range(reps + 1):
+        adds = [json.loads(l)["add"] for l in open(os.path.join(log, "%020d.json" % v)) if l.startswith('{"add"')]
+        if r > 0: files.append(len(adds)); size.append(sum(a["size"] for a in adds))
+        v += 1
+    files.sort(); size.sort()
+    print(n, files[len(files) // 2], size[len(size) // 2])
+EOF
+
+# --- DuckDB
+"$DUCK" "CREATE TABLE t (k BIGINT, p VARCHAR, v DOUBLE, s VARCHAR, PRIMARY KEY (p, k)); INSERT INTO t SELECT * FROM read_parquet('$tmp/base.parquet'); SELECT count(*) FROM t" --db "$DB" >/dev/null ||
+    { echo "pk_bench: DuckDB load failed" >&2; exit 1; }
+dtime() { "$DUCK" "$1" --db "$DB" --threads 2 --time 2>"$tmp/d.err" >/dev/null && sed -n 's/^time_ms=//p' "$tmp/d.err"; }
+declare -A DU
+for n in $SIZES; do
+    for r in $(seq 0 "$REPS"); do
+        ms=$(dtime "INSERT OR REPLACE INTO t SELECT * FROM read_parquet('$tmp/b_${n}_$r.parquet')") ||
+            { echo "pk_bench: DuckDB upsert failed: $(cat "$tmp/d.err")" >&2; exit 1; }
+        [ "$r" -gt 0 ] && echo "$ms"
+    done | med >"$tmp/du_$n"
+    DU[$n]=$(cat "$tmp/du_$n")
+done
+for r in $(seq 0 "$REPS"); do
+    ms=$(dtime "SELECT v FROM t WHERE p = 'p$(( (r * 7 + 1) % 4 ))' AND k = $(( (r * 7 + 1) * 9973 % ROWS ))")
+    [ "$r" -gt 0 ] && echo "$ms"
+done | med >"$tmp/dl"
+DL=$(cat "$tmp/dl")
+
+# checks: the same rows on both sides after every upsert
+tsum=$("$BUILD/tarn" -w "$W" --csv -c "SELECT count(*), CAST(round(sum(v), 3) AS VARCHAR) FROM pk WHERE p <> 'p0'" | tail -n 1)
+dsum=$("$DUCK" "SELECT count(*), CAST(round(sum(v), 3) AS VARCHAR) FROM t WHERE p <> 'p0'" --db "$DB" | tail -n 1)
+check="same rows as DuckDB after the upserts ($tsum)"
+[ "$tsum" = "$dsum" ] || check="MISMATCH: tarn $tsum, DuckDB $dsum"
+echo "pk_bench: $check" >&2
+load_after=$(load1)
+
+{
+    echo "Run: $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m), DuckDB $(duck_version), $ROWS rows in 4 partitions x 16 buckets, median of $REPS batches after one warm-up; load average $load_before before / $load_after after (other work shared the cores: treat ratios as rough); check: $check."
+    echo
+    echo "| benchmark | tarn ms | DuckDB ms | tarn / DuckDB | tarn files / bytes written |"
+    echo "|---|---:|---:|---:|---:|"
+    for n in $SIZES; do
+        read -r _ nf nb < <(awk -v n="$n" '$1 == n' "$tmp/files.out")
+        t=$(tmed "up_$n")
+        echo "| upsert $n rows (50% updates) | $t | ${DU[$n]} | $(ratio "$t" "${DU[$n]}") | $nf / $nb |"
+    done
+    t=$(tmed lookup)
+    echo "| point lookup by the whole key ($lookup_files file(s) read) | $t | $DL | $(ratio "$t" "$DL") | |"
+    rs=$(tms rescale) ct=$(tms ctas)
+    echo "| rescale: INSERT OVERWRITE of one partition 16 -> 32 buckets, against CREATE TABLE AS of its rows | $rs | (tarn CTAS) $ct | $(ratio "$rs" "$ct") | |"
+    echo "| initial load ($ROWS rows into 64 buckets) | $(tms load) | | | |"
+} >"$tmp/table.md"
+cat "$tmp/table.md"
+if [ "${BENCH_UPDATE_README:-0}" = 1 ]; then readme_section pk "$tmp/table.md"; fi

@@ -87,6 +87,10 @@ fi
 if [ "${BENCH_TABLE:-1}" = 1 ]; then
     BUILD=$BUILD bash bench/table_bench.sh || sql_rc=1
 fi
+# writes into many partitions (bench/partition_bench.sh), unless BENCH_PARTITION=0
+if [ "${BENCH_PARTITION:-1}" = 1 ]; then
+    BUILD=$BUILD bash bench/partition_bench.sh || sql_rc=1
+fi
 if [ "${BENCH_PK:-1}" = 1 ]; then       # primary-key tables (bench/pk_bench.sh)
     BUILD=$BUILD bash bench/pk_bench.sh || sql_rc=1
 fi

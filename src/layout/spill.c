@@ -477,7 +477,7 @@ static int replay_extent(tn_layout_spill *s, const extent *e, tn_layout_spill_fn
         size_t used = 0;
         rc = decode_blocks(s, w->data, w->len, &used, fn, ctx);
         if (rc) return rc;
-        memmove(w->data, w->data + used, w->len - used);
+        if (used && w->len > used) memmove(w->data, w->data + used, w->len - used);
         w->len -= used;
         if (pos == end) break;
         size_t want = READ_WINDOW;

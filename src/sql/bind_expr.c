@@ -1233,12 +1233,27 @@ parts:
     case TN_SQL_E_BINARY: {
         tn_sql_binary_op op = e->u.binary.op;
         if (op == TN_SQL_OP_AND || op == TN_SQL_OP_OR) {
-            tn_expr *args[2] = {NULL, NULL};
-            rc = tn_bind_expr(c, e->u.binary.left, &args[0]);
-            if (rc) break;
-            rc = tn_bind_expr(c, e->u.binary.right, &args[1]);
-            if (rc) { tn_expr_free(args[0]); break; }
-            rc = op == TN_SQL_OP_AND ? tn_expr_and(out, args, 2) : tn_expr_or(out, args, 2);
+            /* a chain a OP b OP c ... (left-deep from the parser) becomes one n-ary node, walked
+             * without recursion: a 50,000-term OR binds like the AND chain does */
+            uint32_t nops = 1;
+            const tn_sql_expr *l = e;
+            while (l->kind == TN_SQL_E_BINARY && l->u.binary.op == op) { nops++; l = l->u.binary.left; }
+            tn_sql_expr **ops = tn_arena_alloc(b->arena, (size_t)nops * sizeof *ops);
+            tn_expr **args = tn_calloc(nops, sizeof *args);
+            if (!ops || !args) { tn_free(args); rc = TN_ENOMEM; break; }
+            uint32_t k = nops;
+            tn_sql_expr *w = e;
+            while (w->kind == TN_SQL_E_BINARY && w->u.binary.op == op) { ops[--k] = w->u.binary.right; w = w->u.binary.left; }
+            ops[--k] = w;
+            uint32_t nb = 0;
+            for (; nb < nops && !rc; nb++) rc = tn_bind_expr(c, ops[nb], &args[nb]);
+            if (rc) {
+                for (uint32_t q = 0; q + 1 < nb; q++) tn_expr_free(args[q]);
+                tn_free(args);
+                break;
+            }
+            rc = op == TN_SQL_OP_AND ? tn_expr_and(out, args, nops) : tn_expr_or(out, args, nops);
+            tn_free(args);
             if (rc) rc = tn_bind_error_at(b, rc, e->pos);
             break;
         }

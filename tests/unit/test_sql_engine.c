@@ -231,6 +231,26 @@ TEST(memory_limit) {
     tn_sql_session_close(s);
 }
 
+/* A 50,000-term OR chain binds and runs as the AND chain does (an n-ary node, no deep
+ * recursion), with the answer SQL gives: the rows equal to one of the terms. */
+TEST(long_or_chain) {
+    tn_sql_session *s = NULL;
+    CHECK_OK(tn_sql_session_open(&s, NULL, 2));
+    tn_buf q = TN_BUF_INIT;
+    CHECK_OK(tn_buf_printf(&q, "SELECT count(*) FROM (VALUES (1), (2), (60000), (NULL)) t(x) WHERE x = 0"));
+    for (int i = 1; i < 50000; i++) CHECK_OK(tn_buf_printf(&q, " OR x = %d", i));
+    CHECK_OK(tn_buf_append_byte(&q, 0));
+    tn_sql_result *r = NULL;
+    CHECK_OK(tn_sql_execute(&r, s, (const char *)q.data));
+    const tn_chunk *ch = NULL;
+    CHECK_OK(tn_sql_result_fetch(r, &ch));
+    CHECK(ch && ch->count == 1);
+    CHECK_EQ_INT(((const int64_t *)ch->cols[0].data)[0], 2);
+    tn_sql_result_free(r);
+    tn_buf_free(&q);
+    tn_sql_session_close(s);
+}
+
 TEST(group_table) {
     tn_type t[2] = {tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_VARCHAR)};
     tn_group_table gt;

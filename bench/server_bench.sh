@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# bench/server_bench.sh: `tarn serve` against PostgreSQL 15 over the wire, same machine, same
+# run, same client (pgbench from postgresql-15): custom scripts `SELECT 1` and a point query on
+# a small table (1,000 rows, primary-key lookup in PostgreSQL), -M simple and -M prepared, 1 and
+# 8 clients, BENCH_SECONDS each (default 5); then a flights-3m group-by through psql (tarn reads
+# its table; PostgreSQL the same rows loaded with COPY). Prints ratios (tarn / PostgreSQL tps,
+# PostgreSQL / tarn time). PostgreSQL runs under a temporary directory on a private port and
+# socket directory, as the current (non-root) user, and is stopped at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+SECS=${BENCH_SECONDS:-5}
+PGBIN=/usr/lib/postgresql/15/bin
+tmp=$(mktemp -d /tmp/server-bench-XXXXXX)
+chmod 777 "$tmp"
+RUNAS=()
+[ "$(id -u)" -eq 0 ] && RUNAS=(runuser -u nobody --)     # initdb refuses root
+pgport=$((20000 + RANDOM % 20000))
+srv_pid=""
+cleanup() {
+    [ -n "$srv_pid" ] && kill -TERM "$srv_pid" 2>/dev/null && wait "$srv_pid" 2>/dev/null
+    "${RUNAS[@]}" "$PGBIN/pg_ctl" -D "$tmp/pg" -m fast stop >/dev/null 2>&1 || true
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+"${RUNAS[@]}" "$PGBIN/initdb" -D "$tmp/pg" -U bench -A trust >/dev/null
+"${RUNAS[@]}" "$PGBIN/pg_ctl" -D "$tmp/pg" -l "$tmp/pg.log" -o "-p $pgport -k $tmp -c listen_addresses=127.0.0.1" -w start >/dev/null
+"$BUILD/tarn" serve -w "$tmp/w" --port 0 --ready-file "$tmp/ready" 2>"$tmp/tarn.log" &
+srv_pid=$!
+for _ in $(seq 1 100); do [ -s "$tmp/ready" ] && break; sleep 0.1; done
+tport=$(cat "$tmp/ready")
+pg()   { psql -X -q -A -t -h 127.0.0.1 -p "$pgport" -U bench -d postgres "$@"; }
+tarn() { psql -X -q -A -t -h 127.0.0.1 -p "$tport" -U bench -d tarn "$@"; }
+
+pg -c "create table small (id int primary key, v varchar)" -c "insert into small select g, 'v' || g from generate_series(1, 1000) g"
+vals=$(seq 1 1000 | awk '{printf "%s(%d, '"'"'v%d'"'"')", (NR > 1 ? "," : ""), $1, $1}')
+tarn -c "create table small (id int, v varchar)" -c "insert into small values $vals"
+echo "SELECT 1;" >"$tmp/select1.sql"
+printf '\\set id random(1, 1000)\nSELECT v FROM small WHERE id = :id;\n' >"$tmp/point.sql"
+
+tps() {   # tps PORT DB SCRIPT MODE CLIENTS
+    "$PGBIN/pgbench" -n -h 127.0.0.1 -p "$1" -U bench -d "$2" -f "$3" -M "$4" -c "$5" -j "$5" -T "$SECS" 2>/dev/null |
+        sed -n 's/^tps = \([0-9.]*\).*/\1/p'
+}
+echo "| query | protocol | clients | tarn tps | PostgreSQL tps | tarn / PostgreSQL |"
+echo "|---|---|---:|---:|---:|---:|"
+for script in select1 point; do
+    for mode in simple prepared; do
+        for clients in 1 8; do
+            t=$(tps "$tport" tarn "$tmp/$script.sql" "$mode" "$clients")
+            p=$(tps "$pgport" postgres "$tmp/$script.sql" "$mode" "$clients")
+            printf '| %s | %s | %d | %.0f | %.0f | %.2f |\n' "$script" "$mode" "$clients" "$t" "$p" "$(echo "$t / $p" | bc -l)"
+        done
+    done
+done
+
+# flights-3m over the wire: the same rows in both
+FLIGHTS=tests/data/datasets/flights-3m.parquet
+"$BUILD/tarn" -w "$tmp/w" -c "create table flights as select * from read_parquet('$FLIGHTS')" >/dev/null
+"$BUILD/tarn" -c "copy (select * from read_parquet('$FLIGHTS')) to '$tmp/flights.csv' (header false)" >/dev/null
+pg -c "create table flights (date timestamp, delay bigint, distance bigint, origin varchar, destination varchar)" \
+   -c "\\copy flights from '$tmp/flights.csv' csv" -c "analyze flights"
+timeq() {   # timeq FUNC SQL: best of 3, milliseconds
+    local best=""
+    for _ in 1 2 3; do
+        local s e; s=$(date +%s%N); "$1" -c "$2" >/dev/null; e=$(date +%s%N)
+        local ms=$(( (e - s) / 1000000 )); [ -z "$best" ] || [ "$ms" -lt "$best" ] && best=$ms
+    done
+    echo "$best"
+}
+echo
+echo "| flights-3m query | tarn ms | PostgreSQL ms | PostgreSQL / tarn |"
+echo "|---|---:|---:|---:|"
+for qsql in "select origin, count(*), avg(delay) from flights group by origin order by 2 desc limit 10" \
+            "select destination, sum(distance) from flights where delay > 60 group by destination order by 2 desc limit 5" \
+            "select * from flights order by delay desc limit 10"; do
+    t=$(timeq tarn "$qsql"); p=$(timeq pg "$qsql")
+    printf '| `%s` | %d | %d | %.1f |\n' "$qsql" "$t" "$p" "$(echo "$p / ($t + 0.001)" | bc -l)"
+done

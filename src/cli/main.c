@@ -1,8 +1,8 @@
 /*
- * cli/main.c: the `tarn` command's entry point: global options (-w, -c, -f, output format,
- * --stats, --version, --help) and dispatch to the subcommands (parquet, demo); without a
- * subcommand, to the SQL front end (cli/shell.c: -c / -f / stdin / interactive shell) when it
- * is linked in, else "SQL is not available yet" (exit 2).
+ * cli/main.c: the `tarn` command's entry point: --version, --help (every option of the SQL
+ * front end and the subcommands), and dispatch to the subcommands (parquet, demo, serve) or, for
+ * anything else (options, a warehouse DIR, SQL), to the SQL front end (cli/shell.c), which
+ * checks the options itself.
  */
 #include <signal.h>
 #include <stdarg.h>
@@ -16,21 +16,35 @@
 #pragma weak tn_cli_shell_main
 
 static const char usage_text[] =
-    "usage: tarn [-w DIR] [-c SQL]... [-f FILE] [--csv|--json|--table] [--stats]\n"
-    "       tarn parquet schema FILE\n"
-    "       tarn parquet meta FILE\n"
+    "usage: tarn [OPTIONS] [DIR [SQL]]       SQL on the warehouse DIR (the interactive shell on a\n"
+    "                                        terminal, else the SQL and dot-commands on stdin)\n"
+    "       tarn parquet schema FILE         columns, tarn types, nullability, row count\n"
+    "       tarn parquet meta FILE           row groups, column chunks, encodings, codecs, stats\n"
     "       tarn parquet cat [--csv] [--columns a,b] [--limit N] FILE\n"
     "       tarn parquet copy IN OUT [--codec C] [--row-group-rows N] [--page-rows N]\n"
     "                                [--no-dictionary] [--no-page-index]\n"
-    "       tarn demo [-w DIR]\n"
+    "       tarn demo [-w DIR]               copy, load and query a flights dataset\n"
     "       tarn serve [-w DIR] [--host 127.0.0.1] [--port 5433] [--user U --password P] (--help)\n"
     "       tarn --version | --help\n"
     "\n"
-    "  -w DIR       warehouse directory (default $TARN_WAREHOUSE, else ./warehouse)\n"
-    "  -c SQL       run SQL (repeatable)\n"
-    "  -f FILE      run the SQL statements in FILE\n"
-    "  --csv|--json|--table   result format\n"
-    "  --stats      print scan statistics (JSON) on stderr after each statement\n"
+    "SQL options (one or two leading dashes):\n"
+    "  -w DIR           warehouse directory (also the DIR argument; default $TARN_WAREHOUSE,\n"
+    "                   else ./warehouse)\n"
+    "  -c SQL           run SQL and dot-commands, stop at the first error (repeatable)\n"
+    "  -f FILE          run the SQL and dot-commands of FILE (- or /dev/stdin: standard input)\n"
+    "  -cmd COMMAND     run COMMAND (SQL or a dot-command) before the rest (repeatable)\n"
+    "  -init FILE       run FILE before the rest\n"
+    "  -csv -json -jsonlines -table -box -line -list -markdown -tabs   output mode\n"
+    "                   (default: table on a terminal, else csv)\n"
+    "  -header -noheader  column names on or off (default on)\n"
+    "  -nullvalue TEXT  how NULL is printed;  -separator SEP  list mode's separator\n"
+    "  -bail            stop at the first error (piped input and -f files go on by default)\n"
+    "  -echo            print each statement before running it\n"
+    "  -timer           print the time of each statement on stderr\n"
+    "  -stats           scan statistics (JSON) on stderr after each statement\n"
+    "  -batch | -interactive   read stdin as a script / force the interactive shell\n"
+    "The exit status is 1 when any statement or command failed, 2 for a usage error.\n"
+    "In the shell, .help lists the dot-commands; Ctrl-C cancels the running statement.\n"
     "\n"
     "parquet copy codecs: zstd (default), snappy, gzip, lz4_raw, none\n";
 
@@ -70,46 +84,47 @@ static void on_fatal_signal(int sig) {
     raise(sig);
 }
 
+/* Options of the SQL front end that take a value (skipped when looking for a subcommand). */
+static bool sql_option_with_value(const char *a) {
+    if (a[0] != '-') return false;
+    const char *n = a + (a[1] == '-' ? 2 : 1);
+    return !strcmp(a, "-w") || !strcmp(a, "-c") || !strcmp(a, "-f") || !strcmp(n, "cmd") ||
+           !strcmp(n, "init") || !strcmp(n, "nullvalue") || !strcmp(n, "separator");
+}
+
 int main(int argc, char **argv) {
     signal(SIGINT, on_fatal_signal);
     signal(SIGTERM, on_fatal_signal);
     signal(SIGHUP, on_fatal_signal);
     const char *warehouse = NULL;
-    int nsql = 0;
-    bool sql_file = false;
     int i = 1;
+    bool sql_opts = false;
     for (; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
+        if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0 || strcmp(a, "-version") == 0) {
             printf("tarn %s\n", TARN_VERSION);
             return TN_CLI_OK;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "-help") == 0) {
             fputs(usage_text, stdout);
             return TN_CLI_OK;
-        } else if (strcmp(a, "-w") == 0 || strcmp(a, "-c") == 0 || strcmp(a, "-f") == 0) {
+        } else if (sql_option_with_value(a)) {
             if (i + 1 >= argc) return usage_error("option %s needs an argument", a);
-            if (a[1] == 'w') warehouse = argv[i + 1];
-            else if (a[1] == 'c') nsql++;
-            else sql_file = true;
+            if (strcmp(a, "-w") == 0) warehouse = argv[i + 1];
+            else sql_opts = true;
             i++;
-        } else if (strcmp(a, "--csv") == 0 || strcmp(a, "--json") == 0 ||
-                   strcmp(a, "--table") == 0 || strcmp(a, "--stats") == 0) {
-            /* Result options: cli/shell.c reads them from argv. */
         } else if (a[0] == '-' && a[1] != '\0') {
-            return usage_error("unknown option %s", a);
+            sql_opts = true;           /* checked by cli/shell.c */
         } else {
-            break;                     /* a subcommand */
+            break;                     /* a subcommand, or the warehouse DIR */
         }
     }
-    if (i < argc) {
-        if (nsql > 0 || sql_file)
-            return usage_error("%s", "-c/-f cannot be combined with a subcommand");
+    if (i < argc && (strcmp(argv[i], "parquet") == 0 || strcmp(argv[i], "demo") == 0 ||
+                     strcmp(argv[i], "serve") == 0)) {
+        if (sql_opts) return usage_error("%s", "SQL options cannot be combined with a subcommand");
         if (strcmp(argv[i], "parquet") == 0) return tn_cli_parquet(argc - i, argv + i);
-        if (strcmp(argv[i], "demo") == 0) return tn_cli_demo(argc - i, argv + i, warehouse);
         if (strcmp(argv[i], "serve") == 0) return tn_cli_serve(argc - i, argv + i, warehouse);
-        return usage_error("unknown command '%s'", argv[i]);
+        return tn_cli_demo(argc - i, argv + i, warehouse);
     }
     if (tn_cli_shell_main != NULL) return tn_cli_shell_main(argc, argv);
-    if (nsql > 0 || sql_file) return tn_cli_errorf(TN_CLI_USAGE, "SQL is not available yet");
-    return usage_error("%s", "no command given (the interactive SQL shell is not available yet)");
+    return usage_error("%s", "the SQL front end is not available in this build");
 }

@@ -1,257 +1,69 @@
 /*
- * cli/shell.c: the SQL front end of the `tarn` command: `tarn [-w DIR] [-c SQL]... [-f FILE]
- * [--csv|--json|--table] [--stats]`. Runs -c texts and -f files in order (or stdin when it is
- * not a terminal), else the interactive shell (libedit line editing, ~/.tarn_history,
- * dot-commands). Prints results as a table, CSV (RFC 4180, DuckDB's value spelling) or JSON;
- * CSV and JSON rows of a streaming query are written while it runs (bounded memory). Errors go
- * to stderr (also one that ends a stream after rows were printed) and make the exit status
- * non-zero. Uses only sql/sql.h of libtarn.
+ * cli/shell.c: the SQL front end of the `tarn` command, in the manner of the sqlite3 and
+ * duckdb shells: `tarn [OPTIONS] [DIR [SQL]]` runs -cmd commands, then -c texts and -f files in
+ * order (or the SQL argument), else the interactive shell on a terminal (libedit with the
+ * locale's UTF-8, history appended to ~/.tarn_history after each statement, Ctrl-C cancels the
+ * running statement or clears the line), else stdin. Input is read as lines: a line starting
+ * with '.' where a statement would start is a dot-command (shell_dot.c), the rest is SQL run
+ * once a statement ends with ';'. Piped input and -f files go on after an error unless -bail;
+ * the exit status is non-zero when anything failed. Results: shell_render.c.
  */
 #include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <editline/readline.h>
 
 #include "cli/cli.h"
-#include "sql/sql.h"
-#include "text/text.h"
-
-
-typedef enum { MODE_TABLE, MODE_CSV, MODE_JSON } out_mode;
-
-typedef struct shell {
-    tn_sql_session *session;
-    out_mode mode;
-    bool stats;
-    bool timer;
-    bool interactive;
-    bool progress;               /* progress bar on stderr (a terminal only) */
-    FILE *out;
-} shell;
+#include "cli/shell.h"
+#include "tarn.h"
 
 /* ---------------------------------------------------------------------------------------------
- * Output.
+ * Ctrl-C: while a statement runs, SIGINT asks the session to stop it (tn_sql_session_interrupt
+ * is one atomic store); at the prompt it ends readline() (no SA_RESTART), which the loop tells
+ * from end of input by g_sigint.
  */
-static bool is_numeric_type(tn_type t) { return tn_type_is_numeric(t); }
+static tn_sql_session *volatile g_session;
+static volatile sig_atomic_t g_sigint, g_running;
 
-/* A cell's text as DuckDB's shell prints it: tn_value_format (the ::VARCHAR spelling), except
- * that a NaN prints as "nan" whatever its sign bit ("-nan" is only CAST's spelling). */
-static int format_cell(tn_buf *cell, const tn_vector *v, uint32_t i) {
-    int f = tn_value_format(cell, v, i);
-    if (f >= 0 && (v->type.id == TN_TYPE_DOUBLE || v->type.id == TN_TYPE_FLOAT) && cell->len == 4 &&
-        memcmp(cell->data, "-nan", 4) == 0) {
-        memmove(cell->data, cell->data + 1, 3);
-        cell->len = 3;
-        cell->data[3] = 0;
-    }
-    return f;
+static void on_sigint(int sig) {
+    (void)sig;
+    g_sigint = 1;
+    if (g_running && g_session) tn_sql_session_interrupt(g_session);
 }
 
-static int print_csv(shell *sh, tn_sql_result *r) {
-    tn_buf b = TN_BUF_INIT;
-    uint32_t nc = tn_sql_result_ncols(r);
-    int rc = 0;
-    for (uint32_t c = 0; c < nc && !rc; c++) {
-        const char *n = tn_sql_result_name(r, c);
-        if (c) rc = tn_buf_append_byte(&b, ',');
-        if (!rc) rc = tn_csv_append_field(&b, n, strlen(n), ',', '"');
-    }
-    if (!rc) rc = tn_buf_append_byte(&b, '\n');
-    tn_buf cell = TN_BUF_INIT;
-    const tn_chunk *ch = NULL;
-    while (!rc && !(rc = tn_sql_result_fetch(r, &ch)) && ch) {
-        for (uint32_t i = 0; i < ch->count && !rc; i++) {
-            for (uint32_t c = 0; c < nc && !rc; c++) {
-                if (c) rc = tn_buf_append_byte(&b, ',');
-                const tn_vector *v = &ch->cols[c];
-                if (v->type.id == TN_TYPE_NULL || !tn_vector_is_valid(v, i)) continue;
-                tn_buf_clear(&cell);
-                int f = format_cell(&cell, v, i);
-                if (f < 0) { rc = f; break; }
-                rc = tn_csv_append_field(&b, cell.data ? (const char *)cell.data : "", cell.len, ',', '"');
-            }
-            if (!rc) rc = tn_buf_append_byte(&b, '\n');
-            if (!rc && b.len > (1 << 16)) {
-                fwrite(b.data, 1, b.len, sh->out);
-                tn_buf_clear(&b);
-            }
-        }
-    }
-    if (b.len) fwrite(b.data, 1, b.len, sh->out);   /* the rows before an error too */
-    tn_buf_free(&cell);
-    tn_buf_free(&b);
-    return rc;
+static void install_sigint(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;                        /* interrupt the prompt's read() */
+    sigaction(SIGINT, &sa, NULL);
 }
 
-static int print_json(shell *sh, tn_sql_result *r) {
-    tn_buf b = TN_BUF_INIT, cell = TN_BUF_INIT;
-    uint32_t nc = tn_sql_result_ncols(r);
-    int rc = tn_buf_append_byte(&b, '[');
-    bool first = true;
-    const tn_chunk *ch = NULL;
-    while (!rc && !(rc = tn_sql_result_fetch(r, &ch)) && ch) {
-        for (uint32_t i = 0; i < ch->count && !rc; i++) {
-            rc = tn_buf_printf(&b, "%s{", first ? "" : ",\n");
-            first = false;
-            for (uint32_t c = 0; c < nc && !rc; c++) {
-                const char *n = tn_sql_result_name(r, c);
-                if (c) rc = tn_buf_append_byte(&b, ',');
-                if (!rc) rc = tn_json_append_string(&b, n, strlen(n));
-                if (!rc) rc = tn_buf_append_byte(&b, ':');
-                const tn_vector *v = &ch->cols[c];
-                if (rc) break;
-                if (v->type.id == TN_TYPE_NULL || !tn_vector_is_valid(v, i)) {
-                    rc = tn_buf_printf(&b, "null");
-                    continue;
-                }
-                tn_buf_clear(&cell);
-                int f = format_cell(&cell, v, i);
-                if (f < 0) { rc = f; break; }
-                const char *s = cell.data ? (const char *)cell.data : "";
-                /* JSON has no NaN or infinity: those print as the strings "nan", "inf", "-inf" */
-                bool bare = v->type.id == TN_TYPE_BOOLEAN ||
-                            (is_numeric_type(v->type) && !(cell.len == 3 && (!memcmp(s, "nan", 3) || !memcmp(s, "inf", 3))) &&
-                             !(cell.len == 4 && !memcmp(s, "-inf", 4)));
-                rc = bare ? tn_buf_append(&b, s, cell.len) : tn_json_append_string(&b, s, cell.len);
-            }
-            if (!rc) rc = tn_buf_append_byte(&b, '}');
-            if (!rc && b.len > (1 << 16)) {
-                fwrite(b.data, 1, b.len, sh->out);
-                tn_buf_clear(&b);
-            }
-        }
-    }
-    if (!rc) rc = tn_buf_printf(&b, "]\n");
-    if (b.len) fwrite(b.data, 1, b.len, sh->out);
-    tn_buf_free(&cell);
-    tn_buf_free(&b);
-    return rc;
-}
-
-/* Display width of UTF-8 text (code points). */
-static size_t utf8_width(const char *s, size_t n) {
-    size_t w = 0;
-    for (size_t i = 0; i < n; i++)
-        if (((unsigned char)s[i] & 0xC0) != 0x80) w++;
-    return w;
-}
-
-#define MAX_CELL 48
-#define MAX_TABLE_ROWS 10000
-
-/* Reads every row (a streaming result too: the first MAX_TABLE_ROWS are kept for display, the
- * rest only counted), then prints. */
-static int print_table(shell *sh, tn_sql_result *r) {
-    uint32_t nc = tn_sql_result_ncols(r);
-    int64_t nrows = 0, shown = 0;
-    size_t *w = calloc(nc + 1, sizeof *w);
-    char **cells = calloc((size_t)MAX_TABLE_ROWS * nc + 1, sizeof *cells);
-    if (!w || !cells) { free(w); free(cells); return TN_ENOMEM; }
-    tn_buf cell = TN_BUF_INIT;
-    char tb[64];
-    for (uint32_t c = 0; c < nc; c++) {
-        const char *n = tn_sql_result_name(r, c);
-        w[c] = utf8_width(n, strlen(n));
-        size_t tw = strlen(tn_type_format(tn_sql_result_type(r, c), tb, sizeof tb));
-        if (tw > w[c]) w[c] = tw;
-    }
-    int64_t row = 0;
-    const tn_chunk *ch = NULL;
-    int rc = 0;
-    while (!rc && !(rc = tn_sql_result_fetch(r, &ch)) && ch) {
-        nrows += ch->count;
-        for (uint32_t i = 0; i < ch->count && row < MAX_TABLE_ROWS && !rc; i++, row++) {
-            for (uint32_t c = 0; c < nc; c++) {
-                const tn_vector *v = &ch->cols[c];
-                tn_buf_clear(&cell);
-                if (v->type.id == TN_TYPE_NULL || !tn_vector_is_valid(v, i)) tn_buf_printf(&cell, "NULL");
-                else if (format_cell(&cell, v, i) < 0) { rc = TN_ENOMEM; break; }
-                size_t len = cell.len;
-                char *s = malloc(len + 4);
-                if (!s) { rc = TN_ENOMEM; break; }
-                if (len) memcpy(s, cell.data, len);
-                s[len] = 0;
-                for (size_t k = 0; k < len; k++)
-                    if (s[k] == '\n' || s[k] == '\r' || s[k] == '\t') s[k] = ' ';
-                if (utf8_width(s, len) > MAX_CELL) {
-                    size_t cut = 0, cw = 0;
-                    while (cut < len && cw < MAX_CELL - 1) {
-                        cut++;
-                        while (cut < len && ((unsigned char)s[cut] & 0xC0) == 0x80) cut++;
-                        cw++;
-                    }
-                    memcpy(s + cut, "\xe2\x80\xa6", 3);
-                    s[cut + 3] = 0;
-                }
-                cells[row * nc + c] = s;
-                size_t cw = utf8_width(s, strlen(s));
-                if (cw > w[c]) w[c] = cw;
-            }
-        }
-    }
-    shown = row;
-    tn_buf_free(&cell);
-    if (!rc) {
-        FILE *o = sh->out;
-        #define RULE() do { for (uint32_t c = 0; c < nc; c++) { fputc('+', o); for (size_t k = 0; k < w[c] + 2; k++) fputc('-', o); } fputs("+\n", o); } while (0)
-        RULE();
-        for (uint32_t c = 0; c < nc; c++) {
-            const char *n = tn_sql_result_name(r, c);
-            fprintf(o, "| %s%*s ", n, (int)(w[c] - utf8_width(n, strlen(n))), "");
-        }
-        fputs("|\n", o);
-        for (uint32_t c = 0; c < nc; c++) {
-            const char *t = tn_type_format(tn_sql_result_type(r, c), tb, sizeof tb);
-            fprintf(o, "| %s%*s ", t, (int)(w[c] - strlen(t)), "");
-        }
-        fputs("|\n", o);
-        RULE();
-        for (int64_t i = 0; i < shown; i++) {
-            for (uint32_t c = 0; c < nc; c++) {
-                const char *s = cells[i * nc + c] ? cells[i * nc + c] : "";
-                int pad = (int)(w[c] - utf8_width(s, strlen(s)));
-                if (is_numeric_type(tn_sql_result_type(r, c))) fprintf(o, "| %*s%s ", pad, "", s);
-                else fprintf(o, "| %s%*s ", s, pad, "");
-            }
-            fputs("|\n", o);
-        }
-        RULE();
-        #undef RULE
-        fprintf(o, "%lld row%s", (long long)nrows, nrows == 1 ? "" : "s");
-        if (shown < nrows) fprintf(o, " (%lld shown)", (long long)shown);
-        fputc('\n', o);
-    }
-    for (int64_t i = 0; i < (int64_t)MAX_TABLE_ROWS * nc; i++) free(cells[i]);
-    free(cells);
-    free(w);
-    return rc;
-}
-
-static void print_stats(const tn_sql_result *r) {
-    const tn_sql_stats *s = tn_sql_result_stats(r);
-    fprintf(stderr,
-            "{\"files_scanned\":%llu,\"row_groups_scanned\":%llu,\"rows_scanned\":%llu,"
-            "\"bytes_scanned\":%llu,\"table_files\":%llu,\"table_rows\":%llu,\"table_bytes\":%llu}\n",
-            (unsigned long long)s->files_scanned, (unsigned long long)s->row_groups_scanned,
-            (unsigned long long)s->rows_scanned, (unsigned long long)s->bytes_scanned,
-            (unsigned long long)s->table_files, (unsigned long long)s->table_rows,
-            (unsigned long long)s->table_bytes);
-}
-
-static void print_error(void) {
+void sh_print_error(void) {
     const char *m = tn_error_message();
+    if (tn_error_code_last() == TN_EINTERRUPT) {
+        fprintf(stderr, "Interrupted\n");
+        return;
+    }
     if (!m || !*m) m = tn_error_code_name(tn_error_code_last());
     fprintf(stderr, "Error: %s\n", m);
 }
 
 /* ---------------------------------------------------------------------------------------------
  * Progress bar: a thread that, once a statement has run for a second, redraws one line on
- * stderr every 100 ms from the session's scan counters, and erases it when the statement ends.
+ * stderr every 100 ms from the rows the statement's scans have read against the rows its
+ * sources hold (known when it is planned), and erases it when the statement ends.
  */
 typedef struct progress {
     shell *sh;
@@ -329,46 +141,182 @@ static bool progress_wanted(void) {
     return !term || strcmp(term, "dumb") != 0;
 }
 
-/* Runs every statement of text; returns 0 or 1 (an error was printed). */
-static int run_text(shell *sh, const char *text, size_t len) {
+/* ---------------------------------------------------------------------------------------------
+ * Running SQL.
+ */
+void sh_reset_output(shell *sh) {
+    if (sh->out != stdout) fclose(sh->out);
+    sh->out = stdout;
+    sh->out_once = false;
+}
+
+static double tv_s(struct timeval t) { return (double)t.tv_sec + (double)t.tv_usec / 1e6; }
+
+/* Runs every statement of text (stops at the first that fails). */
+int sh_run_sql(shell *sh, const char *text, size_t len) {
     tn_sql_script *sc = NULL;
     if (tn_sql_script_parse(&sc, sh->session, text, len)) {
-        print_error();
-        return 1;
+        sh_print_error();
+        sh->errors++;
+        return SH_FAILED;
     }
-    int status = 0;
+    int status = SH_OK;
     for (uint32_t i = 0; i < tn_sql_script_count(sc); i++) {
+        if (g_sigint && sh->interactive) {      /* Ctrl-C between two statements of the text */
+            fprintf(stderr, "Interrupted\n");
+            status = SH_FAILED;
+            sh->errors++;
+            break;
+        }
         tn_sql_result *r = NULL;
         progress pg;
+        struct rusage ru0, ru1;
+        struct timespec t0, t1;
+        getrusage(RUSAGE_SELF, &ru0);
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         progress_start(sh, &pg);
+        g_running = 1;
         /* streams: rows are printed while the query runs (stays bounded in memory) */
         int erc = tn_sql_script_execute_stream(&r, sc, i, NULL, 0);
         /* the bar keeps drawing while a stream prints, unless the rows go to the terminal too */
         if (erc || !tn_sql_result_streaming(r) || isatty(fileno(sh->out))) progress_stop(&pg);
-        if (erc) {
-            print_error();
-            status = 1;
-            break;
-        }
         int rc = 0;
-        if (tn_sql_result_has_rows(r)) {
-            if (sh->mode == MODE_CSV) rc = print_csv(sh, r);
-            else if (sh->mode == MODE_JSON) rc = print_json(sh, r);
-            else rc = print_table(sh, r);
-        }
+        if (!erc && tn_sql_result_has_rows(r)) rc = sh_render(sh, r);
+        g_running = 0;
         progress_stop(&pg);
         fflush(sh->out);
-        if (sh->stats) print_stats(r);
-        if (sh->timer) fprintf(stderr, "Run Time: %.3f s\n", (double)tn_sql_result_time_ns(r) / 1e9);
-        tn_sql_result_free(r);
-        if (rc) {
-            print_error();
-            status = 1;
+        if (erc || rc) {
+            sh_print_error();
+            tn_sql_result_free(r);
+            status = SH_FAILED;
+            sh->errors++;
             break;
         }
+        if (sh->stats) {
+            const tn_sql_stats *s = tn_sql_result_stats(r);
+            fprintf(stderr,
+                    "{\"files_scanned\":%llu,\"row_groups_scanned\":%llu,\"rows_scanned\":%llu,"
+                    "\"bytes_scanned\":%llu,\"table_files\":%llu,\"table_rows\":%llu,\"table_bytes\":%llu}\n",
+                    (unsigned long long)s->files_scanned, (unsigned long long)s->row_groups_scanned,
+                    (unsigned long long)s->rows_scanned, (unsigned long long)s->bytes_scanned,
+                    (unsigned long long)s->table_files, (unsigned long long)s->table_rows,
+                    (unsigned long long)s->table_bytes);
+        }
+        if (sh->timer) {
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            getrusage(RUSAGE_SELF, &ru1);
+            double real = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+            fprintf(stderr, "Run Time (s): real %.3f user %.6f sys %.6f\n", real,
+                    tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime), tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime));
+        }
+        tn_sql_result_free(r);
     }
     tn_sql_script_free(sc);
+    if (sh->out_once) sh_reset_output(sh);
     return status;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Input as lines: dot-commands where a statement would start, SQL run once a statement ends.
+ */
+typedef struct feeder {
+    tn_buf stmt;
+    char q;                      /* inside a quoted string or identifier: its quote */
+    bool block;                  /* inside a block comment */
+    bool complete;               /* ends with ';' (outside quotes and comments) */
+    bool force_bail;             /* -c texts stop at their first error */
+} feeder;
+
+static bool blank(const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n') return false;
+    return true;
+}
+
+static void scan_line(feeder *f, const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (f->block) {
+            if (c == '*' && i + 1 < n && s[i + 1] == '/') { f->block = false; i++; }
+            continue;
+        }
+        if (f->q) {
+            if (c == f->q) f->q = 0;
+            continue;
+        }
+        if (c == '\'' || c == '"' || c == '`') { f->q = c; f->complete = false; continue; }
+        if (c == '-' && i + 1 < n && s[i + 1] == '-') break;
+        if (c == '/' && i + 1 < n && s[i + 1] == '*') { f->block = true; i++; continue; }
+        if (c == ';') f->complete = true;
+        else if (c != ' ' && c != '\t' && c != '\r' && c != '\n') f->complete = false;
+    }
+}
+
+static bool stop_now(shell *sh, const feeder *f, int st) {
+    return st == SH_STOP || sh->quit || (st == SH_FAILED && (sh->bail || f->force_bail));
+}
+
+static int flush_stmt(shell *sh, feeder *f) {
+    int st = SH_OK;
+    if (f->stmt.len && !blank((const char *)f->stmt.data, f->stmt.len)) {
+        if (sh->interactive) {
+            tn_buf_append_byte(&f->stmt, 0);
+            f->stmt.len--;
+        }
+        st = sh_run_sql(sh, (const char *)f->stmt.data, f->stmt.len);
+    }
+    tn_buf_clear(&f->stmt);
+    f->q = 0;
+    f->block = false;
+    f->complete = false;
+    return st;
+}
+
+/* One line (without its newline). Returns SH_STOP when input must end. */
+static int feed_line(shell *sh, feeder *f, const char *line, size_t n) {
+    bool at_start = f->stmt.len == 0 || blank((const char *)f->stmt.data, f->stmt.len);
+    if (at_start) {
+        size_t k = 0;
+        while (k < n && (line[k] == ' ' || line[k] == '\t')) k++;
+        if (k < n && line[k] == '.') {
+            tn_buf_clear(&f->stmt);
+            char *cmd = malloc(n - k + 1);
+            if (!cmd) return SH_STOP;
+            memcpy(cmd, line + k, n - k);
+            cmd[n - k] = 0;
+            if (sh->echo) fprintf(sh->out, "%s\n", cmd);
+            int st = sh_dot_command(sh, cmd);
+            free(cmd);
+            if (st == SH_FAILED) sh->errors++;
+            return stop_now(sh, f, st) ? SH_STOP : st;
+        }
+    }
+    if (sh->echo && !(at_start && blank(line, n))) fprintf(sh->out, "%.*s\n", (int)n, line);
+    if (f->stmt.len || !blank(line, n)) {
+        tn_buf_append(&f->stmt, line, n);
+        tn_buf_append_byte(&f->stmt, '\n');
+    }
+    scan_line(f, line, n);
+    if (!f->complete || f->q || f->block) return SH_OK;
+    int st = flush_stmt(sh, f);
+    return stop_now(sh, f, st) ? SH_STOP : st;
+}
+
+/* Feeds text[0, len) line by line, then what is left (a last statement without ';'). */
+static int feed_text(shell *sh, const char *text, size_t len, bool force_bail) {
+    feeder f = {TN_BUF_INIT, 0, false, false, force_bail};
+    int errors0 = sh->errors, st = SH_OK;
+    size_t i = 0;
+    while (i < len && st != SH_STOP) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t e = nl ? (size_t)(nl - text) : len;
+        st = feed_line(sh, &f, text + i, e - i);
+        i = e + 1;
+    }
+    if (st != SH_STOP) st = flush_stmt(sh, &f);
+    tn_buf_free(&f.stmt);
+    if (st == SH_STOP || sh->quit) return SH_STOP;
+    return sh->errors > errors0 ? SH_FAILED : SH_OK;
 }
 
 /* Reads until end of file, so pipes, /dev/stdin and process substitutions (whose size is 0)
@@ -386,208 +334,218 @@ static int read_file(const char *path, tn_buf *out) {
     return rc;
 }
 
-static int run_file(shell *sh, const char *path) {
+int sh_run_file(shell *sh, const char *path) {
     tn_buf b = TN_BUF_INIT;
     if (read_file(path, &b)) {
         fprintf(stderr, "Error: %s\n", tn_error_message());
         tn_buf_free(&b);
-        return 1;
+        sh->errors++;
+        return sh->bail ? SH_STOP : SH_FAILED;
     }
-    int st = run_text(sh, b.data ? (const char *)b.data : "", b.len);
+    int st = feed_text(sh, b.data ? (const char *)b.data : "", b.len, false);
     tn_buf_free(&b);
+    return st;
+}
+
+/* Standard input that is not a terminal, read line by line as it comes (a pipe may stay open
+ * between statements). */
+static int run_stdin(shell *sh) {
+    feeder f = {TN_BUF_INIT, 0, false, false, false};
+    int st = SH_OK;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while (st != SH_STOP && (n = getline(&line, &cap, stdin)) >= 0) {
+        if (n > 0 && line[n - 1] == '\n') n--;
+        st = feed_line(sh, &f, line, (size_t)n);
+    }
+    if (st != SH_STOP) flush_stmt(sh, &f);
+    free(line);
+    tn_buf_free(&f.stmt);
     return st;
 }
 
 /* ---------------------------------------------------------------------------------------------
  * Interactive shell.
  */
-static const char help_text[] =
-    ".help              this text\n"
-    ".mode table|csv|json   result format\n"
-    ".timer on|off      print the time of each statement\n"
-    ".stats on|off      print scan statistics (JSON) after each statement\n"
-    ".tables            list the tables and views of every schema (schema, name, kind)\n"
-    ".schema [TABLE]    show table definitions\n"
-    ".read FILE         run the SQL in FILE\n"
-    ".progress on|off   progress bar on stderr for statements over a second (a terminal only)\n"
-    ".quit              leave (also .exit, Ctrl-D)\n"
-    "SQL statements end with ';'. Files: SELECT * FROM read_parquet('f.parquet');\n";
+static char g_hist[4096];
 
-
-/* .schema [TABLE]: DESCRIBE the table, or every table SHOW TABLES lists. */
-static void show_schema(shell *sh, const char *table) {
-    char sql[600];
-    if (table) {
-        snprintf(sql, sizeof sql, "DESCRIBE %s", table);
-        run_text(sh, sql, strlen(sql));
-        return;
+/* Saves the history at once, so a killed shell keeps every statement it ran: the whole
+ * history (libedit's format, at most 5000 entries) to a temporary file renamed over the old
+ * one, so a kill during the write leaves the previous file. */
+static void remember(const char *entry) {
+    add_history(entry);
+    if (!g_hist[0]) return;
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp-%d", g_hist, (int)getpid());
+    if (write_history(tmp) == 0) {
+        if (rename(tmp, g_hist) != 0) unlink(tmp);
+    } else {
+        unlink(tmp);
     }
-    tn_sql_result *r = NULL;
-    if (tn_sql_execute(&r, sh->session, "SHOW ALL TABLES")) {
-        print_error();
-        return;
-    }
-    const tn_chunk *ch;
-    tn_buf name = TN_BUF_INIT;
-    /* SHOW TABLES: the qualified name is (schema, name) when it has two columns */
-    uint32_t nc = tn_sql_result_ncols(r);
-    while ((ch = tn_sql_result_next(r)) != NULL)
-        for (uint32_t i = 0; i < ch->count; i++) {
-            tn_buf_clear(&name);
-            bool two = nc >= 2 && strcmp(tn_sql_result_name(r, 0), "schema") == 0;
-            for (uint32_t c = 0; c < (two ? 2u : 1u); c++) {
-                if (c) tn_buf_append_byte(&name, '.');
-                tn_buf_append_byte(&name, '"');
-                tn_value_format(&name, &ch->cols[c], i);
-                tn_buf_append_byte(&name, '"');
-            }
-            printf("%.*s:\n", (int)name.len, name.data ? (const char *)name.data : "");
-            snprintf(sql, sizeof sql, "DESCRIBE %.*s", (int)name.len, name.data ? (const char *)name.data : "");
-            run_text(sh, sql, strlen(sql));
-        }
-    tn_buf_free(&name);
-    tn_sql_result_free(r);
-}
-
-/* Returns 1 to quit. */
-static int dot_command(shell *sh, char *line) {
-    char *cmd = strtok(line, " \t\r\n");
-    char *arg = strtok(NULL, " \t\r\n");
-    if (!cmd) return 0;
-    if (strcmp(cmd, ".quit") == 0 || strcmp(cmd, ".exit") == 0 || strcmp(cmd, ".q") == 0) return 1;
-    if (strcmp(cmd, ".help") == 0) fputs(help_text, stdout);
-    else if (strcmp(cmd, ".mode") == 0) {
-        if (!arg) printf("current mode: %s\n", sh->mode == MODE_CSV ? "csv" : sh->mode == MODE_JSON ? "json" : "table");
-        else if (strcmp(arg, "csv") == 0) sh->mode = MODE_CSV;
-        else if (strcmp(arg, "json") == 0) sh->mode = MODE_JSON;
-        else if (strcmp(arg, "table") == 0 || strcmp(arg, "box") == 0 || strcmp(arg, "duckbox") == 0) sh->mode = MODE_TABLE;
-        else fprintf(stderr, "Error: unknown mode '%s' (table, csv, json)\n", arg);
-    } else if (strcmp(cmd, ".timer") == 0) sh->timer = arg && strcmp(arg, "on") == 0;
-    else if (strcmp(cmd, ".stats") == 0) sh->stats = arg && strcmp(arg, "on") == 0;
-    else if (strcmp(cmd, ".read") == 0) {
-        if (!arg) fprintf(stderr, "Error: .read needs a file name\n");
-        else run_file(sh, arg);
-    } else if (strcmp(cmd, ".tables") == 0) {
-        run_text(sh, "SHOW ALL TABLES", strlen("SHOW ALL TABLES"));
-    } else if (strcmp(cmd, ".schema") == 0) {
-        show_schema(sh, arg);
-    } else if (strcmp(cmd, ".progress") == 0) {
-        sh->progress = arg && strcmp(arg, "on") == 0 && isatty(STDERR_FILENO);
-    } else fprintf(stderr, "Error: unknown command %s (try .help)\n", cmd);
-    return 0;
-}
-
-/* Whether buf holds a complete statement: a ';' outside quotes and comments at the end. */
-static bool statement_complete(const char *s) {
-    char q = 0;
-    bool done = false;
-    for (const char *p = s; *p; p++) {
-        if (q) {
-            if (*p == q) q = 0;
-            continue;
-        }
-        if (*p == '\'' || *p == '"' || *p == '`') { q = *p; done = false; continue; }
-        if (p[0] == '-' && p[1] == '-') {
-            while (*p && *p != '\n') p++;
-            if (!*p) break;
-            continue;
-        }
-        if (p[0] == '/' && p[1] == '*') {
-            const char *e = strstr(p + 2, "*/");
-            if (!e) return false;
-            p = e + 1;
-            continue;
-        }
-        if (*p == ';') done = true;
-        else if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') done = false;
-    }
-    return done && !q;
 }
 
 static int interactive(shell *sh) {
-    char hist[4096] = "";
     const char *home = getenv("HOME");
-    if (home) {
-        snprintf(hist, sizeof hist, "%s/.tarn_history", home);
-        read_history(hist);
+    const char *hf = getenv("TARN_HISTORY");
+    if (hf && *hf) snprintf(g_hist, sizeof g_hist, "%s", hf);
+    else if (home) snprintf(g_hist, sizeof g_hist, "%s/.tarn_history", home);
+    rl_catch_signals = 0;
+    using_history();
+    stifle_history(5000);
+    if (g_hist[0]) {
+        if (access(g_hist, F_OK) != 0) write_history(g_hist);
+        read_history(g_hist);
     }
-    printf("tarn %s: SQL over Parquet, CSV and JSON files. Enter \".help\" for usage hints.\n", "0.1.0");
-    tn_buf stmt = TN_BUF_INIT;
-    int status = 0;
+    install_sigint();
+    printf("tarn %s: SQL over Parquet, CSV and JSON files and Delta tables in %s.\n"
+           "Enter \".help\" for usage hints.\n", TARN_VERSION, sh->warehouse);
+    feeder f = {TN_BUF_INIT, 0, false, false, false};
     for (;;) {
-        char *line = readline(stmt.len ? "   ...> " : "tarn> ");
+        g_sigint = 0;
+        char *line = readline(f.stmt.len ? "   ...> " : "tarn> ");
         if (!line) {
+            if (g_sigint) {                     /* Ctrl-C at the prompt: drop the line */
+                fputs("^C\n", stdout);
+                fflush(stdout);
+                tn_buf_clear(&f.stmt);
+                f.q = 0; f.block = f.complete = false;
+                continue;
+            }
             putchar('\n');
             break;
         }
-        if (stmt.len == 0 && line[0] == '.') {
-            add_history(line);
-            int q = dot_command(sh, line);
+        size_t n = strlen(line);
+        bool at_start = f.stmt.len == 0;
+        if (at_start && line[strspn(line, " \t")] == '.') {
+            remember(line + strspn(line, " \t"));
+            int st = feed_line(sh, &f, line, n);
             free(line);
-            if (q) break;
+            if (st == SH_STOP && sh->quit) break;
             continue;
         }
-        if (stmt.len == 0 && line[strspn(line, " \t")] == 0) {
-            free(line);
-            continue;
-        }
-        if (stmt.len) tn_buf_append_byte(&stmt, '\n');
-        tn_buf_append(&stmt, line, strlen(line));
+        if (at_start && blank(line, n)) { free(line); continue; }
+        tn_buf_append(&f.stmt, line, n);
+        scan_line(&f, line, n);
         free(line);
-        tn_buf_append_byte(&stmt, 0);
-        stmt.len--;
-        if (!statement_complete((const char *)stmt.data)) continue;
-        add_history((const char *)stmt.data);
-        status = run_text(sh, (const char *)stmt.data, stmt.len);
-        tn_buf_clear(&stmt);
+        if (f.complete && !f.q && !f.block) {
+            tn_buf_append_byte(&f.stmt, 0);
+            remember((const char *)f.stmt.data);
+            f.stmt.len--;
+            g_sigint = 0;
+            flush_stmt(sh, &f);
+            if (sh->quit) break;
+        } else {
+            tn_buf_append_byte(&f.stmt, '\n');
+        }
     }
-    if (hist[0]) write_history(hist);
-    tn_buf_free(&stmt);
-    return status;
+    tn_buf_free(&f.stmt);
+    return sh->errors ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------------------------------------
  * Entry.
  */
+static const char *const mode_flags[] = {"table", "box", "csv", "json", "jsonlines", "line",
+                                         "list", "markdown", "tabs", "ndjson", "duckbox"};
+
+/* "-x" or "--x" equal to name. */
+static bool flag_is(const char *a, const char *name) {
+    if (a[0] != '-') return false;
+    a += a[1] == '-' ? 2 : 1;
+    return strcmp(a, name) == 0;
+}
+
+static bool takes_value(const char *a) {
+    return strcmp(a, "-w") == 0 || strcmp(a, "-c") == 0 || strcmp(a, "-f") == 0 || flag_is(a, "cmd") ||
+           flag_is(a, "nullvalue") || flag_is(a, "separator") || flag_is(a, "init");
+}
+
 int tn_cli_shell_main(int argc, char **argv) {
     shell sh;
     memset(&sh, 0, sizeof sh);
     sh.out = stdout;
     sh.mode = isatty(STDOUT_FILENO) ? MODE_TABLE : MODE_CSV;
+    sh.headers = true;
+    strcpy(sh.separator, "|");
     sh.progress = progress_wanted();
+    /* UTF-8 in the line editor and for display widths; numbers stay in the C locale */
+    setlocale(LC_CTYPE, "");
+    if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0) setlocale(LC_CTYPE, "C.UTF-8");
     const char *warehouse = getenv("TARN_WAREHOUSE");
     if (!warehouse || !*warehouse) warehouse = "./warehouse";
+    const char *dir_arg = NULL, *sql_arg = NULL;
     int nwork = 0;
+    bool force_batch = false, force_interactive = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "-w") == 0 && i + 1 < argc) warehouse = argv[++i];
-        else if ((strcmp(a, "-c") == 0 || strcmp(a, "-f") == 0) && i + 1 < argc) { nwork++; i++; }
-        else if (strcmp(a, "--csv") == 0) sh.mode = MODE_CSV;
-        else if (strcmp(a, "--json") == 0) sh.mode = MODE_JSON;
-        else if (strcmp(a, "--table") == 0) sh.mode = MODE_TABLE;
-        else if (strcmp(a, "--stats") == 0) sh.stats = true;
-        else {
-            fprintf(stderr, "tarn: unknown option %s\n", a);
-            return 2;
+        if (a[0] != '-' || a[1] == 0) {
+            if (!dir_arg) dir_arg = a;
+            else if (!sql_arg) sql_arg = a;
+            else return tn_cli_errorf(TN_CLI_USAGE, "too many arguments: '%s' (tarn [OPTIONS] [DIR [SQL]])", a);
+            continue;
         }
+        if (takes_value(a)) {
+            if (i + 1 >= argc) return tn_cli_errorf(TN_CLI_USAGE, "option %s needs an argument", a);
+            const char *v = argv[++i];
+            if (strcmp(a, "-w") == 0) warehouse = v;
+            else if (strcmp(a, "-c") == 0 || strcmp(a, "-f") == 0) nwork++;
+            else if (flag_is(a, "nullvalue")) sh.nullvalue = strdup(v);
+            else if (flag_is(a, "separator")) snprintf(sh.separator, sizeof sh.separator, "%s", v);
+            continue;
+        }
+        bool known = false;
+        for (size_t m = 0; m < sizeof mode_flags / sizeof mode_flags[0]; m++)
+            if (flag_is(a, mode_flags[m])) { sh_mode_parse(mode_flags[m], &sh.mode); known = true; }
+        if (known) continue;
+        if (flag_is(a, "stats")) sh.stats = true;
+        else if (flag_is(a, "header") || flag_is(a, "headers")) sh.headers = true;
+        else if (flag_is(a, "noheader") || flag_is(a, "noheaders")) sh.headers = false;
+        else if (flag_is(a, "bail")) sh.bail = true;
+        else if (flag_is(a, "echo")) sh.echo = true;
+        else if (flag_is(a, "batch")) force_batch = true;
+        else if (flag_is(a, "interactive")) force_interactive = true;
+        else if (flag_is(a, "timer")) sh.timer = true;
+        else return tn_cli_errorf(TN_CLI_USAGE, "unknown option %s (tarn --help)", a);
     }
+    if (dir_arg) warehouse = dir_arg;
+    sh.warehouse = warehouse;
     if (tn_sql_session_open(&sh.session, warehouse, 0)) {
-        print_error();
+        sh_print_error();
         return 1;
     }
-    int status = 0;
-    if (nwork > 0) {
-        for (int i = 1; i < argc && status == 0; i++) {
-            if (strcmp(argv[i], "-c") == 0) status = run_text(&sh, argv[i + 1], strlen(argv[i + 1]));
-            else if (strcmp(argv[i], "-f") == 0) status = run_file(&sh, argv[i + 1]);
-            if (strcmp(argv[i], "-w") == 0 || strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "-f") == 0) i++;
+    g_session = sh.session;
+    bool tty = (isatty(STDIN_FILENO) && !force_batch) || force_interactive;
+    int st = SH_OK;
+    /* -cmd and -init first, in order */
+    for (int i = 1; i < argc && st != SH_STOP; i++) {
+        if (takes_value(argv[i])) {
+            if (flag_is(argv[i], "cmd")) st = feed_text(&sh, argv[i + 1], strlen(argv[i + 1]), sh.bail);
+            else if (flag_is(argv[i], "init")) st = sh_run_file(&sh, argv[i + 1]);
+            i++;
+        } else if (argv[i][0] != '-' || argv[i][1] == 0) {
+            /* positional */
         }
-    } else if (isatty(STDIN_FILENO)) {
-        sh.interactive = true;
-        status = interactive(&sh);
-    } else {
-        status = run_file(&sh, "-");
     }
+    if (st == SH_STOP) {
+    } else if (nwork > 0) {
+        for (int i = 1; i < argc && st == SH_OK; i++) {
+            if (!takes_value(argv[i])) continue;
+            if (strcmp(argv[i], "-c") == 0) st = feed_text(&sh, argv[i + 1], strlen(argv[i + 1]), true);
+            else if (strcmp(argv[i], "-f") == 0) st = sh_run_file(&sh, argv[i + 1]);
+            i++;
+        }
+    } else if (sql_arg) {
+        st = feed_text(&sh, sql_arg, strlen(sql_arg), true);
+    } else if (tty) {
+        sh.interactive = true;
+        interactive(&sh);
+    } else {
+        run_stdin(&sh);
+    }
+    if (sh.out != stdout) sh_reset_output(&sh);
+    g_session = NULL;
     tn_sql_session_close(sh.session);
-    return status;
+    free(sh.nullvalue);
+    return sh.errors ? 1 : 0;
 }

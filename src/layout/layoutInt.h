@@ -40,6 +40,7 @@ extern const tn_layout_impl tn_layout_bucket;     /* layout/bucket/ */
  * are few, so this is not a vtable entry every implementation must fill). */
 uint64_t tn_layout_plain_spilled_bytes(const tn_layout_writer *w);
 extern const tn_layout_impl tn_layout_otree;
+int tn_layout_otree_optimize(tn_table *t, const tn_layout_write_options *opts, tn_table_commit_result *result);
 
 /* ---------------------------------------------------------------------------------------------
  * Helpers.

@@ -629,6 +629,17 @@ void tn_sink_destroy(tn_sink *sink) {
 /* ---------------------------------------------------------------------------------------------
  * Plan -> pipelines.
  */
+/* The rows the scans of plan will read (what the sources hold, known once bound), added to
+ * ex->progress_rows before the plan runs so a progress bar's total is right from the start
+ * (the scans' own table_rows grow only as each opens, which a join's probe side does late). */
+static void note_plan_rows(tn_exec *ex, const tn_plan *p) {
+    if (!p) return;
+    if (p->kind == TN_PLAN_SCAN && p->u.scan.total_rows > 0)
+        __atomic_add_fetch(&ex->progress_rows, (uint64_t)p->u.scan.total_rows, __ATOMIC_RELAXED);
+    note_plan_rows(ex, p->child[0]);
+    note_plan_rows(ex, p->child[1]);
+}
+
 static int run_into(tn_exec *ex, tn_plan *node, tn_sink *sink);
 
 static int add_op(tn_pipeline *p, tn_op *op) {
@@ -761,6 +772,7 @@ static int run_into(tn_exec *ex, tn_plan *node, tn_sink *sink) {
 }
 
 int tn_exec_run(tn_exec *ex, tn_plan *plan, tn_collection *out) {
+    note_plan_rows(ex, plan);
     tn_sink *sink = NULL;
     memset(out, 0, sizeof *out);
     int rc = tn_sink_collect(ex, plan->ncols, plan->types, out, &sink);
@@ -772,7 +784,10 @@ int tn_exec_run(tn_exec *ex, tn_plan *plan, tn_collection *out) {
 }
 
 /* Runs plan into a caller's sink (stmt.h: INSERT writes through its own sink). */
-int tn_exec_run_sink(tn_exec *ex, tn_plan *plan, tn_sink *sink) { return run_into(ex, plan, sink); }
+int tn_exec_run_sink(tn_exec *ex, tn_plan *plan, tn_sink *sink) {
+    note_plan_rows(ex, plan);
+    return run_into(ex, plan, sink);
+}
 
 /* ---------------------------------------------------------------------------------------------
  * Streaming (stmt.h): a plan made only of streaming operators (scan, values, filter, project,
@@ -1022,6 +1037,7 @@ bool tn_exec_streamable(const tn_plan *plan) {
 
 int tn_exec_stream_start(tn_exec_stream **out, tn_exec *ex, tn_plan *plan) {
     *out = NULL;
+    note_plan_rows(ex, plan);
     tn_exec_stream *st = tn_calloc(1, sizeof *st);
     if (!st) return TN_ENOMEM;
     st->ex = ex;

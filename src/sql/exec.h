@@ -67,6 +67,8 @@ typedef struct tn_exec {
     uint64_t memory_used;      /* approximate, atomically updated */
     bool analyze;              /* EXPLAIN ANALYZE: time operators */
     const int *interrupt;      /* the session's cancel flag (tn_sql_session_interrupt) or NULL */
+    uint64_t progress_rows;    /* rows the bound scans hold (tn_sql_session_progress's total) */
+    uint64_t progress_inflight; /* rows of Parquet morsels being read, not yet in stats */
 } tn_exec;
 
 /* 0, or TN_EINTERRUPT "Interrupted" once the statement was asked to stop. Polled by every

@@ -142,14 +142,24 @@ static int pq_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker) 
         rc = tn_chunk_init(&tmp, s->ncols, types, TN_VECTOR_SIZE);
         if (rc) goto cleanup;
     }
+    uint64_t seen0 = tn_parquet_scan_stats(scan)->rows_scanned, inflight = 0, produced = 0;
     for (;;) {
         int64_t first = 0;
         rc = tn_parquet_scan_next(scan, chunk, &first);
         if (rc || chunk->count == 0) break;
+        /* rows of the morsel read so far, for the progress bar (counted for real below) */
+        produced += chunk->count;
+        uint64_t seen = tn_parquet_scan_stats(scan)->rows_scanned - seen0;
+        if (produced > seen) seen = produced;
+        if (seen > inflight) {
+            __atomic_add_fetch(&sh->ex->progress_inflight, seen - inflight, __ATOMIC_RELAXED);
+            inflight = seen;
+        }
         rc = sampling(s) ? sample_push(sh, p, worker, chunk, mo->file, first, &tmp)
                          : tn_pipe_push(p, 0, worker, chunk);
         if (rc) break;
     }
+    if (inflight) __atomic_sub_fetch(&sh->ex->progress_inflight, inflight, __ATOMIC_RELAXED);
 cleanup:
     if (pc->scan) {
         count_stats(sh->ex, tn_parquet_scan_stats(pc->scan));

@@ -120,8 +120,11 @@ bool tn_sql_session_progress(tn_sql_session *s, uint64_t *done, uint64_t *total)
     pthread_mutex_lock(&s->run_lock);
     tn_exec *ex = s->running;
     if (ex) {
-        *done = __atomic_load_n(&ex->stats.rows_scanned, __ATOMIC_RELAXED);
+        *done = __atomic_load_n(&ex->stats.rows_scanned, __ATOMIC_RELAXED) +
+                __atomic_load_n(&ex->progress_inflight, __ATOMIC_RELAXED);
         *total = __atomic_load_n(&ex->stats.table_rows, __ATOMIC_RELAXED);
+        uint64_t planned = __atomic_load_n(&ex->progress_rows, __ATOMIC_RELAXED);
+        if (planned > *total) *total = planned;
     }
     pthread_mutex_unlock(&s->run_lock);
     return ex != NULL;

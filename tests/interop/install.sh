@@ -77,7 +77,7 @@ v=$("$P/bin/tarn" --version)
 [ "$v" = "tarn $ver" ] && ok "tarn --version: $v" || ko "--version: $v"
 h=$("$P/bin/tarn" --help); hrc=$?
 miss=""
-for o in -w -c -f --csv --json --table --stats --version --help "parquet schema" "parquet meta" "parquet cat" "parquet copy" demo DIR TARN_WAREHOUSE; do
+for o in -w -c -f -cmd -init -csv -json -jsonlines -table -box -line -list -markdown -tabs -header -noheader -nullvalue -separator -bail -echo -timer -stats -batch -interactive --version --help "parquet schema" "parquet meta" "parquet cat" "parquet copy" demo DIR TARN_WAREHOUSE; do
     printf '%s' "$h" | grep -q -- "$o" || miss="$miss [$o]"
 done
 [ $hrc -eq 0 ] && [ -z "$miss" ] && ok "tarn --help lists every option and command" || ko "--help lacks:$miss"

@@ -6,7 +6,8 @@
 # file's rows lie within its blocks' weight bounds and counts (recomputed from the rows); a
 # new revision when the data outgrows the ranges; qbeast's metadata shape; DuckDB reads the
 # data files to the same rows; bad options fail naming the option; every table written passes
-# the Delta-protocol checker (tn_cleanup). Ends with "N passed, N failed".
+# the Delta-protocol checker (tn_cleanup); OPTIMIZE ... WITH ('rollupSize') changes no answer and
+# commits dataChange=false. Ends with "N passed, N failed".
 set -u
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
@@ -86,6 +87,26 @@ JS
 contains "every file's rows within its blocks' weights and counts" "bad 0" "$(tail -1 blocks.txt)"
 nfiles=$(ls wh/t/*.parquet | wc -l)
 if [ "$nfiles" -lt 90 ]; then ok "rollup: $nfiles files for 6 appends"; else bad "rollup made $nfiles files"; fi
+
+# OPTIMIZE as the seed writes it: every row re-indexed with exact counts, no answer changes,
+# dataChange=false in the log, samples still exact and reading about the fraction
+before_ans=$(tn -c "SELECT count(*), count(col_1), sum(col_1), round(sum(col_2), 3), count(DISTINCT payload) FROM t" | tail -1)
+before_files=$(ls wh/t/*.parquet | wc -l)
+o=$(tn -c "OPTIMIZE t WITH ('rollupSize' = '3000');" 2>&1 | tail -1)
+case "$o" in [0-9]*,[1-9]*) ok "OPTIMIZE runs (files removed, added: $o)";; *) bad "OPTIMIZE: $o";; esac
+check "OPTIMIZE changes no answer" "$before_ans" "$(tn -c "SELECT count(*), count(col_1), sum(col_1), round(sum(col_2), 3), count(DISTINCT payload) FROM t" | tail -1)"
+lastlog=$(ls wh/t/_delta_log/*.json | tail -1)
+dc=$(node -e "const l=require('fs').readFileSync('$lastlog','utf8').split('\n').filter(Boolean).map(JSON.parse);const a=l.filter(x=>x.add),r=l.filter(x=>x.remove);console.log(a.every(x=>x.add.dataChange===false)&&r.every(x=>x.remove.dataChange===false)&&a.length>0&&r.length>0, l.find(x=>x.commitInfo).commitInfo.operation)")
+check "OPTIMIZE commits dataChange=false adds and removes" "true OPTIMIZE" "$dc"
+for p in 1 10; do
+    w=$(weight "$p")
+    check "after OPTIMIZE: sample $p% exact" "$(tn -c "SELECT count(*) FROM t WHERE hash(col_1, col_2) < $w" | tail -1)" \
+        "$(tn --stats -c "SELECT count(*) FROM t TABLESAMPLE ($p PERCENT)" 2>stats.txt | tail -1)"
+    read_rows=$(sed -E 's/.*"rows_scanned":([0-9]+).*/\1/' stats.txt)
+    lim=$(node -e "console.log(Math.ceil(90000*($p/100)*1.5 + 2048))")
+    if [ "$read_rows" -le "$lim" ]; then ok "after OPTIMIZE: $p% reads $read_rows rows (<= $lim)"; else bad "after OPTIMIZE: $p% reads $read_rows rows (> $lim)"; fi
+done
+echo "files before OPTIMIZE $before_files, after $(ls wh/t/*.parquet | wc -l) (removed files stay until VACUUM)"
 
 # a new revision when the data outgrows col_1's range (each random batch may widen it too, as
 # in qbeast: the last revision's number before and after)

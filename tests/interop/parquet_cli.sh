@@ -273,7 +273,7 @@ usage_check parquet copy only-in.parquet
 usage_check parquet copy a.parquet b.parquet --codec nosuch
 usage_check parquet copy a.parquet b.parquet --row-group-rows 0
 usage_check parquet schema a.parquet b.parquet
-usage_check nosuchcommand
+usage_check nosuchdir "SELECT 1" extra-argument     # tarn [DIR [SQL]]: a third is a usage error
 usage_check --nosuchoption
 usage_check -c "SELECT 1" parquet schema x.parquet
 # -c without the SQL front end linked in: "SQL is not available yet", exit 2; with it: runs.

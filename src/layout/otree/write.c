@@ -33,6 +33,7 @@ typedef struct ot_writer {
     bool has_buf;
     uint64_t nrows;
     uint64_t files;
+    bool optimize;                     /* OPTIMIZE: rewrites every file (dataChange false) */
 } ot_writer;
 
 static const char *const ot_options[] = {"rollupSize"};
@@ -244,7 +245,7 @@ static int choose_revision(ot_plan *p) {
     p->tr = tn_arena_calloc(p->arena, sizeof *p->tr * p->d);
     if (!p->tr) return TN_ENOMEM;
     bool overwrite = w->opts.mode != TN_LAYOUT_APPEND;
-    bool fresh = overwrite || cur->id == 0 || cur->cube_size != p->cube_size;
+    bool fresh = (overwrite && !w->optimize) || cur->id == 0 || cur->cube_size != p->cube_size;
     bool superseded = false;
     for (uint32_t i = 0; i < p->d; i++) {
         ot_transform *tr = &p->tr[i];
@@ -286,7 +287,8 @@ static int choose_revision(ot_plan *p) {
     } else {
         p->rev_id = cur->id;
         memcpy(p->tr, cur->tr, sizeof *p->tr * p->d);
-        p->old = ot_index_rev_index(ix, cur->id);
+        /* OPTIMIZE rewrites every row: the tree is built from exact counts alone */
+        p->old = w->optimize ? NULL : ot_index_rev_index(ix, cur->id);
     }
     return 0;
 }
@@ -483,7 +485,7 @@ static int write_files(ot_plan *p) {
     fo.row_group_rows = UINT64_MAX;
     fo.row_group_bytes = UINT64_MAX;
     fo.codec = w->opts.codec == TN_CODEC_ZSTD ? -1 : (int)w->opts.codec;
-    fo.data_change = true;
+    fo.data_change = !w->optimize;
     tn_table_file_writer *fw = NULL;
     rc = tn_table_file_writer_open(&fw, w->txn, &fo);
     if (rc) return rc;
@@ -616,7 +618,13 @@ static int ot_commit(tn_layout_writer *base, tn_table_commit_result *result) {
         rc = tn_interrupt_check(w->opts.interrupt);
         if (rc) goto cleanup;
         bool overwrite = w->opts.mode != TN_LAYOUT_APPEND;
-        if (overwrite) {
+        if (w->optimize) {
+            /* the files rewritten (read implicitly: a concurrent delete of one conflicts; a
+             * concurrent append does not, and keeps its files) */
+            const tn_delta_snapshot *snap = tn_table_snapshot(w->t);
+            for (uint32_t fi = 0; fi < snap->nfiles && !rc; fi++) rc = tn_table_txn_remove(w->txn, &snap->files[fi], false);
+            if (rc) goto cleanup;
+        } else if (overwrite) {
             const tn_delta_snapshot *snap = tn_table_snapshot(w->t);
             rc = tn_table_txn_read_table(w->txn);
             for (uint32_t fi = 0; fi < snap->nfiles && !rc; fi++) rc = tn_table_txn_remove(w->txn, &snap->files[fi], true);
@@ -624,10 +632,16 @@ static int ot_commit(tn_layout_writer *base, tn_table_commit_result *result) {
         }
         tn_delta_kv params[40];
         uint32_t np = 0;
-        params[np++] = (tn_delta_kv){"mode", overwrite ? "Overwrite" : "Append"};
-        params[np++] = (tn_delta_kv){"partitionBy", "[]"};
+        if (w->optimize) {
+            params[np++] = (tn_delta_kv){"predicate", "[]"};
+            params[np++] = (tn_delta_kv){"zOrderBy", "[]"};
+        } else {
+            params[np++] = (tn_delta_kv){"mode", overwrite ? "Overwrite" : "Append"};
+            params[np++] = (tn_delta_kv){"partitionBy", "[]"};
+        }
         for (uint32_t i = 0; i < w->opts.noperation_parameters && np < 40; i++) params[np++] = w->opts.operation_parameters[i];
-        rc = tn_table_txn_set_commit_info(w->txn, w->opts.operation ? w->opts.operation : "WRITE", params, np, NULL, 0);
+        rc = tn_table_txn_set_commit_info(w->txn, w->optimize ? "OPTIMIZE" : w->opts.operation ? w->opts.operation : "WRITE",
+                                          params, np, NULL, 0);
         if (rc) goto cleanup;
     }
     tn_table_txn *txn = w->txn;
@@ -642,11 +656,44 @@ cleanup:
 
 static void ot_abort(tn_layout_writer *base) { ot_free((ot_writer *)base); }
 
+static int feed(void *ctx, const tn_chunk *chunk, uint32_t file, int64_t first_row) {
+    (void)file;
+    (void)first_row;
+    return ot_write(ctx, chunk);
+}
+
+int tn_layout_otree_optimize(tn_table *t, const tn_layout_write_options *opts, tn_table_commit_result *result) {
+    tn_layout_writer *base = NULL;
+    tn_table_scan *scan = NULL;
+    if (result) {
+        memset(result, 0, sizeof *result);
+        result->version = -1;
+    }
+    int rc = ot_open(&base, t, opts);
+    if (rc) return rc;
+    ot_writer *w = (ot_writer *)base;
+    w->optimize = true;
+    if (tn_table_snapshot(t)->nfiles == 0) {
+        ot_free(w);
+        return 0;                      /* nothing to rewrite */
+    }
+    tn_table_scan_options so = TN_TABLE_SCAN_OPTIONS_INIT;
+    so.all_columns = true;
+    rc = tn_table_scan_open(&scan, t, &so);
+    if (!rc) rc = tn_table_scan_run(scan, feed, w);
+    tn_table_scan_close(scan);
+    if (rc) {
+        ot_free(w);
+        return rc;
+    }
+    return ot_commit(base, result);
+}
+
 static uint64_t ot_num_files(const tn_layout_writer *base) {
     const ot_writer *w = (const ot_writer *)base;
     return w->txn ? tn_table_txn_num_files_written(w->txn) : w->files;
 }
 
 const tn_layout_impl tn_layout_otree = {
-    "otree", ot_open, ot_write, ot_commit, ot_abort, ot_num_files, ot_scan_open, NULL, NULL, NULL,
+    "otree", ot_open, ot_write, ot_commit, ot_abort, ot_num_files, ot_scan_open, NULL, NULL, tn_layout_otree_optimize,
 };

@@ -71,11 +71,13 @@ $(BUILD)/lib/libtarn.so: $(BUILD)/lib/libtarn.so.$(VERSION)
 	ln -sf libtarn.so.$(VERSION) $(BUILD)/lib/libtarn.so.$(SOMAJOR)
 	ln -sf libtarn.so.$(VERSION) $@
 # One relocatable object: internal references resolved inside it, then every hidden symbol made
-# local, so a program's own pq_compress or tn_buf_append never clashes with libtarn's.
+# local, so a program's own pq_compress or tn_buf_append never clashes with libtarn's. C++
+# template instances the RE2 shim defines (weak, default visibility in libstdc++'s headers; seen
+# at -O1) are made local too; undefined ones stay undefined.
 $(BUILD)/lib/libtarn.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(LD) -r -o $(BUILD)/lib/tarn.o $(LIB_OBJ)
-	objcopy --localize-hidden --strip-unneeded $(BUILD)/lib/tarn.o
+	objcopy --localize-hidden --wildcard --localize-symbol='_Z*' --strip-unneeded $(BUILD)/lib/tarn.o
 	rm -f $@ && ar rcs $@ $(BUILD)/lib/tarn.o && rm -f $(BUILD)/lib/tarn.o
 $(BUILD)/lib/tarn.pc: scripts/tarn.pc.in include/tarn.h Makefile
 	@mkdir -p $(dir $@)

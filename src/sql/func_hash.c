@@ -12,94 +12,7 @@
 
 #define FN_ARGS const tn_func_call *call, tn_vector *const *args, uint32_t nargs, uint32_t n, tn_vector *out
 
-/* ---------------------------------------------------------------------------------------------
- * Spark's Murmur3_x86_32 (org.apache.spark.unsafe.hash.Murmur3_x86_32).
- */
-static inline uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
-static inline uint32_t mix_k1(uint32_t k1) {
-    k1 *= 0xcc9e2d51u;
-    k1 = rotl32(k1, 15);
-    return k1 * 0x1b873593u;
-}
-static inline uint32_t mix_h1(uint32_t h1, uint32_t k1) {
-    h1 ^= k1;
-    h1 = rotl32(h1, 13);
-    return h1 * 5 + 0xe6546b64u;
-}
-static inline uint32_t fmix32(uint32_t h1, uint32_t len) {
-    h1 ^= len;
-    h1 ^= h1 >> 16;
-    h1 *= 0x85ebca6bu;
-    h1 ^= h1 >> 13;
-    h1 *= 0xc2b2ae35u;
-    return h1 ^ (h1 >> 16);
-}
-static uint32_t spark_hash_int(uint32_t v, uint32_t seed) { return fmix32(mix_h1(seed, mix_k1(v)), 4); }
-static uint32_t spark_hash_long(uint64_t v, uint32_t seed) {
-    uint32_t h1 = mix_h1(seed, mix_k1((uint32_t)v));
-    h1 = mix_h1(h1, mix_k1((uint32_t)(v >> 32)));
-    return fmix32(h1, 8);
-}
-static uint32_t spark_hash_bytes(const uint8_t *p, uint32_t n, uint32_t seed) {
-    uint32_t aligned = n - n % 4, h1 = seed;
-    for (uint32_t i = 0; i < aligned; i += 4) h1 = mix_h1(h1, mix_k1(tn_load_u32le(p + i)));
-    for (uint32_t i = aligned; i < n; i++) h1 = mix_h1(h1, mix_k1((uint32_t)(int32_t)(int8_t)p[i]));
-    return fmix32(h1, n);
-}
-
-/* Big-endian minimal two's complement bytes of a 128-bit integer (Java BigInteger.toByteArray). */
-static uint32_t int128_bytes(tn_int128 v, uint8_t *out) {
-    uint8_t be[16];
-    for (int i = 0; i < 16; i++) be[15 - i] = (uint8_t)((unsigned __int128)v >> (8 * i));
-    int start = 0;
-    while (start < 15 && ((be[start] == 0 && !(be[start + 1] & 0x80)) || (be[start] == 0xFF && (be[start + 1] & 0x80))))
-        start++;
-    memcpy(out, be + start, (size_t)(16 - start));
-    return (uint32_t)(16 - start);
-}
-
-static uint32_t spark_hash_row(const tn_vector *v, uint32_t r, uint32_t seed) {
-    switch (v->type.id) {
-    case TN_TYPE_BOOLEAN: return spark_hash_int(((const uint8_t *)v->data)[r] ? 1 : 0, seed);
-    case TN_TYPE_TINYINT: return spark_hash_int((uint32_t)(int32_t)((const int8_t *)v->data)[r], seed);
-    case TN_TYPE_SMALLINT: return spark_hash_int((uint32_t)(int32_t)((const int16_t *)v->data)[r], seed);
-    case TN_TYPE_INTEGER:
-    case TN_TYPE_DATE: return spark_hash_int((uint32_t)((const int32_t *)v->data)[r], seed);
-    case TN_TYPE_BIGINT:
-    case TN_TYPE_TIMESTAMP:
-    case TN_TYPE_TIMESTAMP_TZ: return spark_hash_long((uint64_t)((const int64_t *)v->data)[r], seed);
-    case TN_TYPE_FLOAT: {
-        float f = ((const float *)v->data)[r];
-        if (f == 0) f = 0; /* -0.0 hashes as 0.0 */
-        uint32_t bits;
-        if (f != f) bits = 0x7fc00000u;
-        else memcpy(&bits, &f, 4);
-        return spark_hash_int(bits, seed);
-    }
-    case TN_TYPE_DOUBLE: {
-        double d = ((const double *)v->data)[r];
-        if (d == 0) d = 0;
-        uint64_t bits;
-        if (d != d) bits = 0x7ff8000000000000ull;
-        else memcpy(&bits, &d, 8);
-        return spark_hash_long(bits, seed);
-    }
-    case TN_TYPE_DECIMAL: {
-        tn_int128 x = tn_dec_get(v, r);
-        if (v->type.precision <= 18) return spark_hash_long((uint64_t)(int64_t)x, seed);
-        uint8_t b[16];
-        uint32_t k = int128_bytes(x, b);
-        return spark_hash_bytes(b, k, seed);
-    }
-    case TN_TYPE_VARCHAR:
-    case TN_TYPE_VARBINARY: {
-        tn_str s = ((const tn_str *)v->data)[r];
-        return spark_hash_bytes((const uint8_t *)s.ptr, s.len, seed);
-    }
-    default: return seed;
-    }
-}
-
+/* Spark's hash(): tn_spark_hash_value (types/jvm_hash.c) chained from seed 42. */
 static int f_hash(FN_ARGS) {
     int32_t *res = out->data;
     for (uint32_t i = 0; i < n; i++) {
@@ -107,7 +20,7 @@ static int f_hash(FN_ARGS) {
         for (uint32_t k = 0; k < nargs; k++) {
             uint32_t r = TN_ARG_IDX(args[k], i);
             if (args[k]->type.id == TN_TYPE_NULL || !tn_vector_is_valid(args[k], r)) continue;
-            h = spark_hash_row(args[k], r, h);
+            h = tn_spark_hash_value(args[k], r, h);
         }
         res[i] = (int32_t)h;
     }
@@ -149,7 +62,7 @@ static uint64_t xx_row(const tn_vector *v, uint32_t r, uint64_t seed) {
             tn_store_u64le(b, (uint64_t)(int64_t)x);
             return tn_xxh64(b, 8, seed);
         }
-        uint32_t k = int128_bytes(x, b);
+        uint32_t k = tn_int128_java_bytes(x, b);
         return tn_xxh64(b, k, seed);
     }
     case TN_TYPE_VARCHAR:

@@ -197,4 +197,11 @@ int tn_text_to_timestamp_us(const char *s, size_t len, int64_t *out, bool *has_z
 int tn_text_to_decimal(const char *s, size_t len, int scale, tn_int128 *out);
 void tn_civil_from_days(int64_t days, int64_t *year, unsigned *month, unsigned *day);
 
+/* JVM hashes (jvm_hash.c): Spark's Murmur3_x86_32 of row r of v chained from seed (a NULL row is
+ * the caller's to skip; types Spark cannot hash return seed), and Scala's MurmurHash3.bytesHash. */
+uint32_t tn_spark_hash_value(const tn_vector *v, uint32_t r, uint32_t seed);
+int32_t tn_scala_bytes_hash(const uint8_t *p, uint32_t n);
+/* Java BigInteger.toByteArray of v (big-endian, minimal two's complement) into out[16]; length. */
+uint32_t tn_int128_java_bytes(tn_int128 v, uint8_t *out);
+
 #endif

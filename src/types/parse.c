@@ -132,8 +132,8 @@ int tn_text_to_decimal(const char *s, size_t len, int scale, tn_int128 *out) {
         }
         if (c < '0' || c > '9') goto bad;
         if (point) fdigits++;
+        if (++ndigits > 38) goto bad;   /* 38 digits stay below 10^38 */
         v = v * 10 + (c - '0');
-        if (++ndigits > 38 || v >= limit) goto bad;
     }
     if (ndigits == 0) goto bad;
     while (fdigits > scale) {
@@ -142,9 +142,9 @@ int tn_text_to_decimal(const char *s, size_t len, int scale, tn_int128 *out) {
         fdigits--;
     }
     while (fdigits < scale) {
+        if (v >= limit / 10) goto bad;  /* v * 10 would reach 10^38 */
         v *= 10;
         fdigits++;
-        if (v >= limit) goto bad;
     }
     *out = neg ? -v : v;
     return 0;

@@ -381,6 +381,27 @@ TEST(format_decimal) {
     CHECK_EQ_STR(buf, "123");
 }
 
+TEST(text_to_decimal_limits) {
+    /* 38 digits is the widest DECIMAL; one more digit, or a scale that pushes the value
+       to 10^38, is out of range, never a wrapped __int128 (fuzz_pgwire found the wrap). */
+    tn_int128 v = 0;
+    const char *max38 = "99999999999999999999999999999999999999";
+    CHECK_OK(tn_text_to_decimal(max38, strlen(max38), 0, &v));
+    CHECK(v == i128_from(max38));
+    CHECK(tn_text_to_decimal("999999999999999999999999999999999999999", 39, 0, &v) < 0);
+    CHECK(tn_text_to_decimal(max38, strlen(max38), 1, &v) < 0);
+    const char *big = "3a837482f1137c5eeaf9";  /* not digits at all */
+    CHECK(tn_text_to_decimal(big, strlen(big), 2, &v) < 0);
+    CHECK_OK(tn_text_to_decimal("1.5", 3, 37, &v));
+    CHECK(v == i128_from("15000000000000000000000000000000000000"));
+    CHECK(tn_text_to_decimal("10", 2, 37, &v) < 0);
+    CHECK_OK(tn_text_to_decimal("-0.25", 5, 2, &v));
+    CHECK(v == -25);
+    CHECK(tn_text_to_decimal("1E9999", 6, 0, &v) < 0);
+    CHECK_OK(tn_text_to_decimal("0E-10", 5, 3, &v));
+    CHECK(v == 0);
+}
+
 TEST(format_other_types) {
     /* from_hex('005C7F80FF41'), from_hex('0A0D09'), from_hex('1F207E2227') */
     static const struct { const char *bytes; uint32_t n; const char *text; } blobs[] = {

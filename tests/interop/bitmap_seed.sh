@@ -54,6 +54,8 @@ n=$(duck "SELECT count(DISTINCT id) FROM ($S)" | tail -1)
 check "golden set size by DuckDB" "$n" "200100"
 got=$(q "select date, bitmap(dist_mem) memNum from global_temp.test_binary group by date" | tail -n +2 | sort)
 check "seed query: Java bitmaps, NULL group 0" "$got" "$(printf '2024-01-01,%s\n2024-01-02,%s\n2024-01-03,0' "$n" "$n")"
+got=$(q "select date, bitmap(dist_mem) memNum from global_temp.test_binary group by date" | head -1)
+check "the seed's alias keeps its case (as DuckDB and Spark print it)" "$got" "date,memNum"
 got=$(q "select date, bitmap(dist_mem) memNum from test_binary group by date" | tail -n +2 | sort)
 check "the same from test_binary" "$got" "$(printf '2024-01-01,%s\n2024-01-02,%s\n2024-01-03,0' "$n" "$n")"
 
@@ -123,6 +125,16 @@ got=$(q "CREATE TABLE rb_bad (k INT, users VARCHAR, PRIMARY KEY (k) NOT ENFORCED
 check "rbm32 on a VARCHAR column: Paimon's error" "$got" "1"
 got=$(q "CREATE TABLE rb64 (k INT, users VARBINARY, PRIMARY KEY (k) NOT ENFORCED) WITH ('merge-engine' = 'aggregation', 'fields.users.aggregate-function' = 'rbm64')" | grep -c "'rbm64' is not supported yet: Paimon's rbm64 stores Java Roaring64Bitmap's own serialization")
 check "rbm64 refused by name" "$got" "1"
+
+# 8. output names as DuckDB gives them: aliases (quoted or not) as written, bare columns by their
+# declared name (a Parquet file with mixed-case columns), FROM/CTE column aliases as written
+duck "COPY (SELECT 1 AS Bc, 2 AS dEf) TO '$dir/mc.parquet'" >/dev/null
+for sql in "SELECT bc, DEF AS memNum, bc x, Bc AS \"QuOt\", count(*) AS CNT, sum(bc) FROM read_parquet('$dir/mc.parquet') GROUP BY ALL" \
+           "SELECT * FROM read_parquet('$dir/mc.parquet')" "SELECT t.BC FROM read_parquet('$dir/mc.parquet') t" \
+           "WITH C(Kol) AS (SELECT 1) SELECT kol FROM C" "SELECT * FROM (VALUES (1)) V(Abc)" \
+           "SELECT memNum FROM (SELECT 1 AS MemNum) s" "SELECT 1 AS Foo UNION ALL SELECT 2 AS bar"; do
+    check "output names: $sql" "$(q "$sql" | head -1)" "$(duck "$sql" | head -1)"
+done
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -50,6 +50,10 @@ int tn_layout_otree_table_config(const tn_table_column_def *cols, uint32_t ncols
                                  const tn_delta_kv *conf, uint32_t nconf, const char *table, tn_arena *arena,
                                  tn_delta_kv **out, uint32_t *nout);
 
+/* A primary-key table file's bucket and the bucket count it was written with (its AddFile tags
+ * bucket and bucketCount); false when it has none (or they are invalid). */
+bool tn_layout_file_bucket(const tn_delta_file *f, int32_t *bucket, int32_t *count);
+
 /* ---------------------------------------------------------------------------------------------
  * Writes.
  */
@@ -207,9 +211,11 @@ typedef struct tn_layout_scan_options {
     int version;                       /* TN_LAYOUT_SCAN_OPTIONS_VERSION */
     tn_table_scan_options scan;        /* columns, filters (restrictions are the layout's) */
     double sample_percent;             /* TABLESAMPLE (p PERCENT); 0 = no sample */
+    int64_t sample_rows;               /* TABLESAMPLE (n ROWS), n > 0; 0 = none (a layout that cannot
+                                        * sample rows leaves *sampled false: the caller samples) */
 } tn_layout_scan_options;
 #define TN_LAYOUT_SCAN_OPTIONS_VERSION 1
-#define TN_LAYOUT_SCAN_OPTIONS_INIT {TN_LAYOUT_SCAN_OPTIONS_VERSION, TN_TABLE_SCAN_OPTIONS_INIT, 0}
+#define TN_LAYOUT_SCAN_OPTIONS_INIT {TN_LAYOUT_SCAN_OPTIONS_VERSION, TN_TABLE_SCAN_OPTIONS_INIT, 0, 0}
 
 /* Plans the scan of t. *sampled (may be NULL) is set true when the layout itself reduced the
  * scan to a sample of about sample_percent (the caller must not sample again); false when it

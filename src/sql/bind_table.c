@@ -131,8 +131,21 @@ int tn_bind_open_table(tn_binder *b, const tn_sql_qname *name, tn_catalog_name *
     return 0;
 }
 
+/* A continuous job's batch may replace a table it reads by the batch's increment (sql.h). */
+static int batch_table(tn_binder *b, tn_table **tbl, tn_sql_pos pos) {
+    tn_sql_batch *bt = b->session->batch;
+    if (!bt || !bt->table) return 0;
+    int rc = bt->table(bt->ctx, tbl);
+    if (rc) {
+        tn_table_close(*tbl);
+        *tbl = NULL;
+        return tn_bind_error_at(b, rc, pos);
+    }
+    return 0;
+}
+
 /* VERSION AS OF n / TIMESTAMP AS OF '...' into open options. */
-static int travel_options(tn_binder *b, tn_sql_tableref *t, tn_table_open_options *o) {
+int tn_bind_travel_options(tn_binder *b, tn_sql_tableref *t, tn_table_open_options *o) {
     if (t->u.table.travel == TN_SQL_TT_NONE) return 0;
     tn_sql_expr *e = t->u.table.travel_expr;
     if (t->u.table.travel == TN_SQL_TT_VERSION) {
@@ -212,6 +225,14 @@ int tn_bind_table_name(tn_binder *b, tn_sql_tableref *t, tn_plan **out, const ch
             return trc;
         }
     }
+    {   /* t$files, t$buckets, t$partitions (bind_system.c) */
+        bool found = false;
+        int src = tn_bind_system_table(b, t, &found, out);
+        if (src || found) {
+            if (!src && alias && !*alias) *alias = q->parts[q->n - 1].name;
+            return src;
+        }
+    }
     tn_catalog *cat = NULL;
     int rc = b->session->warehouse ? tn_stmt_catalog(b, false, &cat) : TN_ENOTFOUND;
     if (rc == TN_ENOTFOUND)
@@ -240,11 +261,13 @@ int tn_bind_table_name(tn_binder *b, tn_sql_tableref *t, tn_plan **out, const ch
     }
     if (!is_table) return tn_bind_error_code(b, TN_ENOTFOUND, t->pos, "Table with name %s does not exist", text);
     tn_table_open_options o = TN_TABLE_OPEN_OPTIONS_INIT;
-    rc = travel_options(b, t, &o);
+    rc = tn_bind_travel_options(b, t, &o);
     if (rc) return rc;
     tn_table *tbl = NULL;
     rc = tn_catalog_table_open(cat, &cn, &o, &tbl);
     if (rc) return tn_bind_error_at(b, rc, t->pos);
+    rc = batch_table(b, &tbl, t->pos);
+    if (rc) return rc;
     return tn_bind_table_plan(b, tbl, text, out);
 }
 
@@ -294,6 +317,8 @@ int tn_bind_delta_scan(tn_binder *b, tn_sql_tableref *t, tn_plan **out) {
         tn_error_prefix(rc, "delta_scan('%s')", path);
         return tn_bind_error_at(b, rc, a0->pos);
     }
+    rc = batch_table(b, &tbl, a0->pos);
+    if (rc) return rc;
     return tn_bind_table_plan(b, tbl, path, out);
 }
 

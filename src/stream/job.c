@@ -118,6 +118,16 @@ static int resolve_sql(tn_stream_source *src, char **target, const char *wh, con
         rc = tn_error_set(TN_EINVAL, "a job runs exactly one statement (INSERT INTO ... SELECT ...), got %u",
                           tn_sql_script_count(script));
     if (!rc) rc = tn_stream_source_resolve(src, target, wh, tn_sql_script_stmt(script, 0));
+    if (!rc && src->kind == TN_STREAM_TABLE) {
+        char a[PATH_MAX], b[PATH_MAX];
+        if (realpath(*target, a) && realpath(src->path, b) && strcmp(a, b) == 0) {
+            rc = tn_error_set(TN_EINVAL, "the job's source %s is its target: each batch would read the job's own "
+                              "output again", src->label);
+            tn_stream_source_free(src);
+            tn_free(*target);
+            *target = NULL;
+        }
+    }
     tn_sql_script_free(script);
     tn_sql_session_close(s);
     return rc;
@@ -376,6 +386,15 @@ int tn_stream_job_drop(const char *wh, const char *name) {
         else if (unlink(p) != 0 && errno != ENOENT) rc = tn_error_set(TN_EIO, "%s: %s", p, strerror(errno));
         tn_free(p);
     }
+    DIR *dd = rc ? NULL : opendir(dir);   /* temp files of state writes a kill interrupted */
+    struct dirent *e;
+    while (dd && (e = readdir(dd))) {
+        if (!strstr(e->d_name, ".tmp-")) continue;
+        char *p = file_in(dir, e->d_name);
+        if (p) unlink(p);
+        tn_free(p);
+    }
+    if (dd) closedir(dd);
     if (!rc && rmdir(dir) != 0)
         rc = tn_error_set(TN_EIO, "%s: cannot remove (files other than the job's inside?): %s", dir, strerror(errno));
     tn_free(dir);

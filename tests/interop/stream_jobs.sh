@@ -251,9 +251,13 @@ job("stop", "agg")
 def kill_cycles(name, sql, grow, source_ids, target_table, cycles=50):
     stop = threading.Event()
     pause = threading.Event()
+    idle = threading.Event()
     def appender():
         while not stop.is_set():
-            if not pause.is_set(): grow()
+            if not pause.is_set():
+                idle.clear(); grow()
+            else:
+                idle.set()           # paused, and no append in flight
             time.sleep(0.06)
     th = threading.Thread(target=appender); th.start()
     dup_fail = []; eq_fail = []; kinds = {"random": 0, "after-commit": 0, "before-commit": 0}
@@ -283,7 +287,7 @@ def kill_cycles(name, sql, grow, source_ids, target_table, cycles=50):
             r = job("start", name, env=None if check else start_env(c + 1))
             if r.returncode != 0: report(False, f"{name}: restart", r.stderr); return
             if check:
-                pause.set(); time.sleep(0.05)
+                idle.clear(); pause.set(); idle.wait(30)
                 st = wait_caught(name)
                 ids = sorted(int(x[0]) for x in rows_of(t(f"SELECT id FROM {target_table}").stdout))
                 want = sorted(source_ids())
@@ -331,8 +335,8 @@ def grow_files():
     rows = "".join(f"{k * 20 + i},{i}\n" for i in range(20))
     tmp = os.path.join(incoming, f".f{k:05d}.tmp")
     with open(tmp, "w") as f: f.write("id,v\n" + rows)
-    os.rename(tmp, os.path.join(incoming, f"f{k:05d}.csv"))   # files appear whole
     made.extend(k * 20 + i for i in range(20))
+    os.rename(tmp, os.path.join(incoming, f"f{k:05d}.csv"))   # files appear whole
 kill_cycles("eo_files", f"INSERT INTO tgt4 SELECT id, v FROM read_csv('{incoming}/*.csv')", grow_files,
             lambda: list(made), "tgt4")
 
@@ -424,7 +428,16 @@ st2 = wait_caught("del2")
 report(st2["state"] == "running" and rows_of(t("SELECT count(*) FROM tgt7").stdout) == [("11",)],
        "deletes: with ignoreDeletes the job skips it and goes on", st2)
 job("stop", "del2")
+r = job("start", "x3", "-c", "INSERT INTO tgt5 SELECT * FROM tgt5")
+report(r.returncode == 1 and "is its target" in r.stderr, "errors: a job reading its own target", r.stderr)
 r = job("list")
 report(r.returncode == 0 and "seed" in r.stdout and "eo_files" in r.stdout, "list: the jobs", r.stdout)
+job("start", "del2")
+r = job("drop", "del2")
+report(r.returncode == 1 and "is running" in r.stderr, "drop: a running job is refused", r.stderr)
+job("stop", "del2")
+r = job("drop", "del2")
+report(r.returncode == 0 and not os.path.exists(os.path.join(wh, "_jobs", "del2")) and "del2" not in job("list").stdout,
+       "drop: a stopped job is removed", r.stdout + r.stderr)
 finish()
 EOF

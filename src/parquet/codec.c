@@ -10,6 +10,7 @@
 
 #include <limits.h>
 #include <lz4.h>
+#include <pthread.h>
 #include <snappy-c.h>
 #include <string.h>
 #include <zlib.h>
@@ -183,6 +184,26 @@ cleanup:
     return rc;
 }
 
+/* One ZSTD compression context per thread, reused by every page it compresses (ZSTD_compress
+ * would allocate and zero megabytes of tables per page), freed when the thread exits. */
+static pthread_key_t zstd_key;
+static pthread_once_t zstd_once = PTHREAD_ONCE_INIT;
+static int zstd_key_ok;
+
+static void zstd_free_ctx(void *p) { ZSTD_freeCCtx(p); }
+static void zstd_key_init(void) { zstd_key_ok = pthread_key_create(&zstd_key, zstd_free_ctx) == 0; }
+
+static ZSTD_CCtx *zstd_ctx(void) {
+    pthread_once(&zstd_once, zstd_key_init);
+    if (!zstd_key_ok) return NULL;
+    ZSTD_CCtx *c = pthread_getspecific(zstd_key);
+    if (!c && (c = ZSTD_createCCtx()) != NULL && pthread_setspecific(zstd_key, c) != 0) {
+        ZSTD_freeCCtx(c);
+        c = NULL;
+    }
+    return c;
+}
+
 int pq_compress(int codec, int level, const uint8_t *src, size_t src_len, tn_buf *out) {
     int rc = 0;
     switch (codec) {
@@ -202,7 +223,9 @@ int pq_compress(int codec, int level, const uint8_t *src, size_t src_len, tn_buf
     case TN_CODEC_ZSTD: {
         size_t cap = ZSTD_compressBound(src_len);
         if ((rc = tn_buf_reserve(out, cap)) != 0) return rc;
-        size_t n = ZSTD_compress(out->data + out->len, cap, src, src_len, level ? level : 3);
+        ZSTD_CCtx *cctx = zstd_ctx();
+        size_t n = cctx ? ZSTD_compressCCtx(cctx, out->data + out->len, cap, src, src_len, level ? level : 3)
+                        : ZSTD_compress(out->data + out->len, cap, src, src_len, level ? level : 3);
         if (ZSTD_isError(n)) return tn_error_set(TN_EINTERNAL, "ZSTD: %s", ZSTD_getErrorName(n));
         out->len += n;
         return 0;

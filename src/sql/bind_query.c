@@ -93,6 +93,21 @@ static int add_filter(tn_binder *b, tn_plan **plan, tn_expr *pred) {
     return 0;
 }
 
+/* A bare column reference is named by the column's declared name, not the reference's spelling
+ * (DuckDB: SELECT bc FROM t(Bc) prints Bc); NULL when it does not name a column of s. */
+static const char *declared_name(const bind_scope *s, const tn_sql_expr *e) {
+    if (e->kind != TN_SQL_E_COLUMN) return NULL;
+    const tn_sql_qname *q = &e->u.column;
+    const char *col = q->parts[q->n - 1].name, *tab = q->n >= 2 ? q->parts[q->n - 2].name : NULL;
+    for (uint32_t r = 0; r < s->nrels; r++) {
+        const bind_rel *rel = &s->rels[r];
+        if (tab && (!rel->alias || !tn_str_iequal(rel->alias, tab))) continue;
+        for (uint32_t i = 0; i < rel->ncols; i++)
+            if (tn_str_iequal(rel->names[i], col)) return rel->names[i];
+    }
+    return NULL;
+}
+
 static char *ast_name(tn_binder *b, tn_sql_expr *e) {
     tn_buf buf = TN_BUF_INIT;
     if (tn_bind_expr_name(&buf, e) || tn_buf_append_byte(&buf, 0)) {
@@ -1012,6 +1027,7 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
         if (!rc) rc = tn_bind_fold(b, &x);
         if (rc) { tn_expr_free(x); goto cleanup; }
         const char *name = it->alias.name;
+        if (!name) name = declared_name(&S, it->expr);
         if (!name) name = ast_name(b, it->expr);
         if (!name) { tn_expr_free(x); rc = TN_ENOMEM; goto cleanup; }
         rc = sel_push(b, &items, x, name, it->alias.name, it->expr);

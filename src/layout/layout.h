@@ -50,6 +50,10 @@ int tn_layout_otree_table_config(const tn_table_column_def *cols, uint32_t ncols
                                  const tn_delta_kv *conf, uint32_t nconf, const char *table, tn_arena *arena,
                                  tn_delta_kv **out, uint32_t *nout);
 
+/* A primary-key table file's bucket and the bucket count it was written with (its AddFile tags
+ * bucket and bucketCount); false when it has none (or they are invalid). */
+bool tn_layout_file_bucket(const tn_delta_file *f, int32_t *bucket, int32_t *count);
+
 /* ---------------------------------------------------------------------------------------------
  * Writes.
  */

@@ -57,6 +57,26 @@ int tn_layout_check_chunk(const tn_table *t, const tn_chunk *chunk);
 /* Refuses tables with nested columns (by name). */
 int tn_layout_check_columns(const tn_table *t);
 
+/* Per-partition writer state (parts.c): a table of fixed-size slots indexed by the router's
+ * partition id, grown on demand; a new slot is zeroed. Every layout keeps its partitions so. */
+typedef struct tn_layout_slots {
+    void *items;
+    size_t size;                       /* bytes per slot */
+    uint32_t cap;                      /* slots allocated (ids 0..cap-1 are valid) */
+} tn_layout_slots;
+void tn_layout_slots_init(tn_layout_slots *s, size_t size);
+/* The slot of partition id, allocating up to it; NULL when out of memory. Pointers to slots
+ * stay valid until the next get of a larger id. */
+void *tn_layout_slots_get(tn_layout_slots *s, uint32_t id);
+/* The slot of id if allocated, else NULL (never allocates). */
+void *tn_layout_slots_at(const tn_layout_slots *s, uint32_t id);
+void tn_layout_slots_free(tn_layout_slots *s);
+/* The target file size and codec of a write (per-write 'target_file_size' / 'compression',
+ * else the writer options, else the table's properties; codec -1 = the table's default). */
+int tn_layout_file_settings(const tn_table *t, const tn_layout_write_options *opts, uint64_t *target, int *codec);
+/* commitInfo.operationParameters.partitionBy: the partition columns as a JSON array (free()). */
+char *tn_layout_partition_by_json(const tn_table *t);
+
 /* Canonical spelling of a partition value text for a column type (parsed, then rendered as
  * tarn writes it), so that '1' and '01', or two spellings of one timestamp, compare equal.
  * Appends "\x01N\x02" for null, "\x01V<text>\x02" otherwise. */

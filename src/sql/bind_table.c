@@ -132,7 +132,7 @@ int tn_bind_open_table(tn_binder *b, const tn_sql_qname *name, tn_catalog_name *
 }
 
 /* VERSION AS OF n / TIMESTAMP AS OF '...' into open options. */
-static int travel_options(tn_binder *b, tn_sql_tableref *t, tn_table_open_options *o) {
+int tn_bind_travel_options(tn_binder *b, tn_sql_tableref *t, tn_table_open_options *o) {
     if (t->u.table.travel == TN_SQL_TT_NONE) return 0;
     tn_sql_expr *e = t->u.table.travel_expr;
     if (t->u.table.travel == TN_SQL_TT_VERSION) {
@@ -212,6 +212,14 @@ int tn_bind_table_name(tn_binder *b, tn_sql_tableref *t, tn_plan **out, const ch
             return trc;
         }
     }
+    {   /* t$files, t$buckets, t$partitions (bind_system.c) */
+        bool found = false;
+        int src = tn_bind_system_table(b, t, &found, out);
+        if (src || found) {
+            if (!src && alias && !*alias) *alias = q->parts[q->n - 1].name;
+            return src;
+        }
+    }
     tn_catalog *cat = NULL;
     int rc = b->session->warehouse ? tn_stmt_catalog(b, false, &cat) : TN_ENOTFOUND;
     if (rc == TN_ENOTFOUND)
@@ -240,7 +248,7 @@ int tn_bind_table_name(tn_binder *b, tn_sql_tableref *t, tn_plan **out, const ch
     }
     if (!is_table) return tn_bind_error_code(b, TN_ENOTFOUND, t->pos, "Table with name %s does not exist", text);
     tn_table_open_options o = TN_TABLE_OPEN_OPTIONS_INIT;
-    rc = travel_options(b, t, &o);
+    rc = tn_bind_travel_options(b, t, &o);
     if (rc) return rc;
     tn_table *tbl = NULL;
     rc = tn_catalog_table_open(cat, &cn, &o, &tbl);

@@ -97,6 +97,11 @@ void tn_stmt_checks_free(tn_stmt_checks *c);
 /* FROM name: a table or view of the catalog (after CTEs), with time travel; *alias gets the
  * table's name when the FROM item has no alias. */
 int tn_bind_table_name(tn_binder *b, tn_sql_tableref *t, tn_plan **out, const char **alias);
+/* VERSION AS OF n / TIMESTAMP AS OF '...' of a FROM item into open options. */
+int tn_bind_travel_options(tn_binder *b, tn_sql_tableref *t, tn_table_open_options *o);
+/* bind_system.c: FROM t$files / t$buckets / t$partitions of a catalog table t (*found false:
+ * not one; the name is bound as usual). */
+int tn_bind_system_table(tn_binder *b, tn_sql_tableref *t, bool *found, tn_plan **out);
 /* FROM delta_scan('path'). */
 int tn_bind_delta_scan(tn_binder *b, tn_sql_tableref *t, tn_plan **out);
 /* FROM table_changes('name', start[, end]): the table's change data feed (versions as integers,

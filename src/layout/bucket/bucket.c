@@ -15,7 +15,6 @@
  */
 #include "layout/bucket/bucketInt.h"
 
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +31,7 @@ typedef struct bucket_writer {
     tn_arena *arena;
     tn_bucket_spec spec;
     tn_layout_router *router;
-    bpart *parts;
-    uint32_t cap_parts;
+    tn_layout_slots parts;             /* bpart by partition id */
     int sticky;
     uint64_t target;
     int codec;
@@ -58,10 +56,14 @@ bool tn_bucket_file_tags(const tn_delta_file *f, int32_t *bucket, int32_t *count
     return true;
 }
 
+bool tn_layout_file_bucket(const tn_delta_file *f, int32_t *bucket, int32_t *count) {
+    return tn_bucket_file_tags(f, bucket, count);
+}
+
 static void writer_free(bucket_writer *w) {
     if (!w) return;
-    for (uint32_t i = 0; i < w->cap_parts; i++) tn_bucket_rows_free(&w->parts[i].rows);
-    tn_free(w->parts);
+    for (uint32_t i = 0; i < w->parts.cap; i++) tn_bucket_rows_free(&((bpart *)tn_layout_slots_at(&w->parts, i))->rows);
+    tn_layout_slots_free(&w->parts);
     tn_free(w->hashes);
     tn_layout_router_close(w->router);
     tn_arena_destroy(w->arena);
@@ -83,31 +85,15 @@ static int bucket_open(tn_layout_writer **out, tn_table *t, const tn_layout_writ
     if (!w) return TN_ENOMEM;
     w->t = t;
     w->opts = *opts;
+    tn_layout_slots_init(&w->parts, sizeof(bpart));
     w->arena = tn_arena_create(0);
     if (!w->arena) { rc = TN_ENOMEM; goto cleanup; }
     rc = tn_bucket_spec_of_table(&w->spec, t, w->arena);
     if (rc) goto cleanup;
     rc = tn_layout_router_open(&w->router, t, opts->partition_spec, opts->npartition_spec);
     if (rc) goto cleanup;
-    const char *ts = tn_layout_option(opts->options, opts->noptions, "target_file_size");
-    w->target = opts->target_file_bytes;
-    if (ts && !(w->target = tn_table_parse_size(ts))) {
-        rc = tn_error_set(TN_EINVAL, "table '%s': write option 'target_file_size' = '%s' is not a size",
-                          tn_table_path(t), ts);
-        goto cleanup;
-    }
-    if (!w->target) w->target = tn_table_target_file_bytes(t);
-    const char *cs = tn_layout_option(opts->options, opts->noptions, "compression");
-    w->codec = opts->codec == TN_CODEC_ZSTD ? -1 : (int)opts->codec;
-    if (cs) {
-        tn_parquet_codec c;
-        rc = tn_parquet_codec_parse(cs, &c);
-        if (rc) {
-            tn_error_prefix(rc, "table '%s': write option 'compression'", tn_table_path(t));
-            goto cleanup;
-        }
-        w->codec = (int)c;
-    }
+    rc = tn_layout_file_settings(t, opts, &w->target, &w->codec);
+    if (rc) goto cleanup;
     *out = &w->base;
     w = NULL;
 cleanup:
@@ -115,17 +101,10 @@ cleanup:
     return rc;
 }
 
+/* The new rows of partition id. */
 static int part_rows(bucket_writer *w, uint32_t id, bpart **out) {
-    if (id >= w->cap_parts) {
-        uint32_t cap = w->cap_parts ? w->cap_parts : 16;
-        while (cap <= id) cap *= 2;
-        bpart *p = tn_realloc(w->parts, sizeof *p * cap);
-        if (!p) return TN_ENOMEM;
-        memset(p + w->cap_parts, 0, sizeof *p * (cap - w->cap_parts));
-        w->parts = p;
-        w->cap_parts = cap;
-    }
-    bpart *p = &w->parts[id];
+    bpart *p = tn_layout_slots_get(&w->parts, id);
+    if (!p) return TN_ENOMEM;
     if (!p->used) {
         int rc = tn_bucket_rows_init(&p->rows, w->t);
         if (rc) return rc;
@@ -276,15 +255,6 @@ static int write_bucket(bucket_writer *w, tn_table *t, tn_table_txn *txn, const 
     return rc;
 }
 
-static char *partition_by_json(const tn_table *t) {
-    const tn_delta_metadata *md = &tn_table_snapshot(t)->metadata;
-    json_t *a = json_array();
-    for (uint32_t i = 0; i < md->npartition_columns && a; i++) json_array_append_new(a, json_string(md->partition_columns[i]));
-    char *s = a ? json_dumps(a, JSON_COMPACT) : NULL;
-    json_decref(a);
-    return s;
-}
-
 /* One attempt on table t (the writer's, or a newer snapshot after a conflict). */
 static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res) {
     const tn_delta_snapshot *snap = tn_table_snapshot(t);
@@ -361,8 +331,8 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
     }
     uint64_t rows_out = 0;
     for (uint32_t id = 0; id < np && !rc; id++) {
-        if (id >= w->cap_parts || !w->parts[id].used) continue;
-        bpart *p = &w->parts[id];
+        bpart *p = tn_layout_slots_at(&w->parts, id);
+        if (!p || !p->used) continue;
         const tn_layout_partition *lp = tn_layout_router_partition(w->router, id);
         int32_t nb = spec.nbuckets;
         /* INSERT INTO a partition laid out with another count: Paimon's refusal */
@@ -467,7 +437,7 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
     }
     tn_delta_kv params[72];
     uint32_t nparams = 0;
-    pby = partition_by_json(t);
+    pby = tn_layout_partition_by_json(t);
     if (!pby) { rc = TN_ENOMEM; goto cleanup; }
     params[nparams++] = (tn_delta_kv){"mode", overwrite ? "Overwrite" : "Append"};
     params[nparams++] = (tn_delta_kv){"partitionBy", pby};

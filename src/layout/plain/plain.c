@@ -29,8 +29,7 @@ typedef struct plain_writer {
     tn_layout_router *router;
     bool skip;                         /* txn already applied: writes are ignored */
     int sticky;                        /* first error: the writer is unusable afterwards */
-    plain_part *parts;                 /* by partition id */
-    uint32_t cap_parts;
+    tn_layout_slots parts;             /* plain_part by partition id */
     uint32_t nopen, max_open;          /* open file writers, and how many memory allows */
     tn_layout_spill *spill;            /* rows of the buffered partitions (NULL until needed) */
     uint64_t spill_budget;
@@ -46,7 +45,7 @@ static void plain_free(plain_writer *w) {
     tn_table_txn_abort(w->txn);        /* frees the file writers still open */
     tn_layout_spill_close(w->spill);   /* the temporary file goes with it */
     tn_layout_router_close(w->router);
-    tn_free(w->parts);
+    tn_layout_slots_free(&w->parts);
     tn_free(w);
 }
 
@@ -66,6 +65,7 @@ static int plain_open(tn_layout_writer **out, tn_table *t, const tn_layout_write
     if (!w) return TN_ENOMEM;
     w->t = t;
     w->opts = *opts;
+    tn_layout_slots_init(&w->parts, sizeof(plain_part));
     if (!w->opts.max_open_files) w->opts.max_open_files = 64;
     rc = tn_table_txn_open(&w->txn, t, opts->max_attempts);
     if (rc) goto cleanup;
@@ -78,25 +78,8 @@ static int plain_open(tn_layout_writer **out, tn_table *t, const tn_layout_write
         goto cleanup;
     }
     /* sizes and codec: per-write option, then the writer options, then the table's */
-    const char *ts = tn_layout_option(opts->options, opts->noptions, "target_file_size");
-    w->target = opts->target_file_bytes;
-    if (ts && !(w->target = tn_table_parse_size(ts))) {
-        rc = tn_error_set(TN_EINVAL, "table '%s': write option 'target_file_size' = '%s' is not a size",
-                          tn_table_path(t), ts);
-        goto cleanup;
-    }
-    if (!w->target) w->target = tn_table_target_file_bytes(t);
-    const char *cs = tn_layout_option(opts->options, opts->noptions, "compression");
-    w->codec = opts->codec == TN_CODEC_ZSTD ? -1 : (int)opts->codec;   /* ZSTD = the default: the table decides */
-    if (cs) {
-        tn_parquet_codec c;
-        rc = tn_parquet_codec_parse(cs, &c);
-        if (rc) {
-            tn_error_prefix(rc, "table '%s': write option 'compression'", tn_table_path(t));
-            goto cleanup;
-        }
-        w->codec = (int)c;
-    }
+    rc = tn_layout_file_settings(t, opts, &w->target, &w->codec);
+    if (rc) goto cleanup;
     /* memory: a quarter of memory_limit (at most 256 MiB) for the row groups of the open files
      * (each at least 1 MiB, which bounds how many are open), half for the partition buffers,
      * the rest for the query producing the rows */
@@ -126,20 +109,6 @@ cleanup:
     return rc;
 }
 
-static int part_slot(plain_writer *w, uint32_t id, plain_part **out) {
-    if (id >= w->cap_parts) {
-        uint32_t cap = w->cap_parts ? w->cap_parts : 64;
-        while (cap <= id) cap *= 2;
-        plain_part *p = tn_realloc(w->parts, sizeof *p * cap);
-        if (!p) return TN_ENOMEM;
-        memset(p + w->cap_parts, 0, sizeof *p * (cap - w->cap_parts));
-        w->parts = p;
-        w->cap_parts = cap;
-    }
-    *out = &w->parts[id];
-    return 0;
-}
-
 static int open_writer(plain_writer *w, uint32_t id, plain_part *p) {
     const tn_layout_partition *lp = tn_layout_router_partition(w->router, id);
     tn_table_file_writer_options fo = TN_TABLE_FILE_WRITER_OPTIONS_INIT;
@@ -156,10 +125,10 @@ static int open_writer(plain_writer *w, uint32_t id, plain_part *p) {
 
 /* The open writer of partition id, or NULL in *out when its rows are buffered. */
 static int writer_for(plain_writer *w, uint32_t id, tn_table_file_writer **out) {
-    plain_part *p;
-    int rc = part_slot(w, id, &p);
+    plain_part *p = tn_layout_slots_get(&w->parts, id);
+    int rc = 0;
     *out = NULL;
-    if (rc) return rc;
+    if (!p) return TN_ENOMEM;
     if (!p->fw && !p->buffered) {
         if (w->nopen < w->max_open) {
             rc = open_writer(w, id, p);
@@ -193,15 +162,6 @@ static int plain_write(tn_layout_writer *base, const tn_chunk *chunk) {
 cleanup:
     if (rc) w->sticky = rc;
     return rc;
-}
-
-static char *partition_by_json(const tn_table *t) {
-    const tn_delta_metadata *md = &tn_table_snapshot(t)->metadata;
-    json_t *a = json_array();
-    for (uint32_t i = 0; i < md->npartition_columns && a; i++) json_array_append_new(a, json_string(md->partition_columns[i]));
-    char *s = a ? json_dumps(a, JSON_COMPACT) : NULL;
-    json_decref(a);
-    return s;
 }
 
 static char *spec_json(const tn_table *t, const tn_delta_kv *spec, uint32_t n) {
@@ -273,16 +233,17 @@ static int plain_commit(tn_layout_writer *base, tn_table_commit_result *result) 
         rc = tn_error_set(w->sticky, "table '%s': the writer failed earlier; nothing committed", tn_table_path(w->t));
         goto cleanup;
     }
-    for (uint32_t i = 0; i < w->cap_parts && !rc; i++) {
-        tn_table_file_writer *fw = w->parts[i].fw;
+    for (uint32_t i = 0; i < w->parts.cap && !rc; i++) {
+        plain_part *p = tn_layout_slots_at(&w->parts, i);
+        tn_table_file_writer *fw = p->fw;
         if (!fw) continue;
-        w->parts[i].fw = NULL;
+        p->fw = NULL;
         w->nopen--;
         rc = tn_table_file_writer_close(fw);
     }
     /* the buffered partitions, one file writer at a time */
-    for (uint32_t i = 0; i < w->cap_parts && !rc; i++) {
-        plain_part *p = &w->parts[i];
+    for (uint32_t i = 0; i < w->parts.cap && !rc; i++) {
+        plain_part *p = tn_layout_slots_at(&w->parts, i);
         if (!p->buffered || !tn_layout_spill_has(w->spill, i)) continue;
         rc = open_writer(w, i, p);
         if (rc) break;
@@ -304,7 +265,7 @@ static int plain_commit(tn_layout_writer *base, tn_table_commit_result *result) 
     const tn_layout_write_options *o = &w->opts;
     tn_delta_kv params[72];
     uint32_t nparams = 0;
-    pby = partition_by_json(w->t);
+    pby = tn_layout_partition_by_json(w->t);
     if (!pby) { rc = TN_ENOMEM; goto cleanup; }
     params[nparams++] = (tn_delta_kv){"mode", o->mode == TN_LAYOUT_APPEND ? "Append" : "Overwrite"};
     params[nparams++] = (tn_delta_kv){"partitionBy", pby};

@@ -51,7 +51,10 @@ static int node_line(tn_buf *o, const tn_plan *p) {
             rc = tn_buf_printf(o, " sample: %g%%", s->sample_percent);
         break;
     }
-    case TN_PLAN_VALUES: rc = tn_buf_printf(o, "VALUES %u rows", p->u.values.nrows); break;
+    case TN_PLAN_VALUES:
+        if (p->u.values.is_range) rc = tn_buf_printf(o, "RANGE %s", p->names[0]);
+        else rc = tn_buf_printf(o, "VALUES %u rows", p->u.values.nrows);
+        break;
     case TN_PLAN_FILTER:
         rc = tn_buf_printf(o, "FILTER ");
         if (!rc) rc = tn_expr_to_text(o, p->u.filter.pred);

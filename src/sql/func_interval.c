@@ -54,6 +54,8 @@ static bool ts_add(int64_t ts, tn_interval iv, int64_t *out) {
     return true;
 }
 
+bool tn_func_timestamp_add(int64_t ts, tn_interval iv, int64_t *out) { return ts_add(ts, iv, out); }
+
 static tn_interval iv_neg(tn_interval a) {
     tn_interval r = {-a.months, -a.days, -a.micros};
     return r;

@@ -127,6 +127,8 @@ int tn_func_common_type(tn_type a, tn_type b, tn_type *out);
 int tn_cast_vector(const tn_vector *src, tn_vector *out, bool try_cast);
 /* Cast one value (binder constant folding); strings of the result live in `arena`. */
 int tn_cast_value(const tn_value *src, tn_type to, bool try_cast, tn_arena *arena, tn_value *out);
+/* ts (microseconds) + iv with DuckDB's calendar rules (func_interval.c); false on overflow. */
+bool tn_func_timestamp_add(int64_t ts, tn_interval iv, int64_t *out);
 /* Whether CAST(from AS to) is supported at all (binder check). */
 bool tn_cast_supported(tn_type from, tn_type to);
 /* DuckDB's internal names used in error texts: INT32, INT64, DOUBLE, BOOL, ... */

@@ -160,6 +160,13 @@ struct tn_plan {
         struct {
             uint32_t nrows;
             tn_expr **exprs;       /* nrows * ncols, evaluated over one empty row */
+            /* range()/generate_series() (bind_range.c): one column, no exprs. BIGINT rows
+             * start + i*step for i < count; TIMESTAMP rows start, start+iv, ... while before
+             * (or, inclusive, not after) stop in the step's direction. */
+            bool is_range, range_ts, range_inclusive;
+            int64_t range_start, range_step, range_stop;
+            uint64_t range_count;
+            tn_interval range_iv;
         } values;
         struct {
             tn_expr *pred;

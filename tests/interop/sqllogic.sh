@@ -14,4 +14,4 @@ if [ ! -x "$runner" ] || [ tests/sql/slt_runner.c -nt "$runner" ] || [ "$BUILD/l
         -lsnappy -lzstd -llz4 -lz -lbrotlienc -lbrotlidec -lbrotlicommon -ljansson -lroaring -lxxhash -ledit -lssl -lcrypto -lre2 -lstdc++ -lm -pthread || {
         echo "cannot build the sqllogictest runner"; echo "0 passed, 1 failed"; exit 1; }
 fi
-exec "$runner" tests/sql/*.test
+exec "$runner" ${SLT_FILES:-tests/sql/*.test}

@@ -3,7 +3,7 @@
  * engines of primary-key tables: the rows of one key (a stored row, then new rows in arrival
  * order, reordered by sequence.field when set) fold into one row: deduplicate keeps the last,
  * first-row the first, partial-update takes each column's last non-NULL value, aggregation folds
- * each column with its aggregate function (the stored row is the accumulator). Output is ordered
+ * each column with its aggregate function (the stored row is the accumulator; rbm32 in rbm.c). Output is ordered
  * by key.
  */
 #include "layout/bucket/bucketInt.h"
@@ -105,7 +105,8 @@ static int ref_cmp(const void *pa, const void *pb, void *ctx) {
 typedef struct acc {
     tn_value v;                        /* v.is_null until a value */
     bool seen;                         /* first_value: a row was taken */
-    tn_buf text;                       /* listagg */
+    tn_buf text;                       /* listagg; rbm32's merged bytes */
+    tn_bucket_rbm rbm;                 /* rbm32 */
 } acc;
 
 static int overflow(const tn_table *t, uint32_t col, const char *fn) {
@@ -139,6 +140,7 @@ static int agg_step(const tn_table *t, uint32_t col, tn_bucket_agg fn, acc *a, c
     case TN_AGG_FIRST_NON_NULL:
         if (a->v.is_null && !v->is_null) a->v = *v;
         return 0;
+    case TN_AGG_RBM32: return tn_bucket_rbm32_step(t, col, &a->rbm, &a->v, v);
     case TN_AGG_COUNT: {
         int64_t cur = a->v.is_null ? 0 : a->v.u.i;
         int64_t add = stored ? (v->is_null ? 0 : v->u.i) : (v->is_null ? 0 : 1);
@@ -266,6 +268,8 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
                         rc = agg_step(t, c, (tn_bucket_agg)spec->agg[c], ac, &v, refs[k].set == 0, spec->delims[c]);
                     }
                 }
+                if (!rc && !spec->is_key[c] && spec->agg[c] == TN_AGG_RBM32)
+                    rc = tn_bucket_rbm32_finish(&ac->rbm, &ac->v, &ac->text);
                 if (rc) break;
                 if (!spec->is_key[c] && spec->agg[c] == TN_AGG_LISTAGG && !ac->v.is_null) {
                     ac->v.u.s.ptr = (const char *)ac->text.data;
@@ -285,7 +289,10 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
     if (rows_out) *rows_out = nout;
 cleanup:
     if (accs) {
-        for (uint32_t c = 0; c < ncols; c++) tn_buf_free(&accs[c].text);
+        for (uint32_t c = 0; c < ncols; c++) {
+            tn_buf_free(&accs[c].text);
+            tn_bucket_rbm_free(&accs[c].rbm);
+        }
         tn_free(accs);
     }
     tn_chunk_free(&o.c);

@@ -81,7 +81,7 @@ static void writer_free(tn_parquet_writer *w) {
 
 static bool codec_writable(int codec) {
     return codec == TN_CODEC_UNCOMPRESSED || codec == TN_CODEC_SNAPPY || codec == TN_CODEC_GZIP ||
-           codec == TN_CODEC_ZSTD || codec == TN_CODEC_LZ4_RAW;
+           codec == TN_CODEC_ZSTD || codec == TN_CODEC_LZ4_RAW || codec == TN_CODEC_BROTLI;
 }
 
 static void *arena_array(tn_arena *a, size_t n, size_t elem) {
@@ -103,7 +103,7 @@ int tn_parquet_writer_open(tn_parquet_writer **out, tn_fs *fs, const char *path,
     if (opts->version != TN_PARQUET_WRITER_OPTIONS_VERSION)
         return tn_error_set(TN_EINVAL, "%s: unknown writer options version %d", path, opts->version);
     if (!codec_writable(opts->codec))
-        return tn_error_set(TN_EUNSUPPORTED, "%s: codec %d cannot be written (use UNCOMPRESSED, SNAPPY, GZIP, ZSTD or LZ4_RAW)",
+        return tn_error_set(TN_EUNSUPPORTED, "%s: codec %d cannot be written (use UNCOMPRESSED, SNAPPY, GZIP, ZSTD, LZ4_RAW or BROTLI)",
                             path, (int)opts->codec);
     if (ncolumns == 0) return tn_error_set(TN_EINVAL, "%s: a Parquet file needs at least one column", path);
     if (opts->nkv && !opts->kv) return tn_error_set(TN_EINVAL, "%s: key-value metadata is NULL", path);

@@ -315,6 +315,7 @@ static const char *codec_ext(tn_parquet_codec c) {
     case TN_CODEC_GZIP: return ".gz";
     case TN_CODEC_LZ4_RAW: return ".lz4raw";
     case TN_CODEC_ZSTD: return ".zstd";
+    case TN_CODEC_BROTLI: return ".br";
     default: return "";
     }
 }

@@ -454,6 +454,7 @@ static bool create_table_body(tn_sql_parser *p, tn_sql_stmt *s) {
         tn_vec cols = {0};
         /* Phoenix also accepts the table constraint without a comma: (a INT CONSTRAINT pk ...). */
         do {
+            if (cols.n && tn_sqlp_peek(p, 0)->type == TK_RPAREN) break;     /* trailing comma */
             if (!table_element(p, s, &cols)) return false;
         } while (tn_sqlp_accept(p, TK_COMMA) || tn_sqlp_is_kw(p, 0, KW_CONSTRAINT));
         if (!tn_sqlp_expect(p, TK_RPAREN, "')' or ',' after a column definition")) return false;

@@ -293,6 +293,7 @@ static tn_sql_query *select_block(tn_sql_parser *p) {
     else tn_sqlp_accept_kw(p, KW_ALL);
     tn_vec items = {0};
     do {
+        if (items.n && tn_sqlp_list_ends(p)) break;      /* trailing comma (DuckDB) */
         tn_sql_select_item it = {0};
         if (!select_item(p, &it) || !tn_sqlp_push(p, &items, &it, sizeof it)) return NULL;
     } while (tn_sqlp_accept(p, TK_COMMA));
@@ -337,6 +338,7 @@ static tn_sql_query *values_block(tn_sql_parser *p) {
     tn_sqlp_advance(p);                                    /* VALUES */
     tn_vec rows = {0};
     do {
+        if (rows.n && tn_sqlp_list_ends(p)) break;       /* trailing comma (DuckDB) */
         tn_sql_expr_list row = {0};
         if (!tn_sqlp_expect(p, TK_LPAREN, "'(' before a VALUES row")) return NULL;
         if (!tn_sqlp_expr_list(p, &row)) return NULL;

@@ -28,6 +28,7 @@ struct tn_sql_session {
      * COMMIT after a failed statement) that would need to undo writes is refused. */
     bool txn_open, txn_failed;
     uint32_t txn_writes;           /* statements since BEGIN that changed tables or files */
+    tn_sql_batch *batch;           /* tn_sql_session_set_batch: a continuous job's micro-batch */
 };
 
 /* A FROM item visible by name. Columns are scope columns [offset, offset + ncols). */

@@ -253,16 +253,16 @@ static void frame_of(const win_run *w, int64_t i, int64_t n, const uint32_t *ps,
     int64_t a, b;
     switch (f->start) {
     case TN_WIN_UNBOUNDED_PRECEDING: a = 0; break;
-    case TN_WIN_PRECEDING: a = i - f->start_off; break;
+    case TN_WIN_PRECEDING: a = i - f->start_off; break;   /* i, off in [0, 2^63): no overflow */
     case TN_WIN_CURRENT_ROW: a = f->rows ? i : (int64_t)ps[i]; break;
-    case TN_WIN_FOLLOWING: a = i + f->start_off; break;
+    case TN_WIN_FOLLOWING: a = f->start_off >= n - i ? n : i + f->start_off; break;
     default: a = n; break;
     }
     switch (f->end) {
     case TN_WIN_UNBOUNDED_PRECEDING: b = -1; break;
     case TN_WIN_PRECEDING: b = i - f->end_off; break;
     case TN_WIN_CURRENT_ROW: b = f->rows ? i : (int64_t)pe[i]; break;
-    case TN_WIN_FOLLOWING: b = i + f->end_off; break;
+    case TN_WIN_FOLLOWING: b = f->end_off >= n - i ? n - 1 : i + f->end_off; break;
     default: b = n - 1; break;
     }
     if (a < 0) a = 0;
@@ -313,7 +313,8 @@ static int run_partition(win_run *w, const uint64_t *refs, int64_t n) {
     case TN_WIN_LAG:
     case TN_WIN_LEAD:
         for (int64_t i = 0; i < n && !rc; i++) {
-            int64_t j = f->kind == TN_WIN_LAG ? i - f->offset : i + f->offset;
+            /* offset in [0, 2^63): i - offset cannot overflow; i + offset is checked first */
+            int64_t j = f->kind == TN_WIN_LAG ? i - f->offset : f->offset >= n - i ? n : i + f->offset;
             if (j >= 0 && j < n) rc = put_copy(w, refs[i], w->wc->arg, refs[j]);
             else rc = put_copy(w, refs[i], w->wc->def, refs[i]);
         }
@@ -324,7 +325,10 @@ static int run_partition(win_run *w, const uint64_t *refs, int64_t n) {
         for (int64_t i = 0; i < n && !rc; i++) {
             int64_t lo, hi;
             frame_of(w, i, n, ps, pe, &lo, &hi);
-            int64_t at = f->kind == TN_WIN_FIRST_VALUE ? lo : f->kind == TN_WIN_LAST_VALUE ? hi : lo + f->offset - 1;
+            int64_t at = f->kind == TN_WIN_FIRST_VALUE  ? lo
+                       : f->kind == TN_WIN_LAST_VALUE ? hi
+                       : f->offset - 1 > hi - lo      ? hi + 1
+                                                      : lo + f->offset - 1;
             if (lo > hi || at < lo || at > hi) rc = put_null(w, refs[i]);
             else rc = put_copy(w, refs[i], w->wc->arg, refs[at]);
         }

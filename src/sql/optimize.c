@@ -673,6 +673,20 @@ static void collect_preds(tn_arena *arena, tn_plan *scan, const tn_expr *e, tn_p
         p->op = e->kind == TN_EXPR_IS_NULL ? TN_PQ_IS_NULL : TN_PQ_IS_NOT_NULL;
         return;
     }
+    /* `col IN (sorted constants)`: skipping by the range [first, last] (a superset) */
+    if (e->kind == TN_EXPR_IN && e->args[0]->kind == TN_EXPR_COLUMN && e->u.in.nvalues && *n + 2 <= cap &&
+        e->args[0]->u.column < s->ncols && !tn_type_is_string(e->args[0]->type) &&
+        e->args[0]->type.id != TN_TYPE_FLOAT && e->args[0]->type.id != TN_TYPE_DOUBLE &&
+        tn_type_equal(e->args[0]->type, s->src_types[s->cols[e->args[0]->u.column]])) {
+        for (int k = 0; k < 2; k++) {
+            tn_parquet_predicate *p = &out[(*n)++];
+            memset(p, 0, sizeof *p);
+            p->column = s->cols[e->args[0]->u.column];
+            p->op = k ? TN_PQ_LE : TN_PQ_GE;
+            p->constant = e->u.in.values[k ? e->u.in.nvalues - 1 : 0];
+        }
+        return;
+    }
     if (e->kind != TN_EXPR_FUNCTION || e->nargs != 2 || !e->u.func.call.def) return;
     const tn_expr *a = e->args[0], *b = e->args[1];
     bool flip = false;

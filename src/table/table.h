@@ -480,6 +480,13 @@ typedef struct tn_table_changes_options {
 } tn_table_changes_options;
 int tn_table_changes_open(tn_table **out, tn_fs *fs, const char *path, const tn_table_changes_options *o);
 
+/* The increment a continuous job reads (increment.c): the snapshot at `version` with its file
+ * list replaced by files[0..nfiles) (add actions of that or earlier versions; strings borrowed,
+ * so they must outlive the table). A file removed since is read by path while it exists. Only
+ * for reading. Close with tn_table_close. */
+int tn_table_open_increment(tn_table **out, tn_fs *fs, const char *path, int64_t version,
+                            const tn_delta_file *files, uint32_t nfiles);
+
 /* Metadata changes (alter.c). Each commits a metaData action, and the protocol the new metadata
  * needs when it uses a feature the table's protocol lacks (features.c).
  *

@@ -123,6 +123,24 @@ w=$(weight 5)
 check "sample across revisions" "$(tn -c "SELECT count(*) FROM t WHERE hash(col_1, col_2) < $w" | tail -1)" "$(tn -c "SELECT count(*) FROM t TABLESAMPLE (5 PERCENT)" | tail -1)"
 check "the far rows are there" "2" "$(tn -c "SELECT count(*) FROM t WHERE payload IN ('far', 'neg')" | tail -1)"
 
+# TABLESAMPLE (n ROWS): exactly n rows, the n of lowest weight (the prefix of the order the
+# percent samples take), across revisions, reading about n rows
+for n in 1 10 777 5000; do
+    s=$(tn --stats -c "SELECT count(*) FROM t TABLESAMPLE ($n ROWS)" 2>stats.txt | tail -1)
+    check "$n ROWS: exactly $n rows" "$n" "$s"
+    x=$(tn -c "SELECT count(*) FROM (SELECT * FROM t TABLESAMPLE ($n ROWS) EXCEPT ALL
+               (SELECT * FROM t ORDER BY hash(col_1, col_2) LIMIT $n))" | tail -1)
+    check "$n ROWS = the $n rows of lowest hash" "0" "$x"
+    read_rows=$(sed -E 's/.*"rows_scanned":([0-9]+).*/\1/' stats.txt)
+    lim=$((n * 2 + 8 * 2048))
+    if [ "$read_rows" -le "$lim" ]; then ok "$n ROWS reads $read_rows rows (<= $lim)"; else bad "$n ROWS reads $read_rows rows (> $lim)"; fi
+done
+check "ROWS beyond the table: every row" "90002" "$(tn -c "SELECT count(*) FROM t TABLESAMPLE (1000000 ROWS)" | tail -1)"
+check "0 ROWS" "0" "$(tn -c "SELECT count(*) FROM t TABLESAMPLE (0 ROWS)" | tail -1)"
+check "ROWS then WHERE (the sample is of the table)" \
+    "$(tn -c "SELECT count(*) FROM (SELECT * FROM t ORDER BY hash(col_1, col_2) LIMIT 500) WHERE col_1 < 20000" | tail -1)" \
+    "$(tn -c "SELECT count(*) FROM t TABLESAMPLE (500 ROWS) WHERE col_1 < 20000" | tail -1)"
+
 # CTAS, strings hashed, dates, overwrite
 tn -c "CREATE TABLE u USING qbeast OPTIONS ('columnsToIndex' = 'd,s', 'cubeSize' = '500') AS
        SELECT CAST('2020-01-01' AS DATE) + CAST(col_1 % 1000 AS INTEGER) AS d, payload AS s, col_2 FROM read_parquet('batch2.parquet') WHERE col_1 IS NOT NULL" >/dev/null 2>&1 || bad "CTAS"
@@ -131,6 +149,28 @@ w=$(weight 20)
 check "CTAS sample (date + hashed string)" "$(tn -c "SELECT count(*) FROM u WHERE hash(d, s) < $w" | tail -1)" "$(tn -c "SELECT count(*) FROM u TABLESAMPLE (20 PERCENT)" | tail -1)"
 r=$(lastrev wh/u)
 contains "date linear, string hashed" "LinearTransformer:d HashTransformer:s" "$r"
+# filters on indexed columns skip the cubes whose subspace cannot match: same answers as a
+# predicate that is not pushed down (s || '' = ...), fewer files and rows read (counts shown)
+un=$(tn -c "SELECT count(*) FROM u" | tail -1)
+for v in p3 p123 p4567 p14999 nosuch; do
+    a=$(tn --stats -c "SELECT count(*), sum(col_2) FROM u WHERE s = '$v'" 2>stats.txt | tail -1)
+    b=$(tn -c "SELECT count(*), sum(col_2) FROM u WHERE s || '' = '$v'" | tail -1)
+    check "hashed column s = '$v': same answer as unpushed" "$b" "$a"
+    fs=$(sed -E 's/.*"files_scanned":([0-9]+).*"table_files":([0-9]+).*/\1 \2/' stats.txt)
+    rs=$(sed -E 's/.*"rows_scanned":([0-9]+).*/\1/' stats.txt)
+    if [ "$rs" -le $((un / 2)) ]; then ok "s = '$v' reads $rs of $un rows (files read/total: $fs)"; else bad "s = '$v' reads $rs of $un rows (files $fs)"; fi
+done
+for q in "d < DATE '2020-03-01'" "d BETWEEN DATE '2021-01-01' AND DATE '2021-02-01'" "d IN (DATE '2020-01-05', DATE '2020-02-05')" \
+         "d >= DATE '2022-09-01' AND s = 'p77'" "d = DATE '2020-06-06'"; do
+    a=$(tn --stats -c "SELECT count(*), round(sum(col_2), 6) FROM u WHERE $q" 2>stats.txt | tail -1)
+    b=$(tn -c "SELECT count(*), round(sum(col_2), 6) FROM (SELECT d + 0 AS d, s || '' AS s, col_2 FROM u) WHERE $q" | tail -1)
+    check "filter $q: same answer as unpushed" "$b" "$a"
+    echo "  $q: $(sed -E 's/.*"files_scanned":([0-9]+).*"rows_scanned":([0-9]+).*"table_files":([0-9]+).*/files \1 of \3, rows \2/' stats.txt) of $un rows"
+done
+w=$(weight 30)
+check "sample and a filter on an indexed column" \
+    "$(tn -c "SELECT count(*) FROM u WHERE hash(d, s) < $w AND d < DATE '2021-01-01'" | tail -1)" \
+    "$(tn -c "SELECT count(*) FROM u TABLESAMPLE (30 PERCENT) WHERE d < DATE '2021-01-01'" | tail -1)"
 tn -c "INSERT OVERWRITE u SELECT d, s, col_2 FROM u WHERE col_2 < 500" >/dev/null 2>&1 || bad "overwrite"
 check "overwrite" "$(tn -c "SELECT count(*) FROM u" | tail -1)" "$(tn -c "SELECT count(*) FROM u TABLESAMPLE (100 PERCENT)" | tail -1)"
 

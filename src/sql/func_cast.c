@@ -459,21 +459,20 @@ static int cast_numeric(cast_ctx *c, uint32_t n) {
             }
             put_int(out, i, x);
         } else if (to == TN_TYPE_FLOAT || to == TN_TYPE_DOUBLE) {
+            /* each source rounds once to the target: a DECIMAL through its exact digits, a
+             * BIGINT straight to FLOAT (not through DOUBLE, which would round twice) */
             double d = cls == SRC_INT ? (double)get_int(src, i)
                        : cls == SRC_DBL ? get_dbl(src, i)
-                                        : (double)tn_dec_get(src, i) / (double)tn_pow10_i128[src->type.scale];
-            if (cls == SRC_DEC && src->type.scale > 22) {
-                long double ld = (long double)tn_dec_get(src, i);
-                for (int k = 0; k < src->type.scale; k++) ld /= 10;
-                d = (double)ld;
-            }
+                                        : tn_decimal_to_double(tn_dec_get(src, i), src->type.scale);
             if (to == TN_TYPE_FLOAT) {
                 if (isfinite(d) && fabs(d) > FLT_MAX) {
                     tn_format_double(vb, sizeof vb, d);
                     rc = fail_range(c, i, vb);
                     continue;
                 }
-                ((float *)out->data)[i] = (float)d;
+                ((float *)out->data)[i] = cls == SRC_INT ? (float)get_int(src, i)
+                                          : cls == SRC_DEC ? tn_decimal_to_float(tn_dec_get(src, i), src->type.scale)
+                                                           : (float)d;
             } else {
                 ((double *)out->data)[i] = d;
             }

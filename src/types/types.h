@@ -172,6 +172,11 @@ int tn_format_float(char *buf, size_t cap, float f);
 int tn_format_date(char *buf, size_t cap, int32_t days);
 int tn_format_timestamp(char *buf, size_t cap, int64_t micros);
 int tn_format_decimal(char *buf, size_t cap, tn_int128 value, int scale);
+/* value * 10^-scale correctly rounded to the nearest double / float (value.c): one exact IEEE
+ * division when both operands are exact, else the decimal text through strtod/strtof (glibc
+ * rounds correctly), never a chain of divisions that rounds twice. */
+double tn_decimal_to_double(tn_int128 value, int scale);
+float tn_decimal_to_float(tn_int128 value, int scale);
 /* DuckDB's interval text: "1 year 2 months", "-1 day 03:00:00", "36:00:00", "00:00:00.002",
  * "00:00:00" for the zero interval. */
 int tn_format_interval(char *buf, size_t cap, tn_interval iv);

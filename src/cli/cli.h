@@ -22,6 +22,8 @@ int tn_cli_parquet(int argc, char **argv);
 int tn_cli_demo(int argc, char **argv, const char *warehouse);
 /* `tarn serve [...]` (serve_cmd.c): argv[0] is "serve"; the PostgreSQL wire-protocol server. */
 int tn_cli_serve(int argc, char **argv, const char *warehouse);
+/* `tarn job ...` (job_cmd.c): argv[0] is "job"; continuous jobs. */
+int tn_cli_job(int argc, char **argv, const char *warehouse);
 
 /* Prints "tarn: <tarn's current error message>" to stderr, naming `path` first when the message
  * does not already mention it. Returns TN_CLI_ERROR. */

@@ -25,6 +25,7 @@ static const char usage_text[] =
     "                                [--no-dictionary] [--no-page-index]\n"
     "       tarn demo [-w DIR]               copy, load and query a flights dataset\n"
     "       tarn serve [-w DIR] [--host 127.0.0.1] [--port 5433] [--user U --password P] (--help)\n"
+    "       tarn job start|stop|cancel|status|list|drop ... (tarn job --help)   continuous jobs\n"
     "       tarn --version | --help\n"
     "\n"
     "SQL options (one or two leading dashes):\n"
@@ -119,10 +120,11 @@ int main(int argc, char **argv) {
         }
     }
     if (i < argc && (strcmp(argv[i], "parquet") == 0 || strcmp(argv[i], "demo") == 0 ||
-                     strcmp(argv[i], "serve") == 0)) {
+                     strcmp(argv[i], "serve") == 0 || strcmp(argv[i], "job") == 0)) {
         if (sql_opts) return usage_error("%s", "SQL options cannot be combined with a subcommand");
         if (strcmp(argv[i], "parquet") == 0) return tn_cli_parquet(argc - i, argv + i);
         if (strcmp(argv[i], "serve") == 0) return tn_cli_serve(argc - i, argv + i, warehouse);
+        if (strcmp(argv[i], "job") == 0) return tn_cli_job(argc - i, argv + i, warehouse);
         return tn_cli_demo(argc - i, argv + i, warehouse);
     }
     if (tn_cli_shell_main != NULL) return tn_cli_shell_main(argc, argv);

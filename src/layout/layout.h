@@ -211,9 +211,11 @@ typedef struct tn_layout_scan_options {
     int version;                       /* TN_LAYOUT_SCAN_OPTIONS_VERSION */
     tn_table_scan_options scan;        /* columns, filters (restrictions are the layout's) */
     double sample_percent;             /* TABLESAMPLE (p PERCENT); 0 = no sample */
+    int64_t sample_rows;               /* TABLESAMPLE (n ROWS), n > 0; 0 = none (a layout that cannot
+                                        * sample rows leaves *sampled false: the caller samples) */
 } tn_layout_scan_options;
 #define TN_LAYOUT_SCAN_OPTIONS_VERSION 1
-#define TN_LAYOUT_SCAN_OPTIONS_INIT {TN_LAYOUT_SCAN_OPTIONS_VERSION, TN_TABLE_SCAN_OPTIONS_INIT, 0}
+#define TN_LAYOUT_SCAN_OPTIONS_INIT {TN_LAYOUT_SCAN_OPTIONS_VERSION, TN_TABLE_SCAN_OPTIONS_INIT, 0, 0}
 
 /* Plans the scan of t. *sampled (may be NULL) is set true when the layout itself reduced the
  * scan to a sample of about sample_percent (the caller must not sample again); false when it

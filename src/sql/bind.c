@@ -190,6 +190,18 @@ static int add_path(tn_binder *b, tn_plan_scan *s, uint32_t *cap, const char *pa
 
 static int expand_glob(tn_binder *b, tn_plan_scan *s, uint32_t *cap, const char *pattern,
                        tn_sql_pos pos) {
+    tn_sql_batch *bt = b->session->batch;
+    if (bt && bt->files) {          /* a continuous job's batch: its new files only (sql.h) */
+        const char *const *paths = NULL;
+        uint32_t n = 0;
+        bool handled = false;
+        int rc = bt->files(bt->ctx, pattern, &paths, &n, &handled);
+        if (rc) return tn_bind_error_at(b, rc, pos);
+        if (handled) {
+            for (uint32_t i = 0; i < n && !rc; i++) rc = add_path(b, s, cap, paths[i]);
+            return rc;
+        }
+    }
     if (strpbrk(pattern, "*?[") == NULL) return add_path(b, s, cap, pattern);
     glob_t g;
     memset(&g, 0, sizeof g);
@@ -418,8 +430,6 @@ static int bind_table_function(tn_binder *b, tn_sql_tableref *t, tn_plan **out) 
     }
     if (!have_files || s->npaths == 0)
         return tn_bind_error(b, f->pos, "%s needs a file name", name);
-    if (fmt != TN_SCAN_PARQUET && s->npaths > 1)
-        return tn_bind_error_code(b, TN_EUNSUPPORTED, f->pos, "%s reads one file at a time", name);
     rc = fmt == TN_SCAN_PARQUET ? open_parquet_files(b, p, f->pos) : open_text_schema(b, p, f->pos);
     if (rc) return rc;
     /* output = every source column */

@@ -24,6 +24,7 @@ struct tn_sql_session {
     int interrupted;               /* tn_sql_session_interrupt (atomic); cleared per statement */
     struct tn_temp_view *temp_views; /* temp_views.c: this session's temporary views */
     bool files_denied;             /* tn_sql_session_deny_files: no file paths in SQL */
+    tn_sql_batch *batch;           /* tn_sql_session_set_batch: a continuous job's micro-batch */
 };
 
 /* A FROM item visible by name. Columns are scope columns [offset, offset + ncols). */

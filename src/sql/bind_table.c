@@ -131,6 +131,19 @@ int tn_bind_open_table(tn_binder *b, const tn_sql_qname *name, tn_catalog_name *
     return 0;
 }
 
+/* A continuous job's batch may replace a table it reads by the batch's increment (sql.h). */
+static int batch_table(tn_binder *b, tn_table **tbl, tn_sql_pos pos) {
+    tn_sql_batch *bt = b->session->batch;
+    if (!bt || !bt->table) return 0;
+    int rc = bt->table(bt->ctx, tbl);
+    if (rc) {
+        tn_table_close(*tbl);
+        *tbl = NULL;
+        return tn_bind_error_at(b, rc, pos);
+    }
+    return 0;
+}
+
 /* VERSION AS OF n / TIMESTAMP AS OF '...' into open options. */
 int tn_bind_travel_options(tn_binder *b, tn_sql_tableref *t, tn_table_open_options *o) {
     if (t->u.table.travel == TN_SQL_TT_NONE) return 0;
@@ -253,6 +266,8 @@ int tn_bind_table_name(tn_binder *b, tn_sql_tableref *t, tn_plan **out, const ch
     tn_table *tbl = NULL;
     rc = tn_catalog_table_open(cat, &cn, &o, &tbl);
     if (rc) return tn_bind_error_at(b, rc, t->pos);
+    rc = batch_table(b, &tbl, t->pos);
+    if (rc) return rc;
     return tn_bind_table_plan(b, tbl, text, out);
 }
 
@@ -302,6 +317,8 @@ int tn_bind_delta_scan(tn_binder *b, tn_sql_tableref *t, tn_plan **out) {
         tn_error_prefix(rc, "delta_scan('%s')", path);
         return tn_bind_error_at(b, rc, a0->pos);
     }
+    rc = batch_table(b, &tbl, a0->pos);
+    if (rc) return rc;
     return tn_bind_table_plan(b, tbl, path, out);
 }
 

@@ -195,11 +195,21 @@ static int text_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker
         o.all_varchar = s->csv_all_varchar;
         o.skip_rows = s->csv_skip;
         o.replace_invalid_utf8 = s->text_replace_utf8;
-        rc = tn_csv_open(&csv, tn_fs_default(), s->paths[0], &o);
+        if (m > 0) {   /* later files of a pattern: the first file's dialect, columns and types */
+            o.ncolumns = s->nsrc;
+            o.column_names = (const char *const *)s->src_names;
+            o.column_types = s->src_types;
+        }
+        rc = tn_csv_open(&csv, tn_fs_default(), s->paths[m], &o);
     } else {
         tn_ndjson_options jo = TN_NDJSON_OPTIONS_INIT;
         jo.replace_invalid_utf8 = s->text_replace_utf8;
-        rc = tn_ndjson_open(&js, tn_fs_default(), s->paths[0], &jo);
+        if (m > 0) {
+            jo.ncolumns = s->nsrc;
+            jo.column_names = (const char *const *)s->src_names;
+            jo.column_types = s->src_types;
+        }
+        rc = tn_ndjson_open(&js, tn_fs_default(), s->paths[m], &jo);
     }
     if (rc) goto cleanup;
     tn_type *types = s->src_types;   /* only used for the sample chunk below */
@@ -221,13 +231,13 @@ static int text_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker
         rc = csv ? tn_csv_next(csv, &raw) : tn_ndjson_next(js, &raw);
         if (rc || raw.count == 0) break;
         if (raw.ncols != s->nsrc) {
-            rc = tn_error_set(TN_ECORRUPT, "%s: the file's columns changed while reading", s->paths[0]);
+            rc = tn_error_set(TN_ECORRUPT, "%s: the file's columns changed while reading", s->paths[m]);
             break;
         }
         for (uint32_t i = 0; i < s->ncols; i++) tn_vector_view(&out.cols[i], &raw.cols[s->cols[i]]);
         out.count = raw.count;
         __atomic_add_fetch(&sh->ex->stats.rows_scanned, raw.count, __ATOMIC_RELAXED);
-        rc = sampling(s) ? sample_push(sh, p, worker, &out, 0, row, &tmp) : tn_pipe_push(p, 0, worker, &out);
+        rc = sampling(s) ? sample_push(sh, p, worker, &out, m, row, &tmp) : tn_pipe_push(p, 0, worker, &out);
         row += raw.count;
         if (rc) break;
     }
@@ -264,10 +274,10 @@ int tn_op_scan_source(tn_exec *ex, tn_plan *node, tn_source *out) {
     out->free = scan_free;
     if (s->format != TN_SCAN_PARQUET) {
         out->name = s->format == TN_SCAN_CSV ? "READ_CSV" : "READ_JSON";
-        out->nmorsels = 1;
+        out->nmorsels = s->npaths;     /* one morsel per file */
         out->read = text_read;
-        __atomic_add_fetch(&ex->stats.files_scanned, 1, __ATOMIC_RELAXED);
-        __atomic_add_fetch(&ex->stats.table_files, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&ex->stats.files_scanned, s->npaths, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&ex->stats.table_files, s->npaths, __ATOMIC_RELAXED);
         return 0;
     }
     out->name = "PARQUET_SCAN";

@@ -110,6 +110,7 @@ static void set_running(tn_sql_session *s, tn_exec *ex) {
 }
 
 void tn_sql_session_deny_files(tn_sql_session *s, bool deny) { s->files_denied = deny; }
+void tn_sql_session_set_batch(tn_sql_session *s, tn_sql_batch *batch) { s->batch = batch; }
 
 void tn_sql_session_interrupt(tn_sql_session *s) {
     if (s) __atomic_store_n(&s->interrupted, 1, __ATOMIC_RELAXED);

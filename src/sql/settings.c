@@ -85,7 +85,7 @@ static const char *const null_orders[] = {
 };
 static const char *const overwrite_modes[] = {"dynamic", "static", NULL};
 static const char *const not_null_enforcers[] = {"ERROR|error", NULL};   /* 'drop' is not implemented */
-static const char *const runtime_modes[] = {"batch", NULL};   /* continuous jobs: `tarn job start` */
+static const char *const runtime_modes[] = {"batch", "streaming", NULL};   /* streaming INSERT: says `tarn job start` */
 
 /* ---------------------------------------------------------------------------------------------
  * The table. Append rows; keep names in DuckDB's (or Spark's/Delta's) spelling.

@@ -50,6 +50,33 @@ void tn_sql_session_deny_files(tn_sql_session *s, bool deny);
  * when the next statement starts, so an interrupt with nothing running is forgotten then. */
 void tn_sql_session_interrupt(tn_sql_session *s);
 
+/* Micro-batches (stream/ runs each batch of a continuous job through this): while a batch is
+ * set on a session, the tables and file patterns its statements read go through the hooks (so a
+ * job's source yields only the batch's new data), and an INSERT commits with a txn action
+ * (app_id, app_version) and the extra write options, then records what it committed. NULL
+ * clears it. The batch and its strings are borrowed until cleared. */
+struct tn_table;
+typedef struct tn_sql_batch {
+    void *ctx;
+    /* A table a statement reads (FROM name, delta_scan), just opened at its latest version: the
+     * hook may replace *t (closing the old one) or leave it. On error *t stays the caller's. */
+    int (*table)(void *ctx, struct tn_table **t);
+    /* The file pattern of read_parquet/read_csv/read_json as written: *handled = true and the
+     * files to read instead in *paths[0..*n) (borrowed for the statement), or handled false. */
+    int (*files)(void *ctx, const char *pattern, const char *const **paths, uint32_t *n, bool *handled);
+    const char *app_id;                /* txn of the INSERT's commit (NULL: none) */
+    int64_t app_version;
+    const char *const *write_keys;     /* per-write options added to INSERT's (its OPTIONS win) */
+    const char *const *write_values;
+    uint32_t nwrite;
+    /* set by each INSERT: the committed version (-1 none), whether the txn was already applied
+     * (nothing written), rows written */
+    int64_t version;
+    bool skipped;
+    uint64_t rows_written;
+} tn_sql_batch;
+void tn_sql_session_set_batch(tn_sql_session *s, tn_sql_batch *batch);
+
 /* Parses sql[0, len) into statements. Syntax errors: TN_ESYNTAX, message with line:column and
  * a caret (see parse.h). The script borrows the session; free it with tn_sql_script_free. */
 int tn_sql_script_parse(tn_sql_script **out, tn_sql_session *s, const char *sql, size_t len);

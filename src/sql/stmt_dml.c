@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sql/stmt.h"
+#include "sql/settings.h"
 
 #include <jansson.h>
 #include "text/text.h"
@@ -233,6 +234,28 @@ static int hint_options(tn_binder *b, const tn_sql_hint *hints, int nhints, tn_l
     return 0;
 }
 
+/* A continuous job's batch (sql.h): its txn, and its write options where INSERT's OPTIONS do not
+ * give the key. */
+static int batch_options(tn_binder *b, const tn_sql_batch *bt, tn_layout_write_options *wo) {
+    wo->app_id = bt->app_id;
+    wo->app_version = bt->app_version;
+    if (!bt->nwrite) return 0;
+    tn_delta_kv *kv = tn_arena_calloc(b->arena, sizeof *kv * (wo->noptions + bt->nwrite));
+    if (!kv) return TN_ENOMEM;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < wo->noptions; i++) kv[k++] = wo->options[i];
+    for (uint32_t i = 0; i < bt->nwrite; i++) {
+        bool given = false;
+        for (uint32_t j = 0; j < wo->noptions; j++) given |= tn_str_iequal(wo->options[j].key, bt->write_keys[i]);
+        if (given) continue;
+        kv[k].key = bt->write_keys[i];
+        kv[k++].value = bt->write_values[i];
+    }
+    wo->options = kv;
+    wo->noptions = k;
+    return 0;
+}
+
 static const char *qtext(tn_binder *b, const tn_sql_qname *q) {
     char buf[600];
     size_t off = 0;
@@ -339,6 +362,19 @@ int tn_stmt_insert(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
     rc = hint_options(b, ins->hints, ins->n_hints, &wo);
     if (rc) goto cleanup;
+    tn_sql_batch *batch = b->session->batch;
+    if (batch) {
+        rc = batch_options(b, batch, &wo);
+        if (rc) goto cleanup;
+    } else if (!ins->overwrite && ins->query && ins->query->kind == TN_SQL_Q_SELECT) {
+        const char *mode = tn_setting_get(b->session, "execution.runtime-mode");
+        if (mode && tn_str_iequal(mode, "streaming")) {
+            rc = tn_bind_error_code(b, TN_EUNSUPPORTED, stmt->pos, "INSERT INTO %s ... SELECT in streaming mode is a "
+                                    "continuous job: start it with `tarn job start NAME -w WAREHOUSE -c \"<this "
+                                    "statement>\"` (SET 'execution.runtime-mode' = 'batch' runs it once)", label);
+            goto cleanup;
+        }
+    }
     if (ins->overwrite) {
         const char *mode = tn_stmt_get_option(b->session, "spark.sql.sources.partitionOverwriteMode");
         if (nspec) {
@@ -360,6 +396,11 @@ int tn_stmt_insert(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     if (rc) {
         rc = tn_bind_error_at(b, rc, stmt->pos);
         goto cleanup;
+    }
+    if (batch) {
+        batch->version = res.version;
+        batch->skipped = res.skipped;
+        batch->rows_written = res.rows_written;
     }
     rc = tn_stmt_output_count(b, out, "count", (int64_t)res.rows_written);
 cleanup:
@@ -625,6 +666,7 @@ static int copy_options(tn_binder *b, tn_sql_stmt *stmt, copy_opts *co) {
             else if (tn_str_iequal(v, "snappy")) co->codec = TN_CODEC_SNAPPY;
             else if (tn_str_iequal(v, "gzip")) co->codec = TN_CODEC_GZIP;
             else if (tn_str_iequal(v, "lz4") || tn_str_iequal(v, "lz4_raw")) co->codec = TN_CODEC_LZ4_RAW;
+            else if (tn_str_iequal(v, "brotli")) co->codec = TN_CODEC_BROTLI;
             else if (tn_str_iequal(v, "uncompressed") || tn_str_iequal(v, "none")) co->codec = TN_CODEC_UNCOMPRESSED;
             else return tn_bind_error(b, o->value_pos, "unknown compression '%s'", v);
         } else if (tn_str_iequal(o->key, "row_group_size")) {

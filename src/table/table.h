@@ -273,6 +273,11 @@ int tn_table_txn_set_commit_info(tn_table_txn *txn, const char *operation, const
  * per finished file) and just before the commit: once set, they fail with TN_EINTERRUPT and the
  * transaction commits nothing (abort it). NULL: never interrupted. */
 void tn_table_txn_set_interrupt(tn_table_txn *txn, const int *flag);
+/* Data files of the transaction's file writers are not fsynced one by one as they close but all
+ * together, from several threads, just before the commit (the same guarantee: nothing names a
+ * file before it is on disk), which is much faster for writes of many files (a bucket layout's
+ * 32 buckets per partition). */
+void tn_table_txn_set_deferred_sync(tn_table_txn *txn, bool on);
 /* What the rows its file writers get are: checked by the caller against the table's CHECK
  * constraints and invariants, or the table's own rows rewritten (DELETE). A file writer on a
  * table with constraints refuses to open without one of them; with generated or identity
@@ -479,6 +484,13 @@ typedef struct tn_table_changes_options {
     int64_t from_timestamp_ms, to_timestamp_ms;
 } tn_table_changes_options;
 int tn_table_changes_open(tn_table **out, tn_fs *fs, const char *path, const tn_table_changes_options *o);
+
+/* The increment a continuous job reads (increment.c): the snapshot at `version` with its file
+ * list replaced by files[0..nfiles) (add actions of that or earlier versions; strings borrowed,
+ * so they must outlive the table). A file removed since is read by path while it exists. Only
+ * for reading. Close with tn_table_close. */
+int tn_table_open_increment(tn_table **out, tn_fs *fs, const char *path, int64_t version,
+                            const tn_delta_file *files, uint32_t nfiles);
 
 /* Metadata changes (alter.c). Each commits a metaData action, and the protocol the new metadata
  * needs when it uses a feature the table's protocol lacks (features.c).

@@ -39,9 +39,13 @@ typedef struct bucket_writer {
     uint64_t files_written;
     int32_t *hashes;                   /* per chunk row */
     uint32_t cap_hashes;
+    int32_t pinned;                    /* write option 'bucket' (0: the table's count) */
 } bucket_writer;
 
 static const char *const bucket_write_options[] = {"target_file_size", "compression"};
+/* writes also take 'bucket': the count to write with instead of the table's (a continuous job
+ * keeps the count it started with, as Flink's running writers do; Paimon's check still applies) */
+static const char *const bucket_insert_options[] = {"target_file_size", "compression", "bucket"};
 
 bool tn_bucket_file_tags(const tn_delta_file *f, int32_t *bucket, int32_t *count) {
     bool fb = false, fc = false;
@@ -74,9 +78,19 @@ static int bucket_open(tn_layout_writer **out, tn_table *t, const tn_layout_writ
     *out = NULL;
     int rc = tn_layout_check_columns(t);
     if (rc) return rc;
-    rc = tn_layout_options_check(t, "bucket", opts->options, opts->noptions, bucket_write_options,
-                                 sizeof bucket_write_options / sizeof bucket_write_options[0]);
+    rc = tn_layout_options_check(t, "bucket", opts->options, opts->noptions, bucket_insert_options,
+                                 sizeof bucket_insert_options / sizeof bucket_insert_options[0]);
     if (rc) return rc;
+    int32_t pinned = 0;
+    const char *bo = tn_layout_option(opts->options, opts->noptions, "bucket");
+    if (bo) {
+        char *end = NULL;
+        long v = strtol(bo, &end, 10);
+        if (!*bo || *end || v <= 0 || v > 65536)
+            return tn_error_set(TN_EINVAL, "table '%s': write option 'bucket' = '%s' is not a bucket count (1 to 65536)",
+                                tn_table_path(t), bo);
+        pinned = (int32_t)v;
+    }
     const char *append_only = tn_table_property(t, "delta.appendOnly");
     if (append_only && tn_str_iequal(append_only, "true"))
         return tn_error_set(TN_EUNSUPPORTED, "table '%s' is append-only (delta.appendOnly = true): primary-key upserts "
@@ -85,6 +99,7 @@ static int bucket_open(tn_layout_writer **out, tn_table *t, const tn_layout_writ
     if (!w) return TN_ENOMEM;
     w->t = t;
     w->opts = *opts;
+    w->pinned = pinned;
     tn_layout_slots_init(&w->parts, sizeof(bpart));
     w->arena = tn_arena_create(0);
     if (!w->arena) { rc = TN_ENOMEM; goto cleanup; }
@@ -275,6 +290,7 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
     tn_bucket_spec spec;
     rc = tn_bucket_spec_of_table(&spec, t, arena);
     if (rc) goto cleanup;
+    if (w->pinned) spec.nbuckets = w->pinned;
     if (spec.ncols != w->spec.ncols) {
         rc = tn_error_set(TN_ECONFLICT, "conflict: the schema of table '%s' changed during the write", tn_table_path(t));
         goto cleanup;
@@ -283,6 +299,7 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
     if (rc) goto cleanup;
     tn_table_txn_set_interrupt(txn, o->interrupt);
     tn_table_txn_set_rows_checked(txn, o->constraints_checked, false);
+    tn_table_txn_set_deferred_sync(txn, true);   /* one file per bucket: fsynced together */
     if (o->app_id) {
         bool applied = false;
         rc = tn_table_txn_set_app(txn, o->app_id, o->app_version, &applied);
@@ -557,6 +574,7 @@ static int bucket_optimize(tn_table *t, const tn_layout_write_options *opts, tn_
     if (rc) goto cleanup;
     tn_table_txn_set_interrupt(txn, opts->interrupt);
     tn_table_txn_set_rows_checked(txn, false, true);
+    tn_table_txn_set_deferred_sync(txn, true);
     for (uint32_t a = 0; a < n && !rc;) {
         uint32_t e = a + 1;
         while (e < n && strcmp(keys[order[a]], keys[order[e]]) == 0) e++;

@@ -1,0 +1,627 @@
+/*
+ * stream/source.c: what a continuous job streams from and how far it has read: the source of its
+ * SQL (the leftmost FROM item: a table, delta_scan, or a read_* file pattern), exact positions
+ * (log version + index of the data add in it; the set of files taken) as JSON, the plan of the
+ * next micro-batch (Delta streaming's rules: appends only unless ignoreDeletes/ignoreChanges),
+ * the lag, and atomic JSON files. Does not run SQL (job.c does).
+ */
+#include "stream/streamInt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------------------------------------
+ * Files.
+ */
+int tn_stream_write_file(const char *path, const char *data, size_t n) {
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return tn_error_set(TN_ELIMIT, "path too long: '%s'", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return tn_error_set(TN_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+    size_t off = 0;
+    while (off < n) {
+        ssize_t w = write(fd, data + off, n - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            return tn_error_set(TN_EIO, "%s: cannot write: %s", tmp, strerror(e));
+        }
+        off += (size_t)w;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        unlink(tmp);
+        return tn_error_set(TN_EIO, "%s: cannot sync: %s", tmp, strerror(errno));
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return tn_error_set(TN_EIO, "%s: cannot rename into place: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+int tn_stream_write_json(const char *path, json_t *j) {
+    char *s = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    if (!s) return TN_ENOMEM;
+    size_t n = strlen(s);
+    char *t = realloc(s, n + 2);
+    if (!t) {
+        free(s);
+        return TN_ENOMEM;
+    }
+    t[n] = '\n';
+    t[n + 1] = 0;
+    int rc = tn_stream_write_file(path, t, n + 1);
+    free(t);
+    return rc;
+}
+
+int tn_stream_read_json(json_t **out, const char *path, const char *what) {
+    *out = NULL;
+    json_error_t err;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (errno == ENOENT) return tn_error_set(TN_ENOTFOUND, "%s '%s' does not exist", what, path);
+        return tn_error_set(TN_EIO, "%s '%s': %s", what, path, strerror(errno));
+    }
+    json_t *j = json_loadf(f, 0, &err);
+    fclose(f);
+    if (!j) return tn_error_set(TN_ECORRUPT, "%s '%s': line %d: %s", what, path, err.line, err.text);
+    if (!json_is_object(j)) {
+        json_decref(j);
+        return tn_error_set(TN_ECORRUPT, "%s '%s': not a JSON object", what, path);
+    }
+    *out = j;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The source of a statement.
+ */
+void tn_stream_source_free(tn_stream_source *src) {
+    if (!src) return;
+    tn_free(src->label);
+    tn_free(src->path);
+    tn_free(src->real);
+    tn_free(src->pattern);
+    memset(src, 0, sizeof *src);
+}
+
+typedef struct cte_scope {
+    const tn_sql_query *q;
+    const struct cte_scope *parent;
+} cte_scope;
+
+static const tn_sql_tableref *leftmost(const tn_sql_query *q, const cte_scope *up, int depth);
+
+static const tn_sql_tableref *leftmost_ref(const tn_sql_tableref *t, const cte_scope *sc, int depth) {
+    while (t && depth < 64) {
+        if (t->kind == TN_SQL_T_JOIN) {
+            t = t->u.join.left;
+            continue;
+        }
+        if (t->kind == TN_SQL_T_SUBQUERY) return leftmost(t->u.subquery.query, sc, depth + 1);
+        if (t->kind == TN_SQL_T_TABLE && t->u.table.name.n == 1) {
+            const char *nm = t->u.table.name.parts[0].name;
+            for (const cte_scope *s = sc; s; s = s->parent)
+                for (int i = 0; i < s->q->n_ctes; i++)
+                    if (tn_str_iequal(s->q->ctes[i].name.name, nm)) return leftmost(s->q->ctes[i].query, s, depth + 1);
+        }
+        return t;
+    }
+    return NULL;
+}
+
+static const tn_sql_tableref *leftmost(const tn_sql_query *q, const cte_scope *up, int depth) {
+    while (q && depth < 64) {
+        cte_scope sc = {q, up};
+        if (q->kind == TN_SQL_Q_SELECT) return leftmost_ref(q->u.select.from, &sc, depth + 1);
+        if (q->kind != TN_SQL_Q_SETOP) return NULL;
+        if (q->n_ctes) return leftmost(q->u.setop.left, &sc, depth + 1);
+        q = q->u.setop.left;
+        depth++;
+    }
+    return NULL;
+}
+
+static int table_path(char **out, tn_catalog *cat, const tn_sql_qname *q, const char *what) {
+    *out = NULL;
+    char text[600];
+    size_t off = 0;
+    text[0] = 0;
+    for (int i = 0; i < q->n && off < sizeof text - 1; i++)
+        off += (size_t)snprintf(text + off, sizeof text - off, "%s%s", i ? "." : "", q->parts[i].name);
+    tn_catalog_name cn;
+    if (q->n > 2 || tn_catalog_name_make(&cn, "table", q->n == 2 ? q->parts[0].name : NULL, q->parts[q->n - 1].name))
+        return tn_error_set(TN_ENOTFOUND, "%s: Table with name %s does not exist", what, text);
+    bool is_table = false, is_view = false;
+    int rc = tn_catalog_table_exists(cat, &cn, &is_table);
+    if (!rc && !is_table) rc = tn_catalog_view_exists(cat, &cn, &is_view);
+    if (rc) return rc;
+    if (is_view)
+        return tn_error_set(TN_EUNSUPPORTED, "%s: %s is a view; a job streams from a table, delta_scan('path') or a "
+                            "read_parquet/read_csv/read_json pattern", what, text);
+    if (!is_table) return tn_error_set(TN_ENOTFOUND, "%s: Table with name %s does not exist", what, text);
+    return tn_catalog_table_path(cat, &cn, out);
+}
+
+static const char *string_arg(const tn_sql_expr *f) {
+    if (f->u.func.args.n < 1 || (f->u.func.arg_names && f->u.func.arg_names[0].name)) return NULL;
+    const tn_sql_expr *a = f->u.func.args.items[0];
+    if (a->kind != TN_SQL_E_LITERAL || a->u.lit.kind != TN_SQL_LIT_STRING) return NULL;
+    return a->u.lit.text;
+}
+
+int tn_stream_source_resolve(tn_stream_source *src, char **target_path, const char *wh, const tn_sql_stmt *st) {
+    memset(src, 0, sizeof *src);
+    *target_path = NULL;
+    if (!st || st->kind != TN_SQL_S_INSERT || st->u.insert.upsert)
+        return tn_error_set(TN_EINVAL, "a job runs one INSERT INTO target SELECT ... FROM source ... statement");
+    if (st->u.insert.overwrite)
+        return tn_error_set(TN_EINVAL, "a job appends each batch: INSERT OVERWRITE cannot run continuously (use INSERT "
+                            "INTO, or run the overwrite once in batch mode)");
+    const tn_sql_query *q = st->u.insert.query;
+    if (!q || q->kind == TN_SQL_Q_VALUES)
+        return tn_error_set(TN_EINVAL, "a job runs INSERT INTO ... SELECT ... FROM a source; VALUES has no source");
+    tn_catalog *cat = NULL;
+    int rc = tn_catalog_open(&cat, tn_fs_default(), wh);
+    if (rc) return rc;
+    rc = table_path(target_path, cat, &st->u.insert.table, "job target");
+    if (rc) goto cleanup;
+    const tn_sql_tableref *t = leftmost(q, NULL, 0);
+    if (!t) {
+        rc = tn_error_set(TN_EINVAL, "the job's SELECT has no FROM: a job streams from a table or a file pattern");
+        goto cleanup;
+    }
+    char lbuf[1200];
+    if (t->kind == TN_SQL_T_TABLE) {
+        rc = table_path(&src->path, cat, &t->u.table.name, "job source");
+        if (rc) goto cleanup;
+        if (t->u.table.travel != TN_SQL_TT_NONE) {
+            rc = tn_error_set(TN_EINVAL, "job source: time travel (VERSION/TIMESTAMP AS OF) does not stream; use the "
+                              "job option starting-version");
+            goto cleanup;
+        }
+        const tn_sql_qname *n = &t->u.table.name;
+        snprintf(lbuf, sizeof lbuf, "%s%s%s", n->n == 2 ? n->parts[0].name : "", n->n == 2 ? "." : "",
+                 n->parts[n->n - 1].name);
+        src->kind = TN_STREAM_TABLE;
+    } else if (t->kind == TN_SQL_T_FUNCTION) {
+        const tn_sql_expr *f = t->u.function;
+        const char *fn = f->u.func.name.parts[f->u.func.name.n - 1].name;
+        const char *arg = string_arg(f);
+        if (!arg) {
+            rc = tn_error_set(TN_EINVAL, "job source %s: the first argument must be a file pattern (a string)", fn);
+            goto cleanup;
+        }
+        snprintf(lbuf, sizeof lbuf, "%s('%s')", fn, arg);
+        if (strcmp(fn, "delta_scan") == 0) {
+            src->kind = TN_STREAM_TABLE;
+            src->path = tn_strdup(arg);
+            if (src->path)
+                for (size_t k = strlen(src->path); k > 1 && src->path[k - 1] == '/'; k--) src->path[k - 1] = 0;
+        } else if (strncmp(fn, "read_parquet", 12) == 0 || strcmp(fn, "parquet_scan") == 0 ||
+                   strncmp(fn, "read_csv", 8) == 0 || strncmp(fn, "read_json", 9) == 0 ||
+                   strncmp(fn, "read_ndjson", 11) == 0) {
+            src->kind = TN_STREAM_FILES;
+            src->pattern = tn_strdup(arg);
+            if (!src->pattern) { rc = TN_ENOMEM; goto cleanup; }
+        } else {
+            rc = tn_error_set(TN_EUNSUPPORTED, "job source %s: a job streams from a table, delta_scan, read_parquet, "
+                              "read_csv or read_json", fn);
+            goto cleanup;
+        }
+    } else {
+        rc = tn_error_set(TN_EINVAL, "the job's first FROM item is not a table or a file pattern");
+        goto cleanup;
+    }
+    src->label = tn_strdup(lbuf);
+    if (!src->label || (src->kind == TN_STREAM_TABLE && !src->path)) { rc = TN_ENOMEM; goto cleanup; }
+    if (src->kind == TN_STREAM_TABLE) {
+        char rp[PATH_MAX];
+        int64_t latest = -1;
+        rc = tn_delta_latest_version(tn_fs_default(), src->path, &latest);
+        if (!rc && latest < 0) rc = tn_error_set(TN_ENOTFOUND, "job source %s: no Delta table at '%s'", src->label, src->path);
+        if (rc) goto cleanup;
+        if (!realpath(src->path, rp)) {
+            rc = tn_error_set(TN_EIO, "job source %s: %s: %s", src->label, src->path, strerror(errno));
+            goto cleanup;
+        }
+        src->real = tn_strdup(rp);
+        if (!src->real) { rc = TN_ENOMEM; goto cleanup; }
+    }
+cleanup:
+    tn_catalog_close(cat);
+    if (rc) {
+        tn_stream_source_free(src);
+        tn_free(*target_path);
+        *target_path = NULL;
+    }
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Options.
+ */
+static int parse_ms(const char *s, int64_t *out) {
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !(v >= 0)) return -1;
+    double mul = 1;
+    if (!*end || strcmp(end, "ms") == 0) mul = 1;
+    else if (strcmp(end, "s") == 0) mul = 1000;
+    else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0) mul = 60000;
+    else return -1;
+    double ms = v * mul;
+    if (ms > 86400000.0) return -1;
+    *out = (int64_t)ms;
+    return 0;
+}
+
+static bool parse_bool(const char *s, bool *out) {
+    if (tn_str_iequal(s, "true") || strcmp(s, "1") == 0) { *out = true; return true; }
+    if (tn_str_iequal(s, "false") || strcmp(s, "0") == 0) { *out = false; return true; }
+    return false;
+}
+
+int tn_stream_options_parse(tn_stream_options *o, json_t *options) {
+    memset(o, 0, sizeof *o);
+    o->poll_ms = 1000;
+    o->max_files = 1000;
+    o->starting = "snapshot";
+    const char *key;
+    json_t *v;
+    json_object_foreach(options, key, v) {
+        const char *s = json_string_value(v);
+        if (!s) return tn_error_set(TN_EINVAL, "job option '%s': the value must be a string", key);
+        if (strcmp(key, "poll-interval") == 0) {
+            if (parse_ms(s, &o->poll_ms))
+                return tn_error_set(TN_EINVAL, "job option poll-interval = '%s': expected a duration (200ms, 2s, 1m; at "
+                                    "most a day)", s);
+        } else if (strcmp(key, "max-batch-files") == 0) {
+            char *end = NULL;
+            long n = strtol(s, &end, 10);
+            if (!*s || *end || n < 1 || n > 10000000)
+                return tn_error_set(TN_EINVAL, "job option max-batch-files = '%s': expected a count from 1 to 10000000", s);
+            o->max_files = (uint32_t)n;
+        } else if (strcmp(key, "starting-version") == 0) {
+            char *end = NULL;
+            long long n = strtoll(s, &end, 10);
+            if (strcmp(s, "snapshot") != 0 && strcmp(s, "latest") != 0 && (!*s || *end || n < 0))
+                return tn_error_set(TN_EINVAL, "job option starting-version = '%s': expected snapshot, latest or a "
+                                    "version >= 0", s);
+            o->starting = s;
+        } else if (strcmp(key, "ignoreDeletes") == 0 || strcmp(key, "ignoreChanges") == 0) {
+            bool b;
+            if (!parse_bool(s, &b)) return tn_error_set(TN_EINVAL, "job option %s = '%s': expected true or false", key, s);
+            if (key[6] == 'D') o->ignore_deletes = b;
+            else o->ignore_changes = b;
+        } else {
+            return tn_error_set(TN_EINVAL, "unknown job option '%s' (poll-interval, max-batch-files, starting-version, "
+                                "ignoreDeletes, ignoreChanges)", key);
+        }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Positions.
+ */
+void tn_stream_pos_free(tn_stream_pos *p) {
+    if (!p) return;
+    for (uint32_t i = 0; i < p->ntaken; i++) tn_free(p->taken[i]);
+    tn_free(p->taken);
+    memset(p, 0, sizeof *p);
+}
+
+static int taken_push(tn_stream_pos *p, const char *path) {
+    if (p->ntaken == p->cap) {
+        uint32_t cap = p->cap ? p->cap * 2 : 64;
+        char **n = tn_realloc(p->taken, sizeof *n * cap);
+        if (!n) return TN_ENOMEM;
+        p->taken = n;
+        p->cap = cap;
+    }
+    p->taken[p->ntaken] = tn_strdup(path);
+    if (!p->taken[p->ntaken]) return TN_ENOMEM;
+    p->ntaken++;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static bool taken_has(const tn_stream_pos *p, const char *path) {
+    return p->ntaken && bsearch(&path, p->taken, p->ntaken, sizeof *p->taken, cmp_str) != NULL;
+}
+
+int tn_stream_pos_copy(tn_stream_pos *dst, const tn_stream_pos *src) {
+    memset(dst, 0, sizeof *dst);
+    dst->version = src->version;
+    dst->index = src->index;
+    dst->snapshot = src->snapshot;
+    for (uint32_t i = 0; i < src->ntaken; i++) {
+        int rc = taken_push(dst, src->taken[i]);
+        if (rc) {
+            tn_stream_pos_free(dst);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int tn_stream_pos_start(tn_stream_pos *p, const tn_stream_source *src, const tn_stream_options *o) {
+    memset(p, 0, sizeof *p);
+    if (src->kind == TN_STREAM_FILES) return 0;
+    int64_t latest = -1;
+    int rc = tn_delta_latest_version(tn_fs_default(), src->path, &latest);
+    if (rc) return rc;
+    if (strcmp(o->starting, "snapshot") == 0) {
+        p->version = latest;
+        p->snapshot = true;
+    } else if (strcmp(o->starting, "latest") == 0) {
+        p->version = latest + 1;
+    } else {
+        p->version = strtoll(o->starting, NULL, 10);
+        if (p->version > latest + 1)
+            return tn_error_set(TN_EINVAL, "job option starting-version = %lld: source %s is at version %lld",
+                                (long long)p->version, src->label, (long long)latest);
+    }
+    return 0;
+}
+
+json_t *tn_stream_pos_to_json(const tn_stream_source *src, const tn_stream_pos *p) {
+    json_t *j = json_object();
+    if (!j) return NULL;
+    if (src->kind == TN_STREAM_TABLE) {
+        json_object_set_new(j, "kind", json_string("table"));
+        json_object_set_new(j, "version", json_integer(p->version));
+        json_object_set_new(j, "index", json_integer(p->index));
+        json_object_set_new(j, "snapshot", json_boolean(p->snapshot));
+    } else {
+        json_object_set_new(j, "kind", json_string("files"));
+        json_t *a = json_array();
+        for (uint32_t i = 0; a && i < p->ntaken; i++) json_array_append_new(a, json_string(p->taken[i]));
+        json_object_set_new(j, "taken", a);
+    }
+    return j;
+}
+
+int tn_stream_pos_from_json(tn_stream_pos *p, const tn_stream_source *src, json_t *j, const char *what) {
+    memset(p, 0, sizeof *p);
+    const char *kind = json_string_value(json_object_get(j, "kind"));
+    if (!json_is_object(j) || !kind)
+        return tn_error_set(TN_ECORRUPT, "%s: the position has no kind", what);
+    if (src->kind == TN_STREAM_TABLE) {
+        json_t *v = json_object_get(j, "version"), *ix = json_object_get(j, "index");
+        if (strcmp(kind, "table") != 0 || !json_is_integer(v) || !json_is_integer(ix) || json_integer_value(v) < 0 ||
+            json_integer_value(ix) < 0 || json_integer_value(ix) > UINT32_MAX)
+            return tn_error_set(TN_ECORRUPT, "%s: not a table position (the job's source %s is a table)", what, src->label);
+        p->version = json_integer_value(v);
+        p->index = (uint32_t)json_integer_value(ix);
+        p->snapshot = json_is_true(json_object_get(j, "snapshot"));
+        return 0;
+    }
+    json_t *a = json_object_get(j, "taken");
+    if (strcmp(kind, "files") != 0 || !json_is_array(a))
+        return tn_error_set(TN_ECORRUPT, "%s: not a files position (the job's source %s is a file pattern)", what,
+                            src->label);
+    size_t i;
+    json_t *e;
+    json_array_foreach(a, i, e) {
+        const char *s = json_string_value(e);
+        if (!s) {
+            tn_stream_pos_free(p);
+            return tn_error_set(TN_ECORRUPT, "%s: taken[%zu] is not a path", what, i);
+        }
+        int rc = taken_push(p, s);
+        if (rc) {
+            tn_stream_pos_free(p);
+            return rc;
+        }
+    }
+    qsort(p->taken, p->ntaken, sizeof *p->taken, cmp_str);
+    return 0;
+}
+
+char *tn_stream_pos_text(const tn_stream_source *src, const tn_stream_pos *p) {
+    char buf[160];
+    if (src->kind == TN_STREAM_FILES)
+        snprintf(buf, sizeof buf, "%u file%s taken", p->ntaken, p->ntaken == 1 ? "" : "s");
+    else if (p->snapshot)
+        snprintf(buf, sizeof buf, "snapshot of version %lld, %u files read", (long long)p->version, p->index);
+    else if (p->index)
+        snprintf(buf, sizeof buf, "version %lld read up to data file %u", (long long)p->version, p->index);
+    else
+        snprintf(buf, sizeof buf, "read through version %lld", (long long)p->version - 1);
+    return tn_strdup(buf);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Batch plans.
+ */
+void tn_stream_plan_free(tn_stream_plan *plan) {
+    if (!plan) return;
+    tn_table_close(plan->hold);
+    tn_stream_pos_free(&plan->end);
+    tn_arena_destroy(plan->arena);
+    memset(plan, 0, sizeof *plan);
+}
+
+static int plan_push(tn_stream_plan *pl, const tn_delta_file *f) {
+    if (pl->nfiles == pl->cap) {
+        uint32_t cap = pl->cap ? pl->cap * 2 : 64;
+        tn_delta_file *n = tn_arena_alloc(pl->arena, sizeof *n * cap);
+        if (!n) return TN_ENOMEM;
+        if (pl->nfiles) memcpy(n, pl->files, sizeof *n * pl->nfiles);
+        pl->files = n;
+        pl->cap = cap;
+    }
+    pl->files[pl->nfiles++] = *f;
+    return 0;
+}
+
+static int plan_table(tn_stream_plan *pl, const tn_stream_source *src, const tn_stream_pos *pos,
+                      const tn_stream_options *o) {
+    tn_fs *fs = tn_fs_default();
+    int64_t latest = -1;
+    int rc = tn_delta_latest_version(fs, src->path, &latest);
+    if (rc) return rc;
+    pl->end.version = pos->version;
+    pl->end.index = pos->index;
+    pl->end.snapshot = pos->snapshot;
+    pl->first_version = pl->last_version = -1;
+    if (pos->snapshot) {
+        tn_table_open_options oo = TN_TABLE_OPEN_OPTIONS_INIT;
+        oo.at_version = pos->version;
+        rc = tn_table_open(&pl->hold, fs, src->path, &oo);
+        if (rc) return tn_error_prefix(rc, "job source %s", src->label);
+        const tn_delta_snapshot *snap = tn_table_snapshot(pl->hold);
+        uint32_t i = pos->index;
+        for (; i < snap->nfiles && pl->nfiles < o->max_files && !rc; i++) rc = plan_push(pl, &snap->files[i]);
+        if (rc) return rc;
+        pl->read_version = pos->version;
+        pl->first_version = pl->last_version = pos->version;
+        if (i >= snap->nfiles) {
+            pl->end.version = pos->version + 1;
+            pl->end.index = 0;
+            pl->end.snapshot = false;
+        } else {
+            pl->end.index = i;
+            pl->more = true;
+        }
+        pl->advanced = true;
+        return 0;
+    }
+    for (int64_t v = pos->version; v <= latest; v++) {
+        tn_delta_action *acts = NULL;
+        uint32_t nacts = 0;
+        rc = tn_delta_read_commit(fs, src->path, v, pl->arena, &acts, &nacts);
+        if (rc) return tn_error_prefix(rc, "job source %s: version %lld", src->label, (long long)v);
+        uint32_t nadds = 0, nremoves = 0;
+        for (uint32_t i = 0; i < nacts; i++) {
+            if (acts[i].kind == TN_DELTA_ADD && acts[i].u.file.data_change) nadds++;
+            if (acts[i].kind == TN_DELTA_REMOVE && acts[i].u.file.data_change) nremoves++;
+        }
+        if (nremoves && !o->ignore_changes && (nadds || !o->ignore_deletes)) {
+            if (nadds)
+                return tn_error_set(TN_EUNSUPPORTED, "job source %s: version %lld rewrites data (%u files removed, %u "
+                                    "added: an UPDATE, MERGE, overwrite or upsert); a job streams appends only. Start it "
+                                    "with --option ignoreChanges=true to take the rewritten files too (their unchanged "
+                                    "rows are read again)", src->label, (long long)v, nremoves, nadds);
+            return tn_error_set(TN_EUNSUPPORTED, "job source %s: version %lld deletes data (%u files removed); a job "
+                                "streams appends only. Start it with --option ignoreDeletes=true to skip commits that only "
+                                "delete", src->label, (long long)v, nremoves);
+        }
+        uint32_t k = 0, skip = v == pos->version ? pos->index : 0;
+        bool full = false;
+        for (uint32_t i = 0; i < nacts && !rc; i++) {
+            if (acts[i].kind != TN_DELTA_ADD || !acts[i].u.file.data_change) continue;
+            if (k++ < skip) continue;
+            if (pl->nfiles >= o->max_files) {
+                full = true;
+                break;
+            }
+            rc = plan_push(pl, &acts[i].u.file);
+            if (pl->first_version < 0) pl->first_version = v;
+            pl->last_version = v;
+        }
+        if (rc) return rc;
+        pl->advanced = true;
+        if (full) {
+            pl->end.version = v;
+            pl->end.index = k - 1;
+            pl->more = true;
+            break;
+        }
+        pl->end.version = v + 1;
+        pl->end.index = 0;
+        if (pl->nfiles >= o->max_files) {
+            pl->more = v < latest;
+            break;
+        }
+    }
+    pl->read_version = pl->last_version >= 0 ? pl->last_version : latest;
+    return 0;
+}
+
+static int plan_files(tn_stream_plan *pl, const tn_stream_source *src, const tn_stream_pos *pos,
+                      const tn_stream_options *o) {
+    int rc = tn_stream_pos_copy(&pl->end, pos);
+    if (rc) return rc;
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    int grc = glob(src->pattern, 0, NULL, &g);
+    if (grc == GLOB_NOMATCH) {
+        globfree(&g);
+        return 0;
+    }
+    if (grc != 0) {
+        globfree(&g);
+        return tn_error_set(TN_EIO, "job source %s: cannot list \"%s\"", src->label, src->pattern);
+    }
+    pl->paths = tn_arena_alloc(pl->arena, sizeof *pl->paths * (g.gl_pathc + 1));
+    if (!pl->paths) rc = TN_ENOMEM;
+    for (size_t i = 0; i < g.gl_pathc && !rc; i++) {
+        const char *p = g.gl_pathv[i];
+        struct stat st;
+        if (stat(p, &st) != 0 || !S_ISREG(st.st_mode) || taken_has(pos, p)) continue;
+        if (pl->npaths >= o->max_files) {
+            pl->more = true;
+            break;
+        }
+        pl->paths[pl->npaths] = tn_arena_strdup(pl->arena, p);
+        if (!pl->paths[pl->npaths]) rc = TN_ENOMEM;
+        else rc = taken_push(&pl->end, p);
+        pl->npaths++;
+    }
+    globfree(&g);
+    if (rc) return rc;
+    qsort(pl->end.taken, pl->end.ntaken, sizeof *pl->end.taken, cmp_str);
+    pl->advanced = pl->npaths > 0;
+    return 0;
+}
+
+int tn_stream_plan_next(tn_stream_plan *plan, const tn_stream_source *src, const tn_stream_pos *pos,
+                        const tn_stream_options *o) {
+    memset(plan, 0, sizeof *plan);
+    plan->arena = tn_arena_create(0);
+    if (!plan->arena) return TN_ENOMEM;
+    int rc = src->kind == TN_STREAM_TABLE ? plan_table(plan, src, pos, o) : plan_files(plan, src, pos, o);
+    if (rc) tn_stream_plan_free(plan);
+    return rc;
+}
+
+int tn_stream_lag(const tn_stream_source *src, const tn_stream_pos *pos, int64_t *out) {
+    *out = -1;
+    if (src->kind == TN_STREAM_TABLE) {
+        int64_t latest = -1;
+        int rc = tn_delta_latest_version(tn_fs_default(), src->path, &latest);
+        if (rc) return rc;
+        int64_t lag = latest - pos->version + 1;
+        *out = lag < 0 ? 0 : lag;
+        return 0;
+    }
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    int grc = glob(src->pattern, 0, NULL, &g);
+    int64_t n = 0;
+    if (grc == 0)
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            struct stat st;
+            if (stat(g.gl_pathv[i], &st) == 0 && S_ISREG(st.st_mode) && !taken_has(pos, g.gl_pathv[i])) n++;
+        }
+    globfree(&g);
+    *out = n;
+    return 0;
+}

@@ -37,7 +37,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 DEPS     := $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 
 .PHONY: all test test-asan check fuzz fuzz-run bench clean install uninstall
-all: $(BUILD)/libtarn.a $(BUILD)/tarn $(TEST_BIN) $(BUILD)/lib/libtarn.a $(BUILD)/lib/libtarn.so $(BUILD)/lib/tarn.pc
+all: $(BUILD)/libtarn.a $(BUILD)/tarn $(TEST_BIN) $(BUILD)/tpch_dbgen $(BUILD)/lib/libtarn.a $(BUILD)/lib/libtarn.so $(BUILD)/lib/tarn.pc
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -107,6 +107,11 @@ $(BUILD)/tarn: $(CLI_OBJ) $(BUILD)/libtarn.a
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testlib.h $(BUILD)/libtarn.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(BASEFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtarn.a $(LDLIBS)
+
+# TPC-H data generator (tests/tpch/): the TPC-H suite and bench/tpch_bench.sh use it.
+$(BUILD)/tpch_dbgen: tests/tpch/dbgen.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -lm
 
 test: all
 	BUILD=$(BUILD) scripts/run-tests.sh

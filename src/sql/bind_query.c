@@ -198,6 +198,7 @@ static int try_decorrelate(tn_binder *b, tn_sql_expr *conj, bind_scope *S, tn_pl
     int nc = 0, cap = 0;
     rc = split_and(b, s->where, &conjs, &nc, &cap);
     if (rc) goto cleanup;
+    tn_sql_pos saved_pos = tn_sql_error_pos();
     for (int i = 0; i < nc; i++) {
         IS.correlated = false;
         IS.allow_outer = true;
@@ -205,6 +206,15 @@ static int try_decorrelate(tn_binder *b, tn_sql_expr *conj, bind_scope *S, tn_pl
         bind_ctx c = {b, &IS, NULL, false, "WHERE", NULL, NULL};
         rc = tn_bind_pred(&c, conjs[i], &x);
         IS.allow_outer = false;
+        if (rc && rc != TN_ENOMEM) {
+            /* A conjunct this join form cannot take (say, a scalar subquery correlated with q
+               itself, TPC-H Q20): q is bound as a whole query instead, which decorrelates what
+               it can and reports what it cannot. */
+            tn_error_clear();
+            tn_bind_set_pos(saved_pos);
+            rc = 0;
+            goto cleanup;
+        }
         if (rc) goto cleanup;
         rc = sel_push(b, IS.correlated ? &corr : &filt, x, "", NULL, conjs[i]);
         if (rc) goto cleanup;

@@ -315,6 +315,7 @@ static const char *codec_ext(tn_parquet_codec c) {
     case TN_CODEC_GZIP: return ".gz";
     case TN_CODEC_LZ4_RAW: return ".lz4raw";
     case TN_CODEC_ZSTD: return ".zstd";
+    case TN_CODEC_BROTLI: return ".br";
     default: return "";
     }
 }
@@ -479,6 +480,7 @@ static int open_file(tn_table_file_writer *fw) {
     tn_parquet_kv_pair kv[1] = {{"writer.engine", TN_ENGINE_INFO}};
     po.kv = kv;
     po.nkv = 1;
+    po.no_sync = fw->txn->defer_sync;  /* fsynced with the others at commit (txn.c) */
     rc = fw_push_written(fw, fw->full_path);
     if (rc) goto cleanup;
     rc = tn_parquet_writer_open(&fw->pw, fw->t->fs, fw->full_path, fw->specs, fw->ndata, &po);

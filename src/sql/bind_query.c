@@ -93,6 +93,21 @@ static int add_filter(tn_binder *b, tn_plan **plan, tn_expr *pred) {
     return 0;
 }
 
+/* A bare column reference is named by the column's declared name, not the reference's spelling
+ * (DuckDB: SELECT bc FROM t(Bc) prints Bc); NULL when it does not name a column of s. */
+static const char *declared_name(const bind_scope *s, const tn_sql_expr *e) {
+    if (e->kind != TN_SQL_E_COLUMN) return NULL;
+    const tn_sql_qname *q = &e->u.column;
+    const char *col = q->parts[q->n - 1].name, *tab = q->n >= 2 ? q->parts[q->n - 2].name : NULL;
+    for (uint32_t r = 0; r < s->nrels; r++) {
+        const bind_rel *rel = &s->rels[r];
+        if (tab && (!rel->alias || !tn_str_iequal(rel->alias, tab))) continue;
+        for (uint32_t i = 0; i < rel->ncols; i++)
+            if (tn_str_iequal(rel->names[i], col)) return rel->names[i];
+    }
+    return NULL;
+}
+
 static char *ast_name(tn_binder *b, tn_sql_expr *e) {
     tn_buf buf = TN_BUF_INIT;
     if (tn_bind_expr_name(&buf, e) || tn_buf_append_byte(&buf, 0)) {
@@ -183,6 +198,7 @@ static int try_decorrelate(tn_binder *b, tn_sql_expr *conj, bind_scope *S, tn_pl
     int nc = 0, cap = 0;
     rc = split_and(b, s->where, &conjs, &nc, &cap);
     if (rc) goto cleanup;
+    tn_sql_pos saved_pos = tn_sql_error_pos();
     for (int i = 0; i < nc; i++) {
         IS.correlated = false;
         IS.allow_outer = true;
@@ -190,6 +206,15 @@ static int try_decorrelate(tn_binder *b, tn_sql_expr *conj, bind_scope *S, tn_pl
         bind_ctx c = {b, &IS, NULL, false, "WHERE", NULL, NULL};
         rc = tn_bind_pred(&c, conjs[i], &x);
         IS.allow_outer = false;
+        if (rc && rc != TN_ENOMEM) {
+            /* A conjunct this join form cannot take (say, a scalar subquery correlated with q
+               itself, TPC-H Q20): q is bound as a whole query instead, which decorrelates what
+               it can and reports what it cannot. */
+            tn_error_clear();
+            tn_bind_set_pos(saved_pos);
+            rc = 0;
+            goto cleanup;
+        }
         if (rc) goto cleanup;
         rc = sel_push(b, IS.correlated ? &corr : &filt, x, "", NULL, conjs[i]);
         if (rc) goto cleanup;
@@ -1012,6 +1037,7 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
         if (!rc) rc = tn_bind_fold(b, &x);
         if (rc) { tn_expr_free(x); goto cleanup; }
         const char *name = it->alias.name;
+        if (!name) name = declared_name(&S, it->expr);
         if (!name) name = ast_name(b, it->expr);
         if (!name) { tn_expr_free(x); rc = TN_ENOMEM; goto cleanup; }
         rc = sel_push(b, &items, x, name, it->alias.name, it->expr);

@@ -32,8 +32,94 @@ static void el_free(elist *l) {
     l->n = l->cap = 0;
 }
 
-/* Split e (owned) on AND into l. */
+static int split_conj(tn_expr *e, elist *l);
+static int make_and(elist *l, tn_expr **out);
+static bool has_volatile(const tn_expr *e);
+
+static bool is_eq(const tn_expr *e);
+
+/* Whether a and b are the same expression (deterministic ones only): their canonical texts
+   (columns by index) are equal, or they are x = y and y = x. */
+static bool same_expr(const tn_expr *a, const tn_expr *b) {
+    if (has_volatile(a) || has_volatile(b)) return false;
+    tn_buf x = TN_BUF_INIT, y = TN_BUF_INIT;
+    bool same = tn_expr_to_text(&x, a) == 0 && tn_expr_to_text(&y, b) == 0 && x.len == y.len &&
+                memcmp(x.data, y.data, x.len) == 0;
+    tn_buf_free(&x);
+    tn_buf_free(&y);
+    if (!same && is_eq(a) && is_eq(b) && a->nargs == 2 && b->nargs == 2)
+        same = same_expr(a->args[0], b->args[1]) && same_expr(a->args[1], b->args[0]);
+    return same;
+}
+
+static bool conj_contains(const tn_expr *branch, const tn_expr *c) {
+    if (branch->kind != TN_EXPR_AND) return same_expr(branch, c);
+    for (uint32_t i = 0; i < branch->nargs; i++)
+        if (same_expr(branch->args[i], c)) return true;
+    return false;
+}
+
+/* `(a AND x) OR (a AND y)` (owned) → `a AND (x OR y)` into l: conjuncts found in every branch
+   of an OR come out of it, so a join key repeated in each branch (TPC-H Q19) becomes a join
+   key. When a branch is left with nothing, the OR is always true given the common part and
+   goes away. */
+static int split_or(tn_expr *e, elist *l) {
+    const tn_expr *first = e->args[0];
+    uint32_t nfirst = first->kind == TN_EXPR_AND ? first->nargs : 1;
+    elist common = {0};
+    int rc = 0;
+    for (uint32_t k = 0; k < nfirst && !rc; k++) {
+        const tn_expr *c = first->kind == TN_EXPR_AND ? first->args[k] : first;
+        bool everywhere = !has_volatile(c);
+        for (uint32_t b = 1; b < e->nargs && everywhere; b++) everywhere = conj_contains(e->args[b], c);
+        for (uint32_t j = 0; j < common.n && everywhere; j++) everywhere = !same_expr(common.items[j], c);
+        if (everywhere) {
+            tn_expr *copy = tn_expr_copy(c);
+            rc = copy ? el_push(&common, copy) : TN_ENOMEM;
+        }
+    }
+    if (rc || common.n == 0) {
+        el_free(&common);
+        return rc ? (tn_expr_free(e), rc) : el_push(l, e);
+    }
+    /* Remove the common conjuncts from each branch. */
+    bool some_branch_empty = false;
+    for (uint32_t b = 0; b < e->nargs && !rc; b++) {
+        tn_expr *br = e->args[b];
+        elist rest = {0};
+        e->args[b] = NULL;
+        rc = split_conj(br, &rest);
+        elist kept = {0};
+        for (uint32_t i = 0; i < rest.n; i++) {
+            bool is_common = false;
+            for (uint32_t j = 0; j < common.n && !is_common; j++) is_common = same_expr(rest.items[i], common.items[j]);
+            if (is_common) tn_expr_free(rest.items[i]);
+            else if (!rc) rc = el_push(&kept, rest.items[i]);
+            else tn_expr_free(rest.items[i]);
+            rest.items[i] = NULL;
+        }
+        tn_free(rest.items);
+        if (kept.n == 0) some_branch_empty = true;
+        tn_expr *nb = NULL;
+        int rc2 = make_and(&kept, &nb);
+        if (!rc) rc = rc2;
+        e->args[b] = nb;
+    }
+    for (uint32_t j = 0; j < common.n && !rc; j++) {
+        rc = el_push(l, common.items[j]);
+        common.items[j] = NULL;
+    }
+    el_free(&common);
+    if (rc || some_branch_empty) {
+        tn_expr_free(e);
+        return rc;
+    }
+    return el_push(l, e);
+}
+
+/* Split e (owned) on AND into l; ORs give up the conjuncts all their branches share. */
 static int split_conj(tn_expr *e, elist *l) {
+    if (e->kind == TN_EXPR_OR && e->nargs >= 2) return split_or(e, l);
     if (e->kind == TN_EXPR_AND) {
         int rc = 0;
         for (uint32_t i = 0; i < e->nargs; i++) {

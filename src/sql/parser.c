@@ -122,6 +122,19 @@ tn_sql_ident tn_sqlp_tok_ident(const tn_sql_token *t) {
     return id;
 }
 
+void tn_sqlp_keep_case(tn_sql_parser *p, tn_sql_ident *id) {
+    if (!id->name || id->quoted) return;
+    size_t n = strlen(id->name);
+    if (id->pos.offset > p->src_len || n > p->src_len - id->pos.offset) return;
+    const char *w = p->src + id->pos.offset;
+    if (!tn_str_iequal_n(w, n, id->name) || memcmp(w, id->name, n) == 0) return;
+    char *s = tn_sqlp_alloc(p, n + 1);
+    if (!s) return;              /* p->rc is set; the folded name stays */
+    memcpy(s, w, n);
+    s[n] = '\0';
+    id->name = s;
+}
+
 bool tn_sqlp_ident(tn_sql_parser *p, const char *what, tn_sql_ident *out) {
     const tn_sql_token *t = tn_sqlp_peek(p, 0);
     if (!tn_sqlp_tok_is_colid(t)) {

@@ -170,6 +170,9 @@ tn_sql_window *tn_sqlp_window_spec(tn_sql_parser *p);
 bool tn_sqlp_qname(tn_sql_parser *p, const char *what, tn_sql_qname *out);
 bool tn_sqlp_ident_list(tn_sql_parser *p, const char *what, tn_sql_ident **out, int *n);
 tn_sql_ident tn_sqlp_tok_ident(const tn_sql_token *t);
+/* An unquoted name that labels an output column (select alias, FROM/CTE column aliases) keeps
+ * its spelling, as DuckDB and Spark print it (`memNum`); names still match case-insensitively. */
+void tn_sqlp_keep_case(tn_sql_parser *p, tn_sql_ident *id);
 
 /* parser_expr.c */
 tn_sql_expr *tn_sqlp_expr(tn_sql_parser *p);

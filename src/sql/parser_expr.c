@@ -335,6 +335,36 @@ static tn_sql_window *window_spec(tn_sql_parser *p) {
     return w;
 }
 
+static bool is_substring_name(tn_sql_qname name) {
+    if (name.n != 1) return false;
+    const char *w = name.parts[0].name;
+    return strcasecmp(w, "substring") == 0 || strcasecmp(w, "substr") == 0;
+}
+
+/* The standard's spelling `substring(s FROM start [FOR length])` and `substring(s FOR length)`,
+   after `s`: appends start (1 when only FOR is given) and length as ordinary arguments. */
+static bool substring_from_for(tn_sql_parser *p, tn_vec *args, tn_vec *names) {
+    tn_sql_ident none = {0};
+    tn_sql_expr *start;
+    if (tn_sqlp_accept_kw(p, KW_FROM)) {
+        start = tn_sqlp_expr(p);
+    } else {
+        start = new_expr(p, TN_SQL_E_LITERAL, tn_sqlp_peek(p, 0)->pos);
+        if (start) {
+            start->u.lit.kind = TN_SQL_LIT_INTEGER;
+            start->u.lit.text = "1";
+            start->u.lit.len = 1;
+            set_integer(start, "1");
+        }
+    }
+    if (!start || !tn_sqlp_push(p, args, &start, sizeof start) || !tn_sqlp_push(p, names, &none, sizeof none))
+        return false;
+    if (!tok_word(tn_sqlp_peek(p, 0), "for")) return true;
+    tn_sqlp_advance(p);
+    tn_sql_expr *len = tn_sqlp_expr(p);
+    return len && tn_sqlp_push(p, args, &len, sizeof len) && tn_sqlp_push(p, names, &none, sizeof none);
+}
+
 tn_sql_expr *tn_sqlp_func_call(tn_sql_parser *p, tn_sql_qname name, bool table_function) {
     tn_sql_expr *e = new_expr(p, TN_SQL_E_FUNCTION, name.parts[0].pos);
     if (!e) return NULL;
@@ -365,6 +395,11 @@ tn_sql_expr *tn_sqlp_func_call(tn_sql_parser *p, tn_sql_qname name, bool table_f
             tn_sql_expr *a = tn_sqlp_expr(p);
             if (!a || !tn_sqlp_push(p, &args, &a, sizeof a) || !tn_sqlp_push(p, &names, &nm, sizeof nm))
                 return NULL;
+            if (args.n == 1 && !named && is_substring_name(name) &&
+                (tn_sqlp_is_kw(p, 0, KW_FROM) || tok_word(tn_sqlp_peek(p, 0), "for"))) {
+                if (!substring_from_for(p, &args, &names)) return NULL;
+                break;
+            }
         } while (tn_sqlp_accept(p, TK_COMMA));
         e->u.func.args.items = args.data;
         e->u.func.args.n = args.n;
@@ -413,6 +448,31 @@ static tn_sql_interval_unit interval_unit(const tn_sql_token *t) {
     return TN_SQL_UNIT_NONE;
 }
 
+/* The standard's leading-field precision, `INTERVAL '90' DAY (3)`: at most that many digits
+   (1 to 9) in the leading field of the literal `text` (NULL when the value is not a string). */
+static bool interval_precision(tn_sql_parser *p, const tn_sql_token *text) {
+    const tn_sql_token *n = tn_sqlp_peek(p, 1);
+    if (n->type != TK_INTEGER || !tok_is(p, 2, TK_RPAREN))
+        return tn_sqlp_fail_expected(p, "an interval precision such as DAY (3)") != NULL;
+    long digits = strtol(n->text, NULL, 10);
+    if (digits < 1 || digits > 9) {
+        tn_sqlp_fail_at(p, n->pos, "interval precision %s is out of range (1 to 9)", n->text);
+        return false;
+    }
+    if (text) {
+        size_t i = 0, lead = 0;
+        while (i < text->text_len && (text->text[i] == ' ' || text->text[i] == '-' || text->text[i] == '+')) i++;
+        while (i + lead < text->text_len && text->text[i + lead] >= '0' && text->text[i + lead] <= '9') lead++;
+        if ((long)lead > digits) {
+            tn_sqlp_fail_at(p, text->pos, "interval '%.*s' has more than %ld digits in its leading field",
+                            (int)text->text_len, text->text, digits);
+            return false;
+        }
+    }
+    p->i += 3;
+    return true;
+}
+
 static tn_sql_expr *interval_expr(tn_sql_parser *p, tn_sql_pos pos) {
     tn_sql_expr *e = new_expr(p, TN_SQL_E_INTERVAL, pos);
     if (!e) return NULL;
@@ -439,6 +499,7 @@ static tn_sql_expr *interval_expr(tn_sql_parser *p, tn_sql_pos pos) {
     e->u.interval.unit = interval_unit(tn_sqlp_peek(p, 0));
     if (e->u.interval.unit != TN_SQL_UNIT_NONE) {
         tn_sqlp_advance(p);
+        if (tok_is(p, 0, TK_LPAREN) && !interval_precision(p, is_string ? t : NULL)) return NULL;
         if (tn_sqlp_is_kw(p, 0, KW_TO) && interval_unit(tn_sqlp_peek(p, 1)) != TN_SQL_UNIT_NONE) {
             e->u.interval.to_unit = interval_unit(tn_sqlp_peek(p, 1));
             p->i += 2;

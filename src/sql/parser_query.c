@@ -125,6 +125,7 @@ static bool ref_suffixes(tn_sql_parser *p, tn_sql_tableref *r) {
         if (tok_is(p, 0, TK_LPAREN)) {
             tn_sqlp_advance(p);
             if (!tn_sqlp_ident_list(p, "a column alias", &r->col_aliases, &r->n_col_aliases)) return false;
+            for (int k = 0; k < r->n_col_aliases; k++) tn_sqlp_keep_case(p, &r->col_aliases[k]);
             if (!tn_sqlp_expect(p, TK_RPAREN, "')' after column aliases")) return false;
         }
     }
@@ -287,6 +288,7 @@ static bool select_item(tn_sql_parser *p, tn_sql_select_item *it) {
         if (a->type == TK_IDENT || a->type == TK_QIDENT || a->type == TK_STRING) {
             it->alias = tn_sqlp_tok_ident(a);
             it->alias.quoted = a->type != TK_IDENT;
+            tn_sqlp_keep_case(p, &it->alias);
             tn_sqlp_advance(p);
             return true;
         }
@@ -295,6 +297,7 @@ static bool select_item(tn_sql_parser *p, tn_sql_select_item *it) {
     t = tn_sqlp_peek(p, 0);
     if (tn_sqlp_tok_is_colid(t)) {
         it->alias = tn_sqlp_tok_ident(t);
+        tn_sqlp_keep_case(p, &it->alias);
         tn_sqlp_advance(p);
     }
     return true;
@@ -449,6 +452,7 @@ static bool with_clause(tn_sql_parser *p, tn_sql_cte **out, int *n, bool *recurs
         if (!tn_sqlp_ident(p, "a name for the WITH query", &c.name)) return false;
         if (tn_sqlp_accept(p, TK_LPAREN)) {
             if (!tn_sqlp_ident_list(p, "a column name", &c.columns, &c.n_columns)) return false;
+            for (int k = 0; k < c.n_columns; k++) tn_sqlp_keep_case(p, &c.columns[k]);
             if (!tn_sqlp_expect(p, TK_RPAREN, "')' after column names")) return false;
         }
         if (!tn_sqlp_expect_kw(p, KW_AS, "AS after the WITH query name")) return false;

@@ -698,6 +698,7 @@ static int copy_options(tn_binder *b, tn_sql_stmt *stmt, copy_opts *co) {
             else if (tn_str_iequal(v, "snappy")) co->codec = TN_CODEC_SNAPPY;
             else if (tn_str_iequal(v, "gzip")) co->codec = TN_CODEC_GZIP;
             else if (tn_str_iequal(v, "lz4") || tn_str_iequal(v, "lz4_raw")) co->codec = TN_CODEC_LZ4_RAW;
+            else if (tn_str_iequal(v, "brotli")) co->codec = TN_CODEC_BROTLI;
             else if (tn_str_iequal(v, "uncompressed") || tn_str_iequal(v, "none")) co->codec = TN_CODEC_UNCOMPRESSED;
             else return tn_bind_error(b, o->value_pos, "unknown compression '%s'", v);
         } else if (tn_str_iequal(o->key, "row_group_size")) {

@@ -130,6 +130,10 @@ static int target_txn(const char *target, const char *app_id, int64_t *out, char
     if (rc) return rc;
     *out = tn_delta_snapshot_txn_version(tn_table_snapshot(t), app_id);
     if (pin) {
+        /* a job killed between a commit and its checkpoint: the restarted job writes the checkpoint */
+        const tn_delta_snapshot *snap = tn_table_snapshot(t);
+        int64_t every = tn_delta_checkpoint_interval(&snap->metadata), last = snap->version - snap->version % every;
+        if (last > 0 && tn_delta_maybe_checkpoint(tn_fs_default(), target, last, every) != 0) tn_error_clear();
         pin[0] = 0;
         bool impl = false;
         const char *lay = tn_layout_name(t, &impl);

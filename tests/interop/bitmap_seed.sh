@@ -54,6 +54,8 @@ n=$(duck "SELECT count(DISTINCT id) FROM ($S)" | tail -1)
 check "golden set size by DuckDB" "$n" "200100"
 got=$(q "select date, bitmap(dist_mem) memNum from global_temp.test_binary group by date" | tail -n +2 | sort)
 check "seed query: Java bitmaps, NULL group 0" "$got" "$(printf '2024-01-01,%s\n2024-01-02,%s\n2024-01-03,0' "$n" "$n")"
+got=$(q "select date, bitmap(dist_mem) memNum from global_temp.test_binary group by date" | head -1)
+check "the seed's alias keeps its case (as DuckDB and Spark print it)" "$got" "date,memNum"
 got=$(q "select date, bitmap(dist_mem) memNum from test_binary group by date" | tail -n +2 | sort)
 check "the same from test_binary" "$got" "$(printf '2024-01-01,%s\n2024-01-02,%s\n2024-01-03,0' "$n" "$n")"
 
@@ -96,6 +98,43 @@ check "bitmap_error finds the row" "$got" "1"
 # 6. SALT_BUCKETS outside 1..256: Phoenix's error
 got=$(q "CREATE TABLE s257 (k VARCHAR NOT NULL, CONSTRAINT pk PRIMARY KEY (k)) SALT_BUCKETS=257" | grep -c "Salt bucket numbers should be with 1 and 256")
 check "SALT_BUCKETS=257 refused with Phoenix's text" "$got" "1"
+
+# 7. Paimon's rbm32 aggregation merge engine: upserts OR-merge the bitmaps of a key. The Java
+# no-runs file plus {0} (already in S) is S again, written as Java's runOptimize() writes S:
+# bitmapwithruns.bin, byte for byte; a key's single value is kept as written (Paimon).
+run "CREATE TABLE users_daily (k INT, users VARBINARY, PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '2', 'merge-engine' = 'aggregation', 'fields.users.aggregate-function' = 'rbm32')"
+run "INSERT INTO users_daily VALUES (1, X'$NORUNS'), (2, X'$NORUNS'), (3, bitmap_from_string('1,2')), (4, NULL)"
+run "INSERT INTO users_daily VALUES (1, to_bitmap(0)), (3, bitmap_from_string('2,3')), (3, to_bitmap(100000)), (4, NULL), (5, NULL)"
+run "UPSERT INTO users_daily SELECT 3, bitmap_agg(CAST(i AS BIGINT)) FROM (VALUES (7), (8)) v(i)"
+files=$(ls "$wh"/users_daily/*.parquet "$wh"/users_daily/*/*.parquet 2>/dev/null | tr '\n' ' ' | sed "s/ \$//; s/ /','/g")
+live=$(q "SELECT k, bitmap_to_string(users) FROM users_daily WHERE k >= 3 ORDER BY k" | tail -n +2)
+check "rbm32: OR per key over upserts, NULLs skipped" "$live" "$(printf '3,"1,2,3,7,8,100000"\n4,\n5,')"
+got=$(q "SELECT k, bitmap_count(users) FROM users_daily WHERE k <= 2 ORDER BY k" | tail -n +2)
+check "rbm32: Java bitmaps merged" "$got" "$(printf '1,%s\n2,%s' "$n" "$n")"
+hex1=$(q "SELECT bitmap_to_base64(users) FROM users_daily WHERE k = 1" | tail -1 | base64 -d | xxd -p | tr -d '\n' | tr a-f A-F)
+check "rbm32: merged bytes = Java's bitmapwithruns.bin" "$hex1" "$RUNS"
+got=$(duck "SELECT k, hex(users) FROM read_parquet(['$files']) WHERE k <= 2 ORDER BY k" | tail -n +2 | sort | uniq | tr '\n' ' ')
+case "$got" in *"1,$RUNS "*"2,$NORUNS "*) ok "rbm32: stored bytes (DuckDB reads them): merged = Java's, single = as written";; *) bad "rbm32 stored bytes"; echo "  got: ${got:0:300}";; esac
+got=$(q "INSERT INTO users_daily VALUES (1, X'ACED0005')" | grep -c "column 'users' (aggregate-function rbm32): value X'ACED0005' (4 bytes): not a RoaringBitmap: byte 0: Java object serialization")
+check "rbm32: a bad value fails the write, naming the column" "$got" "1"
+got=$(q "INSERT INTO users_daily VALUES (1, X'$(hexof "$DATA/roaring/bitmap64.bin")')" | grep -c "rbm32 holds 32-bit values only")
+check "rbm32: a 64-bit bitmap is refused" "$got" "1"
+got=$(q "SELECT count(*), sum(bitmap_count(users)) FROM users_daily" | tail -1)
+check "rbm32: failed writes left the table as it was" "$got" "5,$((2 * n + 6))"
+got=$(q "CREATE TABLE rb_bad (k INT, users VARCHAR, PRIMARY KEY (k) NOT ENFORCED) WITH ('merge-engine' = 'aggregation', 'fields.users.aggregate-function' = 'rbm32')" | grep -c "Data type for roaring bitmap column must be 'VarBinaryType' but was 'VARCHAR'")
+check "rbm32 on a VARCHAR column: Paimon's error" "$got" "1"
+got=$(q "CREATE TABLE rb64 (k INT, users VARBINARY, PRIMARY KEY (k) NOT ENFORCED) WITH ('merge-engine' = 'aggregation', 'fields.users.aggregate-function' = 'rbm64')" | grep -c "'rbm64' is not supported yet: Paimon's rbm64 stores Java Roaring64Bitmap's own serialization")
+check "rbm64 refused by name" "$got" "1"
+
+# 8. output names as DuckDB gives them: aliases (quoted or not) as written, bare columns by their
+# declared name (a Parquet file with mixed-case columns), FROM/CTE column aliases as written
+duck "COPY (SELECT 1 AS Bc, 2 AS dEf) TO '$dir/mc.parquet'" >/dev/null
+for sql in "SELECT bc, DEF AS memNum, bc x, Bc AS \"QuOt\", count(*) AS CNT, sum(bc) FROM read_parquet('$dir/mc.parquet') GROUP BY ALL" \
+           "SELECT * FROM read_parquet('$dir/mc.parquet')" "SELECT t.BC FROM read_parquet('$dir/mc.parquet') t" \
+           "WITH C(Kol) AS (SELECT 1) SELECT kol FROM C" "SELECT * FROM (VALUES (1)) V(Abc)" \
+           "SELECT memNum FROM (SELECT 1 AS MemNum) s" "SELECT 1 AS Foo UNION ALL SELECT 2 AS bar"; do
+    check "output names: $sql" "$(q "$sql" | head -1)" "$(duck "$sql" | head -1)"
+done
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -19,7 +19,7 @@ check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: expected [$2] got [$3]
 contains() { case "$3" in *"$2"*) ok "$1";; *) bad "$1: [$3] lacks [$2]";; esac; }
 require_oracle
 work=$(mktemp -d /tmp/otree-write.XXXXXX)
-trap 'tn_cleanup "$work/wh/t" "$work/wh/u" "$work/wh/c"; rm -rf "$work"' EXIT
+trap 'tn_cleanup "$work/wh/t" "$work/wh/u" "$work/wh/c" "$work/wh/q"; rm -rf "$work"' EXIT
 cd "$work"
 tn() { "$BIN" -w wh --csv "$@"; }
 weight() { node -e "const f=$1/100; let x=Math.trunc(f*4294967295-2147483648); if(x>2147483647)x=2147483647; console.log(x)"; }
@@ -85,6 +85,51 @@ for (const [p, add] of live) {
 console.log(`files ${n} bad ${bad}`);
 JS
 contains "every file's rows within its blocks' weights and counts" "bad 0" "$(tail -1 blocks.txt)"
+# cube ids recomputed from the rows, independently of the writer, as qbeast-spark computes them:
+# coordinates by each file's revision (LinearTransformation: (v - min) * (1 / (max - min)), nulls
+# at nullValue), the descent doubling each coordinate (>= 1: upper half, dimension 0 the high
+# bit of the Base64 symbol), each row in the first cube of its path (among its file's blocks)
+# whose maxWeight >= its weight; every row finds one, and the blocks' elementCounts match
+node - "$BIN" "$work/wh/t" <<'JS' > cubes.txt
+const fs = require('fs'), path = require('path'), { execFileSync } = require('child_process');
+const [bin, dir] = process.argv.slice(2);
+const live = new Map(); let conf;
+for (const f of fs.readdirSync(path.join(dir, '_delta_log')).filter(f => f.endsWith('.json')).sort())
+  for (const line of fs.readFileSync(path.join(dir, '_delta_log', f), 'utf8').split('\n').filter(Boolean)) {
+    const a = JSON.parse(line);
+    if (a.metaData) conf = a.metaData.configuration;
+    if (a.add) live.set(a.add.path, a.add); if (a.remove) live.delete(a.remove.path);
+  }
+const A = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const lin = (t, v) => { const x = ((v === null ? t.nullValue : v) - t.minNumber) * (1 / (t.maxNumber - t.minNumber)); return x < 0 ? 0 : x > 1 ? 1 : x; };
+let bad = 0, rows = 0, files = 0;
+for (const [p, add] of live) {
+  const rev = JSON.parse(conf['qbeast.revision.' + add.tags.revision]);
+  if (rev.transformations.some(t => !t.className.endsWith('LinearTransformation'))) { bad++; continue; }
+  const blocks = new Map(JSON.parse(add.tags.blocks).map(b => [b.cubeId, { ...b, n: 0 }]));
+  const maxDepth = Math.max(...[...blocks.keys()].map(k => k.length));
+  const out = execFileSync(bin, ['--csv', '-c', `SELECT col_1, col_2, hash(col_1, col_2) FROM read_parquet('${path.join(dir, p)}')`], { maxBuffer: 1 << 28 }).toString().trim().split('\n').slice(1);
+  for (const line of out) {
+    const [c1, c2, hs] = line.split(','), w = Number(hs);
+    const x = [lin(rev.transformations[0], c1 === '' ? null : Number(c1)), lin(rev.transformations[1], c2 === '' ? null : Number(c2))];
+    let id = '', found = null;
+    for (let d = 0; d <= maxDepth; d++) {
+      const b = blocks.get(id);
+      if (b && w <= b.maxWeight) { found = b; break; }
+      let sym = 0;
+      for (let i = 0; i < 2; i++) { let y = x[i] * 2; if (y >= 1) { sym |= 1 << (5 - i); y -= 1; } x[i] = y; }
+      id += A[sym];
+    }
+    if (!found || w < found.minWeight) bad++; else found.n++;
+    rows++;
+  }
+  for (const b of blocks.values()) if (b.n !== b.elementCount) bad++;
+  files++;
+}
+console.log(`files ${files} rows ${rows} bad ${bad}`);
+JS
+contains "cube ids recomputed from the rows (qbeast's transformation and descent)" "bad 0" "$(tail -1 cubes.txt)"
+echo "  $(tail -1 cubes.txt)"
 nfiles=$(ls wh/t/*.parquet | wc -l)
 if [ "$nfiles" -lt 90 ]; then ok "rollup: $nfiles files for 6 appends"; else bad "rollup made $nfiles files"; fi
 
@@ -173,6 +218,37 @@ check "sample and a filter on an indexed column" \
     "$(tn -c "SELECT count(*) FROM u TABLESAMPLE (30 PERCENT) WHERE d < DATE '2021-01-01'" | tail -1)"
 tn -c "INSERT OVERWRITE u SELECT d, s, col_2 FROM u WHERE col_2 < 500" >/dev/null 2>&1 || bad "overwrite"
 check "overwrite" "$(tn -c "SELECT count(*) FROM u" | tail -1)" "$(tn -c "SELECT count(*) FROM u TABLESAMPLE (100 PERCENT)" | tail -1)"
+
+# col:quantiles (qbeast's CDF transformers): quantiles from 'columnStats' as given, else computed
+# from the write that starts the revision; appends inside keep the revision (values beyond the
+# quantiles map to 0 or 1); a different columnStats list is a new revision; samples exact;
+# range filters on a quantile-indexed string column prune
+tn -c "CREATE TABLE q (a INT, s VARCHAR, x DOUBLE) USING qbeast OPTIONS ('columnsToIndex' = 'a:quantiles,s:quantiles', 'cubeSize' = '1000')" \
+   -c "INSERT INTO q SELECT col_1, payload, col_2 FROM read_parquet('batch4.parquet')" >/dev/null 2>&1 || bad "quantiles table"
+qrev() { node -e "const fs=require('fs');let c;for(const f of fs.readdirSync('wh/q/_delta_log').filter(f=>f.endsWith('.json')).sort())for(const l of fs.readFileSync('wh/q/_delta_log/'+f,'utf8').split('\n').filter(Boolean)){const a=JSON.parse(l);if(a.metaData)c=a.metaData.configuration}const n=c['qbeast.lastRevisionID'];const r=JSON.parse(c['qbeast.revision.'+n]);console.log(n, r.columnTransformers.map(x=>x.className.split('.').pop()+':'+x.columnName+':'+(x.orderedDataType||'')).join(' '), r.transformations.map(t=>t.className.split('.').pop()+':'+t.quantiles.length+':'+(t.dataType||'')).join(' '), JSON.stringify(r.transformations[0].quantiles.slice(0,3)))"; }
+r=$(qrev)
+contains "quantile classes as qbeast-spark writes them" "1 CDFNumericQuantilesTransformer:a:IntegerDataType CDFStringQuantilesTransformer:s: CDFNumericQuantilesTransformation:" "$r"
+contains "string quantiles" "CDFStringQuantilesTransformation:50:" "$r"
+w=$(weight 15)
+check "quantiles: sample 15% exact" "$(tn -c "SELECT count(*) FROM q WHERE hash(a, s) < $w" | tail -1)" "$(tn -c "SELECT count(*) FROM q TABLESAMPLE (15 PERCENT)" | tail -1)"
+qn=$(tn -c "SELECT count(*) FROM q" | tail -1)
+a=$(tn --stats -c "SELECT count(*), round(sum(x), 6) FROM q WHERE s >= 'p100' AND s < 'p101'" 2>stats.txt | tail -1)
+check "quantile string range: same answer as unpushed" "$(tn -c "SELECT count(*), round(sum(x), 6) FROM q WHERE s || '' >= 'p100' AND s || '' < 'p101'" | tail -1)" "$a"
+rs=$(sed -E 's/.*"rows_scanned":([0-9]+).*/\1/' stats.txt)
+if [ "$rs" -le $((qn / 2)) ]; then ok "quantile string range reads $rs of $qn rows"; else bad "quantile string range reads $rs of $qn rows"; fi
+tn -c "INSERT INTO q VALUES (99999999, 'zzzz', 1), (-5, 'a', 2)" >/dev/null 2>&1 || bad "quantiles append"
+check "quantiles: an append beyond the quantiles keeps the revision" "1" "$(qrev | cut -d' ' -f1)"
+check "quantiles: the far rows are found by filters" "2" "$(tn -c "SELECT count(*) FROM q WHERE a > 9999999 OR a < 0" | tail -1)"
+tn -c "ALTER TABLE q SET ('columnStats' = '{\"a_quantiles\": [0, 10, 100, 1000, 10000, 100000], \"s_quantiles\": [\"p1\", \"p5\", \"p9\"]}')" \
+   -c "INSERT INTO q SELECT col_1, payload, col_2 FROM read_parquet('batch5.parquet')" >/dev/null 2>&1 || bad "columnStats quantiles"
+r=$(qrev)
+contains "columnStats quantiles: a new revision with the list as given" "2 " "$r"
+contains "columnStats quantiles used as given" "CDFNumericQuantilesTransformation:6:IntegerDataType CDFStringQuantilesTransformation:3: [0,10,100]" "$r"
+check "quantiles across revisions: sample exact" "$(tn -c "SELECT count(*) FROM q WHERE hash(a, s) < $w" | tail -1)" "$(tn -c "SELECT count(*) FROM q TABLESAMPLE (15 PERCENT)" | tail -1)"
+e=$(tn -c "CREATE TABLE c (a INT) USING qbeast OPTIONS ('columnsToIndex' = 'a:quantiles', 'columnStats' = '{\"a_quantiles\": [3, 1]}')" 2>&1); contains "quantiles not increasing" "'a_quantiles' is not strictly increasing" "$e"
+e=$(tn -c "CREATE TABLE c (a INT) USING qbeast OPTIONS ('columnsToIndex' = 'a', 'columnStats' = '{\"a_quantiles\": [1, 3]}')" 2>&1); contains "quantiles for a linear column" "indexed 'linear', not 'quantiles'" "$e"
+e=$(tn -c "CREATE TABLE c (a INT) USING qbeast OPTIONS ('columnsToIndex' = 'a:quantiles', 'columnStats' = 'nope')" 2>&1); contains "columnStats not JSON" "'columnStats' is not a JSON object" "$e"
+e=$(tn -c "CREATE TABLE c (a BOOLEAN) USING qbeast OPTIONS ('columnsToIndex' = 'a:quantiles')" 2>&1); contains "quantiles on a boolean" "cannot be indexed by quantiles" "$e"
 
 # bad input
 e=$(tn -c "CREATE TABLE c (a INT) USING qbeast OPTIONS ('columnsToIndex' = 'a:foo')" 2>&1); contains "unknown transformer" "unknown transformer 'foo'" "$e"

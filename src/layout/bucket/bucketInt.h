@@ -10,7 +10,7 @@
  *   bucket-key                     'c1'      hashed columns (default: the key minus partition columns)
  *   merge-engine                   deduplicate | partial-update | aggregation | first-row
  *   sequence.field                 'c'       which row of a key wins (larger wins; ties: later row)
- *   fields.<c>.aggregate-function  sum | min | max | count | product | last_value | ...
+ *   fields.<c>.aggregate-function  sum | min | max | count | product | last_value | ... | rbm32
  *   fields.default-aggregate-function         the same, for columns without their own
  *   fields.<c>.ignore-retract      true|false (batch writes carry no retractions)
  *   changelog-producer             none (others refused)
@@ -47,7 +47,8 @@ typedef enum tn_bucket_engine {
     X(TN_AGG_PRODUCT, "product")                          \
     X(TN_AGG_LISTAGG, "listagg")                          \
     X(TN_AGG_BOOL_AND, "bool_and")                        \
-    X(TN_AGG_BOOL_OR, "bool_or")
+    X(TN_AGG_BOOL_OR, "bool_or")                          \
+    X(TN_AGG_RBM32, "rbm32")
 
 typedef enum tn_bucket_agg {
 #define TN_AGG_ENUM(id, name) id,
@@ -55,6 +56,17 @@ typedef enum tn_bucket_agg {
 #undef TN_AGG_ENUM
     TN_BUCKET_AGG_COUNT_
 } tn_bucket_agg;
+
+/* rbm32 (rbm.c): the OR of one key's bitmaps, built when a second non-NULL value comes. */
+typedef struct tn_bucket_rbm {
+    struct tn_bitmap *bm;
+    bool merged;                       /* bm holds the key's values (else accv is the only one) */
+} tn_bucket_rbm;
+/* Fold v into the accumulator value accv (validated first; errors name table, column, bytes). */
+int tn_bucket_rbm32_step(const tn_table *t, uint32_t col, tn_bucket_rbm *r, tn_value *accv, const tn_value *v);
+/* When values were merged: accv = their serialized OR (bytes holds it). */
+int tn_bucket_rbm32_finish(tn_bucket_rbm *r, tn_value *accv, tn_buf *bytes);
+void tn_bucket_rbm_free(tn_bucket_rbm *r);
 
 /* The columns a specification is checked against (a table's schema, or CREATE's definitions). */
 typedef struct tn_bucket_column {

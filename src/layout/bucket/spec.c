@@ -142,6 +142,7 @@ static bool agg_accepts(tn_bucket_agg a, tn_type t) {
     case TN_AGG_LISTAGG: return t.id == TN_TYPE_VARCHAR;
     case TN_AGG_BOOL_AND:
     case TN_AGG_BOOL_OR: return t.id == TN_TYPE_BOOLEAN;
+    case TN_AGG_RBM32: return t.id == TN_TYPE_VARBINARY;
     default: return true;
     }
 }
@@ -152,9 +153,10 @@ static int parse_agg(const char *what, const char *key, const char *v, tn_bucket
             *out = (tn_bucket_agg)i;
             return 0;
         }
-    if (v && (tn_str_iequal(v, "rbm32") || tn_str_iequal(v, "rbm64")))
-        return tn_error_set(TN_EUNSUPPORTED, "%s: option '%s' = '%s': the bitmap merges are not supported yet", what,
-                            key, v);
+    if (v && tn_str_iequal(v, "rbm64"))   /* Paimon stores Java Roaring64Bitmap's own (ART) serialization */
+        return tn_error_set(TN_EUNSUPPORTED, "%s: option '%s' = 'rbm64' is not supported yet: Paimon's rbm64 stores "
+                            "Java Roaring64Bitmap's own serialization, which tarn does not read or write; 'rbm32' "
+                            "merges 32-bit RoaringBitmap values", what, key);
     return tn_error_set(TN_EINVAL, "%s: option '%s': Use unsupported aggregation: %s or spell aggregate function "
                         "incorrectly!", what, key, v ? v : "");
 }
@@ -353,6 +355,10 @@ int tn_bucket_spec_parse(tn_bucket_spec *out, const char *what, const tn_bucket_
         for (uint32_t i = 0; i < ncols; i++) {
             if (out->is_key[i] || agg_accepts((tn_bucket_agg)out->agg[i], cols[i].type)) continue;
             char tb[64];
+            if (out->agg[i] == TN_AGG_RBM32)   /* Paimon's text */
+                return tn_error_set(TN_EINVAL, "%s: column '%s': Data type for roaring bitmap column must be "
+                                    "'VarBinaryType' but was '%s'.", what, cols[i].name,
+                                    tn_type_format(cols[i].type, tb, sizeof tb));
             return tn_error_set(TN_EINVAL, "%s: aggregate function '%s' does not apply to column '%s' of type %s", what,
                                 agg_names[out->agg[i]], cols[i].name, tn_type_format(cols[i].type, tb, sizeof tb));
         }

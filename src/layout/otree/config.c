@@ -1,8 +1,9 @@
 /*
  * layout/otree/config.c: the table properties of a new OTree table (CREATE TABLE ... USING
  * qbeast OPTIONS ('columnsToIndex' = 'a,b:hashing', 'cubeSize' = 'N')): the spec checked against
- * the columns (transformers linear / hashing as qbeast names them, orderable types), cubeSize a
- * positive integer (default 5,000,000 as qbeast), and the keys qbeast-spark writes: the plain
+ * the columns (transformers linear / hashing / quantiles as qbeast names them), cubeSize a
+ * positive integer (default 5,000,000 as qbeast), 'columnStats' (qbeast's JSON: '<col>_min',
+ * '<col>_max', '<col>_quantiles') checked against the spec, and the keys qbeast-spark writes: the plain
  * 'columnsToIndex' and 'cubeSize', 'qbeast.lastRevisionID' = 0 and the staging revision 0 JSON
  * (EmptyTransformer per column). Also the Revision JSON writer used by the OTree writer.
  */
@@ -98,9 +99,14 @@ int ot_spec_parse(const char *spec, const tn_table_column_def *cols, uint32_t nc
             if (!ot_qdata_type(t))
                 return tn_error_set(TN_EINVAL, "table '%s': option 'columnsToIndex': column '%s' cannot be indexed", table, item);
             tr = "hashing";
-        } else if (tn_str_iequal(tr, "quantiles") || tn_str_iequal(tr, "histogram")) {
-            return tn_error_set(TN_EUNSUPPORTED, "table '%s': option 'columnsToIndex': '%s:%s' (quantile transformers "
-                                "need 'columnStats') is not supported yet", table, item, tr);
+        } else if (tn_str_iequal(tr, "quantiles")) {
+            if (!linear_type(t) && !str)
+                return tn_error_set(TN_EINVAL, "table '%s': option 'columnsToIndex': column '%s' cannot be indexed by "
+                                    "quantiles (qbeast's quantiles need an ordered or a string type)", table, item);
+            tr = "quantiles";
+        } else if (tn_str_iequal(tr, "histogram")) {
+            return tn_error_set(TN_EUNSUPPORTED, "table '%s': option 'columnsToIndex': '%s:histogram' (qbeast's deprecated "
+                                "string histogram) is read but not written; use '%s:quantiles'", table, item, item);
         } else {
             return tn_error_set(TN_EINVAL, "table '%s': option 'columnsToIndex': unknown transformer '%s' for column '%s' "
                                 "(known: linear, hashing, quantiles)", table, tr, item);
@@ -146,6 +152,22 @@ char *ot_revision_json(int64_t id, int64_t timestamp, const char *table_id, int6
             json_object_set_new(c, "dataType", json_string(dt));
             json_object_set_new(x, "className", json_string(OT_CLASS_PREFIX "HashTransformation"));
             json_object_set_new(x, "nullValue", json_integer(tr[i].hash_null));
+        } else if (tr[i].kind == OT_T_QUANTILES) {
+            json_object_set_new(c, "className", json_string(OT_CLASS_PREFIX "CDFNumericQuantilesTransformer"));
+            json_object_set_new(c, "columnName", json_string(spec[i].name));
+            json_object_set_new(c, "orderedDataType", json_string(dt));
+            json_object_set_new(x, "className", json_string(OT_CLASS_PREFIX "CDFNumericQuantilesTransformation"));
+            json_t *q = json_array();
+            for (uint32_t k = 0; k < tr[i].nquantiles; k++) json_array_append_new(q, json_real(tr[i].quantiles[k]));
+            json_object_set_new(x, "quantiles", q);
+            json_object_set_new(x, "dataType", json_string(dt));
+        } else if (tr[i].kind == OT_T_STRING_QUANTILES) {
+            json_object_set_new(c, "className", json_string(OT_CLASS_PREFIX "CDFStringQuantilesTransformer"));
+            json_object_set_new(c, "columnName", json_string(spec[i].name));
+            json_object_set_new(x, "className", json_string(OT_CLASS_PREFIX "CDFStringQuantilesTransformation"));
+            json_t *q = json_array();
+            for (uint32_t k = 0; k < tr[i].nquantiles; k++) json_array_append_new(q, json_string(tr[i].squantiles[k]));
+            json_object_set_new(x, "quantiles", q);
         } else {
             json_object_set_new(c, "className", json_string(OT_CLASS_PREFIX "LinearTransformer"));
             json_object_set_new(c, "columnName", json_string(spec[i].name));
@@ -169,10 +191,11 @@ char *ot_revision_json(int64_t id, int64_t timestamp, const char *table_id, int6
 int tn_layout_otree_table_config(const tn_table_column_def *cols, uint32_t ncols, uint32_t npartition_columns,
                                  const tn_delta_kv *conf, uint32_t nconf, const char *table, tn_arena *arena,
                                  tn_delta_kv **out, uint32_t *nout) {
-    const char *spec_text = NULL, *cs = NULL;
+    const char *spec_text = NULL, *cs = NULL, *stats = NULL;
     for (uint32_t i = 0; i < nconf; i++) {
         if (tn_str_iequal(conf[i].key, "columnsToIndex")) spec_text = conf[i].value;
         else if (tn_str_iequal(conf[i].key, "cubeSize")) cs = conf[i].value;
+        else if (tn_str_iequal(conf[i].key, "columnStats")) stats = conf[i].value;
         else if (tn_str_iequal(conf[i].key, "rollupSize"))
             return tn_error_set(TN_EINVAL, "table '%s': 'rollupSize' is a write option (INSERT ... /*+ OPTIONS('rollupSize' "
                                 "= 'N') */ or OPTIMIZE ... WITH), never stored in the table", table);
@@ -189,6 +212,11 @@ int tn_layout_otree_table_config(const tn_table_column_def *cols, uint32_t ncols
     if (rc) return rc;
     int64_t cube_size = OT_DEFAULT_CUBE_SIZE;
     if (cs && (rc = ot_parse_cube_size(cs, table, &cube_size))) return rc;
+    if (stats) {
+        ot_column_stats st;
+        for (uint32_t i = 0; i < n && !rc; i++) rc = ot_column_stats_get(&st, stats, &spec[i], table, arena);
+        if (rc) return rc;
+    }
     char *rev0 = ot_revision_json(0, tn_time_now_us() / 1000, table, cube_size, spec, n, NULL);
     if (!rev0) return TN_ENOMEM;
     char *rev0a = tn_arena_strdup(arena, rev0);
@@ -203,4 +231,77 @@ int tn_layout_otree_table_config(const tn_table_column_def *cols, uint32_t ncols
     *out = o;
     *nout = k;
     return 0;
+}
+
+/* 'columnStats' = {"a_min": 0, "a_max": 10, "s_quantiles": ["b", "m", "t"], ...} (qbeast's option):
+ * what it says of one indexed column. Errors name the table, the option and the key. */
+int ot_column_stats_get(ot_column_stats *out, const char *text, const ot_spec *col, const char *table, tn_arena *a) {
+    memset(out, 0, sizeof *out);
+    json_error_t jerr;
+    json_t *root = json_loads(text ? text : "", 0, &jerr);
+    int rc = 0;
+    if (!root || !json_is_object(root)) {
+        rc = tn_error_set(TN_EINVAL, "table '%s': option 'columnStats' is not a JSON object%s%s", table, root ? "" : ": ",
+                          root ? "" : jerr.text);
+        goto cleanup;
+    }
+    bool str = tn_type_is_string(col->type);
+    const char *key;
+    json_t *v;
+    size_t nl = strlen(col->name);
+    json_object_foreach(root, key, v) {
+        if (strncmp(key, col->name, nl) != 0 || key[nl] != '_') continue;
+        const char *what = key + nl + 1;
+        if (strcmp(what, "min") == 0 || strcmp(what, "max") == 0) {
+            if (col->type.id == TN_TYPE_DATE || col->type.id == TN_TYPE_TIMESTAMP || col->type.id == TN_TYPE_TIMESTAMP_TZ) {
+                rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': option 'columnStats': '%s' on a date or timestamp column "
+                                  "is not supported yet", table, key);
+                goto cleanup;
+            }
+            if (!json_is_number(v) || str) {
+                rc = tn_error_set(TN_EINVAL, "table '%s': option 'columnStats': '%s' must be a number (for a numeric "
+                                  "indexed column)", table, key);
+                goto cleanup;
+            }
+            if (what[1] == 'i') { out->has_min = true; out->min = json_number_value(v); }
+            else { out->has_max = true; out->max = json_number_value(v); }
+        } else if (strcmp(what, "quantiles") == 0) {
+            size_t k = json_array_size(v);
+            if (!json_is_array(v) || k < 2) {
+                rc = tn_error_set(TN_EINVAL, "table '%s': option 'columnStats': '%s' must be an array of at least 2 "
+                                  "values", table, key);
+                goto cleanup;
+            }
+            if (str) out->squantiles = tn_arena_calloc(a, sizeof *out->squantiles * k);
+            else out->quantiles = tn_arena_alloc(a, sizeof *out->quantiles * k);
+            if (str ? !out->squantiles : !out->quantiles) { rc = TN_ENOMEM; goto cleanup; }
+            for (size_t i = 0; i < k; i++) {
+                json_t *q = json_array_get(v, i);
+                if (str ? !json_is_string(q) : !json_is_number(q)) {
+                    rc = tn_error_set(TN_EINVAL, "table '%s': option 'columnStats': '%s' entry %zu is not a %s", table, key,
+                                      i, str ? "string" : "number");
+                    goto cleanup;
+                }
+                if (str && !(out->squantiles[i] = tn_arena_strdup(a, json_string_value(q)))) { rc = TN_ENOMEM; goto cleanup; }
+                if (!str) out->quantiles[i] = json_number_value(q);
+                bool up = i == 0 || (str ? strcmp(out->squantiles[i - 1], out->squantiles[i]) < 0
+                                         : out->quantiles[i - 1] < out->quantiles[i]);
+                if (!up) {
+                    rc = tn_error_set(TN_EINVAL, "table '%s': option 'columnStats': '%s' is not strictly increasing "
+                                      "(entry %zu)", table, key, i);
+                    goto cleanup;
+                }
+            }
+            out->nquantiles = (uint32_t)k;
+        }
+    }
+    if (out->has_min && out->has_max && !(out->min <= out->max))
+        rc = tn_error_set(TN_EINVAL, "table '%s': option 'columnStats': '%s_min' is above '%s_max'", table, col->name,
+                          col->name);
+    if (!rc && out->nquantiles && strcmp(col->transformer, "quantiles") != 0)
+        rc = tn_error_set(TN_EINVAL, "table '%s': option 'columnStats': '%s_quantiles' given but column '%s' is indexed "
+                          "'%s', not 'quantiles'", table, col->name, col->name, col->transformer);
+cleanup:
+    json_decref(root);
+    return rc;
 }

@@ -152,13 +152,22 @@ int ot_blocks_parse(const char *text, uint32_t dims, tn_arena *arena, ot_block *
 typedef struct ot_spec {
     uint32_t column;                   /* table logical column */
     const char *name;
-    const char *transformer;           /* "linear" or "hashing" */
+    const char *transformer;           /* "linear", "hashing" or "quantiles" */
     tn_type type;
 } ot_spec;
 /* Parses 'columnsToIndex' against the columns; errors name the table and option. */
 int ot_spec_parse(const char *spec, const tn_table_column_def *cols, uint32_t ncols, const char *table, tn_arena *a,
                   ot_spec **out, uint32_t *n);
 int ot_parse_cube_size(const char *text, const char *table, int64_t *out);
+/* What qbeast's 'columnStats' JSON says of one indexed column (ranges for linear, quantiles). */
+typedef struct ot_column_stats {
+    bool has_min, has_max;
+    double min, max;
+    double *quantiles;                 /* numeric columns */
+    const char **squantiles;           /* string columns */
+    uint32_t nquantiles;               /* 0: none given */
+} ot_column_stats;
+int ot_column_stats_get(ot_column_stats *out, const char *text, const ot_spec *col, const char *table, tn_arena *a);
 /* qbeast's QDataType name of a type, NULL if none. */
 const char *ot_qdata_type(tn_type t);
 /* Revision JSON as qbeast-spark writes it (tr NULL: revision 0, EmptyTransformer); malloc'd. */

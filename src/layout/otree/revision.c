@@ -173,7 +173,9 @@ double ot_transform_coord(const ot_transform *tr, const tn_value *v) {
     case OT_T_LINEAR: {
         double x = tr->null_value;
         if (!v->is_null && !value_number(v, &x)) return 0;
-        return clamp01((x - tr->min) / (tr->max - tr->min));
+        /* qbeast's LinearTransformation: (v - min) * scale with scale = 1 / (max - min) (not a
+         * division: the same double as qbeast's, so a row lands in the cube qbeast computes) */
+        return clamp01((x - tr->min) * (1.0 / (tr->max - tr->min)));
     }
     case OT_T_HASH: {
         int32_t h;

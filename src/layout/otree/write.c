@@ -7,7 +7,7 @@
  * existing rows' estimate from the blocks' elementCounts), puts each row in the first cube of its
  * path whose maxWeight >= its weight, groups small cubes into files by rollupSize (qbeast's
  * Rollup: deepest first, a group under the limit joins its parent's), and writes each file as
- * its blocks in cube order, each block's rows in weight order, in row groups of 128, 256, ...
+ * its blocks in cube order, each block's rows in weight order, in row groups of 32, 64, ...
  * up to OT_RG_ROWS rows. Tags: 'revision', 'blocks' (qbeast's), and 'tarn.rowGroups' = per row group
  * [block index, minWeight, maxWeight] (tarn's scans skip row groups with it; others ignore it).
  */
@@ -19,6 +19,7 @@
 #include <string.h>
 
 #define OT_RG_ROWS 2048
+#define OT_RG_FIRST_ROWS 32           /* a block's first row group: what a tiny sample reads of it */
 
 typedef struct ot_writer {
     tn_layout_writer base;
@@ -233,6 +234,74 @@ static int table_spec(ot_plan *p) {
     return 0;
 }
 
+/* Quantiles of the write's values of column c (qbeast computes them with QbeastUtils; tarn does
+ * it for the write that starts the revision when 'columnStats' gives none): OT_QUANTILES evenly
+ * spaced order statistics, duplicates dropped, at least two strictly increasing values. */
+#define OT_QUANTILES 50
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static int cmp_str(const void *a, const void *b) {
+    const tn_str *x = a, *y = b;
+    uint32_t m = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->ptr, y->ptr, m);
+    return c ? c : x->len < y->len ? -1 : x->len > y->len;
+}
+
+static int data_quantiles(ot_plan *p, const tn_vector *v, bool str, ot_transform *tr) {
+    uint32_t n = 0;
+    int rc = 0;
+    if (str) {
+        tn_str *vals = tn_malloc(sizeof *vals * (p->n ? p->n : 1));
+        if (!vals) return TN_ENOMEM;
+        for (uint32_t r = 0; r < p->n; r++)
+            if (tn_vector_is_valid(v, r)) vals[n++] = ((const tn_str *)v->data)[r];
+        qsort(vals, n, sizeof *vals, cmp_str);
+        tr->squantiles = tn_arena_calloc(p->arena, sizeof *tr->squantiles * OT_QUANTILES);
+        if (!tr->squantiles) { tn_free(vals); return TN_ENOMEM; }
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < OT_QUANTILES && n; i++) {
+            const tn_str *x = &vals[(uint64_t)i * (n - 1) / (OT_QUANTILES - 1)];
+            if (k && cmp_str(x, &vals[(uint64_t)(i - 1) * (n - 1) / (OT_QUANTILES - 1)]) == 0) continue;
+            if (!(tr->squantiles[k++] = tn_arena_strndup(p->arena, x->ptr, x->len))) { rc = TN_ENOMEM; break; }
+        }
+        tn_free(vals);
+        if (rc) return rc;
+        if (k == 0) tr->squantiles[k++] = "";
+        if (k == 1) tr->squantiles[k++] = tn_arena_printf(p->arena, "%s~", tr->squantiles[0]);
+        if (!tr->squantiles[k - 1]) return TN_ENOMEM;
+        tr->kind = OT_T_STRING_QUANTILES;
+        tr->nquantiles = k;
+        return 0;
+    }
+    double *vals = tn_malloc(sizeof *vals * (p->n ? p->n : 1)), x;
+    if (!vals) return TN_ENOMEM;
+    for (uint32_t r = 0; r < p->n; r++)
+        if (value_num(v, r, &x)) vals[n++] = x;
+    qsort(vals, n, sizeof *vals, cmp_double);
+    tr->quantiles = tn_arena_alloc(p->arena, sizeof *tr->quantiles * OT_QUANTILES);
+    if (!tr->quantiles) { tn_free(vals); return TN_ENOMEM; }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < OT_QUANTILES && n; i++) {
+        double q = vals[(uint64_t)i * (n - 1) / (OT_QUANTILES - 1)];
+        if (!k || q > tr->quantiles[k - 1]) tr->quantiles[k++] = q;
+    }
+    tn_free(vals);
+    if (k == 0) tr->quantiles[k++] = 0;
+    if (k == 1) { tr->quantiles[1] = tr->quantiles[0] + 1; k = 2; }
+    tr->kind = OT_T_QUANTILES;
+    tr->nquantiles = k;
+    return 0;
+}
+
+static bool same_quantiles(const ot_transform *a, const ot_column_stats *st, bool str) {
+    if (a->nquantiles != st->nquantiles) return false;
+    for (uint32_t k = 0; k < a->nquantiles; k++)
+        if (str ? strcmp(a->squantiles[k], st->squantiles[k]) != 0 : a->quantiles[k] != st->quantiles[k]) return false;
+    return true;
+}
+
 static int choose_revision(ot_plan *p) {
     ot_writer *w = p->w;
     const ot_index *ix = w->ix;
@@ -247,9 +316,34 @@ static int choose_revision(ot_plan *p) {
     bool overwrite = w->opts.mode != TN_LAYOUT_APPEND;
     bool fresh = (overwrite && !w->optimize) || cur->id == 0 || cur->cube_size != p->cube_size;
     bool superseded = false;
+    const char *stats = tn_table_property(w->t, "columnStats");
     for (uint32_t i = 0; i < p->d; i++) {
         ot_transform *tr = &p->tr[i];
         const ot_transform *old = fresh ? NULL : &cur->tr[i];
+        ot_column_stats st;
+        memset(&st, 0, sizeof st);
+        if (stats && (rc = ot_column_stats_get(&st, stats, &p->spec[i], tn_table_path(w->t), p->arena))) return rc;
+        if (strcmp(p->spec[i].transformer, "quantiles") == 0) {
+            /* qbeast: quantiles are superseded only by a different list; data beyond them maps to
+             * 0 or 1, so appends keep the revision's quantiles */
+            bool str = tn_type_is_string(p->spec[i].type);
+            ot_transform_kind kind = str ? OT_T_STRING_QUANTILES : OT_T_QUANTILES;
+            if (old && old->kind == kind && (!st.nquantiles || same_quantiles(old, &st, str))) {
+                *tr = *old;
+                continue;
+            }
+            if (old && old->kind == kind) superseded = true;
+            else if (old) fresh = true;
+            if (st.nquantiles) {
+                tr->kind = kind;
+                tr->quantiles = st.quantiles;
+                tr->squantiles = st.squantiles;
+                tr->nquantiles = st.nquantiles;
+            } else if ((rc = data_quantiles(p, &w->buf.cols[p->cols[i]], str, tr))) {
+                return rc;
+            }
+            continue;
+        }
         if (strcmp(p->spec[i].transformer, "hashing") == 0) {
             if (old && old->kind != OT_T_HASH) fresh = true;
             tr->kind = OT_T_HASH;
@@ -263,6 +357,8 @@ static int choose_revision(ot_plan *p) {
                 if (x < mn) mn = x;
                 if (x > mx) mx = x;
             }
+        if (st.has_min && st.min < mn) mn = st.min;   /* columnStats widen the data's range, as qbeast's union */
+        if (st.has_max && st.max > mx) mx = st.max;
         tr->kind = OT_T_LINEAR;
         if (old && old->kind == OT_T_LINEAR) {
             if (mn < old->min || mx > old->max) superseded = true;
@@ -510,8 +606,8 @@ static int write_files(ot_plan *p) {
             int32_t minw = p->weight[p->row_order[s]];
             rc = tn_buf_printf(&blocks, "%s{\"cubeId\":\"%s\",\"minWeight\":%d,\"maxWeight\":%d,\"elementCount\":%u}",
                                nblock ? "," : "", c->id, minw, c->max_weight, e - s);
-            /* row groups of 128, 256, ... rows up to OT_RG_ROWS: a small sample reads little */
-            uint32_t step = 128;
+            /* row groups of 32, 64, ... rows up to OT_RG_ROWS: a small sample reads little */
+            uint32_t step = OT_RG_FIRST_ROWS;
             for (uint32_t r = s, k; r < e && !rc; r += k, step = step * 2 > OT_RG_ROWS ? OT_RG_ROWS : step * 2) {
                 k = e - r < step ? e - r : step;
                 rc = tn_table_file_writer_write(fw, &w->buf, p->row_order + r, k);

@@ -12,14 +12,14 @@ CXX      ?= c++
 OPT      ?= -O2
 WERROR   ?=
 CFLAGS   ?=
-PKGS     := libzstd liblz4 zlib jansson libedit
+PKGS     := libzstd liblz4 zlib jansson libedit libbrotlienc libbrotlidec
 CPPFLAGS += -Isrc -Iinclude -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 BASEFLAGS := -std=c11 -g $(OPT) -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
              -fvisibility=hidden -fPIC -pthread $(WERROR)
 # C++ only for src/base/regex.cc (the RE2 shim): C++17, the same warnings and visibility.
 CXXBASE  := -std=c++17 -g $(OPT) -Wall -Wextra -Wno-unused-parameter -Wshadow -fvisibility=hidden -fPIC -pthread $(WERROR)
 CXXFLAGS ?=
-LDLIBS   += -lsnappy -lzstd -llz4 -lz -ljansson -lroaring -lxxhash -ledit -lssl -lcrypto -lre2 -lstdc++ -lm -pthread
+LDLIBS   += -lsnappy -lzstd -llz4 -lz -lbrotlienc -lbrotlidec -lbrotlicommon -ljansson -lroaring -lxxhash -ledit -lssl -lcrypto -lre2 -lstdc++ -lm -pthread
 
 ifeq ($(SANITIZE),1)
 BASEFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -60,7 +60,7 @@ LIBDIR   ?= $(PREFIX)/lib
 INCDIR   ?= $(PREFIX)/include
 BINDIR   ?= $(PREFIX)/bin
 PCDIR    ?= $(LIBDIR)/pkgconfig
-PC_REQUIRES := libzstd liblz4 zlib jansson libssl libcrypto
+PC_REQUIRES := libzstd liblz4 zlib libbrotlienc libbrotlidec jansson libssl libcrypto
 PC_LIBS_PRIVATE := -lsnappy -lroaring -lxxhash -lre2 -lstdc++ -lm -pthread
 
 $(BUILD)/lib/libtarn.so.$(VERSION): $(LIB_OBJ) scripts/libtarn.map

@@ -8,7 +8,7 @@ F=tests/data/datasets/flights-3m.parquet   # the repository's copy (tests/data/R
 ORACLE_DIR=tests/oracle                    # the pinned DuckDB (scripts/install-deps.sh)
 DUCK=$ORACLE_DIR/duckdb
 REPS=${BENCH_REPS:-5}
-BENCH_LDLIBS="-lsnappy -lzstd -llz4 -lz -ljansson -lroaring -lxxhash -ledit -lssl -lcrypto -lre2 -lstdc++ -lm -pthread"
+BENCH_LDLIBS="-lsnappy -lzstd -llz4 -lz -lbrotlienc -lbrotlidec -lbrotlicommon -ljansson -lroaring -lxxhash -ledit -lssl -lcrypto -lre2 -lstdc++ -lm -pthread"
 
 # bench_cc OUT SRC [flags...]: compiles one bench program against $BUILD/libtarn.a.
 bench_cc() {

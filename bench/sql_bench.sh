@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 THREADS=${BENCH_THREADS:-1 2}
 ONLY=${BENCH_ONLY:-.}
 DATA=bench/data
-LDLIBS="-lsnappy -lzstd -llz4 -lz -ljansson -lroaring -lxxhash -ledit -lssl -lcrypto -lre2 -lstdc++ -lm -pthread"
+LDLIBS="-lsnappy -lzstd -llz4 -lz -lbrotlienc -lbrotlidec -lbrotlicommon -ljansson -lroaring -lxxhash -ledit -lssl -lcrypto -lre2 -lstdc++ -lm -pthread"
 [ -f "$BUILD/libtarn.a" ] || { echo "sql_bench: $BUILD/libtarn.a missing (run make)" >&2; exit 1; }
 [ -f "$F" ] || { echo "sql_bench: $F missing" >&2; exit 1; }
 mkdir -p "$BUILD/bench" "$DATA"

@@ -326,7 +326,7 @@ static int cmd_copy(int argc, char **argv) {
                 tn_parquet_codec codec;
                 if (tn_str_iequal(v, "none")) codec = TN_CODEC_UNCOMPRESSED;
                 else if (tn_parquet_codec_parse(v, &codec) != 0)
-                    return parquet_usage_error("unknown codec '%s' (zstd, snappy, gzip, lz4_raw, none)", v);
+                    return parquet_usage_error("unknown codec '%s' (zstd, snappy, gzip, lz4_raw, brotli, none)", v);
                 wopts.codec = codec;
             } else if (!parse_count(v, &n) || n == 0 || (a[2] == 'p' && n > UINT32_MAX)) {
                 return parquet_usage_error("bad number '%s'", v);

@@ -1,15 +1,18 @@
 /*
  * parquet/codec.c: page compression codecs over the system libraries: UNCOMPRESSED, SNAPPY
  * (snappy-c.h), GZIP (zlib, gzip wrapper, several members), ZSTD (several frames), LZ4_RAW
- * (block) and the deprecated LZ4 (read only: Hadoop framing, else a bare block). BROTLI and LZO
- * are refused by name. Decompression must produce exactly the expected size.
+ * (block), BROTLI (libbrotlienc/libbrotlidec) and the deprecated LZ4 (read only: Hadoop framing,
+ * else a bare block). LZO is refused by name. Decompression must produce exactly the expected size.
  *
  * Hadoop LZ4 framing: repeated [u32 BE uncompressed len][u32 BE compressed len][LZ4 block].
  */
 #include "parquet/parquetInt.h"
 
+#include <brotli/decode.h>
+#include <brotli/encode.h>
 #include <limits.h>
 #include <lz4.h>
+#include <pthread.h>
 #include <snappy-c.h>
 #include <string.h>
 #include <zlib.h>
@@ -107,6 +110,61 @@ static int lz4_hadoop_decompress(const uint8_t *src, size_t src_len, uint8_t *ds
                         expected);
 }
 
+/* One BROTLI stream (Parquet's framing-free use): it must end exactly at the expected size and
+ * use all of the input. The streaming decoder tells "needs more output" (too large) from
+ * "needs more input" (truncated). */
+static int brotli_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t expected) {
+    BrotliDecoderState *st = BrotliDecoderCreateInstance(NULL, NULL, NULL);
+    if (!st) return tn_error_set(TN_ENOMEM, "BROTLI: cannot create a decoder");
+    uint8_t scratch[1];
+    const uint8_t *in = src;
+    size_t avail_in = src_len, avail_out = expected ? expected : sizeof scratch;
+    uint8_t *out = expected ? dst : scratch;
+    int rc = 0;
+    BrotliDecoderResult r = BrotliDecoderDecompressStream(st, &avail_in, &in, &avail_out, &out, NULL);
+    size_t produced = expected ? expected - avail_out : sizeof scratch - avail_out;
+    if (r == BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT && expected && avail_out == 0) {
+        /* the output is full: the stream may still end without producing more */
+        size_t one = sizeof scratch;
+        uint8_t *sp = scratch;
+        r = BrotliDecoderDecompressStream(st, &avail_in, &in, &one, &sp, NULL);
+        produced += sizeof scratch - one;
+    }
+    if (r == BROTLI_DECODER_RESULT_SUCCESS) {
+        if (avail_in != 0)
+            rc = tn_error_set(TN_ECORRUPT, "BROTLI: %zu bytes after the end of the stream", avail_in);
+        else if (produced != expected) rc = size_mismatch("BROTLI", produced, expected);
+    } else if (r == BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT) {
+        rc = tn_error_set(TN_ECORRUPT, "BROTLI: page decompresses to more than %zu bytes", expected);
+    } else if (r == BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT) {
+        rc = tn_error_set(TN_ECORRUPT, "BROTLI: truncated stream (%zu of %zu bytes produced)",
+                          produced, expected);
+    } else {
+        rc = tn_error_set(TN_ECORRUPT, "BROTLI: invalid compressed data (%s)",
+                          BrotliDecoderErrorString(BrotliDecoderGetErrorCode(st)));
+    }
+    BrotliDecoderDestroyInstance(st);
+    return rc;
+}
+
+/* BROTLI quality 1..11; 0 = the default, 3 (chosen for write speed; higher levels trade much
+ * slower writes for a few percent). */
+static int brotli_compress(int level, const uint8_t *src, size_t src_len, tn_buf *out) {
+    if (level == 0) level = 3;
+    if (level < 0 || level > BROTLI_MAX_QUALITY)
+        return tn_error_set(TN_EINVAL, "BROTLI: level %d not in 1..%d", level, BROTLI_MAX_QUALITY);
+    size_t cap = BrotliEncoderMaxCompressedSize(src_len);
+    if (cap == 0) return tn_error_set(TN_ELIMIT, "BROTLI: page of %zu bytes is too large", src_len);
+    int rc = tn_buf_reserve(out, cap);
+    if (rc) return rc;
+    size_t n = cap;
+    if (!BrotliEncoderCompress(level, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_GENERIC, src_len, src, &n,
+                               out->data + out->len))
+        return tn_error_set(TN_EINTERNAL, "BROTLI: compression failed");
+    out->len += n;
+    return 0;
+}
+
 int pq_decompress(int codec, const uint8_t *src, size_t src_len, uint8_t *dst, size_t expected) {
     if (expected == 0 && src_len == 0 && codec != TN_CODEC_LZO) return 0;
     switch (codec) {
@@ -147,7 +205,7 @@ int pq_decompress(int codec, const uint8_t *src, size_t src_len, uint8_t *dst, s
     case TN_CODEC_LZ4:
         return lz4_hadoop_decompress(src, src_len, dst, expected);
     case TN_CODEC_BROTLI:
-        return tn_error_set(TN_EUNSUPPORTED, "BROTLI codec is not supported");
+        return brotli_decompress(src, src_len, dst, expected);
     case TN_CODEC_LZO:
         return tn_error_set(TN_EUNSUPPORTED, "LZO codec is not supported");
     default:
@@ -183,6 +241,26 @@ cleanup:
     return rc;
 }
 
+/* One ZSTD compression context per thread, reused by every page it compresses (ZSTD_compress
+ * would allocate and zero megabytes of tables per page), freed when the thread exits. */
+static pthread_key_t zstd_key;
+static pthread_once_t zstd_once = PTHREAD_ONCE_INIT;
+static int zstd_key_ok;
+
+static void zstd_free_ctx(void *p) { ZSTD_freeCCtx(p); }
+static void zstd_key_init(void) { zstd_key_ok = pthread_key_create(&zstd_key, zstd_free_ctx) == 0; }
+
+static ZSTD_CCtx *zstd_ctx(void) {
+    pthread_once(&zstd_once, zstd_key_init);
+    if (!zstd_key_ok) return NULL;
+    ZSTD_CCtx *c = pthread_getspecific(zstd_key);
+    if (!c && (c = ZSTD_createCCtx()) != NULL && pthread_setspecific(zstd_key, c) != 0) {
+        ZSTD_freeCCtx(c);
+        c = NULL;
+    }
+    return c;
+}
+
 int pq_compress(int codec, int level, const uint8_t *src, size_t src_len, tn_buf *out) {
     int rc = 0;
     switch (codec) {
@@ -202,7 +280,9 @@ int pq_compress(int codec, int level, const uint8_t *src, size_t src_len, tn_buf
     case TN_CODEC_ZSTD: {
         size_t cap = ZSTD_compressBound(src_len);
         if ((rc = tn_buf_reserve(out, cap)) != 0) return rc;
-        size_t n = ZSTD_compress(out->data + out->len, cap, src, src_len, level ? level : 3);
+        ZSTD_CCtx *cctx = zstd_ctx();
+        size_t n = cctx ? ZSTD_compressCCtx(cctx, out->data + out->len, cap, src, src_len, level ? level : 3)
+                        : ZSTD_compress(out->data + out->len, cap, src, src_len, level ? level : 3);
         if (ZSTD_isError(n)) return tn_error_set(TN_EINTERNAL, "ZSTD: %s", ZSTD_getErrorName(n));
         out->len += n;
         return 0;
@@ -221,7 +301,7 @@ int pq_compress(int codec, int level, const uint8_t *src, size_t src_len, tn_buf
         return tn_error_set(TN_EUNSUPPORTED, "LZ4 (deprecated Hadoop) codec is not supported for "
                                              "writing; use LZ4_RAW");
     case TN_CODEC_BROTLI:
-        return tn_error_set(TN_EUNSUPPORTED, "BROTLI codec is not supported");
+        return brotli_compress(level, src, src_len, out);
     case TN_CODEC_LZO:
         return tn_error_set(TN_EUNSUPPORTED, "LZO codec is not supported");
     default:

@@ -192,11 +192,12 @@ typedef struct tn_parquet_writer_options {
     bool page_index;                 /* ColumnIndex + OffsetIndex (default true) */
     const tn_parquet_kv_pair *kv;    /* footer key-value metadata */
     uint32_t nkv;
+    bool no_sync;                    /* close does not fsync: the caller does, before naming it */
 } tn_parquet_writer_options;
 #define TN_PARQUET_WRITER_OPTIONS_VERSION 1
 #define TN_PARQUET_WRITER_OPTIONS_INIT \
     {TN_PARQUET_WRITER_OPTIONS_VERSION, TN_CODEC_ZSTD, 0, 1048576, (uint64_t)128 << 20, \
-     1 << 20, 20000, true, 1 << 20, true, true, NULL, 0}
+     1 << 20, 20000, true, 1 << 20, true, true, NULL, 0, false}
 
 /* Per-column statistics of a finished file (for Delta's add.stats). */
 typedef struct tn_parquet_column_result {

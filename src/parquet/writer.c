@@ -24,6 +24,7 @@ struct tn_parquet_writer {
     char *path;
     pqw_config cfg;
     bool page_index;
+    bool no_sync;                    /* the caller fsyncs (opts->no_sync) */
     uint64_t rg_max_rows, rg_max_bytes;
     uint32_t ncols;
     tn_parquet_column_spec *specs;  /* names in meta */
@@ -80,7 +81,7 @@ static void writer_free(tn_parquet_writer *w) {
 
 static bool codec_writable(int codec) {
     return codec == TN_CODEC_UNCOMPRESSED || codec == TN_CODEC_SNAPPY || codec == TN_CODEC_GZIP ||
-           codec == TN_CODEC_ZSTD || codec == TN_CODEC_LZ4_RAW;
+           codec == TN_CODEC_ZSTD || codec == TN_CODEC_LZ4_RAW || codec == TN_CODEC_BROTLI;
 }
 
 static void *arena_array(tn_arena *a, size_t n, size_t elem) {
@@ -102,7 +103,7 @@ int tn_parquet_writer_open(tn_parquet_writer **out, tn_fs *fs, const char *path,
     if (opts->version != TN_PARQUET_WRITER_OPTIONS_VERSION)
         return tn_error_set(TN_EINVAL, "%s: unknown writer options version %d", path, opts->version);
     if (!codec_writable(opts->codec))
-        return tn_error_set(TN_EUNSUPPORTED, "%s: codec %d cannot be written (use UNCOMPRESSED, SNAPPY, GZIP, ZSTD or LZ4_RAW)",
+        return tn_error_set(TN_EUNSUPPORTED, "%s: codec %d cannot be written (use UNCOMPRESSED, SNAPPY, GZIP, ZSTD, LZ4_RAW or BROTLI)",
                             path, (int)opts->codec);
     if (ncolumns == 0) return tn_error_set(TN_EINVAL, "%s: a Parquet file needs at least one column", path);
     if (opts->nkv && !opts->kv) return tn_error_set(TN_EINVAL, "%s: key-value metadata is NULL", path);
@@ -130,6 +131,7 @@ int tn_parquet_writer_open(tn_parquet_writer **out, tn_fs *fs, const char *path,
     w->cfg.dictionary = opts->dictionary;
     w->cfg.statistics = opts->statistics;
     w->page_index = opts->page_index;
+    w->no_sync = opts->no_sync;
     w->rg_max_rows = opts->row_group_rows ? opts->row_group_rows : defaults.row_group_rows;
     w->rg_max_bytes = opts->row_group_bytes ? opts->row_group_bytes : defaults.row_group_bytes;
     if (w->rg_max_rows > INT64_MAX / 2) w->rg_max_rows = INT64_MAX / 2;
@@ -570,7 +572,7 @@ int tn_parquet_writer_close(tn_parquet_writer *w, tn_parquet_write_result *resul
     if (!rc && w->page_index) rc = write_page_index(w);
     if (!rc) rc = write_footer(w);
     if (!rc && result) rc = fill_result(w, result);
-    if (!rc) rc = w->fs->sync(w->fs, w->file);
+    if (!rc && !w->no_sync) rc = w->fs->sync(w->fs, w->file);
     if (!rc) {
         tn_file *f = w->file;
         w->file = NULL;

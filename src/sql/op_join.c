@@ -451,7 +451,11 @@ static int flush_pairs(tn_join_table *t, probe_state *s, tn_pipeline *p, uint32_
     tn_join_kind k = node->u.join.kind;
     uint32_t n = s->npairs;
     if (n == 0) return 0;
-    int rc = fill_pairs(t, s, in);
+    /* one probe chunk may make millions of pairs (a large fan-out) that a residual filter
+     * rejects, so nothing reaches the next stage's checks: poll here, per batch of pairs */
+    int rc = tn_exec_check(p->ex);
+    if (rc) return rc;
+    rc = fill_pairs(t, s, in);
     if (rc) return rc;
     uint32_t npass = n;
     const uint32_t *pass = NULL;

@@ -359,6 +359,61 @@ static int exec_set(tn_binder *b, tn_sql_stmt *stmt, tn_sql_result **out) {
     return rc;
 }
 
+/* Statements that change the warehouse (or write a file) and cannot be undone by ROLLBACK. */
+static bool stmt_writes(const tn_sql_stmt *stmt) {
+    switch (stmt->kind) {
+    case TN_SQL_S_CREATE_TABLE: case TN_SQL_S_CREATE_VIEW: case TN_SQL_S_CREATE_SCHEMA: case TN_SQL_S_DROP:
+    case TN_SQL_S_INSERT: case TN_SQL_S_DELETE: case TN_SQL_S_UPDATE: case TN_SQL_S_MERGE:
+    case TN_SQL_S_ALTER_TABLE: case TN_SQL_S_OPTIMIZE: case TN_SQL_S_COPY: case TN_SQL_S_VACUUM: return true;
+    default: return false;
+    }
+}
+
+/* BEGIN / COMMIT / ROLLBACK with DuckDB's messages. tarn commits every statement on its own (one
+ * Delta commit each), so a transaction is honoured only where that is indistinguishable: COMMIT
+ * of statements that all succeeded, ROLLBACK of a transaction that wrote nothing. Anything else
+ * is an error that says what was already committed. CHECKPOINT: every commit is durable (fsync
+ * and link of the log entry) when it returns, so there is nothing to do. */
+static int exec_txn(tn_binder *b, tn_sql_stmt *stmt, tn_sql_result **out) {
+    tn_sql_session *s = b->session;
+    int rc = 0;
+    if (stmt->kind == TN_SQL_S_TRANSACTION) {
+        uint32_t w = s->txn_writes;
+        bool open = s->txn_open, failed = s->txn_failed;
+        switch (stmt->u.txn) {
+        case TN_SQL_TXN_BEGIN:
+            if (open)
+                return tn_bind_error(b, stmt->pos,
+                                     "TransactionContext Error: cannot start a transaction within a transaction");
+            s->txn_open = true;
+            s->txn_failed = false;
+            s->txn_writes = 0;
+            break;
+        case TN_SQL_TXN_COMMIT:
+            if (!open) return tn_bind_error(b, stmt->pos, "TransactionContext Error: cannot commit - no transaction is active");
+            s->txn_open = false;
+            if (failed && w)
+                return tn_bind_error_code(b, TN_EUNSUPPORTED, stmt->pos,
+                                          "TransactionContext Error: a statement of this transaction failed, and the %u "
+                                          "statement(s) before it that wrote stay committed: tarn commits each statement "
+                                          "on its own", w);
+            break;
+        case TN_SQL_TXN_ROLLBACK:
+            if (!open)
+                return tn_bind_error(b, stmt->pos, "TransactionContext Error: cannot rollback - no transaction is active");
+            s->txn_open = false;
+            if (w)
+                return tn_bind_error_code(b, TN_EUNSUPPORTED, stmt->pos,
+                                          "ROLLBACK is not supported after writes: the %u statement(s) of this transaction "
+                                          "that wrote stay committed (tarn commits each statement on its own)", w);
+            break;
+        }
+    }
+    rc = result_new(out, 0, NULL, NULL);
+    if (!rc) (*out)->has_rows = false;
+    return rc;
+}
+
 static int describe_result(tn_plan *p, tn_sql_result **out) {
     static const char *names[] = {"column_name", "column_type", "null", "key", "default", "extra"};
     tn_type t[6];
@@ -432,6 +487,10 @@ static int execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_
         rc = exec_set(&b, stmt, &r);
         goto done;
     }
+    if (stmt->kind == TN_SQL_S_TRANSACTION || stmt->kind == TN_SQL_S_CHECKPOINT) {
+        rc = exec_txn(&b, stmt, &r);
+        goto done;
+    }
     if (tn_stmt_is_table(stmt)) {           /* stmt.h: DDL, DML, DESCRIBE t, SHOW, COPY, VACUUM */
         tn_stmt_output so;
         rc = tn_stmt_table_execute(&b, stmt, &so);
@@ -490,6 +549,10 @@ static int execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_
         }
     } else if (!rc) rc = tn_exec_run(exp, plan, &r->rows);
 done:
+    if (s->txn_open && stmt->kind != TN_SQL_S_TRANSACTION) {
+        if (rc) s->txn_failed = true;
+        else if (stmt_writes(stmt)) s->txn_writes++;
+    }
     if (rc) {
         tn_sql_result_free(r);
         r = NULL;

@@ -172,7 +172,7 @@ static int validate(const char *path, const prop_info *pi, const char *v) {
         tn_parquet_codec c;
         if (tn_parquet_codec_parse(v, &c) != 0) {
             tn_error_clear();
-            return bad_value(path, pi, v, "uncompressed, snappy, gzip, lz4_raw or zstd");
+            return bad_value(path, pi, v, "uncompressed, snappy, gzip, lz4_raw, zstd or brotli");
         }
         return 0;
     }

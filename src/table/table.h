@@ -273,6 +273,11 @@ int tn_table_txn_set_commit_info(tn_table_txn *txn, const char *operation, const
  * per finished file) and just before the commit: once set, they fail with TN_EINTERRUPT and the
  * transaction commits nothing (abort it). NULL: never interrupted. */
 void tn_table_txn_set_interrupt(tn_table_txn *txn, const int *flag);
+/* Data files of the transaction's file writers are not fsynced one by one as they close but all
+ * together, from several threads, just before the commit (the same guarantee: nothing names a
+ * file before it is on disk), which is much faster for writes of many files (a bucket layout's
+ * 32 buckets per partition). */
+void tn_table_txn_set_deferred_sync(tn_table_txn *txn, bool on);
 /* What the rows its file writers get are: checked by the caller against the table's CHECK
  * constraints and invariants, or the table's own rows rewritten (DELETE). A file writer on a
  * table with constraints refuses to open without one of them; with generated or identity

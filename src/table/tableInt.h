@@ -125,6 +125,7 @@ struct tn_table_txn {
     uint32_t nopen, cap_open;
     bool constraints_checked;        /* rows written were checked against CHECK constraints */
     bool rows_from_table;            /* rows written are the table's own (DELETE rewrites) */
+    bool defer_sync;                 /* data files are fsynced together at commit */
 };
 
 /* Registers a file about to be created (full path, copied) so that a failed transaction

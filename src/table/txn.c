@@ -190,6 +190,7 @@ int tn_table_txn_set_metadata(tn_table_txn *txn, const tn_delta_metadata *md) {
 }
 
 void tn_table_txn_set_interrupt(tn_table_txn *txn, const int *flag) { txn->interrupt = flag; }
+void tn_table_txn_set_deferred_sync(tn_table_txn *txn, bool on) { txn->defer_sync = on; }
 
 void tn_table_txn_set_rows_checked(tn_table_txn *txn, bool constraints_checked, bool rows_from_table) {
     txn->constraints_checked = constraints_checked;
@@ -383,6 +384,61 @@ static int sync_written_dirs(tn_table_txn *txn) {
     return rc;
 }
 
+/* Deferred fsyncs (tn_table_txn_set_deferred_sync): every file written, from up to 8 threads
+ * (the device takes concurrent fsyncs in fewer journal commits). */
+typedef struct sync_job {
+    tn_table_txn *txn;
+    int *rc;                           /* per file */
+    tn_error_state *err;               /* per file: the message of a failure */
+} sync_job;
+
+static int sync_one(void *ctx, uint32_t task, uint32_t worker) {
+    (void)worker;
+    sync_job *j = ctx;
+    tn_fs *fs = j->txn->t->fs;
+    tn_file *f = NULL;
+    int rc = fs->open_read(fs, j->txn->written[task], &f);
+    if (rc == TN_ENOTFOUND) {          /* removed again (an aborted writer's): nothing names it */
+        tn_error_clear();
+        j->rc[task] = 0;
+        return 0;
+    }
+    if (!rc) rc = fs->sync(fs, f);
+    if (f) {
+        int crc = fs->close(fs, f);
+        if (!rc) rc = crc;
+    }
+    j->rc[task] = rc;
+    if (rc) tn_error_save(&j->err[task]);
+    return 0;
+}
+
+static int sync_written_files(tn_table_txn *txn) {
+    uint32_t n = txn->nwritten;
+    if (n == 0) return 0;
+    sync_job j = {txn, tn_calloc(n, sizeof *j.rc), tn_calloc(n, sizeof *j.err)};
+    tn_pool *pool = NULL;
+    int rc = !j.rc || !j.err ? TN_ENOMEM : 0;
+    if (!rc && n > 1 && tn_pool_create(&pool, n < 8 ? (int)n : 8) != 0) {
+        tn_error_clear();
+        pool = NULL;                   /* no threads: one after the other */
+    }
+    if (!rc) {
+        if (pool) rc = tn_pool_run(pool, n, sync_one, &j);
+        else
+            for (uint32_t i = 0; i < n; i++) sync_one(&j, i, 0);
+    }
+    tn_pool_destroy(pool);
+    for (uint32_t i = 0; i < n && !rc; i++)
+        if (j.rc[i]) {
+            tn_error_restore(&j.err[i]);
+            rc = j.rc[i];
+        }
+    tn_free(j.rc);
+    tn_free(j.err);
+    return rc;
+}
+
 int tn_table_txn_commit(tn_table_txn *txn, tn_table_commit_result *result) {
     int rc = 0;
     tn_table_commit_result res;
@@ -446,7 +502,8 @@ int tn_table_txn_commit(tn_table_txn *txn, tn_table_commit_result *result) {
     }
     res.files_added = txn->nadds;
     res.files_removed = txn->nremoves;
-    rc = sync_written_dirs(txn);
+    if (txn->defer_sync) rc = sync_written_files(txn);
+    if (!rc) rc = sync_written_dirs(txn);
     if (rc) goto cleanup;
     if (t->snap->version < 0) {
         /* a staged table (tn_table_create_staged): version 0 creates it with these files */

@@ -214,8 +214,9 @@ static int stat_json(tn_buf *out, const tn_value *v, bool is_max) {
                           v->type.scale);
         return tn_buf_append(out, tmp, strlen(tmp));
     case TN_TYPE_DATE:
+        /* years 0001..9999 only (as the timestamps below): Spark parses no other, nor 'infinity' */
+        if (v->u.i < -719162 || v->u.i > 2932896) return 1;
         tn_format_date(tmp, sizeof tmp, (int32_t)v->u.i);
-        if (tmp[0] == '-' || strchr(tmp, '(')) return 1;
         return json_str(out, tmp, strlen(tmp));
     case TN_TYPE_TIMESTAMP: case TN_TYPE_TIMESTAMP_TZ:
         if (v->u.i < -62135596800000000LL || v->u.i > 253402300799000000LL) return 1;
@@ -315,6 +316,7 @@ static const char *codec_ext(tn_parquet_codec c) {
     case TN_CODEC_GZIP: return ".gz";
     case TN_CODEC_LZ4_RAW: return ".lz4raw";
     case TN_CODEC_ZSTD: return ".zstd";
+    case TN_CODEC_BROTLI: return ".br";
     default: return "";
     }
 }
@@ -479,6 +481,7 @@ static int open_file(tn_table_file_writer *fw) {
     tn_parquet_kv_pair kv[1] = {{"writer.engine", TN_ENGINE_INFO}};
     po.kv = kv;
     po.nkv = 1;
+    po.no_sync = fw->txn->defer_sync;  /* fsynced with the others at commit (txn.c) */
     rc = fw_push_written(fw, fw->full_path);
     if (rc) goto cleanup;
     rc = tn_parquet_writer_open(&fw->pw, fw->t->fs, fw->full_path, fw->specs, fw->ndata, &po);

@@ -14,7 +14,7 @@ mkdir -p "$BUILD/tests"
 extra=""
 [ "${TARN_SANITIZED:-}" = 1 ] && extra="-fsanitize=address,undefined -fno-omit-frame-pointer"
 if cc -std=c11 -Wall -Wextra -Werror -Iinclude $extra examples/query.c "$BUILD/libtarn.a" -o "$bin" \
-      -lsnappy -lzstd -llz4 -lz -ljansson -lroaring -lxxhash -ledit -lssl -lcrypto -lre2 -lstdc++ -lm -pthread; then
+      -lsnappy -lzstd -llz4 -lz -lbrotlienc -lbrotlidec -lbrotlicommon -ljansson -lroaring -lxxhash -ledit -lssl -lcrypto -lre2 -lstdc++ -lm -pthread; then
     ok "examples/query.c compiles against include/tarn.h only"
 else
     ko "examples/query.c does not compile"; echo "$pass passed, $fail failed"; exit 1

@@ -30,7 +30,7 @@ if [ "${TARN_SANITIZED:-0}" = 1 ] || nm "$BUILD/libtarn.a" 2>/dev/null | grep -q
 fi
 if ! $CC -std=c11 -g -O1 "${san[@]}" -Isrc -Iinclude -D_GNU_SOURCE -o "$tmp/emit" \
         tests/interop/parquet_writer_emit.c "$BUILD/libtarn.a" \
-        -lsnappy -lzstd -llz4 -lz -ljansson -lroaring -lxxhash -ledit -lssl -lcrypto -lre2 -lstdc++ -lm -pthread \
+        -lsnappy -lzstd -llz4 -lz -lbrotlienc -lbrotlidec -lbrotlicommon -ljansson -lroaring -lxxhash -ledit -lssl -lcrypto -lre2 -lstdc++ -lm -pthread \
         2>"$tmp/cc.log"; then
     cat "$tmp/cc.log"; echo "FAIL compile emit"; echo "0 passed, 1 failed"; exit 1
 fi

@@ -267,6 +267,8 @@ static const config g_configs[] = {
     {"snappy_plain", TN_CODEC_SNAPPY, false, 2000, 300, 0, 5000, 1000},
     {"gzip_dict", TN_CODEC_GZIP, true, 0, 50, 0, 3000, 777},
     {"lz4raw_dict", TN_CODEC_LZ4_RAW, true, 700, 0, 0, 4000, 2048},
+    {"brotli_dict", TN_CODEC_BROTLI, true, 900, 150, 0, 4000, 2048},
+    {"brotli_plain", TN_CODEC_BROTLI, false, 0, 0, 0, 3000, 1000},
     {"uncompressed_fallback", TN_CODEC_UNCOMPRESSED, true, 2500, 200, 300, 5000, 2048},
     {"zstd_defaults", TN_CODEC_ZSTD, true, 0, 0, 0, 6000, 2048},
     {"one_row", TN_CODEC_SNAPPY, true, 0, 0, 0, 1, 1},

@@ -558,7 +558,7 @@ TEST(byte_stream_split_and_plain_bool) {
  * Codecs.
  */
 static const int all_codecs[] = {TN_CODEC_UNCOMPRESSED, TN_CODEC_SNAPPY, TN_CODEC_GZIP,
-                                 TN_CODEC_ZSTD, TN_CODEC_LZ4_RAW};
+                                 TN_CODEC_ZSTD, TN_CODEC_LZ4_RAW, TN_CODEC_BROTLI};
 
 TEST(codec_roundtrips) {
     static const size_t sizes[] = {0, 1, 17, 1000, 65536, 300001};
@@ -614,12 +614,13 @@ TEST(codec_roundtrips) {
 TEST(codec_unsupported_and_garbage) {
     uint8_t src[16] = {1, 2, 3}, dst[64];
     tn_buf c = TN_BUF_INIT;
-    CHECK(pq_decompress(TN_CODEC_BROTLI, src, sizeof src, dst, 64) == TN_EUNSUPPORTED);
-    CHECK_EQ_STR(tn_error_message(), "BROTLI codec is not supported");
+    CHECK(pq_decompress(TN_CODEC_BROTLI, src, sizeof src, dst, 64) == TN_ECORRUPT);
+    CHECK(strncmp(tn_error_message(), "BROTLI: ", 8) == 0);
     CHECK(pq_decompress(TN_CODEC_LZO, src, sizeof src, dst, 64) == TN_EUNSUPPORTED);
     CHECK(strstr(tn_error_message(), "LZO") != NULL);
     CHECK(pq_decompress(42, src, sizeof src, dst, 64) == TN_EUNSUPPORTED);
-    CHECK(pq_compress(TN_CODEC_BROTLI, 0, src, sizeof src, &c) == TN_EUNSUPPORTED);
+    CHECK(pq_compress(TN_CODEC_BROTLI, 12, src, sizeof src, &c) == TN_EINVAL);
+    CHECK(strstr(tn_error_message(), "level 12") != NULL);
     CHECK(pq_compress(TN_CODEC_LZ4, 0, src, sizeof src, &c) == TN_EUNSUPPORTED);
     tn_buf_free(&c);
     for (int iter = 0; iter < 20000; iter++) {
@@ -652,6 +653,30 @@ TEST(codec_gzip_two_members) {
     tn_buf_append(&c, "junk", 4);
     CHECK(pq_decompress(TN_CODEC_GZIP, c.data, c.len, out, sizeof out) == TN_ECORRUPT);
     tn_buf_free(&c);
+}
+
+TEST(codec_brotli_levels_and_trailing_bytes) {
+    uint8_t a[5000], out[5000];
+    for (size_t i = 0; i < sizeof a; i++) a[i] = (uint8_t)("brotli pages "[i % 13]);
+    for (int level = 1; level <= 11; level += 5) {
+        tn_buf c = TN_BUF_INIT;
+        CHECK_OK(pq_compress(TN_CODEC_BROTLI, level, a, sizeof a, &c));
+        CHECK(c.len < sizeof a / 10);
+        CHECK_OK(pq_decompress(TN_CODEC_BROTLI, c.data, c.len, out, sizeof out));
+        CHECK(memcmp(out, a, sizeof a) == 0);
+        /* bytes after the stream's end are corruption, not ignored */
+        tn_buf_append(&c, "junk", 4);
+        CHECK(pq_decompress(TN_CODEC_BROTLI, c.data, c.len, out, sizeof out) == TN_ECORRUPT);
+        CHECK(strstr(tn_error_message(), "after the end of the stream") != NULL);
+        tn_buf_free(&c);
+    }
+    /* an empty page compresses to a stream that decodes to zero bytes */
+    tn_buf e = TN_BUF_INIT;
+    CHECK_OK(pq_compress(TN_CODEC_BROTLI, 0, a, 0, &e));
+    CHECK(e.len > 0);
+    CHECK_OK(pq_decompress(TN_CODEC_BROTLI, e.data, e.len, out, 0));
+    CHECK(pq_decompress(TN_CODEC_BROTLI, e.data, e.len, out, 1) == TN_ECORRUPT);
+    tn_buf_free(&e);
 }
 
 TEST(codec_lz4_hadoop_frames) {

@@ -180,6 +180,20 @@ TEST(interrupt_join_build) {
     tarn_close(db);
 }
 
+TEST(interrupt_join_probe_fanout_residual) {
+    tarn_db *db = open_db();
+    CHECK(db != NULL);
+    /* two join keys values: each probe row meets about 1.5M build rows, and the residual
+     * rejects every pair, so one probe chunk makes billions of pairs and pushes nothing on */
+    double lat = 0;
+    const char *sql = sqlf("SELECT count(*) FROM read_parquet('%s') a JOIN read_parquet('%s') b "
+                           "ON (a.delay > 0) = (b.delay > 0) AND a.distance > b.distance + 100000", g_flights);
+    int rc = run_interrupted(db, sql, 3000, &lat);
+    CHECK_INTERRUPTED("join probe fan-out + residual", rc, lat);
+    CHECK_EQ_STR(value_of(db, "SELECT 41 + 1"), "42");
+    tarn_close(db);
+}
+
 TEST(interrupt_streaming_result) {
     tarn_db *db = open_db();
     CHECK(db != NULL);

@@ -299,6 +299,7 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
     if (rc) goto cleanup;
     tn_table_txn_set_interrupt(txn, o->interrupt);
     tn_table_txn_set_rows_checked(txn, o->constraints_checked, false);
+    tn_table_txn_set_deferred_sync(txn, true);   /* one file per bucket: fsynced together */
     if (o->app_id) {
         bool applied = false;
         rc = tn_table_txn_set_app(txn, o->app_id, o->app_version, &applied);
@@ -573,6 +574,7 @@ static int bucket_optimize(tn_table *t, const tn_layout_write_options *opts, tn_
     if (rc) goto cleanup;
     tn_table_txn_set_interrupt(txn, opts->interrupt);
     tn_table_txn_set_rows_checked(txn, false, true);
+    tn_table_txn_set_deferred_sync(txn, true);
     for (uint32_t a = 0; a < n && !rc;) {
         uint32_t e = a + 1;
         while (e < n && strcmp(keys[order[a]], keys[order[e]]) == 0) e++;

@@ -65,7 +65,48 @@ int tn_bucket_rows_append(tn_bucket_rows *r, const tn_chunk *chunk, const uint32
 typedef struct sort_ctx {
     const tn_bucket_spec *spec;
     tn_bucket_rows *const *sets;
+    uint32_t nsort;                    /* key columns that are not partition columns (all the */
+    uint32_t sort[TN_BUCKET_MAX_KEYS]; /* rows of one merge share their partition) */
 } sort_ctx;
+
+/* The fast path: one integer-like sort column (and an integer-like sequence field or none),
+ * sorted as (key, sequence, arrival) triples of integers instead of through values. */
+typedef struct int_ref {
+    int64_t key, seq;
+    uint64_t ord;                      /* set << 32 | row: arrival order */
+    int seq_valid;                     /* 0: NULL sequence (sorts first, as in cmp_col) */
+} int_ref;
+
+static bool int_like(tn_type t) {
+    switch ((tn_type_id)t.id) {
+    case TN_TYPE_TINYINT:
+    case TN_TYPE_SMALLINT:
+    case TN_TYPE_INTEGER:
+    case TN_TYPE_BIGINT:
+    case TN_TYPE_DATE:
+    case TN_TYPE_TIMESTAMP:
+    case TN_TYPE_TIMESTAMP_TZ: return true;
+    case TN_TYPE_DECIMAL: return !tn_type_is_decimal128(t);
+    default: return false;
+    }
+}
+
+static int64_t int_at(const tn_vector *v, uint32_t row) {
+    switch (tn_type_width(v->type)) {
+    case 1: return ((const int8_t *)v->data)[row];
+    case 2: return ((const int16_t *)v->data)[row];
+    case 4: return ((const int32_t *)v->data)[row];
+    default: return ((const int64_t *)v->data)[row];
+    }
+}
+
+static int int_ref_cmp(const void *pa, const void *pb) {
+    const int_ref *x = pa, *y = pb;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    if (x->seq_valid != y->seq_valid) return x->seq_valid < y->seq_valid ? -1 : 1;
+    if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
+    return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
 
 static int cmp_col(const tn_vector *va, uint32_t ra, const tn_vector *vb, uint32_t rb) {
     bool na = !tn_vector_is_valid(va, ra), nb = !tn_vector_is_valid(vb, rb);
@@ -77,8 +118,8 @@ static int cmp_col(const tn_vector *va, uint32_t ra, const tn_vector *vb, uint32
 }
 
 static int key_cmp(const sort_ctx *s, const tn_bucket_ref *x, const tn_bucket_ref *y) {
-    for (uint32_t k = 0; k < s->spec->nkey; k++) {
-        uint32_t c = s->spec->key[k];
+    for (uint32_t k = 0; k < s->nsort; k++) {
+        uint32_t c = s->sort[k];
         int r = cmp_col(&s->sets[x->set]->cols[c], x->row, &s->sets[y->set]->cols[c], y->row);
         if (r) return r;
     }
@@ -212,8 +253,11 @@ static int out_flush(out_chunk *o) {
 
 int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_rows *const *sets, tn_bucket_ref *refs,
                     uint32_t nrefs, tn_bucket_emit_fn emit, void *ctx, uint64_t *rows_out) {
-    sort_ctx s = {spec, sets};
+    sort_ctx s = {spec, sets, 0, {0}};
+    for (uint32_t k = 0; k < spec->nkey; k++)
+        if (!tn_table_column(t, spec->key[k])->is_partition) s.sort[s.nsort++] = spec->key[k];
     uint32_t ncols = tn_table_num_columns(t);
+    int64_t *fast_keys = NULL;         /* the fast path: sorted keys, refs[i]'s at [i] */
     out_chunk o;
     memset(&o, 0, sizeof o);
     o.emit = emit;
@@ -229,11 +273,48 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
         accs = tn_calloc(ncols + 1, sizeof *accs);
         if (!accs) { rc = TN_ENOMEM; goto cleanup; }
     }
-    qsort_r(refs, nrefs, sizeof *refs, ref_cmp, &s);
+    bool fast = s.nsort == 1 && int_like(tn_table_column(t, s.sort[0])->type) &&
+                (spec->seq_col < 0 || (int_like(tn_table_column(t, (uint32_t)spec->seq_col)->type)));
+    if (fast) {
+        /* keys are never NULL (the writer refuses them); a NULL sequence sorts first, as in
+         * cmp_col */
+        int_ref *ir = tn_malloc(sizeof *ir * (nrefs ? nrefs : 1));
+        fast_keys = tn_malloc(sizeof *fast_keys * (nrefs ? nrefs : 1));
+        if (!ir || !fast_keys) {
+            tn_free(ir);
+            rc = TN_ENOMEM;
+            goto cleanup;
+        }
+        uint32_t kc = s.sort[0];
+        for (uint32_t i = 0; i < nrefs; i++) {
+            const tn_bucket_rows *set = sets[refs[i].set];
+            ir[i].key = int_at(&set->cols[kc], refs[i].row);
+            ir[i].seq = 0;
+            ir[i].seq_valid = 1;
+            if (spec->seq_col >= 0) {
+                const tn_vector *sv = &set->cols[spec->seq_col];
+                ir[i].seq_valid = tn_vector_is_valid(sv, refs[i].row);
+                if (ir[i].seq_valid) ir[i].seq = int_at(sv, refs[i].row);
+            }
+            ir[i].ord = (uint64_t)refs[i].set << 32 | refs[i].row;
+        }
+        qsort(ir, nrefs, sizeof *ir, int_ref_cmp);
+        for (uint32_t i = 0; i < nrefs; i++) {
+            refs[i].set = (uint32_t)(ir[i].ord >> 32);
+            refs[i].row = (uint32_t)ir[i].ord;
+            fast_keys[i] = ir[i].key;
+        }
+        tn_free(ir);
+    } else {
+        qsort_r(refs, nrefs, sizeof *refs, ref_cmp, &s);
+    }
     uint64_t nout = 0;
     for (uint32_t a = 0; a < nrefs && !rc;) {
         uint32_t b = a + 1;
-        while (b < nrefs && key_cmp(&s, &refs[a], &refs[b]) == 0) b++;
+        if (fast)
+            while (b < nrefs && fast_keys[b] == fast_keys[a]) b++;
+        else
+            while (b < nrefs && key_cmp(&s, &refs[a], &refs[b]) == 0) b++;
         uint32_t row = o.c.count;
         if (spec->engine == TN_BUCKET_DEDUPLICATE || spec->engine == TN_BUCKET_FIRST_ROW) {
             const tn_bucket_ref *r = spec->engine == TN_BUCKET_DEDUPLICATE ? &refs[b - 1] : &refs[a];
@@ -288,6 +369,7 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
     if (!rc) rc = out_flush(&o);
     if (rows_out) *rows_out = nout;
 cleanup:
+    tn_free(fast_keys);
     if (accs) {
         for (uint32_t c = 0; c < ncols; c++) {
             tn_buf_free(&accs[c].text);

@@ -1,0 +1,146 @@
+/*
+ * parquet/scanInt.h: private to the scan's files: the column reader and scan state shared by
+ * scan.c (row groups, page-index ranges, public API), scan_page.c (pages, value decoding,
+ * conversion, copying rows out) and scan_filter.c (the row filter). Not for other files.
+ */
+#ifndef TN_PARQUET_SCAN_INT_H
+#define TN_PARQUET_SCAN_INT_H
+
+#include "parquet/readerInt.h"
+
+#include <string.h>
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the scan reads PLAIN values in place and assumes a little-endian host"
+#endif
+
+/* Physical -> logical conversions (chosen once per column). */
+enum {
+    CV_BOOL, CV_I32_I8, CV_I32_I16, CV_I32, CV_U32_I64, CV_I32_DEC64, CV_I32_DEC128,
+    CV_I64, CV_I64_MS, CV_I64_NS, CV_I64_DEC128, CV_U64_DEC128, CV_INT96, CV_F32, CV_F64,
+    CV_F16, CV_FIXED_STR, CV_FIXED_DEC64, CV_FIXED_DEC128, CV_STR, CV_STR_DEC64, CV_STR_DEC128
+};
+
+typedef struct sbuf { uint8_t *p; size_t cap; } sbuf;           /* reusable scratch */
+typedef struct pbuf { uint8_t *p; size_t cap; uint64_t gen; } pbuf; /* pooled page buffer */
+
+/* Non-null values of a page in physical form, before conversion. */
+typedef struct pdense {
+    const uint8_t *fixed;     /* INT32/INT64/INT96/FLOAT/DOUBLE/FLBA: n * pw bytes, LE */
+    const tn_str *strs;       /* BYTE_ARRAY */
+    const uint8_t *bools;     /* BOOLEAN: 0/1 bytes */
+} pdense;
+
+/* A row filter term of one column (constants owned by the scan's arena). */
+typedef struct fpred {
+    tn_parquet_op op;
+    bool in;                  /* IN (values) instead of op */
+    tn_value constant;
+    const tn_value *values;
+    uint32_t nvalues;
+} fpred;
+
+typedef struct colreader {
+    uint32_t col;
+    const char *name;
+    const pq_schema_element *elem;
+    tn_type type;
+    uint32_t width;           /* bytes per logical value */
+    uint32_t pw;              /* bytes per physical fixed-width value (0: BOOLEAN, BYTE_ARRAY) */
+    int conv, phys, max_def;
+    bool is_str;
+    /* row group */
+    const pq_column_meta *cm;
+    uint8_t *chunk; size_t chunk_len, chunk_cap;
+    size_t pos;               /* next page header in chunk */
+    int64_t next_row;         /* row (in the row group) of the next data page */
+    uint32_t page_no;         /* pages walked in this chunk */
+    bool seen_data;
+    /* dictionary (lives for the row group) */
+    bool has_dict;
+    uint32_t dict_count;
+    int dict_bits;            /* dict holds 1 << dict_bits entries (zero padded) */
+    sbuf dict, dict_raw;
+    /* current page */
+    bool page_loaded;
+    int64_t page_first;
+    uint32_t page_rows;
+    const uint8_t *vals;      /* page_rows logical values */
+    const uint64_t *valid;    /* NULL when every row is valid */
+    uint64_t page_gen;
+    /* dictionary-encoded page: indices decoded lazily, straight into the output */
+    bool dict_stream;
+    uint32_t page_cursor;     /* first page row whose index has not been consumed */
+    pq_rle_stream ds;
+    /* scratch */
+    sbuf s_defs, s_idx, s_i64, s_phys, s_strs, s_dense, s_vals, s_valid;
+    /* page buffers (decompressed data, materialised strings) */
+    pbuf *pool; uint32_t npool, pool_cap;       /* [0, nfree) free, [nfree, npool) in use */
+    uint32_t nfree;
+    /* row filter: the predicates on this column (filter_rows) */
+    fpred *fp;
+    uint32_t nfp;
+    bool null_pass;           /* a NULL passes every predicate of the column */
+    bool dpass_ok;            /* dpass is computed for the current dictionary */
+    sbuf dpass;               /* per dictionary entry: 1 when it passes */
+} colreader;
+
+typedef struct row_range { int64_t lo, hi; } row_range;
+
+
+struct tn_parquet_scan {
+    tn_parquet_file *file;
+    const char *path;
+    tn_fs *fs;
+    tn_file *fh;
+    uint64_t file_size;
+    uint64_t max_page_bytes;
+    bool verify;
+    uint32_t ncols;
+    colreader *cols;
+    uint32_t *rgs; uint32_t nrgs, rg_i;
+    tn_parquet_predicate *preds; uint32_t npreds;
+    tn_arena *arena;          /* predicate constants */
+    tn_arena *rg_arena;       /* page index of the current row group */
+    /* current row group */
+    bool rg_active;
+    uint32_t rg;
+    int64_t rg_rows, rg_first;
+    row_range *ranges; uint32_t nranges, ranges_cap, range_i;
+    int64_t cur;
+    int failed;
+    tn_parquet_scan_counters counters;
+    /* row filter: column order (filter columns first), scratch of one batch */
+    bool filter;
+    uint32_t *order, nfcols;
+    uint32_t *sel, *idx;
+    uint8_t *keep;
+    int64_t *ids;             /* row ids for tn_parquet_scan_next */
+};
+
+#define NOMEM() tn_error_set(TN_ENOMEM, "out of memory")
+
+/* Set bits of bits[] in [from, to). */
+static inline uint32_t count_valid(const uint64_t *bits, uint32_t from, uint32_t to) {
+    uint32_t c = 0;
+    while (from < to && (from & 63)) { c += (bits[from >> 6] >> (from & 63)) & 1; from++; }
+    while (from + 64 <= to) { c += (uint32_t)__builtin_popcountll(bits[from >> 6]); from += 64; }
+    while (from < to) { c += (bits[from >> 6] >> (from & 63)) & 1; from++; }
+    return c;
+}
+
+/* scan_page.c: buffers, pages, values. */
+void *pq_sc_sbuf_get(sbuf *b, size_t size);
+void pq_sc_pool_release(colreader *cr, bool keep_current);
+void pq_sc_colreader_free(colreader *cr);
+int pq_sc_dict_take(colreader *cr, uint8_t *dst, uint32_t k);
+int pq_sc_load_page(tn_parquet_scan *s, colreader *cr, int64_t row);
+int pq_sc_copy_out(colreader *cr, uint32_t from, uint32_t n, tn_vector *v, uint32_t at);
+int pq_sc_fill_column(tn_parquet_scan *s, colreader *cr, int64_t row, uint32_t n, tn_vector *v);
+
+/* scan_filter.c: the row filter. */
+bool pq_sc_filter_supported(tn_type t, const fpred *p);
+int pq_sc_filter_batch(tn_parquet_scan *s, int64_t row0, uint32_t n, tn_chunk *out,
+                        int64_t *row_ids);
+
+#endif

@@ -26,8 +26,7 @@ struct tn_sql_session {
     bool files_denied;             /* tn_sql_session_deny_files: no file paths in SQL */
     /* session.c: BEGIN ... COMMIT. Each statement still commits on its own; a ROLLBACK (or a
      * COMMIT after a failed statement) that would need to undo writes is refused. */
-    bool txn_open, txn_failed;
-    uint32_t txn_writes;           /* statements since BEGIN that changed tables or files */
+    bool txn_open;                 /* BEGIN seen: writes are refused until COMMIT/ROLLBACK */
     tn_sql_batch *batch;           /* tn_sql_session_set_batch: a continuous job's micro-batch */
 };
 

@@ -370,42 +370,29 @@ static bool stmt_writes(const tn_sql_stmt *stmt) {
 }
 
 /* BEGIN / COMMIT / ROLLBACK with DuckDB's messages. tarn commits every statement on its own (one
- * Delta commit each), so a transaction is honoured only where that is indistinguishable: COMMIT
- * of statements that all succeeded, ROLLBACK of a transaction that wrote nothing. Anything else
- * is an error that says what was already committed. CHECKPOINT: every commit is durable (fsync
- * and link of the log entry) when it returns, so there is nothing to do. */
+ * Delta commit each), so a transaction holds only reads: execute() refuses a write while one is
+ * open, and COMMIT and ROLLBACK then have nothing to do. CHECKPOINT: every commit is durable
+ * (fsync and link of the log entry) when it returns, so there is nothing to do either. */
 static int exec_txn(tn_binder *b, tn_sql_stmt *stmt, tn_sql_result **out) {
     tn_sql_session *s = b->session;
     int rc = 0;
     if (stmt->kind == TN_SQL_S_TRANSACTION) {
-        uint32_t w = s->txn_writes;
-        bool open = s->txn_open, failed = s->txn_failed;
+        bool open = s->txn_open;
         switch (stmt->u.txn) {
         case TN_SQL_TXN_BEGIN:
             if (open)
                 return tn_bind_error(b, stmt->pos,
                                      "TransactionContext Error: cannot start a transaction within a transaction");
             s->txn_open = true;
-            s->txn_failed = false;
-            s->txn_writes = 0;
             break;
         case TN_SQL_TXN_COMMIT:
             if (!open) return tn_bind_error(b, stmt->pos, "TransactionContext Error: cannot commit - no transaction is active");
             s->txn_open = false;
-            if (failed && w)
-                return tn_bind_error_code(b, TN_EUNSUPPORTED, stmt->pos,
-                                          "TransactionContext Error: a statement of this transaction failed, and the %u "
-                                          "statement(s) before it that wrote stay committed: tarn commits each statement "
-                                          "on its own", w);
             break;
         case TN_SQL_TXN_ROLLBACK:
             if (!open)
                 return tn_bind_error(b, stmt->pos, "TransactionContext Error: cannot rollback - no transaction is active");
             s->txn_open = false;
-            if (w)
-                return tn_bind_error_code(b, TN_EUNSUPPORTED, stmt->pos,
-                                          "ROLLBACK is not supported after writes: the %u statement(s) of this transaction "
-                                          "that wrote stay committed (tarn commits each statement on its own)", w);
             break;
         }
     }
@@ -491,6 +478,14 @@ static int execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_
         rc = exec_txn(&b, stmt, &r);
         goto done;
     }
+    if (s->txn_open && stmt_writes(stmt)) {
+        /* Each statement is its own Delta commit, visible at once: inside BEGIN that would
+           break both isolation and ROLLBACK, so the write is refused before it happens. */
+        rc = tn_bind_error_code(&b, TN_EUNSUPPORTED, stmt->pos,
+                                "TransactionContext Error: writes inside BEGIN ... COMMIT are not supported yet "
+                                "(tarn commits each statement on its own): run the statement outside the transaction");
+        goto done;
+    }
     if (tn_stmt_is_table(stmt)) {           /* stmt.h: DDL, DML, DESCRIBE t, SHOW, COPY, VACUUM */
         tn_stmt_output so;
         rc = tn_stmt_table_execute(&b, stmt, &so);
@@ -549,10 +544,6 @@ static int execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_
         }
     } else if (!rc) rc = tn_exec_run(exp, plan, &r->rows);
 done:
-    if (s->txn_open && stmt->kind != TN_SQL_S_TRANSACTION) {
-        if (rc) s->txn_failed = true;
-        else if (stmt_writes(stmt)) s->txn_writes++;
-    }
     if (rc) {
         tn_sql_result_free(r);
         r = NULL;

@@ -3,7 +3,7 @@
 // counterpart of bench/sql_bench.c. Uses the pinned DuckDB of tests/oracle (installed by
 // scripts/install-deps.sh).
 //   node duck_bench.mjs QUERIES THREADS REPS OUTDIR
-// QUERIES holds one "name<TAB>sql" per line. For each query, in one DuckDB instance with
+// QUERIES holds one "name<TAB>sql" per line; a line named @setup runs once, untimed. For each query, in one DuckDB instance with
 // `threads` set: one warm-up run, then REPS timed runs of conn.runAndReadAll(sql) (the same
 // call the oracle's --time measures). Prints "name median_ms min_ms" per query and writes the
 // result rows of `SELECT COLUMNS(*)::VARCHAR FROM (sql)` ('|'-separated, NULL as empty) to
@@ -35,6 +35,7 @@ for (const line of readFileSync(qfile, 'utf8').split('\n')) {
   const tab = line.indexOf('\t');
   if (tab < 0 || line.startsWith('#')) continue;
   const name = line.slice(0, tab), sql = line.slice(tab + 1);
+  if (name === '@setup') { await conn.run(sql); continue; }
   try {
     await conn.runAndReadAll(sql);                       // warm-up
     const times = [];

@@ -2,7 +2,8 @@
  * bench/sql_bench.c: the SQL benchmark's tarn side, driven by bench/sql_bench.sh (which runs
  * DuckDB on the same queries in the same run and reports ratios). Uses only include/tarn.h.
  *   sql_bench QUERIES THREADS REPS OUTDIR
- * QUERIES holds one "name<TAB>sql" per line. For each query: `SET threads = THREADS`, one
+ * QUERIES holds one "name<TAB>sql" per line; a line named @setup runs once, untimed (views the
+ * queries use). For each query: `SET threads = THREADS`, one
  * warm-up run, then REPS timed runs of tarn_query (parse + bind + plan + execute + reading
  * every chunk of the result) in this process, so process start-up is not timed (as DuckDB's
  * side, bench/duck_bench.mjs, times only its query). Prints "name median_ms min_ms" per query
@@ -90,6 +91,14 @@ int main(int argc, char **argv) {
         if (!tab || line[0] == '#') continue;
         *tab = 0;
         const char *name = line, *sql = tab + 1;
+        if (strcmp(name, "@setup") == 0) {
+            if (tarn_query(db, sql, NULL)) {
+                fprintf(stderr, "sql_bench: setup: %s\n", tarn_last_error());
+                status = 1;
+                break;
+            }
+            continue;
+        }
         char path[4096];
         snprintf(path, sizeof path, "%s/%s.txt", argv[4], name);
         FILE *out = fopen(path, "w");

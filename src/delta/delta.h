@@ -232,7 +232,7 @@ typedef struct tn_delta_snapshot {
     int64_t timestamp;               /* ms of the version's commitInfo (ICT first); -1 unknown */
     tn_delta_protocol protocol;
     tn_delta_metadata metadata;
-    tn_delta_file *files;            /* live add files, sorted by (path, dv unique id) */
+    tn_delta_file *files;            /* live add files in commit order (of their add), unique by (path, dv id) */
     uint32_t nfiles;
     tn_delta_file *tombstones;       /* removes not re-added, sorted by path */
     uint32_t ntombstones;

@@ -805,7 +805,8 @@ int tn_delta_snapshot_open(tn_delta_snapshot **out, tn_fs *fs, const char *table
         if (r.files[i].live) s->files[s->nfiles++] = r.files[i].file;
         else s->tombstones[s->ntombstones++] = r.files[i].file;
     }
-    qsort(s->files, s->nfiles, sizeof *s->files, cmp_files);
+    /* Live files stay in replay order (the order their add actions were committed), so that a
+     * table read without ORDER BY returns rows in commit order; checkpoints keep that order. */
     qsort(s->tombstones, s->ntombstones, sizeof *s->tombstones, cmp_files);
     if (r.ntxns) memcpy(s->txns, r.txns, sizeof *s->txns * r.ntxns);
     s->ntxns = r.ntxns;

@@ -241,7 +241,8 @@ void tn_pg_conn_end_statement(tn_pg_conn *c) {
 
 static bool writes(tn_sql_stmt_kind k, const tn_sql_stmt *st) {
     switch (k) {
-    case TN_SQL_S_QUERY: case TN_SQL_S_DESCRIBE: case TN_SQL_S_SHOW: case TN_SQL_S_SET: return false;
+    case TN_SQL_S_QUERY: case TN_SQL_S_DESCRIBE: case TN_SQL_S_SHOW: case TN_SQL_S_SET:
+    case TN_SQL_S_TRANSACTION: case TN_SQL_S_CHECKPOINT: return false;
     case TN_SQL_S_EXPLAIN: return st->u.explain.analyze && writes(st->u.explain.stmt->kind, st->u.explain.stmt);
     case TN_SQL_S_COPY: return !st->u.copy.to;
     default: return true;
@@ -296,6 +297,10 @@ void tn_pg_conn_tag(const tn_sql_stmt *st, tn_sql_result *r, int64_t rows, char 
     case TN_SQL_S_OPTIMIZE: snprintf(tag, cap, "OPTIMIZE"); return;
     case TN_SQL_S_VACUUM: snprintf(tag, cap, "VACUUM"); return;
     case TN_SQL_S_SET: snprintf(tag, cap, "SET"); return;
+    case TN_SQL_S_CHECKPOINT: snprintf(tag, cap, "CHECKPOINT"); return;
+    case TN_SQL_S_TRANSACTION:
+        snprintf(tag, cap, "%s", st->u.txn == TN_SQL_TXN_BEGIN ? "BEGIN" : st->u.txn == TN_SQL_TXN_COMMIT ? "COMMIT" : "ROLLBACK");
+        return;
     }
     snprintf(tag, cap, "OK");
 }

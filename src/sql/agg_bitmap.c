@@ -2,7 +2,8 @@
  * sql/agg_bitmap.c: the bitmap aggregates, under the names of the systems users come from:
  * the seed's bitmap(col) (OR of RoaringBitmap bytes -> BIGINT cardinality), Doris/StarRocks
  * bitmap_union[_count], bitmap_intersect, bitmap_xor_agg, bitmap_agg, bitmap_union_int,
- * ClickHouse groupBitmap*, Paimon rbm32/rbm64. State per group: one tn_bitmap built in place
+ * ClickHouse groupBitmap*, Paimon rbm32/rbm64, and intersect_count (a rewrite into the others,
+ * below). State per group: one tn_bitmap built in place
  * (bytes are validated and OR-ed into it; nothing is re-serialized per row); per-thread states
  * merge by OR/AND/XOR. Bytes come from bitmap/ (validated decoder, Java-compatible writer).
  */
@@ -11,6 +12,7 @@
 
 #include "bitmap/bitmap.h"
 #include "sql/aggregates.h"
+#include "sql/ast.h"
 
 typedef struct bstate {
     tn_bitmap *bm;
@@ -22,6 +24,7 @@ enum {
     OP_AND,            /* AND of bitmap values (the first initializes) */
     OP_XOR,
     OP_BUILD,          /* bitmap of integer values (negative ones ignored, as StarRocks) */
+    OP_BUILD_SIGNED,   /* bitmap of any BIGINT values, sign bit flipped (count(DISTINCT x)) */
 };
 
 /* How the result is given: cardinality, bytes (32-bit when it fits), 32-bit or 64-bit bytes;
@@ -78,10 +81,14 @@ static int upd_bytes(const tn_agg_call *call, uint8_t *states, const uint32_t *g
     return 0;
 }
 
+/* Integers: OP_BUILD ignores negative values (StarRocks); OP_BUILD_SIGNED (count(DISTINCT integer),
+ * the binder's choice, bind_expr.c) takes any BIGINT with the sign bit flipped, so that negative
+ * values are distinct bitmap values too. */
 static int upd_ints(const tn_agg_call *call, uint8_t *states, const uint32_t *gids, const tn_vector *v, uint32_t n,
                     const uint8_t *mask) {
     const uint32_t sz = call->fn->state_size;
     const int64_t *x = v->data;
+    const bool is_signed = OP_OF(call) == OP_BUILD_SIGNED;
     for (uint32_t i = 0; i < n; i++) {
         if (mask && !mask[i]) continue;
         if (!tn_vector_is_valid(v, i)) continue;
@@ -89,26 +96,8 @@ static int upd_ints(const tn_agg_call *call, uint8_t *states, const uint32_t *gi
         int rc = ensure(st);
         if (rc) return rc;
         st->seen = 1;
-        if (x[i] < 0) continue;
-        if ((rc = tn_bitmap_add(st->bm, (uint64_t)x[i]))) return rc;
-    }
-    return 0;
-}
-
-/* count(DISTINCT integer) (the binder's choice, bind_expr.c): any BIGINT, sign bit flipped so
- * that negative values are distinct bitmap values too. */
-static int upd_signed(const tn_agg_call *call, uint8_t *states, const uint32_t *gids, const tn_vector *v, uint32_t n,
-                      const uint8_t *mask) {
-    const uint32_t sz = call->fn->state_size;
-    const int64_t *x = v->data;
-    for (uint32_t i = 0; i < n; i++) {
-        if (mask && !mask[i]) continue;
-        if (!tn_vector_is_valid(v, i)) continue;
-        bstate *st = (bstate *)(states + (size_t)gids[i] * sz);
-        int rc = ensure(st);
-        if (rc) return rc;
-        st->seen = 1;
-        if ((rc = tn_bitmap_add(st->bm, (uint64_t)x[i] ^ ((uint64_t)1 << 63)))) return rc;
+        if (x[i] < 0 && !is_signed) continue;
+        if ((rc = tn_bitmap_add(st->bm, is_signed ? (uint64_t)x[i] ^ ((uint64_t)1 << 63) : (uint64_t)x[i]))) return rc;
     }
     return 0;
 }
@@ -201,6 +190,63 @@ const tn_agg_func tn_aggs_bitmap[] = {
     INT_AGG("groupbitmap", R_COUNT, BI),
     INT_AGG("bitmap_union_int", R_COUNT, BI),
     /* count(DISTINCT integer column), chosen by the binder */
-    {"count_distinct_bitmap", BI, BI, true, sizeof(bstate), OPR(OP_BUILD, R_COUNT), upd_signed, merge, finalize, destroy},
+    {"count_distinct_bitmap", BI, BI, true, sizeof(bstate), OPR(OP_BUILD_SIGNED, R_COUNT), upd_ints, merge, finalize, destroy},
     {NULL, 0, 0, false, 0, 0, NULL, NULL, NULL, NULL},
 };
+
+/* ---------------------------------------------------------------------------------------------
+ * intersect_count(b, f, v1, ..., vn) (Doris/StarRocks): the size of the AND over i of the OR of
+ * the bitmaps b of the rows whose f = vi. Rewritten before binding to
+ * bitmap_and_count(bitmap_union(CASE WHEN f = v1 THEN b END), ...): a value no row has gives the
+ * empty bitmap, so the count is 0, as in Doris.
+ */
+static tn_sql_expr *new_expr(tn_arena *a, tn_sql_expr_kind kind, tn_sql_pos pos) {
+    tn_sql_expr *x = tn_arena_calloc(a, sizeof *x);
+    if (x) {
+        x->kind = kind;
+        x->pos = pos;
+    }
+    return x;
+}
+
+static tn_sql_expr *new_call(tn_arena *a, const char *name, tn_sql_pos pos, int nargs) {
+    tn_sql_expr *x = new_expr(a, TN_SQL_E_FUNCTION, pos);
+    tn_sql_ident *id = tn_arena_calloc(a, sizeof *id);
+    tn_sql_expr **args = tn_arena_calloc(a, (size_t)nargs * sizeof *args);
+    if (!x || !id || !args) return NULL;
+    id->name = name;
+    id->pos = pos;
+    x->u.func.name.parts = id;
+    x->u.func.name.n = 1;
+    x->u.func.args.items = args;
+    x->u.func.args.n = nargs;
+    return x;
+}
+
+int tn_bitmap_rewrite_intersect_count(tn_arena *a, const tn_sql_expr *e, tn_sql_expr **out) {
+    int n = e->u.func.args.n;
+    tn_sql_expr *const *args = e->u.func.args.items;
+    if (n < 3 || e->u.func.star || e->u.func.distinct || e->u.func.filter)
+        return tn_error_set(TN_EINVAL, "intersect_count takes (bitmap column, filter column, value, ...): at least "
+                            "three arguments");
+    tn_sql_expr *top = new_call(a, n == 3 ? "bitmap_union_count" : "bitmap_and_count", e->pos, n == 3 ? 1 : n - 2);
+    if (!top) return TN_ENOMEM;
+    for (int i = 2; i < n; i++) {
+        tn_sql_expr *eq = new_expr(a, TN_SQL_E_BINARY, args[i]->pos);
+        tn_sql_expr *cs = new_expr(a, TN_SQL_E_CASE, args[i]->pos);
+        tn_sql_case_when *w = tn_arena_calloc(a, sizeof *w);
+        tn_sql_expr *u = n == 3 ? top : new_call(a, "bitmap_union", args[i]->pos, 1);
+        if (!eq || !cs || !w || !u) return TN_ENOMEM;
+        eq->u.binary.op = TN_SQL_OP_EQ;
+        eq->u.binary.left = args[1];
+        eq->u.binary.right = args[i];
+        w->when = eq;
+        w->then = args[0];
+        cs->u.case_.whens = w;
+        cs->u.case_.n_whens = 1;
+        u->u.func.args.items[0] = cs;
+        if (n > 3) top->u.func.args.items[i - 2] = u;
+    }
+    *out = top;
+    return 0;
+}

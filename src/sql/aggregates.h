@@ -39,6 +39,10 @@ struct tn_agg_func {
 /* The definition of `name` (case-insensitive), or NULL. */
 const tn_agg_func *tn_agg_func_lookup(const char *name);
 
+/* intersect_count(b, f, v1, ...) rewritten, in arena a, into bitmap aggregates (agg_bitmap.c). */
+struct tn_sql_expr;
+int tn_bitmap_rewrite_intersect_count(tn_arena *a, const struct tn_sql_expr *e, struct tn_sql_expr **out);
+
 /* Family tables, NULL-name terminated (concatenated by tn_agg_func_lookup in agg_bitmap.c). */
 extern const tn_agg_func tn_aggs_bitmap[];
 

@@ -439,7 +439,11 @@ typedef enum tn_sql_stmt_kind {
     TN_SQL_S_SET,
     TN_SQL_S_EXPLAIN,
     TN_SQL_S_VACUUM,
+    TN_SQL_S_TRANSACTION,      /* BEGIN / START TRANSACTION, COMMIT / END, ROLLBACK / ABORT */
+    TN_SQL_S_CHECKPOINT,       /* [FORCE] CHECKPOINT [name]: commits are durable already */
 } tn_sql_stmt_kind;
+
+typedef enum tn_sql_txn_op { TN_SQL_TXN_BEGIN, TN_SQL_TXN_COMMIT, TN_SQL_TXN_ROLLBACK } tn_sql_txn_op;
 
 typedef struct tn_sql_column_def {
     tn_sql_ident name;
@@ -593,6 +597,7 @@ struct tn_sql_stmt {
             tn_sql_qname table;         /* n == 0 when describing a query */
             tn_sql_query *query;
             bool history;
+            bool table_info;            /* PRAGMA table_info('t'): SQLite's/DuckDB's columns */
         } describe;
         struct {
             tn_sql_show_kind what;
@@ -618,6 +623,7 @@ struct tn_sql_stmt {
             const char *retain;         /* RETAIN n HOURS: number text, NULL if absent */
             bool dry_run;
         } vacuum;
+        tn_sql_txn_op txn;
     } u;
 };
 

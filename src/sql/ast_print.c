@@ -796,7 +796,7 @@ static void stmt(printer *pr, const tn_sql_stmt *s) {
         put_options(pr, "options", &s->u.optimize.options);
         break;
     case TN_SQL_S_DESCRIBE:
-        put(pr, s->u.describe.history ? "(describe-history " : "(describe ");
+        put(pr, s->u.describe.history ? "(describe-history " : s->u.describe.table_info ? "(table-info " : "(describe ");
         if (s->u.describe.query) query(pr, s->u.describe.query);
         else put_qname(pr, &s->u.describe.table);
         break;
@@ -833,6 +833,10 @@ static void stmt(printer *pr, const tn_sql_stmt *s) {
         if (s->u.vacuum.retain) putf(pr, " (retain-hours %s)", s->u.vacuum.retain);
         if (s->u.vacuum.dry_run) put(pr, " dry-run");
         break;
+    case TN_SQL_S_TRANSACTION:
+        put(pr, s->u.txn == TN_SQL_TXN_BEGIN ? "(begin" : s->u.txn == TN_SQL_TXN_COMMIT ? "(commit" : "(rollback");
+        break;
+    case TN_SQL_S_CHECKPOINT: put(pr, "(checkpoint"); break;
     }
     put(pr, ")");
 }

@@ -329,6 +329,7 @@ static int bind_table_function(tn_binder *b, tn_sql_tableref *t, tn_plan **out) 
     const char *name = f->u.func.name.parts[f->u.func.name.n - 1].name;
     tn_scan_format fmt;
     if (tn_bind_is_range_function(name)) return tn_bind_range(b, t, out);      /* bind_range.c */
+    if (tn_bind_is_unnest_bitmap(name)) return tn_bind_unnest_bitmap(b, t, out);   /* bind_unnest_bitmap.c */
     if (b->session->files_denied && strcmp(name, "table_changes") != 0)
         return tn_bind_error_code(b, TN_EUNSUPPORTED, f->pos,
                                   "%s reads files by path, which this session does not allow (tarn serve --allow-file-access)",

@@ -24,6 +24,9 @@ struct tn_sql_session {
     int interrupted;               /* tn_sql_session_interrupt (atomic); cleared per statement */
     struct tn_temp_view *temp_views; /* temp_views.c: this session's temporary views */
     bool files_denied;             /* tn_sql_session_deny_files: no file paths in SQL */
+    /* session.c: BEGIN ... COMMIT. Each statement still commits on its own; a ROLLBACK (or a
+     * COMMIT after a failed statement) that would need to undo writes is refused. */
+    bool txn_open;                 /* BEGIN seen: writes are refused until COMMIT/ROLLBACK */
     tn_sql_batch *batch;           /* tn_sql_session_set_batch: a continuous job's micro-batch */
 };
 

@@ -38,7 +38,9 @@ static int agg_lookup(const char *name) {
     return -1;
 }
 
-bool tn_bind_is_agg_name(const char *name) { return agg_lookup(name) >= 0 || tn_agg_func_lookup(name); }
+bool tn_bind_is_agg_name(const char *name) {
+    return agg_lookup(name) >= 0 || tn_agg_func_lookup(name) || tn_str_iequal(name, "intersect_count");
+}
 
 static const char *func_name(const tn_sql_expr *e) {
     return e->u.func.name.parts[e->u.func.name.n - 1].name;
@@ -648,6 +650,11 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         if (c->in_agg) return tn_bind_error(b, e->pos, "aggregate function calls cannot be nested");
         if (!c->agg)
             return tn_bind_error(b, e->pos, "aggregate functions are not allowed in %s", c->clause ? c->clause : "this context");
+        if (tn_str_iequal(name, "intersect_count")) {   /* a rewrite into bitmap aggregates */
+            tn_sql_expr *rw = NULL;
+            int rc = tn_bitmap_rewrite_intersect_count(b->arena, e, &rw);
+            return rc ? tn_bind_error_at(b, rc, e->pos) : tn_bind_expr(c, rw, out);
+        }
         return bind_aggregate(c, e, out);
     }
     if (e->u.func.distinct || e->u.func.filter || e->u.func.order_by.n)

@@ -1,7 +1,7 @@
 /*
  * sql/func_bitmap.c: the scalar bitmap functions over VARBINARY RoaringBitmap values (portable
  * format, validated by bitmap/ before use), under Doris/StarRocks and ClickHouse names: build
- * (to_bitmap, bitmap_empty, bitmap_from_string/base64, bitmap_hash), inspect (bitmap_count,
+ * (to_bitmap, bitmap_empty, bitmap_from_string/base64, bitmap_hash[64]), inspect (bitmap_count,
  * bitmap_contains, bitmap_has_any/all, bitmap_min/max, bitmap_to_string/base64, bitmap_error),
  * combine (bitmap_and/or/xor/andnot and their _count forms) and cut (bitmap_subset_in_range,
  * bitmap_subset_limit, sub_bitmap, bitmap_remove). NULL rules as Doris documents them: or/or_count
@@ -52,23 +52,9 @@ static void all_valid(tn_vector *out, uint32_t n) {
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Builders.
+ * Builders. The one-value builders share one loop: a value function gives row i's value, or
+ * false for NULL (to_bitmap of a negative number or of text that is not one).
  */
-static int f_to_bitmap_int(FN_ARGS) {
-    int rc = 0;
-    for (uint32_t i = 0; i < n && !rc; i++) {
-        if (!tn_vector_is_valid(out, i)) { tn_func_str_empty(out, i); continue; }
-        int64_t x = arg_i64(args[0], i);
-        if (x < 0) { tn_func_str_empty(out, i); rc = tn_vector_set_null(out, i); continue; }
-        tn_bitmap *bm = tn_bitmap_create();
-        if (!bm) return TN_ENOMEM;
-        rc = tn_bitmap_add(bm, (uint64_t)x);
-        if (!rc) rc = put_bitmap(out, i, bm);
-        tn_bitmap_free(bm);
-    }
-    return rc;
-}
-
 /* An unsigned 64-bit decimal number with optional surrounding spaces; false if not one. */
 static bool parse_u64(const char *p, size_t len, uint64_t *out) {
     size_t i = 0;
@@ -86,13 +72,68 @@ static bool parse_u64(const char *p, size_t len, uint64_t *out) {
     return true;
 }
 
-static int f_to_bitmap_str(FN_ARGS) {
+typedef bool (*value_fn)(const tn_vector *arg, uint32_t i, uint64_t *v);
+
+static bool v_int(const tn_vector *a, uint32_t i, uint64_t *v) {
+    int64_t x = arg_i64(a, i);
+    *v = (uint64_t)x;
+    return x >= 0;
+}
+static bool v_text(const tn_vector *a, uint32_t i, uint64_t *v) {
+    tn_str s = arg_str(a, i);
+    return parse_u64(s.ptr, s.len, v);
+}
+/* Doris bitmap_hash: MurmurHash3 x86 32-bit of the string's bytes, seed 104729. */
+static bool v_hash32(const tn_vector *a, uint32_t i, uint64_t *v) {
+    tn_str s = arg_str(a, i);
+    *v = tn_murmur3_32(s.ptr, s.len, 104729);
+    return true;
+}
+
+static uint64_t fmix64(uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    return k ^ k >> 33;
+}
+/* Doris/StarRocks bitmap_hash64: their 64-bit MurmurHash3 variant, seed 0: the x64 body on one
+ * lane (8-byte little-endian blocks: k *= c1, rotl 31, *= c2; h ^= k, rotl 27, h*5 + 0x52dce729),
+ * the tail as one block, then h ^= length and fmix64. 'hello' -> 15231136565543391023. */
+static bool v_hash64(const tn_vector *a, uint32_t i, uint64_t *v) {
+    tn_str s = arg_str(a, i);
+    const uint64_t c1 = 0x87c37b91114253d5ULL, c2 = 0x4cf5ad432745937fULL;
+    const unsigned char *p = (const unsigned char *)s.ptr;
+    uint64_t h = 0;
+    size_t nb = s.len / 8;
+    for (size_t b = 0; b < nb; b++) {
+        uint64_t k;
+        memcpy(&k, p + 8 * b, 8);
+        k *= c1;
+        k = k << 31 | k >> 33;
+        k *= c2;
+        h ^= k;
+        h = h << 27 | h >> 37;
+        h = h * 5 + 0x52dce729;
+    }
+    uint64_t k = 0;
+    for (size_t t = s.len & 7; t-- > 0;) k ^= (uint64_t)p[8 * nb + t] << (8 * t);
+    if (s.len & 7) {
+        k *= c1;
+        k = k << 31 | k >> 33;
+        k *= c2;
+        h ^= k;
+    }
+    *v = fmix64(h ^ (uint64_t)s.len);
+    return true;
+}
+
+static int singleton(FN_ARGS, value_fn value) {
     int rc = 0;
     for (uint32_t i = 0; i < n && !rc; i++) {
-        if (!tn_vector_is_valid(out, i)) { tn_func_str_empty(out, i); continue; }
-        tn_str s = arg_str(args[0], i);
         uint64_t v;
-        if (!parse_u64(s.ptr, s.len, &v)) { tn_func_str_empty(out, i); rc = tn_vector_set_null(out, i); continue; }
+        if (!tn_vector_is_valid(out, i)) { tn_func_str_empty(out, i); continue; }
+        if (!value(args[0], i, &v)) { tn_func_str_empty(out, i); rc = tn_vector_set_null(out, i); continue; }
         tn_bitmap *bm = tn_bitmap_create();
         if (!bm) return TN_ENOMEM;
         rc = tn_bitmap_add(bm, v);
@@ -101,6 +142,19 @@ static int f_to_bitmap_str(FN_ARGS) {
     }
     return rc;
 }
+static int f_to_bitmap_int(FN_ARGS) { return singleton(call, args, nargs, n, out, v_int); }
+static int f_to_bitmap_str(FN_ARGS) { return singleton(call, args, nargs, n, out, v_text); }
+static int f_bitmap_hash(FN_ARGS) { return singleton(call, args, nargs, n, out, v_hash32); }
+static int f_bitmap_hash64(FN_ARGS) { return singleton(call, args, nargs, n, out, v_hash64); }
+
+/* bitmap_to_array / bitmap_from_array take or give a LIST, which tarn does not have yet: refused
+ * when the call is bound, naming what works instead. */
+static int needs_list(tn_func_binding *binding, const tn_value *const *consts, void **bind_data) {
+    return tn_error_set(TN_EUNSUPPORTED, "%s is not supported yet: it %s a LIST, and tarn has no LIST type yet; use "
+                        "unnest_bitmap(b) (a table function), bitmap_to_string(b) or bitmap_from_string(s)",
+                        binding->def->name, strstr(binding->def->name, "to_") ? "returns" : "takes");
+}
+static int f_needs_list(FN_ARGS) { return tn_error_set(TN_EUNSUPPORTED, "%s is not supported yet", call->def->name); }
 
 static int f_bitmap_empty(FN_ARGS) {
     tn_bitmap *bm = tn_bitmap_create();
@@ -174,21 +228,6 @@ static int f_from_base64(FN_ARGS) {
     }
     tn_buf_free(&raw);
     tn_buf_free(&re);
-    return rc;
-}
-
-/* Doris bitmap_hash: MurmurHash3 x86 32-bit of the string's bytes, seed 104729. */
-static int f_bitmap_hash(FN_ARGS) {
-    int rc = 0;
-    for (uint32_t i = 0; i < n && !rc; i++) {
-        if (!tn_vector_is_valid(out, i)) { tn_func_str_empty(out, i); continue; }
-        tn_str s = arg_str(args[0], i);
-        tn_bitmap *bm = tn_bitmap_create();
-        if (!bm) return TN_ENOMEM;
-        rc = tn_bitmap_add(bm, tn_murmur3_32(s.ptr, s.len, 104729));
-        if (!rc) rc = put_bitmap(out, i, bm);
-        tn_bitmap_free(bm);
-    }
     return rc;
 }
 
@@ -439,6 +478,11 @@ const tn_func_def tn_funcs_bitmap[] = {
     F1("bitmap_from_base64", VC, VB, 0, f_from_base64),
     F1("base64_to_bitmap", VC, VB, 0, f_from_base64),
     F1("bitmap_hash", VC, VB, 0, f_bitmap_hash),
+    F1("bitmap_hash64", VC, VB, 0, f_bitmap_hash64),
+    {"bitmap_to_array", {VB, N}, VB, 0, f_needs_list, needs_list, NULL},
+    {"bitmaptoarray", {VB, N}, VB, 0, f_needs_list, needs_list, NULL},
+    {"bitmap_from_array", {TN_SIG_ANY, N}, VB, 0, f_needs_list, needs_list, NULL},
+    {"bitmapbuild", {TN_SIG_ANY, N}, VB, 0, f_needs_list, needs_list, NULL},
     F1("bitmap_count", VB, BI, SN, f_count),
     F1("bitmapcardinality", VB, BI, SN, f_count),
     F1("bitmap_to_string", VB, VC, 0, f_to_string),

@@ -219,17 +219,26 @@ static int parse_date_part(const char *s, size_t n, size_t *i, int32_t *days) {
     return 0;
 }
 
+static int parse_time_part(const char *s, size_t n, size_t *i, int64_t *micros, int64_t *offset_us,
+                           bool *had_zone);
+
 int tn_parse_date(const char *s, size_t n, int32_t *out) {
+    int sp = tn_text_datetime_special(s, n);
+    if (sp) {
+        *out = sp == 2 ? 0 : sp * TN_DATE_INFINITY;
+        return 0;
+    }
     trim(&s, &n);
     size_t i = 0;
     int rc = parse_date_part(s, n, &i, out);
     if (rc) return rc == 1 ? TN_EINVAL : TN_ELIMIT;
     if (i == n) return 0;
     /* a time part may follow and is ignored (DuckDB accepts timestamps as dates) */
-    int64_t ts;
+    int64_t micros, off;
     bool zone;
-    if (tn_parse_timestamp(s, n, &ts, &zone) == 0) return 0;
-    return TN_EINVAL;
+    int trc = parse_time_part(s, n, &i, &micros, &off, &zone);
+    if (trc == 0 && i == n) return 0;
+    return trc == 2 ? TN_ELIMIT : TN_EINVAL;
 }
 
 /* Time and zone after the date. Returns 0 ok, 1 format, 2 range; *offset_us = zone offset. */
@@ -294,6 +303,13 @@ static int parse_time_part(const char *s, size_t n, size_t *i, int64_t *micros, 
 }
 
 static int parse_ts_full(const char *s, size_t n, int64_t *out, int64_t *offset, bool *had_zone) {
+    int sp = tn_text_datetime_special(s, n);
+    if (sp) {
+        *out = sp == 2 ? 0 : sp * TN_TS_INFINITY;
+        *offset = 0;
+        *had_zone = false;
+        return 0;
+    }
     trim(&s, &n);
     size_t i = 0;
     int32_t days;
@@ -303,7 +319,10 @@ static int parse_ts_full(const char *s, size_t n, int64_t *out, int64_t *offset,
     rc = parse_time_part(s, n, &i, &micros, offset, had_zone);
     if (rc) return rc;
     if (i != n) return 1;
-    *out = (int64_t)days * 86400000000LL + micros;
+    /* in 128 bits: a 7-digit year passes INT64's range in microseconds */
+    tn_int128 us = (tn_int128)days * 86400000000LL + micros;
+    if (!tn_ts_in_range(us) || !tn_ts_in_range(us - *offset)) return 2;
+    *out = (int64_t)us;
     return 0;
 }
 
@@ -440,21 +459,20 @@ static int cast_numeric(cast_ctx *c, uint32_t n) {
             }
             put_int(out, i, x);
         } else if (to == TN_TYPE_FLOAT || to == TN_TYPE_DOUBLE) {
+            /* each source rounds once to the target: a DECIMAL through its exact digits, a
+             * BIGINT straight to FLOAT (not through DOUBLE, which would round twice) */
             double d = cls == SRC_INT ? (double)get_int(src, i)
                        : cls == SRC_DBL ? get_dbl(src, i)
-                                        : (double)tn_dec_get(src, i) / (double)tn_pow10_i128[src->type.scale];
-            if (cls == SRC_DEC && src->type.scale > 22) {
-                long double ld = (long double)tn_dec_get(src, i);
-                for (int k = 0; k < src->type.scale; k++) ld /= 10;
-                d = (double)ld;
-            }
+                                        : tn_decimal_to_double(tn_dec_get(src, i), src->type.scale);
             if (to == TN_TYPE_FLOAT) {
                 if (isfinite(d) && fabs(d) > FLT_MAX) {
                     tn_format_double(vb, sizeof vb, d);
                     rc = fail_range(c, i, vb);
                     continue;
                 }
-                ((float *)out->data)[i] = (float)d;
+                ((float *)out->data)[i] = cls == SRC_INT ? (float)get_int(src, i)
+                                          : cls == SRC_DEC ? tn_decimal_to_float(tn_dec_get(src, i), src->type.scale)
+                                                           : (float)d;
             } else {
                 ((double *)out->data)[i] = d;
             }
@@ -653,7 +671,11 @@ static int cast_datetime(cast_ctx *c, uint32_t n) {
         int64_t v = get_int(c->src, i);
         if (from == TN_TYPE_DATE) {
             int64_t us;
-            if (__builtin_mul_overflow(v, 86400000000LL, &us)) {   /* beyond TIMESTAMP's range */
+            if (!tn_date_is_finite((int32_t)v)) {   /* the infinities stay infinite */
+                ((int64_t *)c->out->data)[i] = v > 0 ? TN_TS_INFINITY : -TN_TS_INFINITY;
+                continue;
+            }
+            if (v < TN_TS_MIN_DAYS || v > TN_TS_MAX_DAYS) {   /* beyond TIMESTAMP's range */
                 if (!tn_vector_is_valid(c->src, i)) continue;
                 if (c->try_cast) {
                     int rc = tn_vector_set_null(c->out, i);
@@ -669,8 +691,13 @@ static int cast_datetime(cast_ctx *c, uint32_t n) {
                 tn_buf_free(&t);
                 return tn_error_set(TN_ELIMIT, "Type DATE with value %s can't be cast to the destination type TIMESTAMP", db);
             }
+            us = v * 86400000000LL;
             ((int64_t *)c->out->data)[i] = us;
         } else if (to == TN_TYPE_DATE) {
+            if (!tn_ts_is_finite(v)) {
+                ((int32_t *)c->out->data)[i] = v > 0 ? TN_DATE_INFINITY : -TN_DATE_INFINITY;
+                continue;
+            }
             int64_t d = v / 86400000000LL;
             if (v % 86400000000LL < 0) d--;
             ((int32_t *)c->out->data)[i] = (int32_t)d;

@@ -723,10 +723,14 @@ static int row_prog(const tn_func_call *call, tn_vector *const *args, uint32_t k
     return 0;
 }
 
+/* Row i of argument k in microseconds; an infinite DATE is an infinite TIMESTAMP. */
 static int64_t ts_arg(tn_vector *const *args, uint32_t k, uint32_t i) {
     const tn_vector *v = args[k];
     uint32_t r = TN_ARG_IDX(v, i);
-    if (v->type.id == TN_TYPE_DATE) return (int64_t)((const int32_t *)v->data)[r] * US_PER_DAY;
+    if (v->type.id == TN_TYPE_DATE) {
+        int32_t d = ((const int32_t *)v->data)[r];
+        return tn_date_is_finite(d) ? (int64_t)d * US_PER_DAY : d > 0 ? TN_TS_INFINITY : -TN_TS_INFINITY;
+    }
     return ((const int64_t *)v->data)[r];
 }
 
@@ -749,6 +753,10 @@ static int format_fn(FN_ARGS, bool java) {
         const fmt_prog *p;
         if ((rc = row_prog(call, args, 1, i, java, pc, &p))) break;
         int64_t us = ts_arg(args, 0, i);
+        if (!tn_ts_is_finite(us)) {   /* DuckDB: the infinities format as their names */
+            rc = tn_vector_set_str(out, i, us > 0 ? "infinity" : "-infinity", us > 0 ? 8 : 9);
+            continue;
+        }
         if (call->bind_data && !(p->needs & NEED_TIME)) {
             int64_t day = floordiv(us, US_PER_DAY);
             if (have_last && day == last_day) {
@@ -860,7 +868,10 @@ static int f_to_timestamp_str(FN_ARGS) {
 }
 static int f_ts_to_date(FN_ARGS) {
     int32_t *r = out->data;
-    for (uint32_t i = 0; i < n; i++) r[i] = (int32_t)floordiv(ts_arg(args, 0, i), US_PER_DAY);
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t us = ts_arg(args, 0, i);
+        r[i] = tn_ts_is_finite(us) ? (int32_t)floordiv(us, US_PER_DAY) : us > 0 ? TN_DATE_INFINITY : -TN_DATE_INFINITY;
+    }
     return 0;
 }
 
@@ -869,7 +880,8 @@ static int f_to_timestamp_epoch(FN_ARGS) {
     int64_t *r = out->data;
     for (uint32_t i = 0; i < n; i++) {
         double s = ((const double *)args[0]->data)[TN_ARG_IDX(args[0], i)] * 1e6;
-        if (!(fabs(s) < 9.2e18) && VALID(i))
+        /* TIMESTAMP's range; the largest double below 2^63 is 2^63 - 1024, inside it */
+        if (!(s >= (double)TN_TS_MIN_US && s < 9223372036854775808.0) && VALID(i))
             return tn_error_set(TN_ELIMIT, "Could not convert epoch seconds to TIMESTAMP WITH TIME ZONE");
         r[i] = VALID(i) ? (int64_t)llround(s) : 0;
     }
@@ -975,19 +987,35 @@ static int f_extract(FN_ARGS) {
         if (pb) p = pb->p;
         else if ((p = part_of(STR(0, i))) == P_INVALID) return bad_part(STR(0, i));
         double ep = 0;
-        int64_t v = part_value(p, ts_arg(args, 1, i), &ep);
+        int64_t us = ts_arg(args, 1, i);
+        if (!tn_ts_is_finite(us)) {   /* no part of an infinity (DuckDB: NULL) */
+            int rc = tn_vector_set_null(out, i);
+            if (rc) return rc;
+            continue;
+        }
+        int64_t v = part_value(p, us, &ep);
         if (dbl) ((double *)out->data)[i] = ep;
         else ((int64_t *)out->data)[i] = v;
     }
     return 0;
 }
 
-#define PART_FN(NAME, P)                                                                  \
-    static int NAME(FN_ARGS) {                                                            \
-        int64_t *r = out->data;                                                           \
-        for (uint32_t i = 0; i < n; i++) r[i] = part_value(P, ts_arg(args, 0, i), NULL);  \
-        return 0;                                                                         \
+/* rows f applies to: the infinities have no parts (NULL, as DuckDB) */
+static int part_rows(tn_vector *const *args, uint32_t n, tn_vector *out, part p) {
+    int64_t *r = out->data;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t us = ts_arg(args, 0, i);
+        if (tn_ts_is_finite(us)) {
+            r[i] = part_value(p, us, NULL);
+        } else {
+            int rc = tn_vector_set_null(out, i);
+            if (rc) return rc;
+        }
     }
+    return 0;
+}
+#define PART_FN(NAME, P) \
+    static int NAME(FN_ARGS) { return part_rows(args, n, out, P); }
 PART_FN(f_year, P_YEAR)
 PART_FN(f_quarter, P_QUARTER)
 PART_FN(f_month, P_MONTH)
@@ -1067,6 +1095,10 @@ static int f_date_trunc(FN_ARGS) {
     for (uint32_t i = 0; i < n; i++) {
         if (!VALID(i)) continue;
         int64_t us = ts_arg(args, 1, i);
+        if (!tn_ts_is_finite(us)) {   /* an infinity truncates to itself */
+            r[i] = us;
+            continue;
+        }
         if (by_day) {
             int64_t day = floordiv(us, US_PER_DAY);
             if (have_last && day == last_day) {
@@ -1115,7 +1147,11 @@ static int64_t diff_part(part p, int64_t a, int64_t b, bool *ok) {
     case P_MINUTE: return floordiv(b, 60000000LL) - floordiv(a, 60000000LL);
     case P_SECOND: return floordiv(b, 1000000) - floordiv(a, 1000000);
     case P_MILLISECOND: return floordiv(b, 1000) - floordiv(a, 1000);
-    case P_MICROSECOND: return b - a;
+    case P_MICROSECOND: {
+        int64_t d;
+        if (__builtin_sub_overflow(b, a, &d)) *ok = false;   /* the caller tells it from a bad part */
+        return d;
+    }
     default: *ok = false; return 0;
     }
 }
@@ -1127,7 +1163,15 @@ static int f_datediff3(FN_ARGS) {
         if (!VALID(i)) continue;
         part p = pb ? pb->p : part_of(STR(0, i));
         bool ok;
-        r[i] = diff_part(p, ts_arg(args, 1, i), ts_arg(args, 2, i), &ok);
+        int64_t a = ts_arg(args, 1, i), b = ts_arg(args, 2, i);
+        if (!tn_ts_is_finite(a) || !tn_ts_is_finite(b)) {   /* DuckDB: NULL */
+            int rc = tn_vector_set_null(out, i);
+            if (rc) return rc;
+            continue;
+        }
+        r[i] = diff_part(p, a, b, &ok);
+        if (!ok && p == P_MICROSECOND)   /* DuckDB: the difference in microseconds overflows */
+            return tn_error_set(TN_ELIMIT, "Overflow in subtraction of INT64 (%lld - %lld)!", (long long)b, (long long)a);
         if (!ok) return bad_part(STR(0, i));
     }
     return 0;
@@ -1140,24 +1184,21 @@ static int f_datediff2(FN_ARGS) {
     return 0;
 }
 
-static int f_date_add(FN_ARGS) {
+/* date +- days: in range or an error; an infinity stays infinite */
+static int date_shift(FN_ARGS, int sign) {
     int32_t *r = out->data;
     for (uint32_t i = 0; i < n; i++) {
-        int64_t d = (int64_t)I32(0, i) + I64(1, i);
-        if ((d < INT32_MIN || d > INT32_MAX) && VALID(i)) return tn_error_set(TN_ELIMIT, "Date out of range");
+        int32_t x = I32(0, i);
+        int64_t k = I64(1, i);
+        tn_int128 d = (tn_int128)x + (sign > 0 ? (tn_int128)k : -(tn_int128)k);
+        if (!tn_date_is_finite(x)) d = x;
+        else if ((d < -TN_DATE_MAX_DAYS || d > TN_DATE_MAX_DAYS) && VALID(i)) return tn_error_set(TN_ELIMIT, "Date out of range");
         r[i] = (int32_t)d;
     }
     return 0;
 }
-static int f_date_sub(FN_ARGS) {
-    int32_t *r = out->data;
-    for (uint32_t i = 0; i < n; i++) {
-        int64_t d = (int64_t)I32(0, i) - I64(1, i);
-        if ((d < INT32_MIN || d > INT32_MAX) && VALID(i)) return tn_error_set(TN_ELIMIT, "Date out of range");
-        r[i] = (int32_t)d;
-    }
-    return 0;
-}
+static int f_date_add(FN_ARGS) { return date_shift(call, args, nargs, n, out, 1); }
+static int f_date_sub(FN_ARGS) { return date_shift(call, args, nargs, n, out, -1); }
 
 static int f_make_date(FN_ARGS) {
     int32_t *r = out->data;
@@ -1176,6 +1217,15 @@ static int f_make_date(FN_ARGS) {
     return 0;
 }
 
+/* isinf / isfinite of dates and timestamps (DuckDB): only the two infinities are infinite */
+static int inf_rows(tn_vector *const *args, uint32_t n, tn_vector *out, bool want_inf) {
+    uint8_t *r = out->data;
+    for (uint32_t i = 0; i < n; i++) r[i] = (uint8_t)(tn_ts_is_finite(ts_arg(args, 0, i)) != want_inf);
+    return 0;
+}
+static int f_dt_isinf(FN_ARGS) { return inf_rows(args, n, out, true); }
+static int f_dt_isfinite(FN_ARGS) { return inf_rows(args, n, out, false); }
+
 static int f_now(FN_ARGS) {
     int64_t t = tn_func_statement_time();
     for (uint32_t i = 0; i < n; i++) ((int64_t *)out->data)[i] = t;
@@ -1191,7 +1241,13 @@ static int f_last_day(FN_ARGS) {
     int32_t *r = out->data;
     for (uint32_t i = 0; i < n; i++) {
         civil c;
-        civil_from_micros(ts_arg(args, 0, i), &c);
+        int64_t us = ts_arg(args, 0, i);
+        if (!tn_ts_is_finite(us)) {   /* DuckDB: NULL */
+            int rc = tn_vector_set_null(out, i);
+            if (rc) return rc;
+            continue;
+        }
+        civil_from_micros(us, &c);
         unsigned m = c.month == 12 ? 1 : c.month + 1;
         int64_t y = c.month == 12 ? c.year + 1 : c.year;
         r[i] = tn_days_from_civil(y, m, 1) - 1;
@@ -1253,6 +1309,12 @@ const tn_func_def tn_funcs_datetime[] = {
     PART_ROWS("minute", f_minute),
     PART_ROWS("second", f_second),
     PART_ROWS("epoch", f_epoch),
+    {"isinf", {DT, N}, T_(BOOLEAN), 0, f_dt_isinf, NULL, NULL},
+    {"isinf", {TS, N}, T_(BOOLEAN), 0, f_dt_isinf, NULL, NULL},
+    {"isinf", {TZ, N}, T_(BOOLEAN), 0, f_dt_isinf, NULL, NULL},
+    {"isfinite", {DT, N}, T_(BOOLEAN), 0, f_dt_isfinite, NULL, NULL},
+    {"isfinite", {TS, N}, T_(BOOLEAN), 0, f_dt_isfinite, NULL, NULL},
+    {"isfinite", {TZ, N}, T_(BOOLEAN), 0, f_dt_isfinite, NULL, NULL},
     {"now", {N}, TZ, TN_FUNC_VOLATILE, f_now, NULL, NULL},
     {"current_date", {N}, DT, TN_FUNC_VOLATILE, f_current_date, NULL, NULL},
     {NULL, {N}, 0, 0, NULL, NULL, NULL},

@@ -33,8 +33,13 @@ static int days_in_month(int64_t y, unsigned m) {
     return d[m - 1];
 }
 
-/* ts (microseconds) + iv; false on overflow. */
+/* ts (microseconds) + iv; false when the result leaves TIMESTAMP's range. The infinities stay
+ * infinite (DuckDB). */
 static bool ts_add(int64_t ts, tn_interval iv, int64_t *out) {
+    if (!tn_ts_is_finite(ts)) {
+        *out = ts;
+        return true;
+    }
     int64_t days = floor_div(ts, US_PER_DAY), tod = ts - days * US_PER_DAY;
     if (iv.months) {
         int64_t y;
@@ -49,7 +54,7 @@ static bool ts_add(int64_t ts, tn_interval iv, int64_t *out) {
     }
     days += iv.days;
     tn_int128 r = (tn_int128)days * US_PER_DAY + tod + iv.micros;
-    if (r > INT64_MAX / 2 || r < INT64_MIN / 2) return false;
+    if (!tn_ts_in_range(r)) return false;
     *out = (int64_t)r;
     return true;
 }
@@ -59,6 +64,16 @@ bool tn_func_timestamp_add(int64_t ts, tn_interval iv, int64_t *out) { return ts
 static tn_interval iv_neg(tn_interval a) {
     tn_interval r = {-a.months, -a.days, -a.micros};
     return r;
+}
+
+/* ts - iv; the most negative parts cannot be negated, and no timestamp survives them anyway */
+static bool ts_sub(int64_t ts, tn_interval iv, int64_t *out) {
+    if (iv.months == INT32_MIN || iv.days == INT32_MIN || iv.micros == INT64_MIN) {
+        if (tn_ts_is_finite(ts)) return false;
+        *out = ts;
+        return true;
+    }
+    return ts_add(ts, iv_neg(iv), out);
 }
 
 static int f_ts_add_iv(FN_ARGS) {
@@ -76,25 +91,30 @@ static int f_iv_add_ts(FN_ARGS) {
 static int f_ts_sub_iv(FN_ARGS) {
     int64_t *r = out->data;
     for (uint32_t i = 0; i < n; i++)
-        if (VALID(i) && !ts_add(I64(0, i), iv_neg(IV(1, i)), &r[i])) return range_error();
+        if (VALID(i) && !ts_sub(I64(0, i), IV(1, i), &r[i])) return range_error();
     return 0;
 }
+/* DATE as microseconds: the infinities map to TIMESTAMP's */
+static int64_t date_us(int32_t d) {
+    return tn_date_is_finite(d) ? (int64_t)d * US_PER_DAY : d > 0 ? TN_TS_INFINITY : -TN_TS_INFINITY;
+}
+
 static int f_date_add_iv(FN_ARGS) {
     int64_t *r = out->data;
     for (uint32_t i = 0; i < n; i++)
-        if (VALID(i) && !ts_add((int64_t)I32(0, i) * US_PER_DAY, IV(1, i), &r[i])) return range_error();
+        if (VALID(i) && !ts_add(date_us(I32(0, i)), IV(1, i), &r[i])) return range_error();
     return 0;
 }
 static int f_iv_add_date(FN_ARGS) {
     int64_t *r = out->data;
     for (uint32_t i = 0; i < n; i++)
-        if (VALID(i) && !ts_add((int64_t)I32(1, i) * US_PER_DAY, IV(0, i), &r[i])) return range_error();
+        if (VALID(i) && !ts_add(date_us(I32(1, i)), IV(0, i), &r[i])) return range_error();
     return 0;
 }
 static int f_date_sub_iv(FN_ARGS) {
     int64_t *r = out->data;
     for (uint32_t i = 0; i < n; i++)
-        if (VALID(i) && !ts_add((int64_t)I32(0, i) * US_PER_DAY, iv_neg(IV(1, i)), &r[i])) return range_error();
+        if (VALID(i) && !ts_sub(date_us(I32(0, i)), IV(1, i), &r[i])) return range_error();
     return 0;
 }
 
@@ -104,6 +124,8 @@ static int f_ts_sub_ts(FN_ARGS) {
     for (uint32_t i = 0; i < n; i++) {
         tn_int128 d = (tn_int128)I64(0, i) - I64(1, i);
         if (!VALID(i)) continue;
+        if (!tn_ts_is_finite(I64(0, i)) || !tn_ts_is_finite(I64(1, i)))
+            return tn_error_set(TN_EINVAL, "Cannot subtract infinite timestamps");
         tn_int128 days = d / US_PER_DAY;
         if (days > INT32_MAX || days < INT32_MIN) return range_error();
         r[i].months = 0;
@@ -135,7 +157,11 @@ static int f_iv_sub(FN_ARGS) { return iv_combine(call, args, nargs, n, out, -1);
 
 static int f_iv_neg(FN_ARGS) {
     tn_interval *r = out->data;
-    for (uint32_t i = 0; i < n; i++) r[i] = iv_neg(IV(0, i));
+    for (uint32_t i = 0; i < n; i++) {
+        tn_interval a = IV(0, i);
+        if (VALID(i) && (a.months == INT32_MIN || a.days == INT32_MIN || a.micros == INT64_MIN)) return iv_overflow();
+        r[i] = VALID(i) ? iv_neg(a) : a;
+    }
     return 0;
 }
 

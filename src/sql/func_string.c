@@ -173,19 +173,20 @@ static int f_upper(FN_ARGS) { return case_fn(call, args, nargs, n, out, true); }
 /* DuckDB substring: start counts from 1 (0 = one before the first character, negative from the
  * end); a negative length takes characters before start. */
 static void substr_range(int64_t size, int64_t offset, int64_t len, bool has_len, int64_t *s0, int64_t *e0) {
-    int64_t s = offset > 0 ? offset - 1 : offset < 0 ? size + offset : -1, e;
+    /* in 128 bits: offset and length may both be near the int64 limits */
+    tn_int128 s = offset > 0 ? (tn_int128)offset - 1 : offset < 0 ? (tn_int128)size + offset : -1, e;
     if (!has_len) e = size;
-    else if (len >= 0) e = s + (len > size * 2 + 2 ? size * 2 + 2 : len);
+    else if (len >= 0) e = s + len;
     else {
         e = s;
-        s = s + (len < -(size * 2 + 2) ? -(size * 2 + 2) : len);
+        s = s + len;
     }
     if (s < 0) s = 0;
     if (e > size) e = size;
     if (s > size) s = size;
     if (e < s) e = s;
-    *s0 = s;
-    *e0 = e;
+    *s0 = (int64_t)s;
+    *e0 = (int64_t)e;
 }
 
 static int f_substr(FN_ARGS) {
@@ -479,6 +480,44 @@ static int pad_fn(FN_ARGS, bool left) {
 static int f_lpad(FN_ARGS) { return pad_fn(call, args, nargs, n, out, true); }
 static int f_rpad(FN_ARGS) { return pad_fn(call, args, nargs, n, out, false); }
 
+/* Code points that extend the grapheme cluster before them (a subset of Unicode's
+ * Grapheme_Extend: combining marks of the common scripts, ZWJ, variation selectors, emoji
+ * modifiers and tags), sorted ranges. */
+static const uint32_t grapheme_extend[][2] = {
+    {0x0300, 0x036F}, {0x0483, 0x0489}, {0x0591, 0x05BD}, {0x05BF, 0x05BF}, {0x05C1, 0x05C2},
+    {0x05C4, 0x05C5}, {0x05C7, 0x05C7}, {0x0610, 0x061A}, {0x064B, 0x065F}, {0x0670, 0x0670},
+    {0x06D6, 0x06DC}, {0x06DF, 0x06E4}, {0x06E7, 0x06E8}, {0x06EA, 0x06ED}, {0x0711, 0x0711},
+    {0x0730, 0x074A}, {0x0900, 0x0903}, {0x093A, 0x094F}, {0x0951, 0x0957}, {0x0962, 0x0963},
+    {0x0981, 0x0983}, {0x09BC, 0x09D7}, {0x0E31, 0x0E31}, {0x0E34, 0x0E3A}, {0x0E47, 0x0E4E},
+    {0x1AB0, 0x1AFF}, {0x1DC0, 0x1DFF}, {0x200C, 0x200D}, {0x20D0, 0x20FF}, {0x302A, 0x302F},
+    {0x3099, 0x309A}, {0xFE00, 0xFE0F}, {0xFE20, 0xFE2F}, {0x1F3FB, 0x1F3FF}, {0xE0020, 0xE007F},
+    {0xE0100, 0xE01EF},
+};
+
+static bool is_grapheme_extend(uint32_t cp) {
+    size_t lo = 0, hi = sizeof grapheme_extend / sizeof *grapheme_extend;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cp < grapheme_extend[mid][0]) hi = mid;
+        else if (cp > grapheme_extend[mid][1]) lo = mid + 1;
+        else return true;
+    }
+    return false;
+}
+
+/* The code point at s[i] (valid UTF-8, checked at the parser and the readers) and its length. */
+static uint32_t cp_at(const char *s, uint32_t len, uint32_t i, uint32_t *n) {
+    const unsigned char *u = (const unsigned char *)s + i;
+    uint32_t k = u[0] < 0x80 ? 1 : u[0] < 0xE0 ? 2 : u[0] < 0xF0 ? 3 : 4;
+    if (k > len - i) k = len - i;
+    uint32_t cp = k == 1 ? u[0] : u[0] & (0x7F >> k);
+    for (uint32_t j = 1; j < k; j++) cp = (cp << 6) | (u[j] & 0x3F);
+    *n = k;
+    return cp;
+}
+
+/* reverse(s): grapheme clusters in reverse order, each kept as written (DuckDB's result for
+ * 'S\u0308a' is 'aS\u0308', and an emoji ZWJ sequence stays one unit). */
 static int f_reverse(FN_ARGS) {
     tn_buf b = TN_BUF_INIT;
     int rc = 0;
@@ -486,12 +525,21 @@ static int f_reverse(FN_ARGS) {
         tn_str s = STR(0, i);
         tn_buf_clear(&b);
         if ((rc = tn_buf_reserve(&b, s.len))) break;
-        uint32_t e = s.len;
-        while (e > 0) {
-            uint32_t st = e - 1;
-            while (st > 0 && is_cont((unsigned char)s.ptr[st])) st--;
-            tn_buf_append(&b, s.ptr + st, e - st);
-            e = st;
+        b.len = s.len;
+        uint32_t at = 0;
+        while (at < s.len) {                        /* cluster [at, end) goes to the mirrored spot */
+            uint32_t k, end = at;
+            uint32_t cp = cp_at(s.ptr, s.len, end, &k);
+            end += k;
+            bool zwj = cp == 0x200D;
+            while (end < s.len) {
+                uint32_t next = cp_at(s.ptr, s.len, end, &k);
+                if (!zwj && !is_grapheme_extend(next)) break;
+                zwj = next == 0x200D;
+                end += k;
+            }
+            memcpy(b.data + (s.len - end), s.ptr + at, end - at);
+            at = end;
         }
         if ((rc = set_buf(out, i, &b))) break;
     })

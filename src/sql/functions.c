@@ -316,7 +316,10 @@ static int date_arith(FN_ARGS, int sign) {
     int32_t *r = out->data;
     for (uint32_t i = 0; i < n; i++) {
         int64_t x = pa[TN_ARG_IDX(args[0], i)], y = pb[TN_ARG_IDX(args[1], i)], v = sign > 0 ? x + y : x - y;
-        if ((v > DATE_DAYS_MAX || v < -DATE_DAYS_MAX) && tn_vector_is_valid(out, i))
+        /* an infinite date stays infinite (DuckDB); int + date has the date second */
+        int32_t d = args[0]->type.id == TN_TYPE_DATE ? (int32_t)x : (int32_t)y;
+        if (!tn_date_is_finite(d)) v = d;
+        else if ((v > DATE_DAYS_MAX || v < -DATE_DAYS_MAX) && tn_vector_is_valid(out, i))
             return tn_error_set(TN_ELIMIT, "Date out of range");
         r[i] = (int32_t)v;
     }

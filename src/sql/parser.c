@@ -467,6 +467,7 @@ static bool create_table_body(tn_sql_parser *p, tn_sql_stmt *s) {
         tn_vec cols = {0};
         /* Phoenix also accepts the table constraint without a comma: (a INT CONSTRAINT pk ...). */
         do {
+            if (cols.n && tn_sqlp_peek(p, 0)->type == TK_RPAREN) break;     /* trailing comma */
             if (!table_element(p, s, &cols)) return false;
         } while (tn_sqlp_accept(p, TK_COMMA) || tn_sqlp_is_kw(p, 0, KW_CONSTRAINT));
         if (!tn_sqlp_expect(p, TK_RPAREN, "')' or ',' after a column definition")) return false;
@@ -1029,6 +1030,84 @@ static tn_sql_stmt *set_stmt(tn_sql_parser *p) {
     return s;
 }
 
+/* PRAGMA name = value (as SET), PRAGMA table_info('t') (a DESCRIBE), PRAGMA show_tables. */
+static tn_sql_stmt *pragma_stmt(tn_sql_parser *p) {
+    tn_sql_pos pos = tn_sqlp_peek(p, 0)->pos;
+    tn_sqlp_advance(p);                                    /* PRAGMA */
+    const tn_sql_token *t = tn_sqlp_peek(p, 0);
+    tn_tok_type next = tn_sqlp_peek(p, 1)->type;
+    if (t->type == TK_IDENT && (strcmp(t->text, "table_info") == 0 || strcmp(t->text, "show") == 0) &&
+        next == TK_LPAREN) {
+        tn_sql_stmt *s = new_stmt(p, TN_SQL_S_DESCRIBE, pos);
+        if (!s) return NULL;
+        s->u.describe.table_info = strcmp(t->text, "table_info") == 0;
+        p->i += 2;
+        const tn_sql_token *a = tn_sqlp_peek(p, 0);
+        if (a->type == TK_STRING) {                        /* 'name' or 's.name' */
+            const char *dot = memchr(a->text, '.', a->len);
+            tn_sql_ident *parts = tn_sqlp_alloc(p, 2 * sizeof *parts);
+            if (!parts) return NULL;
+            s->u.describe.table.parts = parts;
+            if (dot) {
+                parts[0].name = tn_arena_strndup(p->arena, a->text, (size_t)(dot - a->text));
+                parts[1].name = tn_arena_strndup(p->arena, dot + 1, a->len - (size_t)(dot - a->text) - 1);
+                parts[0].pos = parts[1].pos = a->pos;
+                s->u.describe.table.n = 2;
+            } else {
+                parts[0].name = tn_arena_strndup(p->arena, a->text, a->len);
+                parts[0].pos = a->pos;
+                s->u.describe.table.n = 1;
+            }
+            tn_sqlp_advance(p);
+        } else if (!tn_sqlp_qname(p, "a table name", &s->u.describe.table)) {
+            return NULL;
+        }
+        if (!tn_sqlp_expect(p, TK_RPAREN, "')' after the table name")) return NULL;
+        return s;
+    }
+    if (t->type == TK_IDENT && strcmp(t->text, "show_tables") == 0 && (next == TK_SEMI || next == TK_EOF)) {
+        tn_sql_stmt *s = new_stmt(p, TN_SQL_S_SHOW, pos);
+        if (!s) return NULL;
+        tn_sqlp_advance(p);
+        s->u.show.what = TN_SQL_SHOW_TABLES;
+        return s;
+    }
+    if ((t->type == TK_IDENT || t->type == TK_QIDENT) && (next == TK_EQ || tn_sqlp_is_kw(p, 1, KW_TO))) {
+        tn_sql_stmt *s = new_stmt(p, TN_SQL_S_SET, pos);
+        if (!s) return NULL;
+        if (!option(p, &s->u.set, false)) return NULL;
+        return s;
+    }
+    return tn_sqlp_fail_expected(p, "a PRAGMA tarn knows: name = value (a setting), table_info('t'), show_tables");
+}
+
+/* BEGIN [TRANSACTION], START TRANSACTION, COMMIT / END [TRANSACTION], ROLLBACK / ABORT. */
+static tn_sql_stmt *txn_stmt(tn_sql_parser *p, tn_sql_txn_op op) {
+    tn_sql_stmt *s = new_stmt(p, TN_SQL_S_TRANSACTION, tn_sqlp_peek(p, 0)->pos);
+    if (!s) return NULL;
+    s->u.txn = op;
+    bool start = strcmp(tn_sqlp_peek(p, 0)->text, "start") == 0;
+    tn_sqlp_advance(p);
+    const tn_sql_token *t = tn_sqlp_peek(p, 0);
+    if (t->type == TK_IDENT && (strcmp(t->text, "transaction") == 0 || strcmp(t->text, "work") == 0))
+        tn_sqlp_advance(p);
+    else if (start)
+        return tn_sqlp_fail_expected(p, "TRANSACTION after START");
+    return s;
+}
+
+static tn_sql_stmt *checkpoint_stmt(tn_sql_parser *p) {
+    tn_sql_stmt *s = new_stmt(p, TN_SQL_S_CHECKPOINT, tn_sqlp_peek(p, 0)->pos);
+    if (!s) return NULL;
+    if (strcmp(tn_sqlp_peek(p, 0)->text, "force") == 0) tn_sqlp_advance(p);
+    tn_sqlp_advance(p);                                    /* CHECKPOINT */
+    if (tn_sqlp_tok_is_colid(tn_sqlp_peek(p, 0))) tn_sqlp_advance(p);   /* a database name */
+    return s;
+}
+
+/* A statement word that is not a keyword (keywords.c stays small): MERGE, PRAGMA, ... */
+static bool word_is(const tn_sql_token *t, const char *w) { return t->type == TK_IDENT && strcmp(t->text, w) == 0; }
+
 static tn_sql_stmt *statement(tn_sql_parser *p);
 
 static tn_sql_stmt *explain_stmt(tn_sql_parser *p) {
@@ -1067,8 +1146,21 @@ static tn_sql_stmt *statement(tn_sql_parser *p) {
         case KW_COPY: return copy_stmt(p);
         case KW_SET: return set_stmt(p);
         case KW_EXPLAIN: return explain_stmt(p);
+        case KW_END:
+            if (tn_sqlp_peek(p, 1)->type == TK_SEMI || tn_sqlp_peek(p, 1)->type == TK_EOF ||
+                word_is(tn_sqlp_peek(p, 1), "transaction"))
+                return txn_stmt(p, TN_SQL_TXN_COMMIT);
+            break;
         case KW_NONE:
             if (strcmp(t->text, "merge") == 0 && tn_sqlp_is_kw(p, 1, KW_INTO)) return merge_stmt(p);
+            if (strcmp(t->text, "pragma") == 0) return pragma_stmt(p);
+            if (strcmp(t->text, "begin") == 0 || (strcmp(t->text, "start") == 0 && word_is(tn_sqlp_peek(p, 1), "transaction")))
+                return txn_stmt(p, TN_SQL_TXN_BEGIN);
+            if (strcmp(t->text, "commit") == 0) return txn_stmt(p, TN_SQL_TXN_COMMIT);
+            if (strcmp(t->text, "rollback") == 0 || strcmp(t->text, "abort") == 0) return txn_stmt(p, TN_SQL_TXN_ROLLBACK);
+            if (strcmp(t->text, "checkpoint") == 0 ||
+                (strcmp(t->text, "force") == 0 && word_is(tn_sqlp_peek(p, 1), "checkpoint")))
+                return checkpoint_stmt(p);
             break;
         default: break;
         }

@@ -178,6 +178,8 @@ void tn_sqlp_keep_case(tn_sql_parser *p, tn_sql_ident *id);
 tn_sql_expr *tn_sqlp_expr(tn_sql_parser *p);
 tn_sql_expr *tn_sqlp_unary(tn_sql_parser *p);     /* an operand: literal, -x, (e), f(x) */
 tn_sql_type *tn_sqlp_type(tn_sql_parser *p);
+/* After a comma: the list ends here (DuckDB's trailing comma), parser_expr.c. */
+bool tn_sqlp_list_ends(const tn_sql_parser *p);
 bool tn_sqlp_expr_list(tn_sql_parser *p, tn_sql_expr_list *out);
 bool tn_sqlp_order_list(tn_sql_parser *p, tn_sql_order_list *out);   /* after ORDER BY */
 tn_sql_expr *tn_sqlp_func_call(tn_sql_parser *p, tn_sql_qname name, bool table_function);

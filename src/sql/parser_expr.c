@@ -229,9 +229,25 @@ tn_sql_type *tn_sqlp_type(tn_sql_parser *p) {
 /* ---------------------------------------------------------------------------------------------
  * Lists.
  */
+/* DuckDB accepts a trailing comma in a list (select list, VALUES, IN, GROUP BY, CREATE TABLE
+ * columns): true when the token after a comma ends the list instead of starting an item. */
+bool tn_sqlp_list_ends(const tn_sql_parser *p) {
+    const tn_sql_token *t = tn_sqlp_peek(p, 0);
+    if (t->type == TK_RPAREN || t->type == TK_RBRACKET || t->type == TK_SEMI || t->type == TK_EOF) return true;
+    if (t->type != TK_IDENT) return false;
+    switch (t->kw) {
+    case KW_FROM: case KW_WHERE: case KW_HAVING: case KW_LIMIT: case KW_OFFSET: case KW_UNION:
+    case KW_EXCEPT: case KW_INTERSECT: case KW_WINDOW: case KW_INTO:
+        return true;
+    case KW_GROUP: case KW_ORDER: return tn_sqlp_is_kw(p, 1, KW_BY);
+    default: return strcmp(t->text, "qualify") == 0;
+    }
+}
+
 bool tn_sqlp_expr_list(tn_sql_parser *p, tn_sql_expr_list *out) {
     tn_vec v = {0};
     do {
+        if (v.n && tn_sqlp_list_ends(p)) break;          /* trailing comma */
         tn_sql_expr *e = tn_sqlp_expr(p);
         if (!e || !tn_sqlp_push(p, &v, &e, sizeof e)) return false;
     } while (tn_sqlp_accept(p, TK_COMMA));

@@ -85,6 +85,17 @@ static int semi_anti_at(tn_sql_parser *p, int k) {
     return strcmp(id.name, "semi") == 0 ? 1 : strcmp(id.name, "anti") == 0 ? 2 : 0;
 }
 
+/* ASOF / POSITIONAL before JOIN (DuckDB's join types tarn does not run yet): never an alias. */
+static bool unsupported_join_at(tn_sql_parser *p, int k) {
+    const tn_sql_token *t = tn_sqlp_peek(p, k);
+    if (t->type != TK_IDENT || t->kw != KW_NONE) return false;
+    if (strcmp(t->text, "asof") != 0 && strcmp(t->text, "positional") != 0) return false;
+    return tn_sqlp_is_kw(p, k + 1, KW_JOIN) ||
+           (tn_sqlp_peek(p, k + 1)->type == TK_IDENT &&
+            (tn_sqlp_peek(p, k + 1)->kw == KW_LEFT || tn_sqlp_peek(p, k + 1)->kw == KW_INNER) &&
+            tn_sqlp_is_kw(p, k + 2, KW_JOIN));
+}
+
 /* [AS] alias [(cols)], TABLESAMPLE, VERSION/TIMESTAMP AS OF, in any order after a FROM item. */
 static bool ref_suffixes(tn_sql_parser *p, tn_sql_tableref *r) {
     for (;;) {
@@ -105,7 +116,7 @@ static bool ref_suffixes(tn_sql_parser *p, tn_sql_tableref *r) {
         if (r->alias.name) return true;
         if (tn_sqlp_accept_kw(p, KW_AS)) {
             if (!tn_sqlp_ident(p, "an alias after AS", &r->alias)) return false;
-        } else if (tn_sqlp_tok_is_colid(t) && !semi_anti_at(p, 0)) {
+        } else if (tn_sqlp_tok_is_colid(t) && !semi_anti_at(p, 0) && !unsupported_join_at(p, 0)) {
             r->alias = tn_sqlp_tok_ident(t);
             tn_sqlp_advance(p);
         } else {
@@ -178,6 +189,11 @@ static tn_sql_tableref *join_chain(tn_sql_parser *p) {
             k++;
         }
         tn_kw kw = tn_sqlp_peek(p, k)->type == TK_IDENT ? tn_sqlp_peek(p, k)->kw : KW_NONE;
+        if (unsupported_join_at(p, k) || (kw == KW_LEFT && unsupported_join_at(p, k + 1))) {
+            const tn_sql_token *w = tn_sqlp_peek(p, kw == KW_LEFT ? k + 1 : k);
+            return tn_sqlp_fail_at(p, w->pos, "%s JOIN is not supported yet",
+                                   strcmp(w->text, "asof") == 0 ? "ASOF" : "POSITIONAL");
+        }
         if (kw == KW_JOIN) {
             k++;
         } else if (kw == KW_CROSS && natural) {
@@ -296,6 +312,7 @@ static tn_sql_query *select_block(tn_sql_parser *p) {
     else tn_sqlp_accept_kw(p, KW_ALL);
     tn_vec items = {0};
     do {
+        if (items.n && tn_sqlp_list_ends(p)) break;      /* trailing comma (DuckDB) */
         tn_sql_select_item it = {0};
         if (!select_item(p, &it) || !tn_sqlp_push(p, &items, &it, sizeof it)) return NULL;
     } while (tn_sqlp_accept(p, TK_COMMA));
@@ -340,6 +357,7 @@ static tn_sql_query *values_block(tn_sql_parser *p) {
     tn_sqlp_advance(p);                                    /* VALUES */
     tn_vec rows = {0};
     do {
+        if (rows.n && tn_sqlp_list_ends(p)) break;       /* trailing comma (DuckDB) */
         tn_sql_expr_list row = {0};
         if (!tn_sqlp_expect(p, TK_LPAREN, "'(' before a VALUES row")) return NULL;
         if (!tn_sqlp_expr_list(p, &row)) return NULL;

@@ -359,6 +359,48 @@ static int exec_set(tn_binder *b, tn_sql_stmt *stmt, tn_sql_result **out) {
     return rc;
 }
 
+/* Statements that change the warehouse (or write a file) and cannot be undone by ROLLBACK. */
+static bool stmt_writes(const tn_sql_stmt *stmt) {
+    switch (stmt->kind) {
+    case TN_SQL_S_CREATE_TABLE: case TN_SQL_S_CREATE_VIEW: case TN_SQL_S_CREATE_SCHEMA: case TN_SQL_S_DROP:
+    case TN_SQL_S_INSERT: case TN_SQL_S_DELETE: case TN_SQL_S_UPDATE: case TN_SQL_S_MERGE:
+    case TN_SQL_S_ALTER_TABLE: case TN_SQL_S_OPTIMIZE: case TN_SQL_S_COPY: case TN_SQL_S_VACUUM: return true;
+    default: return false;
+    }
+}
+
+/* BEGIN / COMMIT / ROLLBACK with DuckDB's messages. tarn commits every statement on its own (one
+ * Delta commit each), so a transaction holds only reads: execute() refuses a write while one is
+ * open, and COMMIT and ROLLBACK then have nothing to do. CHECKPOINT: every commit is durable
+ * (fsync and link of the log entry) when it returns, so there is nothing to do either. */
+static int exec_txn(tn_binder *b, tn_sql_stmt *stmt, tn_sql_result **out) {
+    tn_sql_session *s = b->session;
+    int rc = 0;
+    if (stmt->kind == TN_SQL_S_TRANSACTION) {
+        bool open = s->txn_open;
+        switch (stmt->u.txn) {
+        case TN_SQL_TXN_BEGIN:
+            if (open)
+                return tn_bind_error(b, stmt->pos,
+                                     "TransactionContext Error: cannot start a transaction within a transaction");
+            s->txn_open = true;
+            break;
+        case TN_SQL_TXN_COMMIT:
+            if (!open) return tn_bind_error(b, stmt->pos, "TransactionContext Error: cannot commit - no transaction is active");
+            s->txn_open = false;
+            break;
+        case TN_SQL_TXN_ROLLBACK:
+            if (!open)
+                return tn_bind_error(b, stmt->pos, "TransactionContext Error: cannot rollback - no transaction is active");
+            s->txn_open = false;
+            break;
+        }
+    }
+    rc = result_new(out, 0, NULL, NULL);
+    if (!rc) (*out)->has_rows = false;
+    return rc;
+}
+
 static int describe_result(tn_plan *p, tn_sql_result **out) {
     static const char *names[] = {"column_name", "column_type", "null", "key", "default", "extra"};
     tn_type t[6];
@@ -430,6 +472,18 @@ static int execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_
     bool explain = false, analyze = false;
     if (stmt->kind == TN_SQL_S_SET) {
         rc = exec_set(&b, stmt, &r);
+        goto done;
+    }
+    if (stmt->kind == TN_SQL_S_TRANSACTION || stmt->kind == TN_SQL_S_CHECKPOINT) {
+        rc = exec_txn(&b, stmt, &r);
+        goto done;
+    }
+    if (s->txn_open && stmt_writes(stmt)) {
+        /* Each statement is its own Delta commit, visible at once: inside BEGIN that would
+           break both isolation and ROLLBACK, so the write is refused before it happens. */
+        rc = tn_bind_error_code(&b, TN_EUNSUPPORTED, stmt->pos,
+                                "TransactionContext Error: writes inside BEGIN ... COMMIT are not supported yet "
+                                "(tarn commits each statement on its own): run the statement outside the transaction");
         goto done;
     }
     if (tn_stmt_is_table(stmt)) {           /* stmt.h: DDL, DML, DESCRIBE t, SHOW, COPY, VACUUM */

@@ -110,6 +110,9 @@ int tn_bind_table_changes(tn_binder *b, tn_sql_tableref *t, tn_plan **out);
 /* FROM range(...) / generate_series(...) (bind_range.c). */
 bool tn_bind_is_range_function(const char *name);
 int tn_bind_range(tn_binder *b, tn_sql_tableref *t, tn_plan **out);
+/* FROM unnest_bitmap(constant bitmap) (bind_unnest_bitmap.c). */
+bool tn_bind_is_unnest_bitmap(const char *name);
+int tn_bind_unnest_bitmap(tn_binder *b, tn_sql_tableref *t, tn_plan **out);
 /* A scan plan over an opened table (takes ownership of t, also on error). */
 int tn_bind_table_plan(tn_binder *b, tn_table *t, const char *label, tn_plan **out);
 /* Parses sql (one SELECT) into the statement arena and binds it, with error carets pointing

@@ -880,6 +880,30 @@ static bool pk_has(const char *list, const char *column) {
     return false;
 }
 
+/* PRAGMA table_info('t'): cid, name, type, notnull, dflt_value, pk (SQLite's and DuckDB's). */
+static int table_info(tn_binder *b, const tn_plan *p, tn_table *t, tn_stmt_output *out) {
+    static const char *names[] = {"cid", "name", "type", "notnull", "dflt_value", "pk"};
+    tn_type ty[6] = {tn_type_make(TN_TYPE_INTEGER), tn_type_make(TN_TYPE_VARCHAR), tn_type_make(TN_TYPE_VARCHAR),
+                     tn_type_make(TN_TYPE_BOOLEAN), tn_type_make(TN_TYPE_VARCHAR), tn_type_make(TN_TYPE_BOOLEAN)};
+    int rc = tn_stmt_output_init(b, out, 6, names, ty);
+    rows r;
+    if (rc) return rc;
+    rc = rows_open(&r, out);
+    for (uint32_t i = 0; i < p->ncols && !rc; i++) {
+        char tb[64];
+        const tn_delta_column *c = t ? tn_table_column(t, i) : NULL;
+        const char *type = c && c->nested ? c->type_text : tn_type_format(p->types[i], tb, sizeof tb);
+        ((int32_t *)r.c.cols[0].data)[r.row] = (int32_t)i;
+        rc = rows_str(&r, 1, p->names[i]);
+        if (!rc) rc = rows_str(&r, 2, type);
+        rows_bool(&r, 3, c && !c->nullable);
+        if (!rc) rc = rows_str(&r, 4, NULL);
+        rows_bool(&r, 5, t && c && pk_has(tn_table_property(t, "primary-key"), c->name));
+        if (!rc) rc = rows_next(&r);
+    }
+    return rows_close(&r, rc);
+}
+
 static int describe_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     static const char *names[] = {"column_name", "column_type", "null", "key", "default", "extra"};
     tn_type ty[6];
@@ -894,6 +918,11 @@ static int describe_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) 
     int rc = tn_bind_table_name(b, &tr, &p, &alias);
     if (rc) return rc;
     tn_table *t = p->kind == TN_PLAN_SCAN && p->u.scan.format == TN_SCAN_DELTA ? p->u.scan.source : NULL;
+    if (stmt->u.describe.table_info) {
+        rc = table_info(b, p, t, out);
+        tn_plan_free(p);
+        return rc;
+    }
     rc = tn_stmt_output_init(b, out, 6, names, ty);
     rows r;
     if (!rc) rc = rows_open(&r, out);

@@ -214,8 +214,9 @@ static int stat_json(tn_buf *out, const tn_value *v, bool is_max) {
                           v->type.scale);
         return tn_buf_append(out, tmp, strlen(tmp));
     case TN_TYPE_DATE:
+        /* years 0001..9999 only (as the timestamps below): Spark parses no other, nor 'infinity' */
+        if (v->u.i < -719162 || v->u.i > 2932896) return 1;
         tn_format_date(tmp, sizeof tmp, (int32_t)v->u.i);
-        if (tmp[0] == '-' || strchr(tmp, '(')) return 1;
         return json_str(out, tmp, strlen(tmp));
     case TN_TYPE_TIMESTAMP: case TN_TYPE_TIMESTAMP_TZ:
         if (v->u.i < -62135596800000000LL || v->u.i > 253402300799000000LL) return 1;

@@ -21,8 +21,28 @@ static int num(const char *s, size_t n) {
     return v;
 }
 
+int tn_text_datetime_special(const char *s, size_t len) {
+    size_t i = 0;
+    while (i < len && s[i] == ' ') i++;
+    bool neg = i < len && s[i] == '-';
+    if (neg) i++;
+    size_t rest = len - i, word;
+    if (rest >= 8 && tn_str_iequal_n(s + i, 8, "infinity")) word = 8;
+    else if (rest == 3 && tn_str_iequal_n(s + i, 3, "inf")) word = 3;
+    else if (rest >= 5 && tn_str_iequal_n(s + i, 5, "epoch")) word = 5;
+    else return 0;
+    for (size_t k = i + word; k < len; k++)
+        if (s[k] != ' ') return 0;
+    return word == 5 ? 2 : neg ? -1 : 1;
+}
+
 int tn_text_to_date(const char *s, size_t len, int32_t *out) {
-    /* [-]Y{4,}-MM-DD */
+    /* [-]Y{4,}-MM-DD, or 'infinity' / '-infinity' / 'epoch' */
+    int sp = tn_text_datetime_special(s, len);
+    if (sp) {
+        *out = sp == 2 ? 0 : sp * TN_DATE_INFINITY;
+        return 0;
+    }
     size_t i = 0;
     bool neg = false;
     if (i < len && (s[i] == '-' || s[i] == '+')) { neg = s[i] == '-'; i++; }
@@ -47,10 +67,17 @@ int tn_text_to_timestamp_us(const char *s, size_t len, int64_t *out, bool *has_z
     if (i > 0 && i < len && s[i] == ' ' && i + 1 < len && !(s[i + 1] >= '0' && s[i + 1] <= '9')) {
         /* "YYYY-MM-DD UTC" style: treat the rest as zone */
     }
+    int sp = tn_text_datetime_special(s, len);
+    if (sp) {
+        *out = sp == 2 ? 0 : sp * TN_TS_INFINITY;
+        if (has_zone) *has_zone = false;
+        return 0;
+    }
     int32_t days;
     int rc = tn_text_to_date(s, i, &days);
-    if (rc) return tn_error_set(TN_EINVAL, "invalid timestamp '%.*s'", (int)len, s);
-    int64_t us = (int64_t)days * 86400000000LL;
+    if (rc || !tn_date_is_finite(days)) return tn_error_set(TN_EINVAL, "invalid timestamp '%.*s'", (int)len, s);
+    /* 6 year digits can pass INT64's range in microseconds: sum in 128 bits, check at the end */
+    tn_int128 us = (tn_int128)days * 86400000000LL;
     bool zone = false;
     int64_t offset_us = 0;
     if (i < len) {
@@ -100,7 +127,9 @@ int tn_text_to_timestamp_us(const char *s, size_t len, int64_t *out, bool *has_z
             }
         }
     }
-    *out = us - offset_us;
+    if (!tn_ts_in_range(us - offset_us))
+        return tn_error_set(TN_EINVAL, "timestamp '%.*s' is out of range", (int)len, s);
+    *out = (int64_t)(us - offset_us);
     if (has_zone) *has_zone = zone;
     return 0;
 bad:

@@ -172,6 +172,11 @@ int tn_format_float(char *buf, size_t cap, float f);
 int tn_format_date(char *buf, size_t cap, int32_t days);
 int tn_format_timestamp(char *buf, size_t cap, int64_t micros);
 int tn_format_decimal(char *buf, size_t cap, tn_int128 value, int scale);
+/* value * 10^-scale correctly rounded to the nearest double / float (value.c): one exact IEEE
+ * division when both operands are exact, else the decimal text through strtod/strtof (glibc
+ * rounds correctly), never a chain of divisions that rounds twice. */
+double tn_decimal_to_double(tn_int128 value, int scale);
+float tn_decimal_to_float(tn_int128 value, int scale);
 /* DuckDB's interval text: "1 year 2 months", "-1 day 03:00:00", "36:00:00", "00:00:00.002",
  * "00:00:00" for the zero interval. */
 int tn_format_interval(char *buf, size_t cap, tn_interval iv);
@@ -184,6 +189,26 @@ int tn_parse_interval(const char *s, size_t n, tn_interval *out);
  * it when precision == scale (DECIMAL(3,3) 0.5 is ".500"), as tn_value_format does. */
 #define TN_FORMAT_BUF_SIZE 64
 int tn_format_decimal_p(char *buf, size_t cap, tn_int128 value, int precision, int scale);
+
+/* DATE and TIMESTAMP limits, as DuckDB's: +-(2^31 - 1) days and +-(2^63 - 1) microseconds are
+ * 'infinity' / '-infinity' (they sort after / before every finite value); finite dates lie in
+ * [-(2^31 - 2), 2^31 - 2] days (5877642-06-25 (BC) .. 5881580-07-10), finite timestamps in
+ * [TN_TS_MIN_US, TN_TS_MAX_US] (290309-12-22 (BC) 00:00:00 .. 294247-01-10 04:00:54.775806).
+ * A result outside is an error (NULL for TRY_), never a wrapped value. */
+#define TN_DATE_INFINITY INT32_MAX
+#define TN_DATE_MAX_DAYS (INT32_MAX - 1)
+#define TN_TS_INFINITY INT64_MAX
+#define TN_TS_MIN_US (-9223372022400000000LL)
+#define TN_TS_MAX_US (INT64_MAX - 1)
+#define TN_TS_MIN_DAYS (-106751991LL)   /* the first day whose midnight is a finite timestamp */
+#define TN_TS_MAX_DAYS 106751991LL      /* 294247-01-10: the last day with a finite midnight */
+static inline bool tn_date_is_finite(int32_t d) { return d != TN_DATE_INFINITY && d != -TN_DATE_INFINITY; }
+static inline bool tn_ts_is_finite(int64_t t) { return t != TN_TS_INFINITY && t != -TN_TS_INFINITY; }
+static inline bool tn_ts_in_range(tn_int128 t) { return t >= TN_TS_MIN_US && t <= TN_TS_MAX_US; }
+/* 'infinity', '-infinity' (any case; DuckDB also takes 'inf' / '-inf' at the end of the text) or
+ * 'epoch' after leading spaces, then only spaces: 1 for +infinity, -1 for -infinity, 2 for epoch,
+ * 0 when the text is none of these (parse.c). */
+int tn_text_datetime_special(const char *s, size_t len);
 
 /* Civil-date helpers (proleptic Gregorian). */
 int32_t tn_days_from_civil(int64_t year, unsigned month, unsigned day);

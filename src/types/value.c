@@ -5,7 +5,28 @@
 #include "types/types.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* 10^0 .. 10^22: exact as doubles */
+static const double g_pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                         1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+double tn_decimal_to_double(tn_int128 value, int scale) {
+    tn_int128 mag = value < 0 ? -value : value;
+    if (scale >= 0 && scale <= 22 && mag <= ((tn_int128)1 << 53)) return (double)value / g_pow10_exact[scale];
+    char buf[TN_FORMAT_BUF_SIZE];
+    tn_format_decimal(buf, sizeof buf, value, scale);
+    return strtod(buf, NULL);
+}
+
+float tn_decimal_to_float(tn_int128 value, int scale) {
+    tn_int128 mag = value < 0 ? -value : value;
+    if (scale >= 0 && scale <= 10 && mag <= ((tn_int128)1 << 24)) return (float)value / (float)g_pow10_exact[scale];
+    char buf[TN_FORMAT_BUF_SIZE];
+    tn_format_decimal(buf, sizeof buf, value, scale);
+    return strtof(buf, NULL);
+}
 
 int tn_vector_set_value(tn_vector *v, uint32_t row, const tn_value *val) {
     if (val->is_null || val->type.id == TN_TYPE_NULL) return tn_vector_set_null(v, row);

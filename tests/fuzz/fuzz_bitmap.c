@@ -5,6 +5,7 @@
  * and decode to the same values, and re-serialize straight from the bytes to those same bytes.
  * Errors are expected; crashes, leaks and disagreements are bugs.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,13 +52,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!cr || roaring_bitmap_get_cardinality(cr) != info.cardinality) fail("CRoaring reads another cardinality");
         roaring_bitmap_free(cr);
     }
-    if (tn_bitmap_iterate(bm, collect, &a)) fail("iterate");
-    for (size_t i = 1; i < a.n; i++)
-        if (a.v[i] <= a.v[i - 1]) fail("values not ascending");
+    /* A few KB of run containers can state hundreds of millions of values: those are compared
+       by cardinality and bytes only, not value by value (which takes seconds per input). */
+    bool by_value = info.cardinality <= (1u << 20);
+    if (by_value) {
+        if (tn_bitmap_iterate(bm, collect, &a)) fail("iterate");
+        for (size_t i = 1; i < a.n; i++)
+            if (a.v[i] <= a.v[i - 1]) fail("values not ascending");
+    }
     if (tn_bitmap_serialize(bm, TN_BITMAP_AUTO, &out)) fail("serialize");
     if (tn_bitmap_decode(&again, out.data, out.len)) fail("our own bytes do not decode");
-    if (tn_bitmap_iterate(again, collect, &b)) fail("iterate");
-    if (a.n != b.n || (a.n && memcmp(a.v, b.v, a.n * sizeof *a.v))) fail("round trip changed the values");
+    if (tn_bitmap_cardinality(again) != info.cardinality) fail("round trip changed the cardinality");
+    if (by_value) {
+        if (tn_bitmap_iterate(again, collect, &b)) fail("iterate");
+        if (a.n != b.n || (a.n && memcmp(a.v, b.v, a.n * sizeof *a.v))) fail("round trip changed the values");
+    }
     if (tn_bitmap_reserialize(data, size, info.is64 ? TN_BITMAP_64 : TN_BITMAP_AUTO, &re)) fail("reserialize");
     if (!info.is64 && (re.len != out.len || memcmp(re.data, out.data, out.len))) fail("reserialize differs");
     tn_bitmap *o = tn_bitmap_create();

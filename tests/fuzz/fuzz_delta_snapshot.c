@@ -46,13 +46,26 @@ static int cmp_files(const tn_delta_file *x, const tn_delta_file *y) {
     return strcmp(x->has_dv ? x->dv.unique_id : "", y->has_dv ? y->dv.unique_id : "");
 }
 
+static int cmp_file_ptrs(const void *a, const void *b) {
+    return cmp_files(*(const tn_delta_file *const *)a, *(const tn_delta_file *const *)b);
+}
+
 static void walk(tn_delta_snapshot *s, memfs *m) {
     tn_arena *arena = tn_arena_create(0);
     if (!arena) return;
+    /* live files are in commit order; each (decoded path, DV id) at most once */
+    const tn_delta_file **sorted = tn_calloc(s->nfiles + 1, sizeof *sorted);
+    if (!sorted) { tn_arena_destroy(arena); return; }
+    for (uint32_t i = 0; i < s->nfiles; i++) {
+        if (!s->files[i].path || !s->files[i].path_decoded) fail("a live file without a path");
+        sorted[i] = &s->files[i];
+    }
+    qsort(sorted, s->nfiles, sizeof *sorted, cmp_file_ptrs);
+    for (uint32_t i = 1; i < s->nfiles; i++)
+        if (cmp_files(sorted[i - 1], sorted[i]) == 0) fail("a live file (decoded path, DV id) repeated");
+    tn_free(sorted);
     for (uint32_t i = 0; i < s->nfiles; i++) {
         const tn_delta_file *f = &s->files[i];
-        if (!f->path || !f->path_decoded) fail("a live file without a path");
-        if (i > 0 && cmp_files(&s->files[i - 1], f) >= 0) fail("files not sorted by (decoded path, DV id) or repeated");
         for (uint32_t c = 0; c < s->metadata.npartition_columns; c++) {
             bool is_null;
             (void)tn_delta_partition_value(s, f, s->metadata.partition_columns[c], &is_null);

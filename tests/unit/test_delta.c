@@ -191,10 +191,22 @@ TEST(golden_row_counts_match_expected) {
     }
 }
 
+static int cmp_file_path(const void *a, const void *b) {
+    const tn_delta_file *x = *(const tn_delta_file *const *)a, *y = *(const tn_delta_file *const *)b;
+    int c = strcmp(x->path, y->path);
+    return c ? c : strcmp(x->has_dv ? x->dv.unique_id : "", y->has_dv ? y->dv.unique_id : "");
+}
+
+/* The live files as a set (sorted by path: the snapshot keeps them in commit order, which a
+ * checkpoint written by another engine need not reproduce). */
 static int file_set(const tn_delta_snapshot *s, tn_buf *out) {
+    const tn_delta_file **f = tn_calloc(s->nfiles + 1, sizeof *f);
+    if (!f) return TN_ENOMEM;
+    for (uint32_t i = 0; i < s->nfiles; i++) f[i] = &s->files[i];
+    qsort(f, s->nfiles, sizeof *f, cmp_file_path);
     for (uint32_t i = 0; i < s->nfiles; i++)
-        tn_buf_printf(out, "%s|%s|%lld\n", s->files[i].path, s->files[i].has_dv ? s->files[i].dv.unique_id : "",
-                      (long long)s->files[i].size);
+        tn_buf_printf(out, "%s|%s|%lld\n", f[i]->path, f[i]->has_dv ? f[i]->dv.unique_id : "", (long long)f[i]->size);
+    tn_free(f);
     for (uint32_t i = 0; i < s->ntxns; i++) tn_buf_printf(out, "txn %s %lld\n", s->txns[i].app_id, (long long)s->txns[i].version);
     tn_buf_printf(out, "tombstones %u\n", s->ntombstones);
     return tn_buf_append_byte(out, 0);

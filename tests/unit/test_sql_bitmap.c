@@ -342,6 +342,77 @@ TEST(aggregates_against_croaring) {
     tn_sql_session_close(s);
 }
 
+
+/* intersect_count(b, f, v1, ...) = |AND over vi of (OR of b where f = vi)|, unnest_bitmap's
+ * rows, and bitmap_hash64's Doris test vector, against CRoaring. */
+TEST(intersect_count_unnest_hash64_against_croaring) {
+    tn_sql_session *s = NULL;
+    CHECK_OK(tn_sql_session_open(&s, NULL, 2));
+    char err[512];
+    int runs = 0;
+    for (int iter = 0; iter < 80; iter++) {
+        int n = 1 + (int)(rnd() % 8);
+        roaring_bitmap_t *per[4] = {roaring_bitmap_create(), roaring_bitmap_create(), roaring_bitmap_create(),
+                                    roaring_bitmap_create()};
+        strbuf vals = {0};
+        for (int i = 0; i < n; i++) {
+            int f = (int)(rnd() % 4);
+            if (rnd() % 6 == 0) { sb_add(&vals, "%s(%d, NULL)", i ? ", " : "", f); continue; }
+            roaring_bitmap_t *b = random_set((int)(rnd() % 5));
+            char *h = portable_hex(b);
+            sb_add(&vals, "%s(%d, X'%s')", i ? ", " : "", f, h);
+            free(h);
+            roaring_bitmap_or_inplace(per[f], b);
+            roaring_bitmap_free(b);
+        }
+        strbuf from = {0};
+        sb_add(&from, "(VALUES %s) t(f, b)", vals.s);
+        roaring_bitmap_t *a01 = roaring_bitmap_and(per[0], per[1]);
+        roaring_bitmap_t *a013 = roaring_bitmap_and(a01, per[3]);
+        want_i("intersect_count(b, f, 0, 1)", (int64_t)roaring_bitmap_get_cardinality(a01));
+        want_i("intersect_count(b, f, 0, 1, 3)", (int64_t)roaring_bitmap_get_cardinality(a013));
+        want_i("intersect_count(b, f, 2)", (int64_t)roaring_bitmap_get_cardinality(per[2]));
+        want_i("intersect_count(b, f, 2, 7)", 0);
+        int bad = run_and_compare(s, from.s, err, sizeof err);
+        CHECK_MSG(!bad, "intersect_count iteration %d: %s", iter, err);
+        /* unnest_bitmap over one of the sets: row count, sum, min, max */
+        roaring_bitmap_t *u = per[iter % 4];
+        uint64_t sum = 0, card = roaring_bitmap_get_cardinality(u);
+        roaring_uint32_iterator_t *it = roaring_create_iterator(u);
+        while (it->has_value) { sum += it->current_value; roaring_advance_uint32_iterator(it); }
+        roaring_free_uint32_iterator(it);
+        char *h = portable_hex(u);
+        strbuf un = {0};
+        sb_add(&un, "unnest_bitmap(X'%s')", h);
+        free(h);
+        want_i("count(*)", (int64_t)card);
+        if (card) {
+            want_i("sum(unnest_bitmap)", (int64_t)sum);
+            want_i("min(unnest_bitmap)", (int64_t)roaring_bitmap_minimum(u));
+            want_i("max(unnest_bitmap)", (int64_t)roaring_bitmap_maximum(u));
+        } else {
+            want_null("sum(unnest_bitmap)");
+        }
+        bad = run_and_compare(s, un.s, err, sizeof err);
+        CHECK_MSG(!bad, "unnest_bitmap iteration %d: %s", iter, err);
+        runs++;
+        free(un.s);
+        free(vals.s);
+        free(from.s);
+        roaring_bitmap_free(a01);
+        roaring_bitmap_free(a013);
+        for (int k = 0; k < 4; k++) roaring_bitmap_free(per[k]);
+    }
+    CHECK(runs == 80);
+    /* Doris's murmur_hash3_x64_64 test: 'hello', seed 0 -> -3215607508166160593 as uint64 */
+    want_s("bitmap_to_string(bitmap_hash64('hello'))", strdup("15231136565543391023"));
+    want_s("bitmap_to_string(bitmap_hash('abc'))", strdup("3409700625"));
+    want_s("bitmap_to_string(bitmap_hash64(''))", strdup("0"));
+    int bad = run_and_compare(s, "(VALUES (1)) t(x)", err, sizeof err);
+    CHECK_MSG(!bad, "hash vectors: %s", err);
+    tn_sql_session_close(s);
+}
+
 /* 64-bit values: the spec's layout, built here from CRoaring buckets. */
 TEST(bitmap64_against_croaring) {
     tn_sql_session *s = NULL;

@@ -13,7 +13,7 @@ set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 BIN=$BUILD/tarn
-if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
+require_bin "$BIN"
 if ! command -v node >/dev/null; then echo "node unavailable"; echo "0 passed, 1 failed"; exit 1; fi
 wh=$(mktemp -d /tmp/tn_golden_sql.XXXXXX)
 trap 'tn_cleanup "$wh"' EXIT   # checks every table written, then removes

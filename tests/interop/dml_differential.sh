@@ -13,7 +13,7 @@ set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 BIN=$BUILD/tarn
-if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
+require_bin "$BIN"
 require_oracle
 dir=$(mktemp -d /tmp/tn_dml.XXXXXX)
 trap 'tn_cleanup "$dir"' EXIT   # checks every table written, then removes

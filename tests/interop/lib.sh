@@ -12,6 +12,12 @@ FLIGHTS=$DATA/datasets/flights-3m.parquet
 ORACLE_DIR=$TN_REPO/tests/oracle                # package.json + node_modules of the oracle
 DUCK=$ORACLE_DIR/duckdb
 
+# require_bin PATH: a suite needs the built program PATH (make builds it); missing, the suite
+# fails as one check.
+require_bin() {
+    [ -x "$1" ] || { echo "missing $1 (run make)"; echo "0 passed, 1 failed"; exit 1; }
+}
+
 oracle_available() { "$DUCK" "SELECT 1" >/dev/null 2>&1; }
 
 # require_oracle: when DuckDB is not installed, say so and end the suite as one skipped check.

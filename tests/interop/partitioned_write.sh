@@ -10,7 +10,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
 BIN=$BUILD/tarn
-if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
+require_bin "$BIN"
 require_oracle
 dir=$(mktemp -d /tmp/tn_partwrite.XXXXXX)
 trap 'tn_cleanup "$dir"' EXIT

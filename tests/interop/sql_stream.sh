@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 BIN=$BUILD/tarn
 F=$FLIGHTS
-if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
+require_bin "$BIN"
 dir=$(mktemp -d /tmp/tn_stream.XXXXXX)
 trap 'tn_cleanup "$dir"' EXIT   # checks every table written, then removes
 pass=0; fail=0

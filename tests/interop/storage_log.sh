@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 BIN=$PWD/$BUILD/tarn
 pass=0; fail=0
-if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
+require_bin "$BIN"
 dir=$(mktemp -d /tmp/tn_storlog.XXXXXX)
 cd "$dir"
 trap 'rm -rf "$dir/wh/gap" "$dir/wh/gap0" "$dir/wh/empty"; tn_cleanup "$dir"' EXIT

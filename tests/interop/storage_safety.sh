@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 BIN=$PWD/$BUILD/tarn
 pass=0; fail=0; skip=0
-if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
+require_bin "$BIN"
 dir=$(mktemp -d /tmp/tn_safety.XXXXXX)
 cd "$dir"   # a relative path resolved against the working directory lands here, not in the repository
 trap 'rm -rf "$dir/victim" "$dir/ext"; tn_cleanup "$dir"' EXIT

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 BIN=$BUILD/tests/test_table
 pass=0; fail=0
-if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
+require_bin "$BIN"
 require_oracle
 dir=$(mktemp -d /tmp/tn_table_interop.XXXXXX)
 trap 'tn_cleanup "$dir"' EXIT   # checks every table written, then removes

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 BIN=$BUILD/tests/test_text
 pass=0; fail=0
-if [ ! -x "$BIN" ]; then echo "missing $BIN"; echo "0 passed, 1 failed"; exit 1; fi
+require_bin "$BIN"
 require_oracle
 dir=$(mktemp -d /tmp/tn_text_interop.XXXXXX)
 trap 'tn_cleanup "$dir"' EXIT   # checks every table written, then removes

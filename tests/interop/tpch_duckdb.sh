@@ -11,9 +11,8 @@ set -u
 . "$(dirname "$0")/lib.sh"
 cd "$TN_REPO"
 BIN=$BUILD/tarn
-if [ ! -x "$BIN" ] || [ ! -x "$BUILD/tpch_dbgen" ]; then
-    echo "missing $BIN or $BUILD/tpch_dbgen"; echo "0 passed, 1 failed"; exit 1
-fi
+require_bin "$BIN"
+require_bin "$BUILD/tpch_dbgen"
 require_oracle
 SF=${TPCH_SF:-0.01}
 LIMIT=${TPCH_QUERY_SECONDS:-120}

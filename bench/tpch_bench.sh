@@ -61,7 +61,7 @@ load_after=$(load1)
 
 geomean() { awk '{ if ($1 > 0) { s += log($1); n++ } } END { if (n) printf "%.2f", exp(s / n); else print "n/a" }'; }
 {
-    echo "Run: $(date -u +%Y-%m-%d), $(nproc) cores, DuckDB $(duck_version), median of $REPS runs after a warm-up, each query in its own process on each side (start-up not timed); load average $load_before before / $load_after after (well above 0: other work shared the cores, treat ratios as rough)."
+    echo "Run: $(date -u +%Y-%m-%d), $(nproc) cores, DuckDB $(duck_version), median of $REPS runs after a warm-up, each query in its own process on each side (start-up not timed); load average $load_before before / $load_after after$(awk -v l="$load_before" 'BEGIN { if (l > 1.5) print " (other work shared the cores: treat ratios as rough)" }')."
     for sf in $SFS; do
         echo
         hdr="| SF $sf |"; sep="|---|"

@@ -430,7 +430,7 @@ int tn_stream_pos_from_json(tn_stream_pos *p, const tn_stream_source *src, json_
             return rc;
         }
     }
-    qsort(p->taken, p->ntaken, sizeof *p->taken, cmp_str);
+    if (p->ntaken) qsort(p->taken, p->ntaken, sizeof *p->taken, cmp_str);
     return 0;
 }
 
@@ -587,7 +587,7 @@ static int plan_files(tn_stream_plan *pl, const tn_stream_source *src, const tn_
     }
     globfree(&g);
     if (rc) return rc;
-    qsort(pl->end.taken, pl->end.ntaken, sizeof *pl->end.taken, cmp_str);
+    if (pl->end.ntaken) qsort(pl->end.taken, pl->end.ntaken, sizeof *pl->end.taken, cmp_str);
     pl->advanced = pl->npaths > 0;
     return 0;
 }

@@ -372,6 +372,11 @@ bool tb_stats_may_match(const tn_table *t, const tn_delta_file *file, const tn_t
     return ok;
 }
 
+bool tn_table_file_may_match(const tn_table *t, const tn_delta_file *f, const tn_table_filter *filters,
+                             uint32_t nfilters) {
+    return tb_partition_may_match(t, f, filters, nfilters) && tb_stats_may_match(t, f, filters, nfilters);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Planning.
  */

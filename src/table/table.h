@@ -195,6 +195,11 @@ typedef int (*tn_table_chunk_fn)(void *ctx, const tn_chunk *chunk, uint32_t file
 int tn_table_scan_run_morsel(tn_table_scan *scan, uint32_t morsel, tn_table_chunk_fn fn, void *ctx);
 /* Runs every morsel in order on the calling thread. */
 int tn_table_scan_run(tn_table_scan *scan, tn_table_chunk_fn fn, void *ctx);
+/* Whether snapshot file f may hold a row matching every filter, by its add.stats (non-partition
+ * columns) and partition values: false only when it certainly holds none (what layouts use to
+ * know that new keys cannot be in a file without reading it). */
+bool tn_table_file_may_match(const tn_table *t, const tn_delta_file *f, const tn_table_filter *filters,
+                             uint32_t nfilters);
 /* Counters so far (copied). */
 void tn_table_scan_get_stats(const tn_table_scan *scan, tn_table_scan_stats *out);
 

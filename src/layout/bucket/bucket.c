@@ -5,7 +5,11 @@
  * (merge.c: one row per key, by the merge engine) and replaced by one rewritten file, in one
  * transaction whose read set is exactly those (partition, bucket) pairs. Copy-on-write per bucket
  * keeps every Delta reader (DuckDB over the logged files, Spark, delta-rs) at one live row per
- * key without deletion vectors, and compacts as it goes: a bucket is one file after each write.
+ * key without deletion vectors. When the new keys cannot be in any of the bucket's files (their
+ * key ranges against each file's add.stats), nothing needs merging: the rows go to a new file
+ * of the bucket, and only the files Paimon's universal compaction would pick are merged into it
+ * (pick_files: at most TN_BUCKET_RUN_TRIGGER files per bucket), so that appending new keys (a
+ * stream of new orders) costs the new rows, not a rewrite of the bucket.
  *
  * Rescale: 'bucket' changes are metadata only; a partition keeps the count its files were written
  * with (AddFile tag bucketCount) until INSERT OVERWRITE rewrites it; INSERT INTO such a partition
@@ -234,6 +238,72 @@ static void partition_text(char *buf, size_t cap, const tn_table *t, const tn_la
     if (off < cap) snprintf(buf + off, cap - off, "}");
 }
 
+/* Paimon's num-sorted-run.compaction-trigger (default 5) and compaction.size-ratio (1%). */
+#define TN_BUCKET_RUN_TRIGGER 5
+#define TN_BUCKET_SIZE_RATIO 1
+
+typedef struct run_size {
+    uint32_t file;
+    int64_t rows;
+} run_size;
+
+static int run_cmp(const void *a, const void *b) {
+    const run_size *x = a, *y = b;
+    if (x->rows != y->rows) return x->rows < y->rows ? -1 : 1;
+    return (x->file > y->file) - (x->file < y->file);
+}
+
+/* Which of a bucket's nf live files (snapshot indexes fsel) a write of the new rows sel[0..n)
+ * reads and replaces: they are moved to the front of fsel; returns how many. All of them when a
+ * new key may be in one of them (the bounding box of the new keys against each file's add.stats
+ * and partition values; float keys and files without usable stats count as "may"). Otherwise
+ * the files Paimon's universal compaction picks, the new file counted as one more sorted run:
+ * none below TN_BUCKET_RUN_TRIGGER runs; else the smallest first while each is at most
+ * TN_BUCKET_SIZE_RATIO % larger than the rows picked so far, and at least as many as bring the
+ * bucket back under the trigger. */
+static int pick_files(const tn_table *t, const tn_bucket_spec *spec, const tn_bucket_rows *rows, const uint32_t *sel,
+                      uint32_t n, uint32_t *fsel, uint32_t nf, uint32_t *nread) {
+    *nread = nf;
+    if (nf == 0 || n == 0) return 0;
+    const tn_delta_snapshot *snap = tn_table_snapshot(t);
+    tn_table_filter filters[2 * TN_BUCKET_MAX_KEYS];
+    for (uint32_t k = 0; k < spec->nkey; k++) {
+        uint32_t c = spec->key[k];
+        tn_type_id ty = tn_table_column(t, c)->type.id;
+        if (ty == TN_TYPE_FLOAT || ty == TN_TYPE_DOUBLE) return 0;   /* NaN and -0.0 have no safe range */
+        tn_value mn, mx, v;
+        tn_vector_get_value(&rows->cols[c], sel[0], &mn);
+        mx = mn;
+        for (uint32_t i = 1; i < n; i++) {
+            tn_vector_get_value(&rows->cols[c], sel[i], &v);
+            if (tn_value_compare(&v, &mn) < 0) mn = v;
+            if (tn_value_compare(&v, &mx) > 0) mx = v;
+        }
+        filters[2 * k] = (tn_table_filter){c, TN_PQ_GE, mn};
+        filters[2 * k + 1] = (tn_table_filter){c, TN_PQ_LE, mx};
+    }
+    for (uint32_t i = 0; i < nf; i++)
+        if (tn_table_file_may_match(t, &snap->files[fsel[i]], filters, 2 * spec->nkey)) return 0;
+    *nread = 0;
+    if (nf + 1 < TN_BUCKET_RUN_TRIGGER) return 0;
+    run_size *runs = tn_malloc(sizeof *runs * nf);
+    if (!runs) return TN_ENOMEM;
+    for (uint32_t i = 0; i < nf; i++) {
+        int64_t r = tn_delta_file_num_records(&snap->files[fsel[i]]);
+        runs[i] = (run_size){fsel[i], r < 0 ? INT64_MAX / 256 : r};
+    }
+    qsort(runs, nf, sizeof *runs, run_cmp);
+    uint32_t force = nf + 1 - TN_BUCKET_RUN_TRIGGER + 1;   /* runs to merge, the new one included */
+    int64_t acc = n;
+    uint32_t picked = 0;
+    while (picked < nf && (picked + 1 < force || runs[picked].rows * 100 <= acc * (100 + TN_BUCKET_SIZE_RATIO)))
+        acc += runs[picked++].rows;
+    for (uint32_t i = 0; i < nf; i++) fsel[i] = runs[i].file;
+    tn_free(runs);
+    *nread = picked;
+    return 0;
+}
+
 /* Writes the merged rows of one (partition, bucket) into one file writer. */
 static int write_bucket(bucket_writer *w, tn_table *t, tn_table_txn *txn, const tn_bucket_spec *spec,
                         const tn_layout_partition *lp, int32_t b, tn_bucket_rows *stored, tn_bucket_rows *fresh,
@@ -427,6 +497,7 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
                     tn_bucket_file_tags(&snap->files[sel[k]], &fb, &fc);
                     if (fb == b) fsel[nf++] = sel[k];
                 }
+                if (!rc) rc = pick_files(t, &spec, &p->rows, order + start[b], cnt, fsel, nf, &nf);
                 if (!rc && nf) {
                     tn_table_scan_options so = TN_TABLE_SCAN_OPTIONS_INIT;
                     so.all_columns = true;

@@ -101,11 +101,16 @@ typedef struct tn_layout_write_options {
      * data, read set and commitInfo to the transaction. NULL: none. */
     int (*prepare_commit)(void *ctx, tn_table_txn *txn);
     void *prepare_ctx;
+    /* OPTIMIZE t WHERE <partition predicate>: only snapshot files for which file_filter returns
+     * true are compacted (the SQL layer evaluates the predicate on each file's partition
+     * values). NULL: every file. Layouts that cannot restrict their compaction refuse it. */
+    bool (*file_filter)(void *ctx, const tn_delta_file *file);
+    void *file_filter_ctx;
 } tn_layout_write_options;
 #define TN_LAYOUT_WRITE_OPTIONS_VERSION 1
 #define TN_LAYOUT_WRITE_OPTIONS_INIT {TN_LAYOUT_WRITE_OPTIONS_VERSION, TN_LAYOUT_APPEND, NULL, 0, \
                                       NULL, -1, NULL, 0, 0, TN_CODEC_ZSTD, 0, 0, 0, NULL, NULL, 0, 0, NULL, false, \
-                                      NULL, NULL}
+                                      NULL, NULL, NULL, NULL}
 
 typedef struct tn_layout_writer tn_layout_writer;
 /* Opens a writer on t's snapshot with t's layout (t must stay open until commit/abort). opts
@@ -197,8 +202,9 @@ typedef struct tn_layout_rewrite_result {
  * numTargetRowsInserted, numCopiedRows, numRemovedFiles, numAddedFiles, ...). */
 int tn_layout_rewrite_run(tn_table *t, const tn_layout_rewrite_options *opts, tn_layout_rewrite_result *result);
 
-/* OPTIMIZE t [WITH (options)]: the layout compacts its files (a primary-key table: every bucket
- * with several files or deletion vectors becomes one file), committing removes and adds with
+/* OPTIMIZE t [WHERE partition predicate] [WITH (options)]: the layout compacts its files (a
+ * primary-key table: every bucket with several files or deletion vectors becomes one file; with
+ * opts->file_filter only the buckets of the files it accepts), committing removes and adds with
  * dataChange = false. Options: the layout's per-write keys; others refused by name. A layout
  * without compaction refuses (TN_EUNSUPPORTED naming it). result may be NULL. */
 int tn_layout_optimize(tn_table *t, const tn_layout_write_options *opts, tn_table_commit_result *result);

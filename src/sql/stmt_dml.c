@@ -578,11 +578,100 @@ cleanup:
 /* ---------------------------------------------------------------------------------------------
  * OPTIMIZE.
  */
+typedef struct optimize_files {
+    const tn_delta_file *files;        /* the snapshot's */
+    uint32_t nfiles;
+    uint8_t *match;                    /* per file: the WHERE holds on its partition values */
+} optimize_files;
+
+static bool optimize_file_filter(void *ctx, const tn_delta_file *f) {
+    const optimize_files *m = ctx;
+    if (f < m->files || f >= m->files + m->nfiles) return false;
+    return m->match[f - m->files] != 0;
+}
+
+/* OPTIMIZE t WHERE pred: pred may reference partition columns only (Delta's rule and message);
+ * it is evaluated on every snapshot file's partition values into m->match. */
+static int optimize_where(tn_binder *b, tn_sql_stmt *stmt, tn_table *t, const char *name, optimize_files *m) {
+    __typeof__(stmt->u.optimize) *o = &stmt->u.optimize;
+    uint32_t n = tn_table_num_columns(t);
+    const tn_delta_snapshot *snap = tn_table_snapshot(t);
+    const char **names = tn_arena_calloc(b->arena, (n + 1) * sizeof *names);
+    tn_type *types = tn_arena_calloc(b->arena, (n + 1) * sizeof *types);
+    bool *used = tn_arena_calloc(b->arena, (n + 1) * sizeof *used);
+    m->files = snap->files;
+    m->nfiles = snap->nfiles;
+    m->match = tn_arena_calloc(b->arena, (size_t)snap->nfiles + 1);
+    if (!names || !types || !used || !m->match) return TN_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        names[i] = tn_table_column(t, i)->name;
+        types[i] = tn_table_column(t, i)->type;
+    }
+    bind_scope scope;
+    memset(&scope, 0, sizeof scope);
+    int rc = tn_scope_add(b, &scope, name, n, names, types);
+    if (rc) return rc;
+    bind_ctx c;
+    memset(&c, 0, sizeof c);
+    c.b = b;
+    c.scope = &scope;
+    c.clause = "WHERE";
+    tn_expr *pred = NULL;
+    tn_expr_state *state = NULL;
+    uint32_t *sel = NULL;
+    tn_chunk ch;
+    memset(&ch, 0, sizeof ch);
+    rc = tn_bind_pred(&c, o->where, &pred);
+    if (rc) return rc;
+    tn_expr_columns(pred, used, n);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!used[i] || tn_table_column(t, i)->is_partition) continue;
+        tn_buf parts = TN_BUF_INIT;
+        for (uint32_t k = 0; k < n; k++)
+            if (tn_table_column(t, k)->is_partition) tn_buf_printf(&parts, "%s%s", parts.len ? ", " : "", names[k]);
+        rc = tn_bind_error(b, o->where->pos, "Predicate references non-partition column '%s'. Only the partition "
+                           "columns may be referenced: [%s]", names[i], parts.len ? (const char *)parts.data : "");
+        tn_buf_free(&parts);
+        goto cleanup;
+    }
+    rc = tn_expr_state_create(pred, &state);
+    if (!rc) rc = tn_chunk_init(&ch, n, types, TN_VECTOR_SIZE);
+    sel = tn_malloc(sizeof *sel * TN_VECTOR_SIZE);
+    if (!rc && !sel) rc = TN_ENOMEM;
+    for (uint32_t first = 0; first < snap->nfiles && !rc; first += TN_VECTOR_SIZE) {
+        uint32_t cnt = snap->nfiles - first < TN_VECTOR_SIZE ? snap->nfiles - first : TN_VECTOR_SIZE;
+        tn_chunk_reset(&ch);
+        for (uint32_t col = 0; col < n && !rc; col++) {
+            const tn_delta_column *ci = tn_table_column(t, col);
+            for (uint32_t r = 0; r < cnt && !rc; r++) {
+                bool is_null = true;
+                const char *txt = ci->is_partition ? tn_delta_partition_value(snap, &snap->files[first + r], ci->name,
+                                                                              &is_null) : NULL;
+                tn_value v;
+                if (!ci->is_partition || is_null) {
+                    rc = tn_vector_set_null(&ch.cols[col], r);
+                    continue;
+                }
+                rc = tn_table_partition_value_parse(&v, ci->type, txt);
+                if (!rc) rc = tn_vector_set_value(&ch.cols[col], r, &v);
+            }
+            ch.cols[col].count = cnt;
+        }
+        ch.count = cnt;
+        uint32_t nsel = 0;
+        if (!rc) rc = tn_expr_filter(pred, &ch, sel, &nsel, state);
+        for (uint32_t i = 0; !rc && i < nsel; i++) m->match[first + sel[i]] = 1;
+    }
+cleanup:
+    tn_free(sel);
+    tn_chunk_free(&ch);
+    tn_expr_state_free(state);
+    tn_expr_free(pred);
+    return rc;
+}
+
 int tn_stmt_optimize(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     __typeof__(stmt->u.optimize) *o = &stmt->u.optimize;
-    if (o->where)
-        return tn_bind_error_code(b, TN_EUNSUPPORTED, o->where->pos, "not supported yet: OPTIMIZE ... WHERE (the whole "
-                                  "table is compacted)");
     if (o->n_zorder)
         return tn_bind_error_code(b, TN_EUNSUPPORTED, o->zorder[0].pos, "not supported yet: OPTIMIZE ... ZORDER BY");
     tn_catalog_name cn;
@@ -592,6 +681,20 @@ int tn_stmt_optimize(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     if (rc) return rc;
     tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
     wo.interrupt = b->ex->interrupt;
+    optimize_files match;
+    tn_delta_kv pred_param;
+    if (o->where) {
+        rc = optimize_where(b, stmt, t, cn.name, &match);
+        if (rc) goto cleanup;
+        wo.file_filter = optimize_file_filter;
+        wo.file_filter_ctx = &match;
+        /* commitInfo.operationParameters.predicate, as Delta writes it: ["<the WHERE text>"] */
+        pred_param.key = "predicate";
+        pred_param.value = tn_stmt_predicate_json(b, tn_stmt_where_text(b, stmt->text));
+        if (!pred_param.value) { rc = TN_ENOMEM; goto cleanup; }
+        wo.operation_parameters = &pred_param;
+        wo.noperation_parameters = 1;
+    }
     tn_delta_kv *kv = tn_arena_calloc(b->arena, ((size_t)o->options.n + 1) * sizeof *kv);
     if (!kv) { rc = TN_ENOMEM; goto cleanup; }
     for (int i = 0; i < o->options.n; i++) {

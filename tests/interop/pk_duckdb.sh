@@ -9,7 +9,9 @@
 # file's rows hash to the bucket its tags name (DuckDB reads the rows, tarn's bucket pruning
 # finds each key). (3) Two processes upserting the same bucket at once: both succeed (conflicts
 # retried), no key twice. (4) SIGKILL during an upsert and during a rescale overwrite leaves
-# a committed state with one row per key, and the table takes writes afterwards.
+# a committed state with one row per key, and the table takes writes afterwards. (5) OPTIMIZE
+# t WHERE <partition predicate> compacts only those partitions (rows = DuckDB's reading of the
+# live files, files reduced, each key in its bucket's file); SIGKILL during OPTIMIZE.
 set -u
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
@@ -295,6 +297,62 @@ crash_check("SIGKILL during an upsert", f"INSERT INTO crash SELECT k, v FROM rea
 t("ALTER TABLE crash SET ('bucket' = '8')")
 crash_check("SIGKILL during a rescale INSERT OVERWRITE", "INSERT OVERWRITE crash SELECT k, v || 'x' FROM crash", [0.1, 0.3],
             ["INSERT OVERWRITE crash SELECT k, v FROM crash"])
+
+# ---------------------------------------------------------------------------------------------
+# (5) OPTIMIZE t WHERE <partition predicate>: only the chosen partitions' buckets are compacted
+# (one file per bucket, rows merged by key), the others keep their files; the rows equal DuckDB's
+# reading of the live files before and after; every compacted file holds exactly its bucket's keys
+t("CREATE TABLE opt (k INT, v VARCHAR, p VARCHAR, PRIMARY KEY (p, k) NOT ENFORCED) PARTITIONED BY (p) WITH ('bucket' = '4')")
+t("INSERT INTO opt /*+ OPTIONS('target_file_size' = '2000') */ SELECT i, repeat('x', 40) || i, 'p' || (i % 3) FROM range(60000) r(i)")
+t("INSERT INTO opt /*+ OPTIONS('target_file_size' = '2000') */ SELECT i * 3, 'new' || i, 'p' || (i % 3) FROM range(10000, 30000) r(i)")
+def per_part(files):
+    c = {}
+    for a in files.values(): c[a["partitionValues"]["p"]] = c.get(a["partitionValues"]["p"], 0) + 1
+    return c
+def duck_rows(table):
+    return rows_of(d(f"SELECT k, v, p FROM read_parquet({parquet_list(table, live_files(table))}, hive_partitioning = true, "
+                     "hive_types_autocast = false)"))
+before_files = live_files("opt")
+before = duck_rows("opt")
+v0 = latest_version("opt")
+bad = t("OPTIMIZE opt WHERE k = 3", check=False)
+report(bad.returncode != 0 and "Predicate references non-partition column 'k'. Only the partition columns may be "
+       "referenced: [p]" in bad.stderr and latest_version("opt") == v0,
+       "OPTIMIZE ... WHERE on a non-partition column: Delta's error, nothing committed", bad.stderr)
+res = rows_of(t("OPTIMIZE opt WHERE p IN ('p0', 'p2')").stdout)
+after_files = live_files("opt")
+after = duck_rows("opt")
+mine = rows_of(t("SELECT k, v, p FROM opt").stdout)
+pb, pa = per_part(before_files), per_part(after_files)
+kept = {f for f, a in before_files.items() if a["partitionValues"]["p"] == "p1"}
+tags = {}
+for a in after_files.values():
+    tags.setdefault(a["partitionValues"]["p"], []).append(a["tags"]["bucket"])
+removed = sum(pb[x] for x in ("p0", "p2"))
+ok = (pb["p0"] > 4 and pb["p2"] > 4 and pa == {"p0": 4, "p1": pb["p1"], "p2": 4} and kept <= set(after_files)
+      and sorted(tags["p0"]) == sorted(tags["p2"]) == ["0", "1", "2", "3"] and res == [(str(removed), "8")]
+      and before == after == mine and len(mine) > 60000 and len({(r[2], r[0]) for r in mine}) == len(mine))
+report(ok, f"OPTIMIZE opt WHERE p IN ('p0', 'p2'): files {pb} -> {pa}, p1's files untouched, rows = DuckDB's before and after "
+       f"({len(mine)} rows)", f"before {pb} after {pa} result {res} tags {tags} rows {len(before)} {len(after)} {len(mine)}")
+log = [json.loads(l) for l in open(os.path.join(wh, "opt", "_delta_log", "%020d.json" % latest_version("opt")))]
+ci = [a["commitInfo"] for a in log if "commitInfo" in a][0]
+ok = (ci["operation"] == "OPTIMIZE" and ci["operationParameters"]["predicate"] == '["p IN (\'p0\', \'p2\')"]'
+      and all(a[k]["dataChange"] is False for a in log for k in ("add", "remove") if k in a))
+report(ok, "the compaction commits OPTIMIZE with the predicate, dataChange = false", ci)
+bad = []
+for r in rng.sample([r for r in mine if r[2] != "p1"], 20):
+    out = subprocess.run([tarn, "-w", wh, "--csv", "--stats", "-c", f"SELECT v FROM opt WHERE p = '{r[2]}' AND k = {r[0]}"],
+                         capture_output=True, text=True)
+    st = json.loads(out.stderr.strip().splitlines()[-1])
+    if rows_of(out.stdout) != [(r[1],)] or st["files_scanned"] != 1: bad.append((r, out.stdout, st["files_scanned"]))
+report(not bad, "after the compaction each key is found in its bucket's one file (bucket pruning)", bad[:3])
+again = rows_of(t("OPTIMIZE opt WHERE p = 'p0'").stdout)
+report(again == [("0", "0")], "OPTIMIZE of an already compacted partition: nothing to do, nothing committed", again)
+
+# SIGKILL during a compaction: a committed state (before or after it), one row per key
+t(f"INSERT OVERWRITE crash SELECT k, v FROM read_parquet('{big}')")
+t("INSERT INTO crash /*+ OPTIONS('target_file_size' = '200000') */ SELECT k, v || 'y' FROM crash")
+crash_check("SIGKILL during OPTIMIZE", "OPTIMIZE crash", [0.1, 0.3, 0.6])
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

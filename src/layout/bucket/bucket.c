@@ -600,6 +600,8 @@ static uint64_t bucket_num_files(const tn_layout_writer *base) { return ((const 
 /* ---------------------------------------------------------------------------------------------
  * OPTIMIZE: every (partition, bucket) with more than one live file, or a file with a deletion
  * vector, is rewritten into one file (rows merged by key, ordered by key), dataChange = false.
+ * OPTIMIZE ... WHERE: only the files opts->file_filter accepts (whole partitions: the SQL layer
+ * allows partition predicates only, so a bucket is taken whole or not at all).
  * Files without bucket tags are left alone (INSERT OVERWRITE lays them out).
  */
 static int file_cmp_group(const void *a, const void *b, void *ctx) {
@@ -634,7 +636,9 @@ static int bucket_optimize(tn_table *t, const tn_layout_write_options *opts, tn_
     for (uint32_t fi = 0; fi < snap->nfiles && !rc; fi++) {
         int32_t b, c;
         if (!tn_bucket_file_tags(&snap->files[fi], &b, &c)) continue;
+        if (opts->file_filter && !opts->file_filter(opts->file_filter_ctx, &snap->files[fi])) continue;
         rc = tn_layout_file_partition_key(t, &snap->files[fi], &key);
+        if (!rc && key.len) key.len--;  /* the key's NUL: "|b|c" goes before it (a bucket per group) */
         if (!rc) rc = tn_buf_printf(&key, "|%d|%d", b, c);
         if (!rc && !(keys[fi] = tn_strdup((const char *)key.data))) rc = TN_ENOMEM;
         order[n++] = fi;
@@ -706,7 +710,10 @@ static int bucket_optimize(tn_table *t, const tn_layout_write_options *opts, tn_
     char rs[32], as[32];
     snprintf(rs, sizeof rs, "%u", removed);
     snprintf(as, sizeof as, "%u", added);
-    tn_delta_kv params[] = {{"predicate", "[]"}, {"zOrderBy", "[]"}};
+    const char *pred = "[]";           /* Delta's OPTIMIZE parameters; the SQL layer gives the WHERE */
+    for (uint32_t i = 0; i < opts->noperation_parameters; i++)
+        if (strcmp(opts->operation_parameters[i].key, "predicate") == 0) pred = opts->operation_parameters[i].value;
+    tn_delta_kv params[] = {{"predicate", pred}, {"zOrderBy", "[]"}};
     tn_delta_kv metrics[] = {{"numRemovedFiles", rs}, {"numAddedFiles", as}};
     rc = tn_table_txn_set_commit_info(txn, "OPTIMIZE", params, 2, metrics, 2);
     if (rc) goto cleanup;

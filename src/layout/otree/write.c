@@ -765,6 +765,9 @@ int tn_layout_otree_optimize(tn_table *t, const tn_layout_write_options *opts, t
         memset(result, 0, sizeof *result);
         result->version = -1;
     }
+    if (opts->file_filter)             /* the index spans the whole table: no partial rewrite */
+        return tn_error_set(TN_EUNSUPPORTED, "not supported yet: OPTIMIZE ... WHERE on table '%s' (otree layout: "
+                            "OPTIMIZE rewrites the whole index)", tn_table_path(t));
     int rc = ot_open(&base, t, opts);
     if (rc) return rc;
     ot_writer *w = (ot_writer *)base;

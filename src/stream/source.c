@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---------------------------------------------------------------------------------------------
@@ -350,6 +351,7 @@ int tn_stream_pos_copy(tn_stream_pos *dst, const tn_stream_pos *src) {
     dst->version = src->version;
     dst->index = src->index;
     dst->snapshot = src->snapshot;
+    dst->watermark_ns = src->watermark_ns;
     for (uint32_t i = 0; i < src->ntaken; i++) {
         int rc = taken_push(dst, src->taken[i]);
         if (rc) {
@@ -390,6 +392,7 @@ json_t *tn_stream_pos_to_json(const tn_stream_source *src, const tn_stream_pos *
         json_object_set_new(j, "snapshot", json_boolean(p->snapshot));
     } else {
         json_object_set_new(j, "kind", json_string("files"));
+        json_object_set_new(j, "watermark_ns", json_integer(p->watermark_ns));
         json_t *a = json_array();
         for (uint32_t i = 0; a && i < p->ntaken; i++) json_array_append_new(a, json_string(p->taken[i]));
         json_object_set_new(j, "taken", a);
@@ -412,10 +415,13 @@ int tn_stream_pos_from_json(tn_stream_pos *p, const tn_stream_source *src, json_
         p->snapshot = json_is_true(json_object_get(j, "snapshot"));
         return 0;
     }
-    json_t *a = json_object_get(j, "taken");
+    json_t *a = json_object_get(j, "taken"), *wm = json_object_get(j, "watermark_ns");
     if (strcmp(kind, "files") != 0 || !json_is_array(a))
         return tn_error_set(TN_ECORRUPT, "%s: not a files position (the job's source %s is a file pattern)", what,
                             src->label);
+    if (wm && (!json_is_integer(wm) || json_integer_value(wm) < 0))   /* absent: a state of before the watermark */
+        return tn_error_set(TN_ECORRUPT, "%s: the files position's watermark_ns is not a time in nanoseconds", what);
+    p->watermark_ns = wm ? json_integer_value(wm) : 0;
     size_t i;
     json_t *e;
     json_array_foreach(a, i, e) {
@@ -436,7 +442,15 @@ int tn_stream_pos_from_json(tn_stream_pos *p, const tn_stream_source *src, json_
 
 char *tn_stream_pos_text(const tn_stream_source *src, const tn_stream_pos *p) {
     char buf[160];
-    if (src->kind == TN_STREAM_FILES)
+    if (src->kind == TN_STREAM_FILES && p->watermark_ns > 0) {
+        time_t sec = (time_t)(p->watermark_ns / 1000000000);
+        struct tm tm;
+        char ts[40];
+        gmtime_r(&sec, &tm);
+        strftime(ts, sizeof ts, "%Y-%m-%d %H:%M:%S", &tm);
+        snprintf(buf, sizeof buf, "files changed before %s UTC taken, and %u later file%s", ts, p->ntaken,
+                 p->ntaken == 1 ? "" : "s");
+    } else if (src->kind == TN_STREAM_FILES)
         snprintf(buf, sizeof buf, "%u file%s taken", p->ntaken, p->ntaken == 1 ? "" : "s");
     else if (p->snapshot)
         snprintf(buf, sizeof buf, "snapshot of version %lld, %u files read", (long long)p->version, p->index);
@@ -555,40 +569,90 @@ static int plan_table(tn_stream_plan *pl, const tn_stream_source *src, const tn_
     return 0;
 }
 
+static int64_t ctime_ns(const struct stat *st) {
+    return (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+}
+
+/* Whether a listed file was taken by position p. */
+static bool file_taken(const tn_stream_pos *p, const char *path, const struct stat *st) {
+    return ctime_ns(st) < p->watermark_ns || taken_has(p, path);
+}
+
+static int64_t settle_ns(void) {
+    const char *e = getenv("TARN_JOB_FILE_SETTLE_MS");
+    long long ms = e && *e ? strtoll(e, NULL, 10) : TN_STREAM_FILES_SETTLE_MS;
+    return (ms < 0 ? 0 : ms) * 1000000;
+}
+
+/* The files of a pattern that are regular files, sorted by name (glob's order), with their
+ * status. */
+typedef struct listing {
+    glob_t g;
+    struct stat *st;
+    bool *ok;                          /* a regular file */
+} listing;
+
+static void listing_free(listing *l) {
+    globfree(&l->g);
+    tn_free(l->st);
+    tn_free(l->ok);
+}
+
+static int list_files(listing *l, const tn_stream_source *src) {
+    memset(l, 0, sizeof *l);
+    int grc = glob(src->pattern, 0, NULL, &l->g);
+    if (grc == GLOB_NOMATCH) return 0;
+    if (grc != 0) return tn_error_set(TN_EIO, "job source %s: cannot list \"%s\"", src->label, src->pattern);
+    l->st = tn_malloc(sizeof *l->st * (l->g.gl_pathc + 1));
+    l->ok = tn_calloc(l->g.gl_pathc + 1, sizeof *l->ok);
+    if (!l->st || !l->ok) return TN_ENOMEM;
+    for (size_t i = 0; i < l->g.gl_pathc; i++)
+        l->ok[i] = stat(l->g.gl_pathv[i], &l->st[i]) == 0 && S_ISREG(l->st[i].st_mode);
+    return 0;
+}
+
+/* The next batch of a pattern: the files not taken (up to max_files, in name order); the end
+ * position's watermark moves up to the oldest ctime of a file still not taken, at most to the
+ * listing's start minus the settle time; names it covers, and names of files gone, are dropped. */
 static int plan_files(tn_stream_plan *pl, const tn_stream_source *src, const tn_stream_pos *pos,
                       const tn_stream_options *o) {
-    int rc = tn_stream_pos_copy(&pl->end, pos);
-    if (rc) return rc;
-    glob_t g;
-    memset(&g, 0, sizeof g);
-    int grc = glob(src->pattern, 0, NULL, &g);
-    if (grc == GLOB_NOMATCH) {
-        globfree(&g);
-        return 0;
+    int64_t start_ns = tn_time_now_us() * 1000;
+    listing l;
+    int rc = list_files(&l, src);
+    size_t n = l.g.gl_pathc;
+    if (!rc) {
+        pl->paths = tn_arena_alloc(pl->arena, sizeof *pl->paths * (n + 1));
+        if (!pl->paths) rc = TN_ENOMEM;
     }
-    if (grc != 0) {
-        globfree(&g);
-        return tn_error_set(TN_EIO, "job source %s: cannot list \"%s\"", src->label, src->pattern);
-    }
-    pl->paths = tn_arena_alloc(pl->arena, sizeof *pl->paths * (g.gl_pathc + 1));
-    if (!pl->paths) rc = TN_ENOMEM;
-    for (size_t i = 0; i < g.gl_pathc && !rc; i++) {
-        const char *p = g.gl_pathv[i];
-        struct stat st;
-        if (stat(p, &st) != 0 || !S_ISREG(st.st_mode) || taken_has(pos, p)) continue;
+    int64_t wm = start_ns - settle_ns();   /* the new watermark: below every file not taken */
+    bool *take = rc ? NULL : tn_calloc(n + 1, sizeof *take);
+    if (!rc && !take) rc = TN_ENOMEM;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (!l.ok[i] || file_taken(pos, l.g.gl_pathv[i], &l.st[i])) continue;
         if (pl->npaths >= o->max_files) {
             pl->more = true;
-            break;
+            if (ctime_ns(&l.st[i]) < wm) wm = ctime_ns(&l.st[i]);
+            continue;
         }
-        pl->paths[pl->npaths] = tn_arena_strdup(pl->arena, p);
+        take[i] = true;
+        pl->paths[pl->npaths] = tn_arena_strdup(pl->arena, l.g.gl_pathv[i]);
         if (!pl->paths[pl->npaths]) rc = TN_ENOMEM;
-        else rc = taken_push(&pl->end, p);
         pl->npaths++;
     }
-    globfree(&g);
+    if (wm < pos->watermark_ns) wm = pos->watermark_ns;
+    memset(&pl->end, 0, sizeof pl->end);
+    pl->end.watermark_ns = wm;
+    /* taken after the batch: listed files taken before or now, unless the watermark covers them */
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (!l.ok[i] || ctime_ns(&l.st[i]) < wm) continue;
+        if (take[i] || taken_has(pos, l.g.gl_pathv[i])) rc = taken_push(&pl->end, l.g.gl_pathv[i]);
+    }
+    tn_free(take);
+    listing_free(&l);
     if (rc) return rc;
     if (pl->end.ntaken) qsort(pl->end.taken, pl->end.ntaken, sizeof *pl->end.taken, cmp_str);
-    pl->advanced = pl->npaths > 0;
+    /* a batch, or a position that shrank (moving the watermark alone is not worth a state write) */
+    pl->advanced = pl->npaths > 0 || pl->end.ntaken != pos->ntaken;
     return 0;
 }
 
@@ -612,16 +676,13 @@ int tn_stream_lag(const tn_stream_source *src, const tn_stream_pos *pos, int64_t
         *out = lag < 0 ? 0 : lag;
         return 0;
     }
-    glob_t g;
-    memset(&g, 0, sizeof g);
-    int grc = glob(src->pattern, 0, NULL, &g);
+    listing l;
+    int rc = list_files(&l, src);
     int64_t n = 0;
-    if (grc == 0)
-        for (size_t i = 0; i < g.gl_pathc; i++) {
-            struct stat st;
-            if (stat(g.gl_pathv[i], &st) == 0 && S_ISREG(st.st_mode) && !taken_has(pos, g.gl_pathv[i])) n++;
-        }
-    globfree(&g);
+    for (size_t i = 0; !rc && i < l.g.gl_pathc; i++)
+        if (l.ok[i] && !file_taken(pos, l.g.gl_pathv[i], &l.st[i])) n++;
+    listing_free(&l);
+    if (rc) return rc;
     *out = n;
     return 0;
 }

@@ -22,7 +22,15 @@
  *
  * Positions: table {"kind": "table", "version": V, "index": I, "snapshot": b} = next to read is
  * data add I (in log order) of version V (snapshot true: of the live files of snapshot V, after
- * which version V + 1 follows); files {"kind": "files", "taken": [paths...]}.
+ * which version V + 1 follows); files {"kind": "files", "watermark_ns": W, "taken": [paths...]}
+ * = every file matching the pattern with a status-change time (ctime) before W, and the files
+ * named, were taken. The set stays bounded: after each listing W moves up to the oldest ctime of
+ * a matching file not taken yet, but never past the listing's start minus
+ * TN_STREAM_FILES_SETTLE_MS (ctime is the kernel's coarse clock; a file that appears later,
+ * written in place or renamed into the directory (rename sets ctime), has a later ctime), and
+ * names below W or of files gone from the listing are dropped. A file of a dropped name that
+ * appears again is a new file; a taken file changed in place after it settled (its ctime moves)
+ * is taken again (as Spark's file source, input files are to be placed whole and not changed).
  */
 #ifndef TN_STREAM_H
 #define TN_STREAM_H
@@ -30,6 +38,9 @@
 #include "sql/sql.h"
 
 #define TN_STREAM_JOBS_DIR "_jobs"
+/* How far behind the listing time a files position's watermark stays (TARN_JOB_FILE_SETTLE_MS
+ * overrides it, for tests). */
+#define TN_STREAM_FILES_SETTLE_MS 10000
 
 /* Job options (`--option key=value`): name, default, meaning. Unknown keys are refused. */
 #define TN_STREAM_OPTION_TABLE(X)                                                                    \

@@ -29,8 +29,9 @@ typedef struct tn_stream_pos {
     int64_t version;                   /* TABLE: next version to read */
     uint32_t index;                    /* data adds of it already taken */
     bool snapshot;                     /* reading the live files of snapshot `version` */
-    char **taken;                      /* FILES: sorted */
+    char **taken;                      /* FILES: sorted; taken files with ctime >= watermark */
     uint32_t ntaken, cap;
+    int64_t watermark_ns;              /* FILES: every file with a ctime before it was taken */
 } tn_stream_pos;
 
 typedef struct tn_stream_options {

@@ -9,7 +9,9 @@
 # static table and functions into an aggregation-engine PK table keeps running totals equal to
 # DuckDB's GROUP BY. (4, 5) Exactly once under 50 SIGKILLs each (random, and injected between
 # commit and state write and before the commit) while the source grows, for a table and for a
-# directory of CSV files. (6) Bad input: a malformed file stops the job naming file and line,
+# directory of CSV files. (5b) The taken set of a directory source stays bounded (watermark; names
+# of files gone dropped) and still takes every file once, also files renamed in with an old
+# mtime, and a removed file's name written again. (6) Bad input: a malformed file stops the job naming file and line,
 # nothing of the batch committed; fixed or moved away, the job resumes. (7) Errors: name exists,
 # not running, not a savepoint, stale savepoint, deletes in the source (ignoreDeletes).
 set -u
@@ -248,7 +250,7 @@ job("stop", "agg")
 
 # ---------------------------------------------------------------------------------------------
 # (4, 5) exactly once under SIGKILLs while the source grows
-def kill_cycles(name, sql, grow, source_ids, target_table, cycles=50):
+def kill_cycles(name, sql, grow, source_ids, target_table, cycles=50, extra_env=None):
     stop = threading.Event()
     pause = threading.Event()
     idle = threading.Event()
@@ -263,7 +265,9 @@ def kill_cycles(name, sql, grow, source_ids, target_table, cycles=50):
     dup_fail = []; eq_fail = []; kinds = {"random": 0, "after-commit": 0, "before-commit": 0}
     modes = [["random", "after-commit", "before-commit"][c % 3] for c in range(cycles)]
     def start_env(c):   # the job restarted before cycle c dies at that cycle's fault point, if any
-        return {"TARN_JOB_FAULT": modes[c], "TARN_JOB_FAULT_PCT": "100"} if c < cycles and modes[c] != "random" else None
+        e = dict(extra_env or {})
+        if c < cycles and modes[c] != "random": e.update({"TARN_JOB_FAULT": modes[c], "TARN_JOB_FAULT_PCT": "100"})
+        return e
     try:
         r = job("start", name, "-c", sql, "--poll-interval", "20ms", "--max-batch-files", "3", env=start_env(0))
         if r.returncode != 0: report(False, f"{name}: start", r.stderr); return
@@ -284,7 +288,7 @@ def kill_cycles(name, sql, grow, source_ids, target_table, cycles=50):
             if len(ids) != len(set(ids)) or not set(ids) <= src:
                 dup_fail.append((c, mode, len(ids) - len(set(ids)), len(set(ids) - src)))
             check = c % 10 == 9 or c == cycles - 1
-            r = job("start", name, env=None if check else start_env(c + 1))
+            r = job("start", name, env=extra_env if check else start_env(c + 1))
             if r.returncode != 0: report(False, f"{name}: restart", r.stderr); return
             if check:
                 idle.clear(); pause.set(); idle.wait(30)
@@ -337,12 +341,57 @@ def grow_files():
     with open(tmp, "w") as f: f.write("id,v\n" + rows)
     made.extend(k * 20 + i for i in range(20))
     os.rename(tmp, os.path.join(incoming, f"f{k:05d}.csv"))   # files appear whole
+# a 150 ms settle time: the files position's watermark moves (and drops names) all the time
 kill_cycles("eo_files", f"INSERT INTO tgt4 SELECT id, v FROM read_csv('{incoming}/*.csv')", grow_files,
-            lambda: list(made), "tgt4")
+            lambda: list(made), "tgt4", extra_env={"TARN_JOB_FILE_SETTLE_MS": "150"})
+st = json.load(open(os.path.join(wh, "_jobs", "eo_files", "state.json")))
+report(st["position"]["watermark_ns"] > 0 and len(st["position"]["taken"]) < fid[0] // 2,
+       "eo_files: the taken set stays small (watermark)", (len(st["position"]["taken"]), fid[0]))
+
+# ---------------------------------------------------------------------------------------------
+# (5b) the taken set is bounded: a watermark covers settled files, names of files gone are dropped
+mark("eo_files done")
+many = os.path.join(base, "many")
+os.makedirs(many)
+t("CREATE TABLE tgt8 (id BIGINT, v BIGINT)")
+def put(name, ids, old_mtime=False):
+    tmp = os.path.join(many, "." + name)
+    with open(tmp, "w") as f: f.write("id,v\n" + "".join(f"{i},1\n" for i in ids))
+    if old_mtime: os.utime(tmp, (946684800, 946684800))     # written long ago, renamed in now
+    os.rename(tmp, os.path.join(many, name))
+for k in range(120): put(f"a{k:04d}.csv", [k])
+SETTLE = {"TARN_JOB_FILE_SETTLE_MS": "300"}
+def taken_state():
+    return json.load(open(os.path.join(wh, "_jobs", "many", "state.json")))["position"]
+def ids8():
+    return sorted(int(x[0]) for x in rows_of(t("SELECT id FROM tgt8").stdout))
+r = job("start", "many", "-c", f"INSERT INTO tgt8 SELECT id, v FROM read_csv('{many}/*.csv')", "--poll-interval",
+        "50ms", "--max-batch-files", "25", env=SETTLE)
+st = wait_caught("many")
+time.sleep(0.8)                                        # settled; an idle poll drops their names
+pos = taken_state()
+report(st["state"] == "running" and ids8() == list(range(120)) and pos["watermark_ns"] > 0 and pos["taken"] == [],
+       "bounded: 120 files taken in 5 batches, then only the watermark remembers them", (st, len(pos["taken"])))
+for k in range(0, 120, 6): os.unlink(os.path.join(many, f"a{k:04d}.csv"))   # consumed files removed
+for k in range(120, 150): put(f"b{k:04d}.csv", [k], old_mtime=True)         # mtime before the watermark
+st = wait_caught("many")
+report(ids8() == list(range(150)), "bounded: files renamed in with an old mtime are taken (ctime), once each",
+       len(ids8()))
+job("stop", "many")
+put("a0000.csv", [150])                              # a removed file's name again: a new file
+for k in range(151, 160): put(f"c{k:04d}.csv", [k])
+job("start", "many", env=SETTLE)
+st = wait_caught("many")
+time.sleep(0.8)
+pos = taken_state()
+report(ids8() == list(range(160)) and len(pos["taken"]) == 0 and st["lag"] == 0,
+       "bounded: after a restart, new files once each, nothing taken twice; the set is empty again",
+       (len(ids8()), pos["taken"][:5], st))
+job("stop", "many")
 
 # ---------------------------------------------------------------------------------------------
 # (6) bad input in a directory source
-mark("eo_files done")
+mark("bounded done")
 bad = os.path.join(base, "bad")
 os.makedirs(bad)
 t("CREATE TABLE tgt5 (id BIGINT, name STRING)")

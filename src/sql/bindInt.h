@@ -1,6 +1,6 @@
 /*
- * sql/bindInt.h: private to the binder (bind.c, bind_expr.c, bind_query.c) and the session
- * (session.c): binder state, name scopes, aggregate binding context and error helpers.
+ * sql/bindInt.h: private to the binder (bind*.c) and the session (session.c): binder state,
+ * name scopes, aggregate binding context and error helpers.
  */
 #ifndef TN_SQL_BIND_INT_H
 #define TN_SQL_BIND_INT_H
@@ -138,6 +138,10 @@ int tn_bind_expr(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
 int tn_bind_pred(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
 /* DuckDB's name for an expression's result column ("count_star()", "(a + 1)"). */
 int tn_bind_expr_name(tn_buf *out, const tn_sql_expr *e);
+/* The last part of a function call's (possibly qualified) name. */
+static inline const char *tn_bind_func_name(const tn_sql_expr *e) {
+    return e->u.func.name.parts[e->u.func.name.n - 1].name;
+}
 bool tn_bind_is_agg_name(const char *name);
 bool tn_bind_contains_agg(const tn_sql_expr *e);
 bool tn_bind_contains_window(const tn_sql_expr *e);

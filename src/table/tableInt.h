@@ -8,6 +8,8 @@
 
 #include "table/table.h"
 
+#include <pthread.h>
+
 struct tn_table {
     tn_fs *fs;
     char *path;
@@ -126,6 +128,10 @@ struct tn_table_txn {
     bool constraints_checked;        /* rows written were checked against CHECK constraints */
     bool rows_from_table;            /* rows written are the table's own (DELETE rewrites) */
     bool defer_sync;                 /* data files are fsynced together at commit */
+    /* File writers of one transaction may run on different threads at once (a bucket layout
+     * writes its buckets as pool tasks): what they share here (arena, written, adds, open,
+     * file_counter, ratio) is taken under lock. The rest of the API is one thread's. */
+    pthread_mutex_t lock;
 };
 
 /* Registers a file about to be created (full path, copied) so that a failed transaction

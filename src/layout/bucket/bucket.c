@@ -16,6 +16,10 @@
  * fails with Paimon's message. Scans prune to one bucket per partition on equality of the whole
  * bucket key, with each file's own count. Conflicts with a concurrent writer of the same bucket
  * are retried on the new snapshot (the new rows are kept in memory, hashes too).
+ *
+ * Threads: rows arrive on one thread (in the query's order: the later row of a key wins); at
+ * commit every (partition, bucket) written is one task on the write's pool (read its files,
+ * merge, encode and write its file), all in the one transaction.
  */
 #include "layout/bucket/bucketInt.h"
 
@@ -336,7 +340,49 @@ static int write_bucket(bucket_writer *w, tn_table *t, tn_table_txn *txn, const 
         if (rc) tn_table_file_writer_abort(e.fw);
         else rc = tn_table_file_writer_close(e.fw);
     }
-    if (!rc) w->files_written++;
+    return rc;
+}
+
+/* One (partition, bucket) of a write: its new rows (order[0..nrows) of rows), and the snapshot
+ * files it reads and replaces (fsel[0..nf), already removed in the transaction). Tasks of one
+ * commit run on the write's pool, each into its own file writer of the one transaction. */
+typedef struct bucket_task {
+    const tn_layout_partition *lp;
+    int32_t b;
+    tn_bucket_rows *rows;
+    const uint32_t *order;
+    uint32_t nrows;
+    uint32_t *fsel;                    /* owned */
+    uint32_t nf;
+    uint64_t rows_out;
+} bucket_task;
+
+typedef struct task_job {
+    bucket_writer *w;
+    tn_table *t;
+    tn_table_txn *txn;
+    const tn_bucket_spec *spec;
+    bucket_task *tasks;
+} task_job;
+
+static int run_bucket_task(void *ctx, uint32_t i, uint32_t worker) {
+    (void)worker;
+    task_job *j = ctx;
+    bucket_task *k = &j->tasks[i];
+    tn_bucket_rows stored;
+    int rc = tn_interrupt_check(j->w->opts.interrupt);
+    if (rc) return rc;
+    rc = tn_bucket_rows_init(&stored, j->t);
+    if (!rc && k->nf) {
+        tn_table_scan_options so = TN_TABLE_SCAN_OPTIONS_INIT;
+        so.all_columns = true;
+        tn_table_scan *scan = NULL;
+        rc = tn_table_scan_open_files(&scan, j->t, &so, k->fsel, k->nf);
+        if (!rc) rc = tn_table_scan_run(scan, collect_rows, &stored);
+        tn_table_scan_close(scan);
+    }
+    if (!rc) rc = write_bucket(j->w, j->t, j->txn, j->spec, k->lp, k->b, &stored, k->rows, k->order, k->nrows, &k->rows_out);
+    tn_bucket_rows_free(&stored);
     return rc;
 }
 
@@ -352,9 +398,9 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
     read_scope scope;
     memset(&scope, 0, sizeof scope);
     scope.t = t;
-    tn_bucket_rows stored;
-    memset(&stored, 0, sizeof stored);
-    uint32_t *sel = NULL, *fsel = NULL;
+    uint32_t *sel = NULL;
+    bucket_task *tasks = NULL;
+    uint32_t ntasks = 0, cap_tasks = 0;
     int rc = 0;
     if (!arena) return TN_ENOMEM;
     tn_bucket_spec spec;
@@ -461,62 +507,48 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
         if (rc || !tp->key || !tp->buckets) { rc = rc ? rc : TN_ENOMEM; break; }
         /* rows by bucket (counting sort keeps arrival order) */
         uint32_t n = p->rows.count;
-        uint32_t *start = tn_calloc((size_t)nb + 1, sizeof *start);
-        uint32_t *order = tn_malloc(sizeof *order * (n ? n : 1));
-        if (!start || !order) {
-            tn_free(start);
-            tn_free(order);
-            rc = TN_ENOMEM;
-            break;
-        }
+        uint32_t *start = tn_arena_calloc(arena, ((size_t)nb + 1) * sizeof *start);
+        uint32_t *pos = tn_arena_alloc(arena, ((size_t)nb + 1) * sizeof *pos);
+        uint32_t *order = tn_arena_alloc(arena, sizeof *order * (n ? n : 1));
+        if (!start || !pos || !order) { rc = TN_ENOMEM; break; }
         for (uint32_t r = 0; r < n; r++) start[tn_bucket_of_hash(p->rows.bucket[r], nb) + 1]++;
         for (int32_t b = 0; b < nb; b++) start[b + 1] += start[b];
-        {
-            uint32_t *pos = tn_malloc(sizeof *pos * ((size_t)nb + 1));
-            if (!pos) rc = TN_ENOMEM;
-            else {
-                memcpy(pos, start, sizeof *pos * ((size_t)nb + 1));
-                for (uint32_t r = 0; r < n; r++) order[pos[tn_bucket_of_hash(p->rows.bucket[r], nb)]++] = r;
-                tn_free(pos);
-            }
-        }
+        memcpy(pos, start, sizeof *pos * ((size_t)nb + 1));
+        for (uint32_t r = 0; r < n; r++) order[pos[tn_bucket_of_hash(p->rows.bucket[r], nb)]++] = r;
         for (int32_t b = 0; b < nb && !rc; b++) {
             uint32_t cnt = start[b + 1] - start[b];
             if (cnt == 0) continue;
             tp->buckets[b] = 1;
-            rc = tn_interrupt_check(o->interrupt);
-            if (rc) break;
-            /* the bucket's live files: read, then replaced */
-            rc = tn_bucket_rows_init(&stored, t);
-            uint32_t nf = 0;
-            if (!rc && !overwrite) {
-                fsel = tn_malloc(sizeof *fsel * (nsel + 1));
-                if (!fsel) rc = TN_ENOMEM;
-                for (uint32_t k = 0; k < nsel && !rc; k++) {
-                    int32_t fb, fc;
-                    tn_bucket_file_tags(&snap->files[sel[k]], &fb, &fc);
-                    if (fb == b) fsel[nf++] = sel[k];
-                }
-                if (!rc) rc = pick_files(t, &spec, &p->rows, order + start[b], cnt, fsel, nf, &nf);
-                if (!rc && nf) {
-                    tn_table_scan_options so = TN_TABLE_SCAN_OPTIONS_INIT;
-                    so.all_columns = true;
-                    tn_table_scan *scan = NULL;
-                    rc = tn_table_scan_open_files(&scan, t, &so, fsel, nf);
-                    if (!rc) rc = tn_table_scan_run(scan, collect_rows, &stored);
-                    tn_table_scan_close(scan);
-                }
-                for (uint32_t k = 0; k < nf && !rc; k++) rc = tn_table_txn_remove(txn, &snap->files[fsel[k]], true);
-                tn_free(fsel);
-                fsel = NULL;
+            if (ntasks == cap_tasks) {
+                uint32_t cap = cap_tasks ? cap_tasks * 2 : 64;
+                bucket_task *nt = tn_realloc(tasks, sizeof *nt * cap);
+                if (!nt) { rc = TN_ENOMEM; break; }
+                tasks = nt;
+                cap_tasks = cap;
             }
-            uint64_t wrote = 0;
-            if (!rc) rc = write_bucket(w, t, txn, &spec, lp, b, &stored, &p->rows, order + start[b], cnt, &wrote);
-            rows_out += wrote;
-            tn_bucket_rows_free(&stored);
+            bucket_task *k = &tasks[ntasks++];
+            *k = (bucket_task){lp, b, &p->rows, order + start[b], cnt, NULL, 0, 0};
+            /* the bucket's live files it reads and replaces (read by the task) */
+            if (!overwrite) {
+                k->fsel = tn_malloc(sizeof *k->fsel * (nsel + 1));
+                if (!k->fsel) { rc = TN_ENOMEM; break; }
+                for (uint32_t f = 0; f < nsel; f++) {
+                    int32_t fb, fc;
+                    tn_bucket_file_tags(&snap->files[sel[f]], &fb, &fc);
+                    if (fb == b) k->fsel[k->nf++] = sel[f];
+                }
+                rc = pick_files(t, &spec, &p->rows, k->order, cnt, k->fsel, k->nf, &k->nf);
+                for (uint32_t f = 0; f < k->nf && !rc; f++) rc = tn_table_txn_remove(txn, &snap->files[k->fsel[f]], true);
+            }
         }
-        tn_free(start);
-        tn_free(order);
+    }
+    if (!rc && ntasks) {
+        task_job job = {w, t, txn, &spec, tasks};
+        if (o->pool && ntasks > 1) rc = tn_pool_run(o->pool, ntasks, run_bucket_task, &job);
+        else
+            for (uint32_t i = 0; i < ntasks && !rc; i++) rc = run_bucket_task(&job, i, 0);
+        for (uint32_t i = 0; i < ntasks && !rc; i++) rows_out += tasks[i].rows_out;
+        if (!rc) w->files_written += ntasks;
     }
     if (rc) goto cleanup;
     if (!overwrite && scope.nparts) {
@@ -541,8 +573,8 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
     txn = NULL;
     rc = tn_table_txn_commit(x, res);
 cleanup:
-    tn_bucket_rows_free(&stored);
-    tn_free(fsel);
+    for (uint32_t i = 0; i < ntasks; i++) tn_free(tasks[i].fsel);
+    tn_free(tasks);
     tn_free(sel);
     tn_buf_free(&scope.key);
     tn_table_txn_abort(txn);

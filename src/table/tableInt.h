@@ -53,8 +53,6 @@ int tb_vector_set_value(tn_vector *v, uint32_t row, const tn_value *val);
  * and decimals -> decimal, date -> timestamp, timestamp <-> timestamptz, string <-> binary).
  * TN_EUNSUPPORTED when there is no such widening. */
 int tb_value_cast(tn_value *out, const tn_value *in, tn_type to);
-/* Copies rows sel[0..n) of src (same type) to dst starting at dst->count; advances count. */
-int tb_vector_append(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n);
 
 /* The optimistic commit loop (write.c). Tries read_version+1, then on TN_EEXISTS reads the
  * winners, treats a winner carrying our txn appId at >= our version as "already applied"

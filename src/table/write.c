@@ -721,7 +721,7 @@ int tn_table_file_writer_write(tn_table_file_writer *fw, const tn_chunk *chunk, 
         for (uint32_t i = 0; i < fw->ndata && !rc; i++) {
             tn_vector *d = &fw->stage.cols[i];
             d->count = 0;
-            rc = tb_vector_append(d, &chunk->cols[fw->data_cols[i]], sel, n);
+            rc = tn_vector_append_rows(d, &chunk->cols[fw->data_cols[i]], sel, n);
         }
         if (rc) goto cleanup;
         fw->stage.count = n;

@@ -45,8 +45,6 @@ typedef struct bucket_writer {
     int codec;
     uint64_t rows_in;
     uint64_t files_written;
-    int32_t *hashes;                   /* per chunk row */
-    uint32_t cap_hashes;
     int32_t pinned;                    /* write option 'bucket' (0: the table's count) */
 } bucket_writer;
 
@@ -76,7 +74,6 @@ static void writer_free(bucket_writer *w) {
     if (!w) return;
     for (uint32_t i = 0; i < w->parts.cap; i++) tn_bucket_rows_free(&((bpart *)tn_layout_slots_at(&w->parts, i))->rows);
     tn_layout_slots_free(&w->parts);
-    tn_free(w->hashes);
     tn_layout_router_close(w->router);
     tn_arena_destroy(w->arena);
     tn_free(w);
@@ -154,30 +151,13 @@ static int bucket_write(tn_layout_writer *base, const tn_chunk *chunk) {
             goto cleanup;
         }
     }
-    if (w->cap_hashes < chunk->count) {
-        int32_t *h = tn_realloc(w->hashes, sizeof *h * chunk->count);
-        if (!h) { rc = TN_ENOMEM; goto cleanup; }
-        w->hashes = h;
-        w->cap_hashes = chunk->count;
-    }
-    {
-        tn_value vals[TN_BUCKET_MAX_KEYS];
-        tn_buf row = TN_BUF_INIT;
-        for (uint32_t r = 0; r < chunk->count && !rc; r++) {
-            for (uint32_t k = 0; k < w->spec.nbkey; k++) tn_vector_get_value(&chunk->cols[w->spec.bkey[k]], r, &vals[k]);
-            rc = tn_bucket_binary_row(&row, vals, w->spec.nbkey);
-            if (!rc) w->hashes[r] = tn_bucket_hash_bytes(row.data, row.len);
-        }
-        tn_buf_free(&row);
-        if (rc) goto cleanup;
-    }
     tn_layout_route route;
     rc = tn_layout_router_route(w->router, chunk, &route);
     for (uint32_t g = 0; g < route.ngroups && !rc; g++) {
         bpart *p = NULL;
         uint32_t first = route.start[g], n = route.start[g + 1] - first;
         rc = part_rows(w, route.part[g], &p);
-        if (!rc) rc = tn_bucket_rows_append(&p->rows, chunk, route.sel + first, n, w->hashes);
+        if (!rc) rc = tn_bucket_rows_append(&p->rows, chunk, route.sel + first, n, NULL);
     }
     if (!rc) w->rows_in += chunk->count;
 cleanup:
@@ -271,8 +251,10 @@ static int pick_files(const tn_table *t, const tn_bucket_spec *spec, const tn_bu
     if (nf == 0 || n == 0) return 0;
     const tn_delta_snapshot *snap = tn_table_snapshot(t);
     tn_table_filter filters[2 * TN_BUCKET_MAX_KEYS];
+    uint32_t nf_ = 0;                  /* filters: the key columns (partition ones are the files' own) */
     for (uint32_t k = 0; k < spec->nkey; k++) {
         uint32_t c = spec->key[k];
+        if (rows->skip[c]) continue;
         tn_type_id ty = tn_table_column(t, c)->type.id;
         if (ty == TN_TYPE_FLOAT || ty == TN_TYPE_DOUBLE) return 0;   /* NaN and -0.0 have no safe range */
         tn_value mn, mx, v;
@@ -283,11 +265,11 @@ static int pick_files(const tn_table *t, const tn_bucket_spec *spec, const tn_bu
             if (tn_value_compare(&v, &mn) < 0) mn = v;
             if (tn_value_compare(&v, &mx) > 0) mx = v;
         }
-        filters[2 * k] = (tn_table_filter){c, TN_PQ_GE, mn};
-        filters[2 * k + 1] = (tn_table_filter){c, TN_PQ_LE, mx};
+        filters[nf_++] = (tn_table_filter){c, TN_PQ_GE, mn};
+        filters[nf_++] = (tn_table_filter){c, TN_PQ_LE, mx};
     }
     for (uint32_t i = 0; i < nf; i++)
-        if (tn_table_file_may_match(t, &snap->files[fsel[i]], filters, 2 * spec->nkey)) return 0;
+        if (tn_table_file_may_match(t, &snap->files[fsel[i]], filters, nf_)) return 0;
     *nread = 0;
     if (nf + 1 < TN_BUCKET_RUN_TRIGGER) return 0;
     run_size *runs = tn_malloc(sizeof *runs * nf);
@@ -585,6 +567,61 @@ cleanup:
     return rc;
 }
 
+/* The bucket-key hashes of the new rows (rows.bucket), in tasks of HASH_ROWS rows on the pool. */
+#define HASH_ROWS 16384
+
+typedef struct hash_job {
+    const bucket_writer *w;
+    tn_bucket_rows **parts;            /* per task */
+    uint32_t *first;                   /* per task */
+} hash_job;
+
+static int hash_task(void *ctx, uint32_t i, uint32_t worker) {
+    (void)worker;
+    hash_job *j = ctx;
+    tn_bucket_rows *rows = j->parts[i];
+    const tn_bucket_spec *spec = &j->w->spec;
+    uint32_t end = j->first[i] + HASH_ROWS < rows->count ? j->first[i] + HASH_ROWS : rows->count;
+    tn_value vals[TN_BUCKET_MAX_KEYS];
+    tn_buf row = TN_BUF_INIT;
+    int rc = 0;
+    for (uint32_t r = j->first[i]; r < end && !rc; r++) {
+        for (uint32_t k = 0; k < spec->nbkey; k++) tn_vector_get_value(&rows->cols[spec->bkey[k]], r, &vals[k]);
+        rc = tn_bucket_binary_row(&row, vals, spec->nbkey);
+        if (!rc) rows->bucket[r] = tn_bucket_hash_bytes(row.data, row.len);
+    }
+    tn_buf_free(&row);
+    return rc;
+}
+
+static int hash_rows(bucket_writer *w) {
+    uint32_t ntasks = 0;
+    for (uint32_t id = 0; id < w->parts.cap; id++) {
+        bpart *p = tn_layout_slots_at(&w->parts, id);
+        if (p && p->used) ntasks += (p->rows.count + HASH_ROWS - 1) / HASH_ROWS;
+    }
+    if (ntasks == 0) return 0;
+    hash_job j = {w, tn_malloc(sizeof *j.parts * ntasks), tn_malloc(sizeof *j.first * ntasks)};
+    int rc = 0;
+    if (!j.parts || !j.first) { rc = TN_ENOMEM; goto cleanup; }
+    uint32_t n = 0;
+    for (uint32_t id = 0; id < w->parts.cap; id++) {
+        bpart *p = tn_layout_slots_at(&w->parts, id);
+        if (!p || !p->used) continue;
+        for (uint32_t r = 0; r < p->rows.count; r += HASH_ROWS) {
+            j.parts[n] = &p->rows;
+            j.first[n++] = r;
+        }
+    }
+    if (w->opts.pool && ntasks > 1) rc = tn_pool_run(w->opts.pool, ntasks, hash_task, &j);
+    else
+        for (uint32_t i = 0; i < ntasks && !rc; i++) rc = hash_task(&j, i, 0);
+cleanup:
+    tn_free(j.parts);
+    tn_free(j.first);
+    return rc;
+}
+
 static int bucket_commit(tn_layout_writer *base, tn_table_commit_result *result) {
     bucket_writer *w = (bucket_writer *)base;
     tn_table_commit_result res;
@@ -595,6 +632,8 @@ static int bucket_commit(tn_layout_writer *base, tn_table_commit_result *result)
         rc = tn_error_set(w->sticky, "table '%s': the writer failed earlier; nothing committed", tn_table_path(w->t));
         goto cleanup;
     }
+    rc = hash_rows(w);
+    if (rc) goto cleanup;
     int attempts = w->opts.max_attempts > 0 ? w->opts.max_attempts : 20;
     tn_table *cur = w->t, *fresh = NULL;
     for (int a = 0; a < attempts; a++) {

@@ -106,11 +106,14 @@ typedef struct tn_layout_write_options {
      * values). NULL: every file. Layouts that cannot restrict their compaction refuse it. */
     bool (*file_filter)(void *ctx, const tn_delta_file *file);
     void *file_filter_ctx;
+    /* Threads a layout may run its commit-time work on (the bucket layout: one task per bucket
+     * written), idle while the write runs; NULL: the calling thread only. */
+    tn_pool *pool;
 } tn_layout_write_options;
 #define TN_LAYOUT_WRITE_OPTIONS_VERSION 1
 #define TN_LAYOUT_WRITE_OPTIONS_INIT {TN_LAYOUT_WRITE_OPTIONS_VERSION, TN_LAYOUT_APPEND, NULL, 0, \
                                       NULL, -1, NULL, 0, 0, TN_CODEC_ZSTD, 0, 0, 0, NULL, NULL, 0, 0, NULL, false, \
-                                      NULL, NULL, NULL, NULL}
+                                      NULL, NULL, NULL, NULL, NULL}
 
 typedef struct tn_layout_writer tn_layout_writer;
 /* Opens a writer on t's snapshot with t's layout (t must stay open until commit/abort). opts

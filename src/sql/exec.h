@@ -38,14 +38,6 @@ int tn_collection_append(tn_collection *c, const tn_chunk *src, const uint32_t *
 /* Move all chunks of src to the end of dst (src is left empty). */
 int tn_collection_move(tn_collection *dst, tn_collection *src);
 
-/* Vector helpers. */
-/* dst (initialized, type of src) receives src's rows sel[0..n) (sel NULL: 0..n); string bytes
- * are borrowed from src (valid while src is). */
-int tn_vector_gather(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n);
-/* Append rows of src to dst at dst->count, copying strings into dst's heap. */
-int tn_vector_append_rows(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n);
-/* Set rows [from, from+n) of v to NULL (validity allocated). */
-int tn_vector_fill_null(tn_vector *v, uint32_t from, uint32_t n);
 /* A shallow view of src (shares buffers; never free it). */
 static inline void tn_vector_view(tn_vector *dst, const tn_vector *src) { *dst = *src; }
 /* Hash of each row's value of v combined into h (h[i] = combine(h[i], hash(v[i]))); when

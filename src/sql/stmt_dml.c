@@ -116,6 +116,7 @@ int tn_stmt_write_plan(tn_binder *b, tn_table *t, tn_plan *plan, const tn_layout
     tn_layout_write_options o = *opts;
     if (!o.memory_limit) o.memory_limit = b->session->memory_limit;
     o.interrupt = b->ex->interrupt;           /* an interrupted write commits nothing */
+    o.pool = b->ex->pool;                     /* idle by the time the layout commits */
     tn_stmt_checks *checks = NULL;
     const char *label = strrchr(tn_table_path(t), '/');
     label = label ? label + 1 : tn_table_path(t);

@@ -186,7 +186,7 @@ int tn_table_cdc_write(tn_table_cdc *c, const tn_chunk *chunk, const uint32_t *s
         tn_chunk_reset(&stage);
         for (uint32_t k = 0; k < c->ndata && !rc; k++) {
             stage.cols[k].count = 0;
-            rc = tb_vector_append(&stage.cols[k], &chunk->cols[c->data_cols[k]], rows, m);
+            rc = tn_vector_append_rows(&stage.cols[k], &chunk->cols[c->data_cols[k]], rows, m);
         }
         tn_value ct;
         memset(&ct, 0, sizeof ct);

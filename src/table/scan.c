@@ -101,31 +101,6 @@ bad: {
     }
 }
 
-int tb_vector_append(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n) {
-    int rc = tn_vector_reserve(dst, dst->count + n);
-    if (rc) return rc;
-    size_t w = tn_type_width(dst->type);
-    bool str = tn_type_is_string(dst->type);
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t r = sel ? sel[k] : k, o = dst->count + k;
-        if (!tn_vector_is_valid(src, r)) {
-            rc = tn_vector_set_null(dst, o);
-            if (rc) return rc;
-            continue;
-        }
-        if (dst->validity) tn_vector_set_valid_bit(dst, o, true);
-        if (str) {
-            const tn_str *s = (const tn_str *)src->data + r;
-            rc = tn_vector_set_str(dst, o, s->ptr, s->len);
-            if (rc) return rc;
-        } else {
-            memcpy((uint8_t *)dst->data + (size_t)o * w, (const uint8_t *)src->data + (size_t)r * w, w);
-        }
-    }
-    dst->count += n;
-    return 0;
-}
-
 /* Keeps rows keep[0..n) (ascending) in place. */
 static void vec_compact(tn_vector *v, const uint32_t *keep, uint32_t n) {
     size_t w = tn_type_width(v->type);
@@ -1078,7 +1053,7 @@ int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn,
             } else if (oc->dup) {
                 tn_vector_reset(dst);
                 dst->count = 0;
-                rc = tb_vector_append(dst, &fc.cols[oc->scan_index], NULL, n);
+                rc = tn_vector_append_rows(dst, &fc.cols[oc->scan_index], NULL, n);
                 dst->type = s->types[o];
             }
         }

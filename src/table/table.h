@@ -318,6 +318,11 @@ void tn_table_txn_abort(tn_table_txn *txn);
  * nothing is committed by the writer. Abort (or a failed write) removes what it wrote.
  *
  * File name: [<col=value>/...]part-<5 digits>-[<infix>-]<uuid>-c000.<codec>.parquet.
+ *
+ * Threads: the file writers of one transaction may run on different threads at once (each
+ * writer used by one thread at a time; what they share in the transaction is locked), e.g. a
+ * bucket layout writing its buckets as pool tasks. Every other call on a transaction is made
+ * from one thread, with no file writer of it running.
  */
 typedef struct tn_table_file_writer_options {
     int version;                       /* TN_TABLE_FILE_WRITER_OPTIONS_VERSION */

@@ -8,6 +8,8 @@
 
 #include "table/table.h"
 
+#include <pthread.h>
+
 struct tn_table {
     tn_fs *fs;
     char *path;
@@ -51,8 +53,6 @@ int tb_vector_set_value(tn_vector *v, uint32_t row, const tn_value *val);
  * and decimals -> decimal, date -> timestamp, timestamp <-> timestamptz, string <-> binary).
  * TN_EUNSUPPORTED when there is no such widening. */
 int tb_value_cast(tn_value *out, const tn_value *in, tn_type to);
-/* Copies rows sel[0..n) of src (same type) to dst starting at dst->count; advances count. */
-int tb_vector_append(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n);
 
 /* The optimistic commit loop (write.c). Tries read_version+1, then on TN_EEXISTS reads the
  * winners, treats a winner carrying our txn appId at >= our version as "already applied"
@@ -126,6 +126,10 @@ struct tn_table_txn {
     bool constraints_checked;        /* rows written were checked against CHECK constraints */
     bool rows_from_table;            /* rows written are the table's own (DELETE rewrites) */
     bool defer_sync;                 /* data files are fsynced together at commit */
+    /* File writers of one transaction may run on different threads at once (a bucket layout
+     * writes its buckets as pool tasks): what they share here (arena, written, adds, open,
+     * file_counter, ratio) is taken under lock. The rest of the API is one thread's. */
+    pthread_mutex_t lock;
 };
 
 /* Registers a file about to be created (full path, copied) so that a failed transaction

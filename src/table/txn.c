@@ -52,9 +52,11 @@ int tn_table_txn_open(tn_table_txn **out, tn_table *t, int max_attempts) {
     txn->max_attempts = max_attempts;
     txn->app_version = -1;
     txn->arena = tn_arena_create(0);
-    if (!txn->arena) {
+    bool have_arena = txn->arena != NULL;
+    if (!have_arena || pthread_mutex_init(&txn->lock, NULL) != 0) {
+        tn_arena_destroy(txn->arena);
         tn_free(txn);
-        return TN_ENOMEM;
+        return have_arena ? tn_error_set(TN_EIO, "table '%s': cannot create a mutex", t->path) : TN_ENOMEM;
     }
     *out = txn;
     return 0;
@@ -122,13 +124,16 @@ int tn_table_txn_remove(tn_table_txn *txn, const tn_delta_file *file, bool data_
 }
 
 int tb_txn_push_add(tn_table_txn *txn, const tn_delta_action *add, uint64_t rows, uint64_t bytes) {
+    pthread_mutex_lock(&txn->lock);
     int rc = grow((void **)&txn->adds, &txn->cap_adds, txn->nadds + 1, sizeof *txn->adds);
-    if (rc) return rc;
-    txn->adds[txn->nadds].action = *add;
-    txn->adds[txn->nadds].rows = rows;
-    txn->adds[txn->nadds].bytes = bytes;
-    txn->nadds++;
-    return 0;
+    if (!rc) {
+        txn->adds[txn->nadds].action = *add;
+        txn->adds[txn->nadds].rows = rows;
+        txn->adds[txn->nadds].bytes = bytes;
+        txn->nadds++;
+    }
+    pthread_mutex_unlock(&txn->lock);
+    return rc;
 }
 
 int tn_table_txn_add(tn_table_txn *txn, const tn_delta_file *file) {
@@ -238,29 +243,32 @@ const tn_delta_file *tn_table_txn_add_at(const tn_table_txn *txn, uint32_t i) {
 uint64_t tn_table_txn_num_files_written(const tn_table_txn *txn) { return txn->nwritten; }
 
 int tb_txn_track_file(tn_table_txn *txn, const char *full_path) {
+    pthread_mutex_lock(&txn->lock);
     int rc = grow((void **)&txn->written, &txn->cap_written, txn->nwritten + 1, sizeof *txn->written);
-    if (rc) return rc;
-    txn->written[txn->nwritten] = tn_strdup(full_path);
-    if (!txn->written[txn->nwritten]) return TN_ENOMEM;
-    txn->nwritten++;
-    return 0;
+    if (!rc && !(txn->written[txn->nwritten] = tn_strdup(full_path))) rc = TN_ENOMEM;
+    if (!rc) txn->nwritten++;
+    pthread_mutex_unlock(&txn->lock);
+    return rc;
 }
 
 int tn_table_txn_track_file(tn_table_txn *txn, const char *full_path) { return tb_txn_track_file(txn, full_path); }
 
 int tb_txn_writer_opened(tn_table_txn *txn, tn_table_file_writer *fw) {
+    pthread_mutex_lock(&txn->lock);
     int rc = grow((void **)&txn->open, &txn->cap_open, txn->nopen + 1, sizeof *txn->open);
-    if (rc) return rc;
-    txn->open[txn->nopen++] = fw;
-    return 0;
+    if (!rc) txn->open[txn->nopen++] = fw;
+    pthread_mutex_unlock(&txn->lock);
+    return rc;
 }
 
 void tb_txn_writer_done(tn_table_txn *txn, tn_table_file_writer *fw) {
+    pthread_mutex_lock(&txn->lock);
     for (uint32_t i = 0; i < txn->nopen; i++)
         if (txn->open[i] == fw) {
             txn->open[i] = txn->open[--txn->nopen];
-            return;
+            break;
         }
+    pthread_mutex_unlock(&txn->lock);
 }
 
 void tb_remove_file(tn_fs *fs, const char *full_path) {
@@ -285,6 +293,7 @@ static void txn_free(tn_table_txn *txn) {
     tn_free(txn->removes);
     tn_free(txn->open);
     tn_arena_destroy(txn->arena);
+    pthread_mutex_destroy(&txn->lock);
     tn_free(txn);
 }
 

@@ -393,6 +393,7 @@ static int finish_file(tn_table_file_writer *fw) {
     tn_parquet_write_result res;
     tn_buf stats = TN_BUF_INIT, enc = TN_BUF_INIT;
     tn_arena *ta = fw->txn->arena;
+    bool locked = false;
     memset(&res, 0, sizeof res);
     if (!fw->pw) return 0;
     rc = tn_interrupt_check(fw->txn->interrupt);
@@ -404,6 +405,8 @@ static int finish_file(tn_table_file_writer *fw) {
         tn_error_prefix(rc, "table '%s'", fw->t->path);
         goto cleanup;
     }
+    pthread_mutex_lock(&fw->txn->lock);   /* the txn's arena and ratio (other writers' threads) */
+    locked = true;
     if (fw->est_bytes > 0 && res.file_bytes > 0) {
         double r = (double)res.file_bytes / (double)fw->est_bytes;
         fw->txn->ratio = fw->txn->ratio <= 0 ? r : (fw->txn->ratio + r) / 2;
@@ -442,6 +445,7 @@ static int finish_file(tn_table_file_writer *fw) {
     if (!f->path || !f->path_decoded || !f->stats) { rc = TN_ENOMEM; goto cleanup; }
     rc = fw_push_add(fw, &a, (uint64_t)res.num_rows, res.file_bytes);
 cleanup:
+    if (locked) pthread_mutex_unlock(&fw->txn->lock);
     tn_parquet_write_result_free(&res);
     tn_buf_free(&stats);
     tn_buf_free(&enc);
@@ -453,9 +457,12 @@ static int open_file(tn_table_file_writer *fw) {
     char uuid[37];
     tb_uuid(uuid);
     tn_buf rel = TN_BUF_INIT;
+    pthread_mutex_lock(&fw->txn->lock);
+    uint64_t counter = fw->txn->file_counter++;
+    pthread_mutex_unlock(&fw->txn->lock);
     if (fw->dir[0]) rc = tn_buf_printf(&rel, "%s/", fw->dir);
     if (!rc) rc = tn_buf_printf(&rel, "part-%05llu-%s%s%s-c000%s.parquet",
-                                (unsigned long long)(fw->txn->file_counter++ % 100000), fw->infix ? fw->infix : "",
+                                (unsigned long long)(counter % 100000), fw->infix ? fw->infix : "",
                                 fw->infix ? "-" : "", uuid, codec_ext(fw->codec));
     if (!rc) rc = tn_buf_append_byte(&rel, 0);
     if (rc) goto cleanup;
@@ -714,7 +721,7 @@ int tn_table_file_writer_write(tn_table_file_writer *fw, const tn_chunk *chunk, 
         for (uint32_t i = 0; i < fw->ndata && !rc; i++) {
             tn_vector *d = &fw->stage.cols[i];
             d->count = 0;
-            rc = tb_vector_append(d, &chunk->cols[fw->data_cols[i]], sel, n);
+            rc = tn_vector_append_rows(d, &chunk->cols[fw->data_cols[i]], sel, n);
         }
         if (rc) goto cleanup;
         fw->stage.count = n;
@@ -731,7 +738,9 @@ int tn_table_file_writer_write(tn_table_file_writer *fw, const tn_chunk *chunk, 
     }
     fw->est_bytes += estimate(src, n);
     fw->file_rows += n;
+    pthread_mutex_lock(&fw->txn->lock);
     double ratio = fw->txn->ratio > 0 ? fw->txn->ratio : 0.5;
+    pthread_mutex_unlock(&fw->txn->lock);
     if (fw->target != UINT64_MAX && (double)fw->est_bytes * ratio >= (double)fw->target) rc = finish_file(fw);
 cleanup:
     if (rc) fw->sticky = rc;

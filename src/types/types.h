@@ -143,6 +143,14 @@ static inline void tn_vector_set_valid_bit(tn_vector *v, uint32_t row, bool vali
 int tn_vector_set_str(tn_vector *v, uint32_t row, const char *ptr, size_t len);
 /* Append one row copied from src[row] (types must be equal). */
 int tn_vector_append_from(tn_vector *dst, const tn_vector *src, uint32_t row);
+/* Bulk, a column at a time. dst (initialized, type of src) receives src's rows sel[0..n) (sel
+ * NULL: 0..n); string bytes are borrowed from src (valid while src is). */
+int tn_vector_gather(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n);
+/* Append rows of src to dst at dst->count, copying strings into dst's heap (capacity grows
+ * geometrically). Same physical type (VARCHAR and VARBINARY mix). */
+int tn_vector_append_rows(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n);
+/* Set rows [from, from+n) of v to NULL (validity allocated). */
+int tn_vector_fill_null(tn_vector *v, uint32_t from, uint32_t n);
 uint32_t tn_vector_null_count(const tn_vector *v);
 
 /* ---------------------------------------------------------------------------------------------

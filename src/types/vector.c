@@ -165,3 +165,111 @@ void tn_chunk_reset(tn_chunk *c) {
     for (uint32_t i = 0; i < c->ncols; i++) tn_vector_reset(&c->cols[i]);
     c->count = 0;
 }
+
+/* ---------------------------------------------------------------------------------------------
+ * Bulk helpers: gather, append, NULL fill (column at a time, for operators and writers).
+ */
+
+/* d[i] = s[sel[i]] (s[i] when sel is NULL) for n fixed-width values of w bytes. */
+static void copy_fixed(uint8_t *d, const uint8_t *s, const uint32_t *sel, uint32_t n, size_t w) {
+    if (!sel) {
+        memcpy(d, s, (size_t)n * w);
+        return;
+    }
+    switch (w) {
+    case 1:
+        for (uint32_t i = 0; i < n; i++) d[i] = s[sel[i]];
+        break;
+    case 2:
+        for (uint32_t i = 0; i < n; i++) ((uint16_t *)d)[i] = ((const uint16_t *)s)[sel[i]];
+        break;
+    case 4:
+        for (uint32_t i = 0; i < n; i++) ((uint32_t *)d)[i] = ((const uint32_t *)s)[sel[i]];
+        break;
+    case 8:
+        for (uint32_t i = 0; i < n; i++) ((uint64_t *)d)[i] = ((const uint64_t *)s)[sel[i]];
+        break;
+    default:
+        for (uint32_t i = 0; i < n; i++) memcpy(d + i * w, s + (size_t)sel[i] * w, w);
+        break;
+    }
+}
+
+int tn_vector_gather(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n) {
+    int rc = 0;
+    if (dst->capacity < n && (rc = tn_vector_reserve(dst, n))) return rc;
+    size_t w = tn_type_width(src->type);
+    if (w && src->data) {
+        copy_fixed(dst->data, src->data, sel, n, w);
+    }
+    if (src->validity || src->type.id == TN_TYPE_NULL) {
+        if ((rc = tn_vector_ensure_validity(dst))) return rc;
+        memset(dst->validity, 0, validity_words(n) * 8);
+        if (src->type.id != TN_TYPE_NULL)
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t r = sel ? sel[i] : i;
+                if ((src->validity[r >> 6] >> (r & 63)) & 1) dst->validity[i >> 6] |= (uint64_t)1 << (i & 63);
+            }
+    } else if (dst->validity) {
+        memset(dst->validity, 0xff, validity_words(n) * 8);
+    }
+    dst->count = n;
+    return 0;
+}
+
+int tn_vector_append_rows(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n) {
+    uint32_t base = dst->count;
+    int rc = 0;
+    if (base > UINT32_MAX - n) return tn_error_set(TN_ELIMIT, "vector: too many rows");
+    if (dst->capacity < base + n) {
+        uint32_t cap = dst->capacity > UINT32_MAX / 2 ? UINT32_MAX : dst->capacity * 2;
+        if ((rc = tn_vector_reserve(dst, cap < base + n ? base + n : cap))) return rc;   /* appends in a loop */
+    }
+    size_t w = tn_type_width(src->type);
+    bool str = tn_type_is_string(src->type);
+    if (w && src->data && !str) {
+        copy_fixed((uint8_t *)dst->data + (size_t)base * w, src->data, sel, n, w);
+    }
+    bool any_null = src->validity != NULL || src->type.id == TN_TYPE_NULL;
+    if (any_null || dst->validity) {
+        if ((rc = tn_vector_ensure_validity(dst))) return rc;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t r = sel ? sel[i] : i;
+            bool valid = src->type.id != TN_TYPE_NULL && tn_vector_is_valid(src, r);
+            tn_vector_set_valid_bit(dst, base + i, valid);
+        }
+    }
+    if (str) {
+        const tn_str *s = src->data;
+        tn_str *d = (tn_str *)dst->data + base;
+        size_t total = 0;
+        for (uint32_t i = 0; i < n; i++) total += s[sel ? sel[i] : i].len;
+        if (total && !dst->heap && !(dst->heap = tn_arena_create(0))) return TN_ENOMEM;
+        char *buf = total ? tn_arena_alloc(dst->heap, total) : NULL;
+        if (total && !buf) return TN_ENOMEM;
+        for (uint32_t i = 0; i < n; i++) {
+            const tn_str *x = &s[sel ? sel[i] : i];
+            if (x->len) {
+                memcpy(buf, x->ptr, x->len);
+                d[i].ptr = buf;
+                buf += x->len;
+            } else d[i].ptr = "";
+            d[i].len = x->len;
+        }
+    }
+    dst->count = base + n;
+    return 0;
+}
+
+int tn_vector_fill_null(tn_vector *v, uint32_t from, uint32_t n) {
+    int rc = 0;
+    if (v->capacity < from + n && (rc = tn_vector_reserve(v, from + n))) return rc;
+    if ((rc = tn_vector_ensure_validity(v))) return rc;
+    size_t w = tn_type_width(v->type);
+    if (w && v->data) memset((uint8_t *)v->data + (size_t)from * w, 0, (size_t)n * w);
+    if (tn_type_is_string(v->type))
+        for (uint32_t i = 0; i < n; i++) ((tn_str *)v->data)[from + i].ptr = "";
+    for (uint32_t i = 0; i < n; i++) tn_vector_set_valid_bit(v, from + i, false);
+    if (v->count < from + n) v->count = from + n;
+    return 0;
+}

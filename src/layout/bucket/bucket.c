@@ -16,6 +16,10 @@
  * fails with Paimon's message. Scans prune to one bucket per partition on equality of the whole
  * bucket key, with each file's own count. Conflicts with a concurrent writer of the same bucket
  * are retried on the new snapshot (the new rows are kept in memory, hashes too).
+ *
+ * Threads: rows arrive on one thread (in the query's order: the later row of a key wins); at
+ * commit every (partition, bucket) written is one task on the write's pool (read its files,
+ * merge, encode and write its file), all in the one transaction.
  */
 #include "layout/bucket/bucketInt.h"
 
@@ -41,8 +45,6 @@ typedef struct bucket_writer {
     int codec;
     uint64_t rows_in;
     uint64_t files_written;
-    int32_t *hashes;                   /* per chunk row */
-    uint32_t cap_hashes;
     int32_t pinned;                    /* write option 'bucket' (0: the table's count) */
 } bucket_writer;
 
@@ -72,7 +74,6 @@ static void writer_free(bucket_writer *w) {
     if (!w) return;
     for (uint32_t i = 0; i < w->parts.cap; i++) tn_bucket_rows_free(&((bpart *)tn_layout_slots_at(&w->parts, i))->rows);
     tn_layout_slots_free(&w->parts);
-    tn_free(w->hashes);
     tn_layout_router_close(w->router);
     tn_arena_destroy(w->arena);
     tn_free(w);
@@ -150,30 +151,13 @@ static int bucket_write(tn_layout_writer *base, const tn_chunk *chunk) {
             goto cleanup;
         }
     }
-    if (w->cap_hashes < chunk->count) {
-        int32_t *h = tn_realloc(w->hashes, sizeof *h * chunk->count);
-        if (!h) { rc = TN_ENOMEM; goto cleanup; }
-        w->hashes = h;
-        w->cap_hashes = chunk->count;
-    }
-    {
-        tn_value vals[TN_BUCKET_MAX_KEYS];
-        tn_buf row = TN_BUF_INIT;
-        for (uint32_t r = 0; r < chunk->count && !rc; r++) {
-            for (uint32_t k = 0; k < w->spec.nbkey; k++) tn_vector_get_value(&chunk->cols[w->spec.bkey[k]], r, &vals[k]);
-            rc = tn_bucket_binary_row(&row, vals, w->spec.nbkey);
-            if (!rc) w->hashes[r] = tn_bucket_hash_bytes(row.data, row.len);
-        }
-        tn_buf_free(&row);
-        if (rc) goto cleanup;
-    }
     tn_layout_route route;
     rc = tn_layout_router_route(w->router, chunk, &route);
     for (uint32_t g = 0; g < route.ngroups && !rc; g++) {
         bpart *p = NULL;
         uint32_t first = route.start[g], n = route.start[g + 1] - first;
         rc = part_rows(w, route.part[g], &p);
-        if (!rc) rc = tn_bucket_rows_append(&p->rows, chunk, route.sel + first, n, w->hashes);
+        if (!rc) rc = tn_bucket_rows_append(&p->rows, chunk, route.sel + first, n, NULL);
     }
     if (!rc) w->rows_in += chunk->count;
 cleanup:
@@ -267,8 +251,10 @@ static int pick_files(const tn_table *t, const tn_bucket_spec *spec, const tn_bu
     if (nf == 0 || n == 0) return 0;
     const tn_delta_snapshot *snap = tn_table_snapshot(t);
     tn_table_filter filters[2 * TN_BUCKET_MAX_KEYS];
+    uint32_t nf_ = 0;                  /* filters: the key columns (partition ones are the files' own) */
     for (uint32_t k = 0; k < spec->nkey; k++) {
         uint32_t c = spec->key[k];
+        if (rows->skip[c]) continue;
         tn_type_id ty = tn_table_column(t, c)->type.id;
         if (ty == TN_TYPE_FLOAT || ty == TN_TYPE_DOUBLE) return 0;   /* NaN and -0.0 have no safe range */
         tn_value mn, mx, v;
@@ -279,11 +265,11 @@ static int pick_files(const tn_table *t, const tn_bucket_spec *spec, const tn_bu
             if (tn_value_compare(&v, &mn) < 0) mn = v;
             if (tn_value_compare(&v, &mx) > 0) mx = v;
         }
-        filters[2 * k] = (tn_table_filter){c, TN_PQ_GE, mn};
-        filters[2 * k + 1] = (tn_table_filter){c, TN_PQ_LE, mx};
+        filters[nf_++] = (tn_table_filter){c, TN_PQ_GE, mn};
+        filters[nf_++] = (tn_table_filter){c, TN_PQ_LE, mx};
     }
     for (uint32_t i = 0; i < nf; i++)
-        if (tn_table_file_may_match(t, &snap->files[fsel[i]], filters, 2 * spec->nkey)) return 0;
+        if (tn_table_file_may_match(t, &snap->files[fsel[i]], filters, nf_)) return 0;
     *nread = 0;
     if (nf + 1 < TN_BUCKET_RUN_TRIGGER) return 0;
     run_size *runs = tn_malloc(sizeof *runs * nf);
@@ -336,7 +322,49 @@ static int write_bucket(bucket_writer *w, tn_table *t, tn_table_txn *txn, const 
         if (rc) tn_table_file_writer_abort(e.fw);
         else rc = tn_table_file_writer_close(e.fw);
     }
-    if (!rc) w->files_written++;
+    return rc;
+}
+
+/* One (partition, bucket) of a write: its new rows (order[0..nrows) of rows), and the snapshot
+ * files it reads and replaces (fsel[0..nf), already removed in the transaction). Tasks of one
+ * commit run on the write's pool, each into its own file writer of the one transaction. */
+typedef struct bucket_task {
+    const tn_layout_partition *lp;
+    int32_t b;
+    tn_bucket_rows *rows;
+    const uint32_t *order;
+    uint32_t nrows;
+    uint32_t *fsel;                    /* owned */
+    uint32_t nf;
+    uint64_t rows_out;
+} bucket_task;
+
+typedef struct task_job {
+    bucket_writer *w;
+    tn_table *t;
+    tn_table_txn *txn;
+    const tn_bucket_spec *spec;
+    bucket_task *tasks;
+} task_job;
+
+static int run_bucket_task(void *ctx, uint32_t i, uint32_t worker) {
+    (void)worker;
+    task_job *j = ctx;
+    bucket_task *k = &j->tasks[i];
+    tn_bucket_rows stored;
+    int rc = tn_interrupt_check(j->w->opts.interrupt);
+    if (rc) return rc;
+    rc = tn_bucket_rows_init(&stored, j->t);
+    if (!rc && k->nf) {
+        tn_table_scan_options so = TN_TABLE_SCAN_OPTIONS_INIT;
+        so.all_columns = true;
+        tn_table_scan *scan = NULL;
+        rc = tn_table_scan_open_files(&scan, j->t, &so, k->fsel, k->nf);
+        if (!rc) rc = tn_table_scan_run(scan, collect_rows, &stored);
+        tn_table_scan_close(scan);
+    }
+    if (!rc) rc = write_bucket(j->w, j->t, j->txn, j->spec, k->lp, k->b, &stored, k->rows, k->order, k->nrows, &k->rows_out);
+    tn_bucket_rows_free(&stored);
     return rc;
 }
 
@@ -352,9 +380,9 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
     read_scope scope;
     memset(&scope, 0, sizeof scope);
     scope.t = t;
-    tn_bucket_rows stored;
-    memset(&stored, 0, sizeof stored);
-    uint32_t *sel = NULL, *fsel = NULL;
+    uint32_t *sel = NULL;
+    bucket_task *tasks = NULL;
+    uint32_t ntasks = 0, cap_tasks = 0;
     int rc = 0;
     if (!arena) return TN_ENOMEM;
     tn_bucket_spec spec;
@@ -461,62 +489,48 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
         if (rc || !tp->key || !tp->buckets) { rc = rc ? rc : TN_ENOMEM; break; }
         /* rows by bucket (counting sort keeps arrival order) */
         uint32_t n = p->rows.count;
-        uint32_t *start = tn_calloc((size_t)nb + 1, sizeof *start);
-        uint32_t *order = tn_malloc(sizeof *order * (n ? n : 1));
-        if (!start || !order) {
-            tn_free(start);
-            tn_free(order);
-            rc = TN_ENOMEM;
-            break;
-        }
+        uint32_t *start = tn_arena_calloc(arena, ((size_t)nb + 1) * sizeof *start);
+        uint32_t *pos = tn_arena_alloc(arena, ((size_t)nb + 1) * sizeof *pos);
+        uint32_t *order = tn_arena_alloc(arena, sizeof *order * (n ? n : 1));
+        if (!start || !pos || !order) { rc = TN_ENOMEM; break; }
         for (uint32_t r = 0; r < n; r++) start[tn_bucket_of_hash(p->rows.bucket[r], nb) + 1]++;
         for (int32_t b = 0; b < nb; b++) start[b + 1] += start[b];
-        {
-            uint32_t *pos = tn_malloc(sizeof *pos * ((size_t)nb + 1));
-            if (!pos) rc = TN_ENOMEM;
-            else {
-                memcpy(pos, start, sizeof *pos * ((size_t)nb + 1));
-                for (uint32_t r = 0; r < n; r++) order[pos[tn_bucket_of_hash(p->rows.bucket[r], nb)]++] = r;
-                tn_free(pos);
-            }
-        }
+        memcpy(pos, start, sizeof *pos * ((size_t)nb + 1));
+        for (uint32_t r = 0; r < n; r++) order[pos[tn_bucket_of_hash(p->rows.bucket[r], nb)]++] = r;
         for (int32_t b = 0; b < nb && !rc; b++) {
             uint32_t cnt = start[b + 1] - start[b];
             if (cnt == 0) continue;
             tp->buckets[b] = 1;
-            rc = tn_interrupt_check(o->interrupt);
-            if (rc) break;
-            /* the bucket's live files: read, then replaced */
-            rc = tn_bucket_rows_init(&stored, t);
-            uint32_t nf = 0;
-            if (!rc && !overwrite) {
-                fsel = tn_malloc(sizeof *fsel * (nsel + 1));
-                if (!fsel) rc = TN_ENOMEM;
-                for (uint32_t k = 0; k < nsel && !rc; k++) {
-                    int32_t fb, fc;
-                    tn_bucket_file_tags(&snap->files[sel[k]], &fb, &fc);
-                    if (fb == b) fsel[nf++] = sel[k];
-                }
-                if (!rc) rc = pick_files(t, &spec, &p->rows, order + start[b], cnt, fsel, nf, &nf);
-                if (!rc && nf) {
-                    tn_table_scan_options so = TN_TABLE_SCAN_OPTIONS_INIT;
-                    so.all_columns = true;
-                    tn_table_scan *scan = NULL;
-                    rc = tn_table_scan_open_files(&scan, t, &so, fsel, nf);
-                    if (!rc) rc = tn_table_scan_run(scan, collect_rows, &stored);
-                    tn_table_scan_close(scan);
-                }
-                for (uint32_t k = 0; k < nf && !rc; k++) rc = tn_table_txn_remove(txn, &snap->files[fsel[k]], true);
-                tn_free(fsel);
-                fsel = NULL;
+            if (ntasks == cap_tasks) {
+                uint32_t cap = cap_tasks ? cap_tasks * 2 : 64;
+                bucket_task *nt = tn_realloc(tasks, sizeof *nt * cap);
+                if (!nt) { rc = TN_ENOMEM; break; }
+                tasks = nt;
+                cap_tasks = cap;
             }
-            uint64_t wrote = 0;
-            if (!rc) rc = write_bucket(w, t, txn, &spec, lp, b, &stored, &p->rows, order + start[b], cnt, &wrote);
-            rows_out += wrote;
-            tn_bucket_rows_free(&stored);
+            bucket_task *k = &tasks[ntasks++];
+            *k = (bucket_task){lp, b, &p->rows, order + start[b], cnt, NULL, 0, 0};
+            /* the bucket's live files it reads and replaces (read by the task) */
+            if (!overwrite) {
+                k->fsel = tn_malloc(sizeof *k->fsel * (nsel + 1));
+                if (!k->fsel) { rc = TN_ENOMEM; break; }
+                for (uint32_t f = 0; f < nsel; f++) {
+                    int32_t fb, fc;
+                    tn_bucket_file_tags(&snap->files[sel[f]], &fb, &fc);
+                    if (fb == b) k->fsel[k->nf++] = sel[f];
+                }
+                rc = pick_files(t, &spec, &p->rows, k->order, cnt, k->fsel, k->nf, &k->nf);
+                for (uint32_t f = 0; f < k->nf && !rc; f++) rc = tn_table_txn_remove(txn, &snap->files[k->fsel[f]], true);
+            }
         }
-        tn_free(start);
-        tn_free(order);
+    }
+    if (!rc && ntasks) {
+        task_job job = {w, t, txn, &spec, tasks};
+        if (o->pool && ntasks > 1) rc = tn_pool_run(o->pool, ntasks, run_bucket_task, &job);
+        else
+            for (uint32_t i = 0; i < ntasks && !rc; i++) rc = run_bucket_task(&job, i, 0);
+        for (uint32_t i = 0; i < ntasks && !rc; i++) rows_out += tasks[i].rows_out;
+        if (!rc) w->files_written += ntasks;
     }
     if (rc) goto cleanup;
     if (!overwrite && scope.nparts) {
@@ -541,8 +555,8 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
     txn = NULL;
     rc = tn_table_txn_commit(x, res);
 cleanup:
-    tn_bucket_rows_free(&stored);
-    tn_free(fsel);
+    for (uint32_t i = 0; i < ntasks; i++) tn_free(tasks[i].fsel);
+    tn_free(tasks);
     tn_free(sel);
     tn_buf_free(&scope.key);
     tn_table_txn_abort(txn);
@@ -550,6 +564,61 @@ cleanup:
     free(pby);
     tn_buf_free(&key);
     tn_arena_destroy(arena);
+    return rc;
+}
+
+/* The bucket-key hashes of the new rows (rows.bucket), in tasks of HASH_ROWS rows on the pool. */
+#define HASH_ROWS 16384
+
+typedef struct hash_job {
+    const bucket_writer *w;
+    tn_bucket_rows **parts;            /* per task */
+    uint32_t *first;                   /* per task */
+} hash_job;
+
+static int hash_task(void *ctx, uint32_t i, uint32_t worker) {
+    (void)worker;
+    hash_job *j = ctx;
+    tn_bucket_rows *rows = j->parts[i];
+    const tn_bucket_spec *spec = &j->w->spec;
+    uint32_t end = j->first[i] + HASH_ROWS < rows->count ? j->first[i] + HASH_ROWS : rows->count;
+    tn_value vals[TN_BUCKET_MAX_KEYS];
+    tn_buf row = TN_BUF_INIT;
+    int rc = 0;
+    for (uint32_t r = j->first[i]; r < end && !rc; r++) {
+        for (uint32_t k = 0; k < spec->nbkey; k++) tn_vector_get_value(&rows->cols[spec->bkey[k]], r, &vals[k]);
+        rc = tn_bucket_binary_row(&row, vals, spec->nbkey);
+        if (!rc) rows->bucket[r] = tn_bucket_hash_bytes(row.data, row.len);
+    }
+    tn_buf_free(&row);
+    return rc;
+}
+
+static int hash_rows(bucket_writer *w) {
+    uint32_t ntasks = 0;
+    for (uint32_t id = 0; id < w->parts.cap; id++) {
+        bpart *p = tn_layout_slots_at(&w->parts, id);
+        if (p && p->used) ntasks += (p->rows.count + HASH_ROWS - 1) / HASH_ROWS;
+    }
+    if (ntasks == 0) return 0;
+    hash_job j = {w, tn_malloc(sizeof *j.parts * ntasks), tn_malloc(sizeof *j.first * ntasks)};
+    int rc = 0;
+    if (!j.parts || !j.first) { rc = TN_ENOMEM; goto cleanup; }
+    uint32_t n = 0;
+    for (uint32_t id = 0; id < w->parts.cap; id++) {
+        bpart *p = tn_layout_slots_at(&w->parts, id);
+        if (!p || !p->used) continue;
+        for (uint32_t r = 0; r < p->rows.count; r += HASH_ROWS) {
+            j.parts[n] = &p->rows;
+            j.first[n++] = r;
+        }
+    }
+    if (w->opts.pool && ntasks > 1) rc = tn_pool_run(w->opts.pool, ntasks, hash_task, &j);
+    else
+        for (uint32_t i = 0; i < ntasks && !rc; i++) rc = hash_task(&j, i, 0);
+cleanup:
+    tn_free(j.parts);
+    tn_free(j.first);
     return rc;
 }
 
@@ -563,6 +632,8 @@ static int bucket_commit(tn_layout_writer *base, tn_table_commit_result *result)
         rc = tn_error_set(w->sticky, "table '%s': the writer failed earlier; nothing committed", tn_table_path(w->t));
         goto cleanup;
     }
+    rc = hash_rows(w);
+    if (rc) goto cleanup;
     int attempts = w->opts.max_attempts > 0 ? w->opts.max_attempts : 20;
     tn_table *cur = w->t, *fresh = NULL;
     for (int a = 0; a < attempts; a++) {

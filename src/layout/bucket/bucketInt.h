@@ -122,14 +122,18 @@ static inline int32_t tn_bucket_of_hash(int32_t hash, int32_t nbuckets) {
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Row sets (merge.c): rows of all the table's columns, appended from chunks, with per-row bucket
- * and arrival order; the merge folds the rows of each key into one and emits chunks.
+ * Row sets (merge.c): rows of the table's columns, appended from chunks, with per-row bucket
+ * and arrival order; the merge folds the rows of each key into one and emits chunks. Partition
+ * columns are not kept (cols[c] stays empty: a set's rows share their partition, and files do
+ * not store them); emitted chunks carry them as zeros.
  */
 typedef struct tn_bucket_rows {
     uint32_t ncols;
     tn_vector *cols;
+    uint8_t *skip;                     /* per column: a partition column (not kept) */
     uint32_t count;
-    int32_t *bucket;                   /* per row */
+    int32_t *bucket;                   /* per row (the bucket-key hash until commit) */
+    uint32_t cap_bucket;
 } tn_bucket_rows;
 
 int tn_bucket_rows_init(tn_bucket_rows *r, const tn_table *t);

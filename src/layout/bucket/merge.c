@@ -15,9 +15,11 @@ int tn_bucket_rows_init(tn_bucket_rows *r, const tn_table *t) {
     memset(r, 0, sizeof *r);
     uint32_t n = tn_table_num_columns(t);
     r->cols = tn_calloc(n + 1, sizeof *r->cols);
-    if (!r->cols) return TN_ENOMEM;
+    r->skip = tn_calloc(n + 1, 1);
+    if (!r->cols || !r->skip) return TN_ENOMEM;
     r->ncols = n;
     for (uint32_t i = 0; i < n; i++) {
+        r->skip[i] = tn_table_column(t, i)->is_partition;
         int rc = tn_vector_init(&r->cols[i], tn_table_column(t, i)->type, 1024);
         if (rc) return rc;
     }
@@ -28,6 +30,7 @@ void tn_bucket_rows_free(tn_bucket_rows *r) {
     if (!r) return;
     for (uint32_t i = 0; r->cols && i < r->ncols; i++) tn_vector_free(&r->cols[i]);
     tn_free(r->cols);
+    tn_free(r->skip);
     tn_free(r->bucket);
     memset(r, 0, sizeof *r);
 }
@@ -38,23 +41,21 @@ int tn_bucket_rows_append(tn_bucket_rows *r, const tn_chunk *chunk, const uint32
     if (r->count > UINT32_MAX - n) return tn_error_set(TN_ELIMIT, "primary-key write: too many rows in one write");
     uint32_t need = r->count + n;
     for (uint32_t c = 0; c < r->ncols; c++) {
-        tn_vector *v = &r->cols[c];
-        if (v->capacity < need) {
-            uint32_t cap = v->capacity ? v->capacity : 1024;
-            while (cap < need) cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
-            int rc = tn_vector_reserve(v, cap);
-            if (rc) return rc;
-        }
-        const tn_vector *src = &chunk->cols[c];
-        for (uint32_t k = 0; k < n; k++) {
-            int rc = tn_vector_append_from(v, src, sel ? sel[k] : k);
-            if (rc) return rc;
-        }
+        if (r->skip[c]) continue;
+        if (!tn_type_equal(r->cols[c].type, chunk->cols[c].type))
+            return tn_error_set(TN_EINTERNAL, "primary-key write: column %u has another type", c);
+        int rc = tn_vector_append_rows(&r->cols[c], &chunk->cols[c], sel, n);
+        if (rc) return rc;
     }
-    int32_t *b = tn_realloc(r->bucket, (size_t)need * sizeof *b);
-    if (!b) return TN_ENOMEM;
-    r->bucket = b;
-    for (uint32_t k = 0; k < n; k++) b[r->count + k] = buckets ? buckets[sel ? sel[k] : k] : 0;
+    if (need > r->cap_bucket) {
+        uint32_t cap = r->cap_bucket > UINT32_MAX / 2 ? UINT32_MAX : r->cap_bucket * 2;
+        if (cap < need) cap = need;
+        int32_t *b = tn_realloc(r->bucket, (size_t)cap * sizeof *b);
+        if (!b) return TN_ENOMEM;
+        r->bucket = b;
+        r->cap_bucket = cap;
+    }
+    for (uint32_t k = 0; k < n; k++) r->bucket[r->count + k] = buckets ? buckets[sel ? sel[k] : k] : 0;
     r->count = need;
     return 0;
 }
@@ -67,6 +68,7 @@ typedef struct sort_ctx {
     tn_bucket_rows *const *sets;
     uint32_t nsort;                    /* key columns that are not partition columns (all the */
     uint32_t sort[TN_BUCKET_MAX_KEYS]; /* rows of one merge share their partition) */
+    int seq_col;                       /* sequence.field, -1: none (or a partition column) */
 } sort_ctx;
 
 /* The fast path: one integer-like sort column (and an integer-like sequence field or none),
@@ -131,8 +133,8 @@ static int ref_cmp(const void *pa, const void *pb, void *ctx) {
     const tn_bucket_ref *x = pa, *y = pb;
     int r = key_cmp(s, x, y);
     if (r) return r;
-    if (s->spec->seq_col >= 0) {
-        uint32_t c = (uint32_t)s->spec->seq_col;
+    if (s->seq_col >= 0) {
+        uint32_t c = (uint32_t)s->seq_col;
         r = cmp_col(&s->sets[x->set]->cols[c], x->row, &s->sets[y->set]->cols[c], y->row);
         if (r) return r;
     }
@@ -243,6 +245,47 @@ typedef struct out_chunk {
     void *ctx;
 } out_chunk;
 
+/* deduplicate and first-row: each output row is one input row (picked), copied column by column
+ * when a chunk is full; strings are borrowed from the input sets (they outlive the emit). */
+static int picks_flush(out_chunk *o, tn_bucket_rows *const *sets, const tn_bucket_ref *picks, uint32_t n) {
+    if (n == 0) return 0;
+    for (uint32_t c = 0; c < o->c.ncols; c++) {
+        tn_vector *d = &o->c.cols[c];
+        d->count = n;
+        if (sets[0]->skip[c]) continue;          /* a partition column: zeros */
+        size_t w = tn_type_width(d->type);
+        bool nulls = false;
+        for (uint32_t k = 0; k < n && !nulls; k++) nulls = sets[picks[k].set]->cols[c].validity != NULL;
+        if (nulls) {
+            int rc = tn_vector_ensure_validity(d);
+            if (rc) return rc;
+        }
+        uint8_t *out = d->data;
+        switch (w) {
+        case 8:
+            for (uint32_t k = 0; k < n; k++)
+                ((uint64_t *)out)[k] = ((const uint64_t *)sets[picks[k].set]->cols[c].data)[picks[k].row];
+            break;
+        case 4:
+            for (uint32_t k = 0; k < n; k++)
+                ((uint32_t *)out)[k] = ((const uint32_t *)sets[picks[k].set]->cols[c].data)[picks[k].row];
+            break;
+        default:
+            for (uint32_t k = 0; k < n; k++)
+                memcpy(out + (size_t)k * w, (const uint8_t *)sets[picks[k].set]->cols[c].data + (size_t)picks[k].row * w, w);
+            break;
+        }
+        if (d->validity)
+            for (uint32_t k = 0; k < n; k++)
+                tn_vector_set_valid_bit(d, k, tn_vector_is_valid(&sets[picks[k].set]->cols[c], picks[k].row));
+        d->count = n;
+    }
+    o->c.count = n;
+    int rc = o->emit(o->ctx, &o->c);
+    tn_chunk_reset(&o->c);
+    return rc;
+}
+
 static int out_flush(out_chunk *o) {
     if (o->c.count == 0) return 0;
     for (uint32_t i = 0; i < o->c.ncols; i++) o->c.cols[i].count = o->c.count;
@@ -253,7 +296,7 @@ static int out_flush(out_chunk *o) {
 
 int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_rows *const *sets, tn_bucket_ref *refs,
                     uint32_t nrefs, tn_bucket_emit_fn emit, void *ctx, uint64_t *rows_out) {
-    sort_ctx s = {spec, sets, 0, {0}};
+    sort_ctx s = {spec, sets, 0, {0}, -1};
     for (uint32_t k = 0; k < spec->nkey; k++)
         if (!tn_table_column(t, spec->key[k])->is_partition) s.sort[s.nsort++] = spec->key[k];
     uint32_t ncols = tn_table_num_columns(t);
@@ -263,6 +306,8 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
     o.emit = emit;
     o.ctx = ctx;
     acc *accs = NULL;
+    tn_bucket_ref *picks = NULL;       /* deduplicate / first-row: the output rows of a chunk */
+    uint32_t npicks = 0;
     tn_type *types = tn_calloc(ncols + 1, sizeof *types);
     if (!types) return TN_ENOMEM;
     for (uint32_t i = 0; i < ncols; i++) types[i] = tn_table_column(t, i)->type;
@@ -273,8 +318,15 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
         accs = tn_calloc(ncols + 1, sizeof *accs);
         if (!accs) { rc = TN_ENOMEM; goto cleanup; }
     }
+    if (spec->engine == TN_BUCKET_DEDUPLICATE || spec->engine == TN_BUCKET_FIRST_ROW) {
+        picks = tn_malloc(sizeof *picks * TN_VECTOR_SIZE);
+        if (!picks) { rc = TN_ENOMEM; goto cleanup; }
+    }
+    int seq_col = spec->seq_col >= 0 && !sets[0]->skip[spec->seq_col] ? spec->seq_col : -1;   /* a partition
+                                       column as sequence.field: equal on every row of a merge */
+    s.seq_col = seq_col;
     bool fast = s.nsort == 1 && int_like(tn_table_column(t, s.sort[0])->type) &&
-                (spec->seq_col < 0 || (int_like(tn_table_column(t, (uint32_t)spec->seq_col)->type)));
+                (seq_col < 0 || (int_like(tn_table_column(t, (uint32_t)seq_col)->type)));
     if (fast) {
         /* keys are never NULL (the writer refuses them); a NULL sequence sorts first, as in
          * cmp_col */
@@ -291,14 +343,16 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
             ir[i].key = int_at(&set->cols[kc], refs[i].row);
             ir[i].seq = 0;
             ir[i].seq_valid = 1;
-            if (spec->seq_col >= 0) {
-                const tn_vector *sv = &set->cols[spec->seq_col];
+            if (seq_col >= 0) {
+                const tn_vector *sv = &set->cols[seq_col];
                 ir[i].seq_valid = tn_vector_is_valid(sv, refs[i].row);
                 if (ir[i].seq_valid) ir[i].seq = int_at(sv, refs[i].row);
             }
             ir[i].ord = (uint64_t)refs[i].set << 32 | refs[i].row;
         }
-        qsort(ir, nrefs, sizeof *ir, int_ref_cmp);
+        bool sorted = true;            /* rows that come in key order (a rescale's) need no sort */
+        for (uint32_t i = 1; i < nrefs && sorted; i++) sorted = int_ref_cmp(&ir[i - 1], &ir[i]) <= 0;
+        if (!sorted) qsort(ir, nrefs, sizeof *ir, int_ref_cmp);
         for (uint32_t i = 0; i < nrefs; i++) {
             refs[i].set = (uint32_t)(ir[i].ord >> 32);
             refs[i].row = (uint32_t)ir[i].ord;
@@ -306,7 +360,9 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
         }
         tn_free(ir);
     } else {
-        qsort_r(refs, nrefs, sizeof *refs, ref_cmp, &s);
+        bool sorted = true;
+        for (uint32_t i = 1; i < nrefs && sorted; i++) sorted = ref_cmp(&refs[i - 1], &refs[i], &s) <= 0;
+        if (!sorted) qsort_r(refs, nrefs, sizeof *refs, ref_cmp, &s);
     }
     uint64_t nout = 0;
     for (uint32_t a = 0; a < nrefs && !rc;) {
@@ -316,14 +372,21 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
         else
             while (b < nrefs && key_cmp(&s, &refs[a], &refs[b]) == 0) b++;
         uint32_t row = o.c.count;
-        if (spec->engine == TN_BUCKET_DEDUPLICATE || spec->engine == TN_BUCKET_FIRST_ROW) {
-            const tn_bucket_ref *r = spec->engine == TN_BUCKET_DEDUPLICATE ? &refs[b - 1] : &refs[a];
-            for (uint32_t c = 0; c < ncols && !rc; c++) {
-                o.c.cols[c].count = row;
-                rc = tn_vector_append_from(&o.c.cols[c], &sets[r->set]->cols[c], r->row);
+        if (picks) {
+            picks[npicks++] = spec->engine == TN_BUCKET_DEDUPLICATE ? refs[b - 1] : refs[a];
+            nout++;
+            if (npicks == TN_VECTOR_SIZE) {
+                rc = picks_flush(&o, sets, picks, npicks);
+                npicks = 0;
             }
+            a = b;
+            continue;
         } else if (spec->engine == TN_BUCKET_PARTIAL_UPDATE) {
             for (uint32_t c = 0; c < ncols && !rc; c++) {
+                if (sets[0]->skip[c]) {
+                    o.c.cols[c].count = row + 1;
+                    continue;
+                }
                 const tn_bucket_ref *pick = &refs[a];
                 for (uint32_t k = b; k-- > a;)
                     if (tn_vector_is_valid(&sets[refs[k].set]->cols[c], refs[k].row)) {
@@ -335,6 +398,10 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
             }
         } else {
             for (uint32_t c = 0; c < ncols && !rc; c++) {
+                if (sets[0]->skip[c]) {
+                    o.c.cols[c].count = row + 1;
+                    continue;
+                }
                 acc *ac = &accs[c];
                 memset(&ac->v, 0, sizeof ac->v);
                 ac->v.type = tn_table_column(t, c)->type;
@@ -366,9 +433,11 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
         if (o.c.count == TN_VECTOR_SIZE) rc = out_flush(&o);
         a = b;
     }
+    if (!rc && picks) rc = picks_flush(&o, sets, picks, npicks);
     if (!rc) rc = out_flush(&o);
     if (rows_out) *rows_out = nout;
 cleanup:
+    tn_free(picks);
     tn_free(fast_keys);
     if (accs) {
         for (uint32_t c = 0; c < ncols; c++) {

@@ -330,6 +330,45 @@ static int write_batch(const char *path, const int64_t *k, const int64_t *v, uin
     return rc;
 }
 
+/* Rows of a batch in a few sorted runs (a rescale's input: each bucket's rows come from old
+ * buckets' files in key order) go through the natural merge sort; more than its 64 runs through
+ * qsort. Either way the later row of a key wins. */
+TEST(merge_sorted_runs) {
+    char *dir = make_tmpdir();
+    char path[512];
+    enum { N = 4000 + 4000 + 64 };
+    int64_t *k = malloc(sizeof *k * N), *v = malloc(sizeof *v * N);
+    CHECK(k && v);
+    for (uint32_t pass = 0; pass < 3; pass++) {
+        snprintf(path, sizeof path, "%s/t%u", dir, pass);   /* 0, 2: merged runs; 1: qsort */
+        CHECK_OK(create_kv(path));
+        uint32_t n = 0;
+        if (pass == 0) {               /* three runs: 0..3999, 2000..5999, 0..63 */
+            for (int64_t i = 0; i < 4000; i++) k[n] = i, v[n++] = i * 10 + 1;
+            for (int64_t i = 2000; i < 6000; i++) k[n] = i, v[n++] = i * 10 + 2;
+            for (int64_t i = 0; i < 64; i++) k[n] = i, v[n++] = i * 10 + 3;
+        } else if (pass == 2) {        /* two runs (a rescale from 32 to 16 buckets) */
+            for (int64_t i = 0; i < 6000; i++) k[n] = i, v[n++] = i * 10 + 2;
+            for (int64_t i = 0; i < 64; i++) k[n] = i, v[n++] = i * 10 + 3;
+        } else {                       /* pass 1, descending: one run per row */
+            for (int64_t i = 5999; i >= 0; i--) k[n] = i, v[n++] = i * 10 + 2;
+            for (int64_t i = 0; i < 64; i++) k[n] = i, v[n++] = i * 10 + 3;
+        }
+        CHECK_OK(write_batch(path, k, v, n));
+        sums s;
+        CHECK_OK(read_sums(path, &s));
+        CHECK_EQ_INT(s.rows, 6000);
+        int64_t want = 0;
+        for (int64_t i = 0; i < 6000; i++) want += i * 10 + (i < 64 ? 3 : i < 2000 && pass == 0 ? 1 : 2);
+        CHECK_EQ_INT(s.vsum, want);
+        for (int64_t i = 0; i < 64; i++) CHECK_EQ_INT(s.v_of[i], i * 10 + 3);
+    }
+    free(k);
+    free(v);
+    rm_rf(dir);
+    free(dir);
+}
+
 /* New keys (outside every file's key range) add a file to their bucket instead of rewriting it;
  * Paimon's universal compaction keeps a bucket at <= 5 files; a key written again is merged. */
 TEST(new_keys_append_files_compacted) {

@@ -598,6 +598,7 @@ struct tn_sql_stmt {
             tn_sql_query *query;
             bool history;
             bool table_info;            /* PRAGMA table_info('t'): SQLite's/DuckDB's columns */
+            bool show_create;           /* SHOW CREATE TABLE t: the DDL that makes t */
         } describe;
         struct {
             tn_sql_show_kind what;

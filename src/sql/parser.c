@@ -977,6 +977,13 @@ static tn_sql_stmt *show_stmt(tn_sql_parser *p) {
     tn_sql_stmt *s = new_stmt(p, TN_SQL_S_SHOW, tn_sqlp_peek(p, 0)->pos);
     if (!s) return NULL;
     tn_sqlp_advance(p);
+    if (tn_sqlp_is_kw(p, 0, KW_CREATE) && tn_sqlp_is_kw(p, 1, KW_TABLE)) {   /* Spark, Flink: SHOW CREATE TABLE t */
+        p->i += 2;
+        s->kind = TN_SQL_S_DESCRIBE;
+        s->u.describe.show_create = true;
+        if (!tn_sqlp_qname(p, "a table name", &s->u.describe.table)) return NULL;
+        return s;
+    }
     if (tn_sqlp_accept_kw(p, KW_ALL)) {              /* DuckDB: SHOW ALL TABLES */
         if (!tn_sqlp_accept_kw(p, KW_TABLES)) return tn_sqlp_fail_expected(p, "TABLES after SHOW ALL");
         s->u.show.what = TN_SQL_SHOW_TABLES;
@@ -989,7 +996,7 @@ static tn_sql_stmt *show_stmt(tn_sql_parser *p) {
     } else if (tn_sqlp_accept_kw(p, KW_SCHEMAS) || tn_sqlp_accept_kw(p, KW_DATABASES)) {
         s->u.show.what = TN_SQL_SHOW_SCHEMAS;
     } else {
-        return tn_sqlp_fail_expected(p, "TABLES or SCHEMAS after SHOW");
+        return tn_sqlp_fail_expected(p, "TABLES, SCHEMAS or CREATE TABLE after SHOW");
     }
     return s;
 }

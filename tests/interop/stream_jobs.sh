@@ -431,6 +431,21 @@ st = wait_caught("bad")
 report(st["state"] == "running" and rows_of(t("SELECT count(*) FROM tgt5").stdout) == [("8",)],
        "bad: after the file is moved away the job resumes", st)
 job("stop", "bad")
+# the first file of a batch: its column types are sniffed from it (id becomes VARCHAR), so the bad
+# value fails the cast to the target's BIGINT, not the reader; the error still names file and line
+open(os.path.join(bad, "h.csv"), "w").write("id,name\n11,m\nabc,n\n12,o\n")
+v0 = versions("tgt5")
+job("start", "bad")
+st = wait_not_running("bad")
+err = st.get("last_error") or ""
+report(st["state"] == "failed" and "h.csv: line 3, column 'id'" in err and "'abc'" in err and versions("tgt5") == v0,
+       "bad: a bad value in the first file of a batch names file, line and column; nothing committed", st)
+os.rename(os.path.join(bad, "h.csv"), os.path.join(base, "h.csv.moved"))
+job("start", "bad")
+st = wait_caught("bad")
+report(st["state"] == "running" and rows_of(t("SELECT count(*) FROM tgt5").stdout) == [("8",)],
+       "bad: after that file is moved away the job resumes", st)
+job("stop", "bad")
 
 # ---------------------------------------------------------------------------------------------
 # (7) errors

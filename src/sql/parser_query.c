@@ -167,6 +167,7 @@ static tn_sql_tableref *table_primary(tn_sql_parser *p) {
             r = new_ref(p, TN_SQL_T_TABLE, pos);
             if (!r) return NULL;
             r->u.table.name = name;
+            if (!tn_sqlp_hints(p, &r->u.table.hints, &r->u.table.n_hints)) return NULL;
         }
     }
     if (!ref_suffixes(p, r)) return NULL;

@@ -13,7 +13,8 @@
 # of files gone dropped) and still takes every file once, also files renamed in with an old
 # mtime, and a removed file's name written again. (6) Bad input: a malformed file stops the job naming file and line,
 # nothing of the batch committed; fixed or moved away, the job resumes. (7) Errors: name exists,
-# not running, not a savepoint, stale savepoint, deletes in the source (ignoreDeletes).
+# not running, not a savepoint, stale savepoint, deletes in the source (ignoreDeletes); a damaged
+# state.json or a position past the source's log refused naming the file and the problem.
 set -u
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
@@ -477,6 +478,35 @@ st2 = wait_caught("del2")
 report(st2["state"] == "running" and rows_of(t("SELECT count(*) FROM tgt7").stdout) == [("11",)],
        "deletes: with ignoreDeletes the job skips it and goes on", st2)
 job("stop", "del2")
+# strict job files: a damaged state.json, or a position no state of the source can hold, stops the
+# start with the file and the problem named; the good state works again
+t("CREATE TABLE src9 (id BIGINT)"); t("CREATE TABLE tgt9 (id BIGINT)")
+t("INSERT INTO src9 VALUES (1)")
+job("start", "st9", "-c", "INSERT INTO tgt9 SELECT id FROM src9", "--poll-interval", "50ms")
+wait_caught("st9"); job("stop", "st9")
+stp = os.path.join(wh, "_jobs", "st9", "state.json")
+good = open(stp).read()
+gj = json.loads(good)
+def with_state(text, want, label):
+    open(stp, "w").write(text)
+    r = job("start", "st9")
+    s = job("status", "st9")
+    report(r.returncode == 1 and f"job state '{stp}'" in r.stderr and want in r.stderr and want in s.stdout + s.stderr,
+           "strict state: " + label, r.stdout + r.stderr + s.stdout + s.stderr)
+with_state(good[:len(good) // 2], "line ", "a truncated state.json")
+with_state(json.dumps({**gj, "batch": "1"}), "field 'batch': expected an integer, got a string", "a mistyped field")
+with_state(json.dumps({**gj, "position": {"kind": "files", "taken": []}}),
+           "field 'position' is a files position, but the job's source src9 is a table", "a position of another kind")
+with_state(json.dumps({**gj, "position": {"kind": "table", "version": 99, "index": 0, "snapshot": False}}),
+           "is past the source's latest version 1", "a version past the source's log")
+with_state(json.dumps({**gj, "position": {"kind": "table", "version": 1, "index": 5, "snapshot": False}}),
+           "past that version's 1 data files", "an index past the version's data files")
+open(stp, "w").write(good)
+t("INSERT INTO src9 VALUES (2)")
+r = job("start", "st9"); st = wait_caught("st9")
+report(r.returncode == 0 and rows_of(t("SELECT id FROM tgt9").stdout) == [("1",), ("2",)],
+       "strict state: the good state.json resumes exactly", (r.stderr, st))
+job("stop", "st9")
 r = job("start", "x3", "-c", "INSERT INTO tgt5 SELECT * FROM tgt5")
 report(r.returncode == 1 and "is its target" in r.stderr, "errors: a job reading its own target", r.stderr)
 r = job("list")

@@ -112,6 +112,11 @@ EOF
     exit 0
 fi
 
+# the files a point lookup reads (bucket pruning)
+key=$(( (1 * 7 + 1) * 9973 % ROWS ))
+"$BUILD/tarn" -w "$W" --stats -c "SELECT v FROM pk WHERE p = 'p1' AND k = $key" >/dev/null 2>"$tmp/stats" || true
+lookup_files=$(python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])['files_scanned'])" "$tmp/stats" 2>/dev/null || echo '?')
+
 # files and bytes of each tarn upsert commit (versions 2.. in the order of tarn.tsv)
 python3 - "$W/pk/_delta_log" "$REPS" "$SIZES" >"$tmp/files.out" <<'EOF'
 import json, os, sys

@@ -591,6 +591,29 @@ report(r.returncode == 0 and st["state"] == "canceled" and st2["state"] == "runn
        ids_of("t11f") == list(range(30)), "cancel, then start: resumes from the last committed batch, exactly",
        (st, st2, ids_of("t11f")))
 job("stop", "j11f")
+# each batch is one target commit carrying txn (appId = the job's app_id, version = its batch number)
+app = json.load(open(os.path.join(wh, "_jobs", "j11f", "job.json")))["app_id"]
+per_commit = []
+for f in sorted(os.listdir(os.path.join(wh, "t11f", "_delta_log"))):
+    if not (f.endswith(".json") and len(f) == 25) or f.startswith("0" * 20): continue
+    acts = [json.loads(l) for l in open(os.path.join(wh, "t11f", "_delta_log", f))]
+    per_commit.append([(a["txn"]["appId"], a["txn"]["version"]) for a in acts if "txn" in a])
+report(per_commit == [[(app, b)] for b in range(1, len(per_commit) + 1)] and len(per_commit) == status("j11f")["batches"],
+       "txn: every batch is one commit with txn (the job's appId, its batch number)", per_commit)
+# --foreground: the job runs in the calling process until stopped
+t("INSERT INTO s11f VALUES (30)")
+fg = subprocess.Popen([tarn, "job", "start", "j11f", "-w", wh, "--foreground"], stdout=subprocess.PIPE,
+                      stderr=subprocess.PIPE, text=True)
+time.sleep(0.3)
+st = wait_caught("j11f")
+r = job("stop", "j11f")
+try:
+    out, err = fg.communicate(timeout=30)
+except subprocess.TimeoutExpired:
+    fg.kill(); out, err = fg.communicate()
+report(st["state"] == "running" and st["pid"] == fg.pid and fg.returncode == 0 and ids_of("t11f") == list(range(31))
+       and "stopped at batch" in err, "--foreground: runs in the calling process (its log on stderr), stops on `job stop`",
+       (st, fg.returncode, err[-500:]))
 r = job("start", "j12", "-c", f"INSERT INTO tgt5 SELECT * FROM read_csv('{bad}/*.csv')", "--starting-version", "latest")
 report(r.returncode == 1 and "starting-version applies to a table source" in r.stderr,
        "options: starting-version on a file pattern is refused", r.stderr)

@@ -260,6 +260,14 @@ static int column_def(tn_binder *b, const tn_sql_column_def *c, tn_table_column_
     tn_type_id id = (tn_type_id)c->type->type.id;
     if (id == TN_TYPE_INTERVAL || id == TN_TYPE_NULL)
         return tn_bind_error(b, c->type->pos, "a table column cannot have type %s", c->type->name);
+    /* A Delta timestamp column holds microseconds and the log has no place for a precision:
+     * TIMESTAMP(p) other than 6 would be rounded in DuckDB (TIMESTAMP_S/_MS) and cannot be
+     * kept here, so it is refused rather than ignored. */
+    if (id == TN_TYPE_TIMESTAMP && c->type->n_params == 1 && c->type->params[0] != 6)
+        return tn_bind_error(b, c->type->pos,
+                             "column %s: TIMESTAMP(%lld) is not supported for a table column (Delta timestamps "
+                             "hold microseconds); declare it TIMESTAMP and round with CAST(x AS TIMESTAMP(%lld)) "
+                             "on insert", c->name.name, (long long)c->type->params[0], (long long)c->type->params[0]);
     out->name = c->name.name;
     out->type = c->type->type;
     out->nullable = !c->not_null;

@@ -400,6 +400,8 @@ struct tn_sql_tableref {
             tn_sql_qname name;
             tn_sql_time_travel travel;
             tn_sql_expr *travel_expr;   /* VERSION AS OF <expr> / TIMESTAMP AS OF <expr> */
+            tn_sql_hint *hints;         /* a hint comment after the name: OPTIONS('k' = 'v') (Flink) */
+            int n_hints;
         } table;
         tn_sql_expr *function;     /* an E_FUNCTION; named args in func.arg_names */
         struct {

@@ -247,6 +247,17 @@ int tn_stream_options_parse(tn_stream_options *o, json_t *options) {
     return 0;
 }
 
+int tn_stream_options_check(const tn_stream_source *src, json_t *options) {
+    static const char *const table_only[] = {"starting-version", "ignoreDeletes", "ignoreChanges"};
+    if (src->kind != TN_STREAM_FILES) return 0;
+    for (size_t i = 0; i < sizeof table_only / sizeof *table_only; i++)
+        if (json_object_get(options, table_only[i]))
+            return tn_error_set(TN_EINVAL, "job option %s applies to a table source; the job's source %s is a file "
+                                "pattern (every file it matches is taken once, from the first poll)", table_only[i],
+                                src->label);
+    return 0;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Positions.
  */

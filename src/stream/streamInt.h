@@ -61,6 +61,8 @@ typedef struct tn_stream_plan {
 int tn_stream_source_resolve(tn_stream_source *src, char **target_path, const char *wh, const tn_sql_stmt *st);
 void tn_stream_source_free(tn_stream_source *src);
 int tn_stream_options_parse(tn_stream_options *o, json_t *options);
+/* Refuses options that do not apply to src's kind (table-source options on a file pattern). */
+int tn_stream_options_check(const tn_stream_source *src, json_t *options);
 
 /* The position a new job starts at. */
 int tn_stream_pos_start(tn_stream_pos *p, const tn_stream_source *src, const tn_stream_options *o);

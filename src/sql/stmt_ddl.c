@@ -221,8 +221,8 @@ static int check_table_options(tn_binder *b, const tn_sql_options *opts, bool al
                 return tn_bind_error(b, o->pos, "ERROR 1021 (42Y80): Salt bucket numbers should be with 1 and 256.");
         }
         if (tn_str_iequal(o->key, "columnsToIndex") || tn_str_iequal(o->key, "cubeSize")) {
-            if (alter) return unsupported(b, o->pos, "changing the OTree index of a table ('columnsToIndex', 'cubeSize')");
-            if (!qbeast)
+            /* ALTER TABLE SET: converts a plain table (tn_layout_otree_convert) */
+            if (!qbeast && !alter)
                 return tn_bind_error(b, o->pos, "'%s' is an option of qbeast tables: CREATE TABLE ... USING qbeast "
                                      "OPTIONS ('columnsToIndex' = ...)", o->key);
         }
@@ -841,6 +841,14 @@ static int alter(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
                 continue;
             }
             kv[n++] = kv[i];
+        }
+        bool convert = false;
+        for (uint32_t i = 0; i < n && a->action == TN_SQL_ALTER_SET_OPTIONS; i++)
+            convert |= tn_str_iequal(kv[i].key, "columnsToIndex") || tn_str_iequal(kv[i].key, "cubeSize");
+        if (convert) {
+            rc = tn_layout_otree_convert(t, kv, n, &version);
+            if (rc) rc = tn_bind_error_at(b, rc, pos);
+            goto cleanup;
         }
         if (n) rc = tn_layout_check_alter(t, kv, n);
         if (n && !rc) rc = tn_table_set_properties(t, kv, n, &version);

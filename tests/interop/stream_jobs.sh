@@ -170,7 +170,7 @@ report(r.returncode != 0 and "options are given with -c" in r.stderr, "seed: opt
 r = job("start", "seed", "--from-savepoint", sp)
 report(r.returncode == 0, "seed: start from the savepoint", r.stderr)
 for _ in range(5):
-    append_orders(40, ["2022-06-22"])
+    append_orders(40, ["2022-06-22", "2022-06-23"])   # the rescaled partition and a new one
     time.sleep(0.05)
 st = wait_caught("seed")
 report(st["state"] == "running" and st["lag"] == 0, "seed: caught up after the restart", st)
@@ -178,8 +178,8 @@ seed_equal("seed: after savepoint, rescale and restart: equals DuckDB, every key
 counts = {}
 for a in live_adds("verified_orders").values():
     counts.setdefault(a["partitionValues"]["dt"], set()).add(a["tags"]["bucketCount"])
-report(counts.get("2022-06-22") == {"32"} and counts.get("2022-06-20") == {"16"},
-       "seed: the rescaled partition has 32 buckets, the others keep 16", counts)
+report(counts.get("2022-06-22") == {"32"} and counts.get("2022-06-23") == {"32"} and counts.get("2022-06-20") == {"16"},
+       "seed: the rescaled partition and a new one have 32 buckets, the others keep 16", counts)
 # Flink's rule for a restarted job: a partition not rescaled is refused with Paimon's message
 v0 = versions("verified_orders")
 append_orders(5, ["2022-06-20"])
@@ -575,6 +575,17 @@ st_b = wait_not_running("j11b", timeout=5)
 st_e = wait_caught("j11e")
 report(st_b["state"] == "failed" and "rewrites data" in (st_b.get("last_error") or "") and "ignoreChanges=true" in
        (st_b.get("last_error") or ""), "options: a commit that rewrites data is refused naming ignoreChanges", st_b)
+# appends before a refused commit are still taken: the batch stops short of it
+t("CREATE TABLE s13 (id BIGINT, v BIGINT)"); t("CREATE TABLE t13 (id BIGINT)")
+t("INSERT INTO s13 SELECT range, 0 FROM range(0, 5)")
+job("start", "j13", "-c", "INSERT INTO t13 SELECT id FROM s13", "--poll-interval", "50ms")
+wait_caught("j13"); job("stop", "j13")
+t("INSERT INTO s13 SELECT range, 0 FROM range(5, 10)")
+t("DELETE FROM s13 WHERE id = 0")                             # copy-on-write: rewrites a file
+job("start", "j13")
+st = wait_not_running("j13", timeout=10)
+report(st["state"] == "failed" and "rewrites data" in (st.get("last_error") or "") and ids_of("t13") == list(range(10)),
+       "options: the appends before a refused commit are committed, the job stops at it", (st, ids_of("t13")))
 report(st_e["state"] == "running" and ids_of("t11e") == sorted(list(range(25)) + list(range(10))),
        "options: with ignoreChanges the rewritten file is taken again", (st_e, len(ids_of("t11e"))))
 for n in ("j11c", "j11e"): job("stop", n)

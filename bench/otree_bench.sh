@@ -7,7 +7,8 @@
 # share read (whole files). Then, on 15000/3000: the time of SELECT avg(col_2) ... TABLESAMPLE
 # (1 PERCENT) against the full scan and against DuckDB's USING SAMPLE 1% (and its full scan) over
 # the same batches as Parquet; and the ingest of the batches into the OTree table against a plain
-# Delta table and DuckDB COPY of each batch (files written, sizes, peak RSS).
+# Delta table and DuckDB COPY of each batch (files written, sizes, peak RSS). A copy of the
+# 15000/3000 table is OPTIMIZEd (rollupSize 3000) and measured again (share read, times).
 # Data: generated once with DuckDB (uniform col_1 INT, col_2 DOUBLE, a 20-byte payload).
 # Timing: tarn -timer per statement (one tarn process, one warm-up, BENCH_REPS runs, median);
 # DuckDB through bench/duck_bench.mjs (same protocol); ingest as whole processes (wall clock).
@@ -85,6 +86,19 @@ d=$("$DUCK" "SELECT count(*), round(sum(col_2), 3) FROM read_parquet('$tmp/wh/$T
 e=$("$DUCK" "SELECT count(*), round(sum(col_2), 3) FROM read_parquet('$tmp/batches/*/*.parquet')" | tail -1)
 [ "$a" = "$d" ] && [ "$a" = "$e" ] || fail "rows: tarn [$a], DuckDB over the OTree files [$d], the batches [$e]"
 
+# the same table after OPTIMIZE (every row re-indexed with exact counts into one tree): a copy
+cp -r "$tmp/wh/$T" "$tmp/wh/t_opt"
+/usr/bin/time -f "%e %M" -o "$tmp/opt.time" "$BUILD/tarn" -w "$tmp/wh" -c "OPTIMIZE t_opt WITH ('rollupSize' = '3000')" >/dev/null 2>"$tmp/opt.err" ||
+    fail "OPTIMIZE: $(head -c 300 "$tmp/opt.err")"
+opt=$(tail -1 "$tmp/opt.time")
+for p in 0.001 1 10; do
+    got=$("$BUILD/tarn" -w "$tmp/wh" --csv --stats -c "SELECT count(*) FROM t_opt TABLESAMPLE ($p PERCENT)" 2>"$tmp/st" | tail -1)
+    want=$("$BUILD/tarn" -w "$tmp/wh" --csv -c "SELECT count(*) FROM t_opt WHERE hash(col_1, col_2) < $(weight "$p")" | tail -1)
+    [ "$got" = "$want" ] || fail "t_opt $p%: sample $got rows, hash filter $want"
+    echo "| 15000 | 3000, then OPTIMIZE | $p% | | $(pct "$(stat rows_scanned "$tmp/st")" "$(stat table_rows "$tmp/st")") |" \
+         "$(pct "$(stat bytes_scanned "$tmp/st")" "$(stat table_bytes "$tmp/st")") | $(pct "$(stat files_scanned "$tmp/st")" "$(stat table_files "$tmp/st")") | $(stat table_files "$tmp/st") |" >>"$tmp/share.md"
+done
+
 # plain Delta table and DuckDB COPY of the same batches
 ing_plain=$(ingest plain plain "" "")
 {
@@ -105,6 +119,8 @@ tarn_ms() { # table sql
 s_ms=$(tarn_ms $T "SELECT avg(col_2) FROM $T TABLESAMPLE (1 PERCENT)")
 f_ms=$(tarn_ms $T "SELECT avg(col_2) FROM $T")
 p_ms=$(tarn_ms plain "SELECT avg(col_2) FROM plain")
+os_ms=$(tarn_ms t_opt "SELECT avg(col_2) FROM t_opt TABLESAMPLE (1 PERCENT)")
+of_ms=$(tarn_ms t_opt "SELECT avg(col_2) FROM t_opt")
 printf 'duck_sample\tSELECT avg(col_2) FROM read_parquet('"'"'%s/batches/*/*.parquet'"'"') USING SAMPLE 1%%\nduck_full\tSELECT avg(col_2) FROM read_parquet('"'"'%s/batches/*/*.parquet'"'"')\n' "$tmp" "$tmp" >"$tmp/q.txt"
 mkdir -p "$tmp/dout"
 node bench/duck_bench.mjs "$tmp/q.txt" "$TH" "$REPS" "$tmp/dout" >"$tmp/dt.txt" 2>"$tmp/dt.err" || fail "duck_bench: $(head -c 300 "$tmp/dt.err")"
@@ -122,6 +138,8 @@ osz=$(find "$tmp/wh/$T" -name '*.parquet' -printf '%s\n' | awk '{s += $1; n++; i
     echo "|---|---:|---:|---:|---|"
     echo "| avg(col_2) TABLESAMPLE (1 PERCENT) vs tarn's full scan of the OTree table | $s_ms | $f_ms | $(ratio "$s_ms" "$f_ms") | <= 0.05 (20x) |"
     echo "| avg(col_2) TABLESAMPLE (1 PERCENT) vs DuckDB USING SAMPLE 1% over the batches | $s_ms | $ds_ms | $(ratio "$s_ms" "$ds_ms") | <= 0.1 (10x) |"
+    echo "| the same after OPTIMIZE: TABLESAMPLE (1 PERCENT) vs full scan | $os_ms | $of_ms | $(ratio "$os_ms" "$of_ms") | <= 0.05 (20x) |"
+    echo "| the same after OPTIMIZE: TABLESAMPLE (1 PERCENT) vs DuckDB USING SAMPLE 1% | $os_ms | $ds_ms | $(ratio "$os_ms" "$ds_ms") | <= 0.1 (10x) |"
     echo "| full scan: OTree table vs DuckDB over the batches | $f_ms | $df_ms | $(ratio "$f_ms" "$df_ms") | |"
     echo "| full scan: plain Delta table vs DuckDB over the batches | $p_ms | $df_ms | $(ratio "$p_ms" "$df_ms") | |"
     echo "| ingest $NB batches: OTree (15000/3000) vs plain Delta | $(sec_ms "$ot_s") | $(sec_ms "$pl_s") | $(ratio "$ot_s" "$pl_s") | <= 1.5 |"
@@ -129,6 +147,7 @@ osz=$(find "$tmp/wh/$T" -name '*.parquet' -printf '%s\n' | awk '{s += $1; n++; i
     echo
     echo "Ingest: OTree $of files ($(awk -v f="$of" -v b="$NB" 'BEGIN {printf "%.2f", f / b}') per batch; $osz), peak RSS $((ot_kb / 1024)) MB;" \
          "plain $pf files, peak RSS $((pl_kb / 1024)) MB; DuckDB $df files, peak RSS $((du_kb / 1024)) MB."
+    echo "OPTIMIZE of the OTree table: $(sec_ms "${opt% *}") ms, peak RSS $((${opt#* } / 1024)) MB (it holds the rewritten rows in memory)."
 } >"$tmp/time.md"
 {
     echo "$NB batches x $NR rows ($TOTAL rows), 2 indexed columns, threads $TH, load $load_before -> $(load1) (2 cores, shared)."

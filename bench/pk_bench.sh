@@ -13,12 +13,20 @@
 #    bytes each tarn batch wrote (its commit's adds).
 #  - point lookup by the whole key, tarn vs DuckDB (its primary-key index), and the files tarn
 #    read for it (--stats).
-#  - rescale: `ALTER TABLE pk SET ('bucket' = '32')` then `INSERT OVERWRITE pk PARTITION (p = 'p0')`
-#    from the table, against `CREATE TABLE AS` of the same rows into a plain table.
+#  - rescale: a table rs with BENCH_PK_RESCALE_ROWS rows (default ROWS; the issue's: 10,000,000)
+#    in one partition: BENCH_REPS + 1 rounds (the first a warm-up), each `CREATE TABLE AS` of the
+#    partition's rows into a plain table, then `ALTER TABLE rs SET ('bucket' = ...)` (16 -> 32,
+#    32 -> 16, ...) and `INSERT OVERWRITE rs PARTITION (p = 'r0')` from the table: both in the
+#    same rounds, so the ratio is of the same machine load; median of each.
+#  BENCH_PK_PARTS (default "upsert rescale"): "rescale" alone skips the upserts, lookups and
+#  DuckDB (with BENCH_UPDATE_README=1 only the rescale rows of the README table change).
 set -u
 cd "$(dirname "$0")/.."
 . bench/common.sh
 ROWS=${BENCH_PK_ROWS:-1000000}
+RS_ROWS=${BENCH_PK_RESCALE_ROWS:-$ROWS}
+PARTS=${BENCH_PK_PARTS:-upsert rescale}
+has_part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 for f in "$BUILD/libtarn.a" "$BUILD/tarn"; do
     [ -f "$f" ] || { echo "pk_bench: $f missing (run make)" >&2; exit 1; }
 done
@@ -33,6 +41,7 @@ SIZES="1000 10000 100000"
 
 # --- data (DuckDB writes every input file)
 gen="COPY (SELECT i AS k, 'p' || (i % 4) AS p, i * 0.5 AS v, 'name' || i AS s FROM range($ROWS) r(i)) TO '$tmp/base.parquet' (FORMAT parquet);"
+gen="$gen COPY (SELECT i AS k, 'r0' AS p, i * 0.5 AS v, 'name' || i AS s FROM range($RS_ROWS) r(i)) TO '$tmp/rs.parquet' (FORMAT parquet);"
 si=0
 for n in $SIZES; do
     for r in $(seq 0 "$REPS"); do
@@ -47,26 +56,61 @@ done
 
 # --- tarn
 {
-    printf 'create\tCREATE TABLE pk (k BIGINT, p VARCHAR, v DOUBLE, s VARCHAR, PRIMARY KEY (p, k) NOT ENFORCED) PARTITIONED BY (p) WITH (%s)\n' "'bucket' = '16'"
-    printf 'load\tINSERT INTO pk SELECT * FROM read_parquet(%s)\n' "'$tmp/base.parquet'"
-    for n in $SIZES; do
-        for r in $(seq 0 "$REPS"); do
-            printf 'up_%s_%s\tINSERT INTO pk SELECT * FROM read_parquet(%s)\n' "$n" "$r" "'$tmp/b_${n}_$r.parquet'"
+    if has_part upsert; then
+        printf 'create\tCREATE TABLE pk (k BIGINT, p VARCHAR, v DOUBLE, s VARCHAR, PRIMARY KEY (p, k) NOT ENFORCED) PARTITIONED BY (p) WITH (%s)\n' "'bucket' = '16'"
+        printf 'load\tINSERT INTO pk SELECT * FROM read_parquet(%s)\n' "'$tmp/base.parquet'"
+        for n in $SIZES; do
+            for r in $(seq 0 "$REPS"); do
+                printf 'up_%s_%s\tINSERT INTO pk SELECT * FROM read_parquet(%s)\n' "$n" "$r" "'$tmp/b_${n}_$r.parquet'"
+            done
         done
-    done
-    for r in $(seq 0 "$REPS"); do
-        printf 'lookup_%s\tSELECT v FROM pk WHERE p = %s AND k = %s\n' "$r" "'p$(( (r * 7 + 1) % 4 ))'" "$(( (r * 7 + 1) * 9973 % ROWS ))"
-    done
-    printf 'ctas\tCREATE TABLE plain_copy AS SELECT * FROM pk WHERE p = %s\n' "'p0'"
-    printf 'alter\tALTER TABLE pk SET (%s)\n' "'bucket' = '32'"
-    printf 'rescale\tINSERT OVERWRITE pk PARTITION (p = %s) SELECT k, v, s FROM pk WHERE p = %s\n' "'p0'" "'p0'"
+        for r in $(seq 0 "$REPS"); do
+            printf 'lookup_%s\tSELECT v FROM pk WHERE p = %s AND k = %s\n' "$r" "'p$(( (r * 7 + 1) % 4 ))'" "$(( (r * 7 + 1) * 9973 % ROWS ))"
+        done
+    fi
+    if has_part rescale; then
+        printf 'rs_create\tCREATE TABLE rs (k BIGINT, p VARCHAR, v DOUBLE, s VARCHAR, PRIMARY KEY (p, k) NOT ENFORCED) PARTITIONED BY (p) WITH (%s)\n' "'bucket' = '16'"
+        printf 'rs_load\tINSERT INTO rs SELECT * FROM read_parquet(%s)\n' "'$tmp/rs.parquet'"
+        for r in $(seq 0 "$REPS"); do
+            printf 'ctas_%s\tCREATE TABLE rs_copy AS SELECT * FROM rs WHERE p = %s\n' "$r" "'r0'"
+            printf 'drop_%s\tDROP TABLE rs_copy\n' "$r"
+            printf 'alter_%s\tALTER TABLE rs SET (%s)\n' "$r" "'bucket' = '$(( r % 2 ? 16 : 32 ))'"
+            printf 'rescale_%s\tINSERT OVERWRITE rs PARTITION (p = %s) SELECT k, v, s FROM rs WHERE p = %s\n' "$r" "'r0'" "'r0'"
+        done
+    fi
 } >"$tmp/tarn.tsv"
 "$PB" "$W" "$tmp/tarn.tsv" >"$tmp/tarn.out" || { echo "pk_bench: tarn failed" >&2; exit 1; }
-key=$(( (1 * 7 + 1) * 9973 % ROWS ))
-"$BUILD/tarn" -w "$W" --stats -c "SELECT v FROM pk WHERE p = 'p1' AND k = $key" >/dev/null 2>"$tmp/stats" || true
-lookup_files=$(python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])['files_scanned'])" "$tmp/stats" 2>/dev/null || echo '?')
 tms() { awk -v n="$1" '$1 == n {print $2}' "$tmp/tarn.out"; }
 tmed() { for r in $(seq 1 "$REPS"); do tms "${1}_$r"; done | med; }
+rescale_rows() {
+    local rs ct
+    rs=$(tmed rescale) ct=$(tmed ctas)
+    echo "| rescale: INSERT OVERWRITE of a $RS_ROWS-row partition 16 <-> 32 buckets, against CREATE TABLE AS of its rows (same rounds, median of $REPS) | $rs | (tarn CTAS) $ct | $(ratio "$rs" "$ct") | |"
+    echo "| initial load of the rescaled table ($RS_ROWS rows, 16 buckets) | $(tms rs_load) | | | |"
+}
+if has_part rescale; then
+    # the rescaled table still holds every row once (and in the bucket its own count gives)
+    rs_count=$("$BUILD/tarn" -w "$W" --csv -c "SELECT count(*), count(DISTINCT k) FROM rs" | tail -n 1)
+    [ "$rs_count" = "$RS_ROWS,$RS_ROWS" ] || { echo "pk_bench: the rescaled table holds '$rs_count' rows,keys, not $RS_ROWS" >&2; exit 1; }
+fi
+if ! has_part upsert; then
+    rescale_rows | tee "$tmp/rescale.md"
+    [ "${BENCH_UPDATE_README:-0}" = 1 ] || exit 0
+    note="Rescale rows: $(date -u +%Y-%m-%d), BENCH_PK_PARTS=rescale run, load average $load_before before / $(load1) after."
+    python3 - "$tmp/rescale.md" bench/README.md "$note" <<'EOF'
+import sys
+rows, path, note = open(sys.argv[1]).read().strip().splitlines(), sys.argv[2], sys.argv[3]
+s = open(path).read()
+a, b = s.index('<!-- pk:start -->'), s.index('<!-- pk:end -->')
+sec = [l for l in s[a:b].rstrip('\n').split('\n')
+       if not l.startswith(('| rescale', '| initial load of the rescaled', 'Rescale rows:'))]
+last = max(i for i, l in enumerate(sec) if l.startswith('|'))
+sec[last + 1:last + 1] = rows
+sec += ['', note]
+open(path, 'w').write(s[:a] + '\n'.join(sec) + '\n' + s[b:])
+EOF
+    exit 0
+fi
 
 # files and bytes of each tarn upsert commit (versions 2.. in the order of tarn.tsv)
 python3 - "$W/pk/_delta_log" "$REPS" "$SIZES" >"$tmp/files.out" <<'EOF'
@@ -122,9 +166,8 @@ load_after=$(load1)
     done
     t=$(tmed lookup)
     echo "| point lookup by the whole key ($lookup_files file(s) read) | $t | $DL | $(ratio "$t" "$DL") | |"
-    rs=$(tms rescale) ct=$(tms ctas)
-    echo "| rescale: INSERT OVERWRITE of one partition 16 -> 32 buckets, against CREATE TABLE AS of its rows | $rs | (tarn CTAS) $ct | $(ratio "$rs" "$ct") | |"
     echo "| initial load ($ROWS rows into 64 buckets) | $(tms load) | | | |"
+    if has_part rescale; then rescale_rows; fi
 } >"$tmp/table.md"
 cat "$tmp/table.md"
 if [ "${BENCH_UPDATE_README:-0}" = 1 ]; then readme_section pk "$tmp/table.md"; fi

@@ -50,6 +50,12 @@ const char *tn_error_message(void);   /* borrowed; valid until the next error on
 int tn_error_code_last(void);
 const char *tn_error_code_name(int code);
 void tn_error_clear(void);
+/* The input value the current error is about (the string a cast could not convert), for a caller
+ * that knows where its input came from (a file scan then names file and line). Note it right
+ * after tn_error_set; the next tn_error_set or tn_error_clear forgets it (tn_error_prefix keeps
+ * it). tn_error_value: false when there is none or it was longer than 256 bytes. */
+void tn_error_note_value(const char *s, size_t n);
+bool tn_error_value(const char **s, size_t *n);
 /* Copy another thread's error into this thread (workers hand errors to the caller). */
 typedef struct tn_error_state {
     int code;

@@ -9,9 +9,12 @@
 
 static _Thread_local int g_code;
 static _Thread_local char g_message[1024];
+static _Thread_local char g_value[256];
+static _Thread_local int g_value_len = -1;   /* -1: none */
 
 int tn_error_setv(int code, const char *fmt, va_list ap) {
     g_code = code;
+    g_value_len = -1;
     if (fmt) vsnprintf(g_message, sizeof g_message, fmt, ap);
     else g_message[0] = '\0';
     return code;
@@ -68,6 +71,23 @@ const char *tn_error_code_name(int code) {
 void tn_error_clear(void) {
     g_code = 0;
     g_message[0] = '\0';
+    g_value_len = -1;
+}
+
+void tn_error_note_value(const char *s, size_t n) {
+    if (n > sizeof g_value) {
+        g_value_len = -1;
+        return;
+    }
+    if (n) memcpy(g_value, s, n);
+    g_value_len = (int)n;
+}
+
+bool tn_error_value(const char **s, size_t *n) {
+    if (g_value_len < 0) return false;
+    *s = g_value;
+    *n = (size_t)g_value_len;
+    return true;
 }
 
 void tn_error_save(tn_error_state *out) {

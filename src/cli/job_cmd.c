@@ -342,6 +342,16 @@ int tn_cli_job(int argc, char **argv, const char *warehouse) {
         } else if (!name) name = a;
         else return usage("one job name only");
     }
+    /* a flag of another verb is refused, never ignored */
+    bool is_start = strcmp(verb, "start") == 0;
+    const char *stray = !is_start && sql ? "-c" : !is_start && from ? "--from-savepoint"
+                      : !is_start && foreground ? "--foreground" : !is_start && nopts ? "job options"
+                      : strcmp(verb, "stop") != 0 && savepoint ? "--savepoint"
+                      : strcmp(verb, "status") != 0 && json ? "--json" : NULL;
+    if (stray) {
+        fprintf(stderr, "tarn: job %s: %s does not apply to it\n", verb, stray);
+        return usage(NULL);
+    }
     if (!warehouse) warehouse = getenv("TARN_WAREHOUSE");
     if (!warehouse) warehouse = "warehouse";
     char wh[PATH_MAX];

@@ -739,7 +739,10 @@ int tn_delta_maybe_checkpoint(tn_fs *fs, const char *table_path, int64_t version
     o.at_version = version;
     int rc = tn_delta_snapshot_open(&snap, fs, table_path, &o);
     if (rc) return rc;
-    if (snap->checkpoint_version != version) rc = tn_delta_checkpoint_write(fs, snap);
+    /* also when the checkpoint exists but _last_checkpoint is behind it (a writer killed between
+     * the two): checkpoint_write keeps the existing file and moves the hint up */
+    bool hint_behind = !snap->last_checkpoint.present || snap->last_checkpoint.version < version;
+    if (snap->checkpoint_version != version || hint_behind) rc = tn_delta_checkpoint_write(fs, snap);
     tn_delta_snapshot_free(snap);
     return rc;
 }

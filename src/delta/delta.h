@@ -398,7 +398,8 @@ int tn_delta_commit_retry(tn_fs *fs, const char *table_path, const tn_delta_txn_
  * left alone (success). */
 int tn_delta_checkpoint_write(tn_fs *fs, const tn_delta_snapshot *snap);
 /* Writes a checkpoint when `version` is a multiple of `interval` (the table's
- * delta.checkpointInterval at that version; <= 0: 10), unless one exists. Returns at once (no
+ * delta.checkpointInterval at that version; <= 0: 10), unless one exists and _last_checkpoint
+ * names it or a later one (else the hint is moved up to it). Returns at once (no
  * I/O) for other versions, so it can be called after every commit. */
 int tn_delta_maybe_checkpoint(tn_fs *fs, const char *table_path, int64_t version, int64_t interval);
 /* delta.checkpointInterval of md (10 when absent or invalid; md may be NULL). */

@@ -165,6 +165,27 @@ static int brotli_compress(int level, const uint8_t *src, size_t src_len, tn_buf
     return 0;
 }
 
+/* One ZSTD decompression context per thread, reused by every page it decompresses
+ * (ZSTD_decompress creates and initialises one per call: most of the time of small pages),
+ * freed when the thread exits. */
+static pthread_key_t zstd_dkey;
+static pthread_once_t zstd_donce = PTHREAD_ONCE_INIT;
+static int zstd_dkey_ok;
+
+static void zstd_free_dctx(void *p) { ZSTD_freeDCtx(p); }
+static void zstd_dkey_init(void) { zstd_dkey_ok = pthread_key_create(&zstd_dkey, zstd_free_dctx) == 0; }
+
+static ZSTD_DCtx *zstd_dctx(void) {
+    pthread_once(&zstd_donce, zstd_dkey_init);
+    if (!zstd_dkey_ok) return NULL;
+    ZSTD_DCtx *c = pthread_getspecific(zstd_dkey);
+    if (!c && (c = ZSTD_createDCtx()) != NULL && pthread_setspecific(zstd_dkey, c) != 0) {
+        ZSTD_freeDCtx(c);
+        c = NULL;
+    }
+    return c;
+}
+
 int pq_decompress(int codec, const uint8_t *src, size_t src_len, uint8_t *dst, size_t expected) {
     if (expected == 0 && src_len == 0 && codec != TN_CODEC_LZO) return 0;
     switch (codec) {
@@ -188,7 +209,9 @@ int pq_decompress(int codec, const uint8_t *src, size_t src_len, uint8_t *dst, s
         return gzip_decompress(src, src_len, dst, expected);
     case TN_CODEC_ZSTD: {
         uint8_t scratch[1];
-        size_t n = ZSTD_decompress(expected ? dst : scratch, expected, src, src_len);
+        ZSTD_DCtx *dctx = zstd_dctx();
+        size_t n = dctx ? ZSTD_decompressDCtx(dctx, expected ? dst : scratch, expected, src, src_len)
+                        : ZSTD_decompress(expected ? dst : scratch, expected, src, src_len);
         if (ZSTD_isError(n)) {
             if (ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall)
                 return tn_error_set(TN_ECORRUPT, "ZSTD: page decompresses to more than %zu bytes",

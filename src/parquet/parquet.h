@@ -161,6 +161,10 @@ int tn_parquet_scan_next_rows(tn_parquet_scan *scan, tn_chunk *out, int64_t *row
  * columns, predicates, row filter and buffers (so a reader of many row groups does not
  * allocate and fault in fresh buffers for each); counters restart at zero. */
 int tn_parquet_scan_reset(tn_parquet_scan *scan, const uint32_t *row_groups, uint32_t nrow_groups);
+/* Reads only rows [0, limit) of each row group started after the call (limit < 0: all rows):
+ * pages past the limit are neither read from storage (when the column has an OffsetIndex) nor
+ * decoded. For layouts whose rows are ordered so that a query needs a prefix of each row group. */
+void tn_parquet_scan_set_row_limit(tn_parquet_scan *scan, int64_t limit);
 const tn_parquet_scan_counters *tn_parquet_scan_stats(const tn_parquet_scan *scan);
 void tn_parquet_scan_close(tn_parquet_scan *scan);
 
@@ -227,6 +231,10 @@ int tn_parquet_writer_close(tn_parquet_writer *w, tn_parquet_write_result *resul
 /* Ends the current row group now (nothing happens when it holds no row): an explicit row-group
  * boundary, for layouts that put one unit (a cube block, a bucket run) in each row group. */
 int tn_parquet_writer_flush(tn_parquet_writer *w);
+/* Ends the current data page of every column now (no-op for a column without buffered rows):
+ * explicit page boundaries, so that a reader can stop after a prefix of a row group (a layout
+ * that orders rows, e.g. by sample weight, and records where its pages start). */
+int tn_parquet_writer_end_page(tn_parquet_writer *w);
 /* Bytes written to the file so far (finished row groups), bytes buffered for the current row
  * group (encoded pages, an estimate of what flushing it adds), row groups finished. */
 uint64_t tn_parquet_writer_bytes_written(const tn_parquet_writer *w);

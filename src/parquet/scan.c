@@ -11,7 +11,9 @@
 /* ---------------------------------------------------------------------------------------------
  * Row groups: chunk reads and the page-index row ranges.
  */
-static int chunk_load(tn_parquet_scan *s, colreader *cr, const pq_column_chunk *cc) {
+/* Loads the column chunk; end > 0: only its bytes before file offset end (the pages a row limit
+ * needs). */
+static int chunk_load(tn_parquet_scan *s, colreader *cr, const pq_column_chunk *cc, int64_t end) {
     const pq_column_meta *cm = &cc->meta;
     cr->cm = cm;
     int64_t start = cm->data_page_offset;
@@ -23,6 +25,7 @@ static int chunk_load(tn_parquet_scan *s, colreader *cr, const pq_column_chunk *
         return tn_error_set(TN_ECORRUPT, "column chunk at offset %lld, %lld bytes, lies outside "
                             "the %llu-byte file", (long long)start, (long long)len,
                             (unsigned long long)s->file_size);
+    if (end > start && end - start < len) len = end - start;
     if ((size_t)len > cr->chunk_cap) {
         uint8_t *p = tn_realloc(cr->chunk, (size_t)len);
         if (!p) return NOMEM();
@@ -135,9 +138,28 @@ static int page_ranges(tn_parquet_scan *s, const pq_row_group *rg, const tn_parq
     return 0;
 }
 
+/* With a row limit: the file offset where the chunk's pages past the limit start (0: read it
+ * all, e.g. no OffsetIndex). */
+static int64_t chunk_end(tn_parquet_scan *s, const pq_row_group *rg, uint32_t column) {
+    const pq_column_chunk *cc = &rg->columns[column];
+    if (s->row_limit < 0 || s->row_limit >= rg->num_rows || !cc->has_offset_index) return 0;
+    uint8_t *oib;
+    pq_offset_index oi;
+    if (read_blob(s, cc->offset_index_offset, cc->offset_index_length, &oib) != 0 ||
+        pq_decode_offset_index(&oi, s->rg_arena, oib, (size_t)cc->offset_index_length) != 0) {
+        tn_error_clear();
+        return 0;
+    }
+    for (uint32_t i = 1; i < oi.npages; i++)
+        if (oi.pages[i].first_row_index >= s->row_limit)
+            return oi.pages[i].offset > oi.pages[i - 1].offset ? oi.pages[i].offset : 0;
+    return 0;
+}
+
 static int compute_ranges(tn_parquet_scan *s, const pq_row_group *rg) {
     s->nranges = 0;
-    int rc = ranges_push(s, &s->ranges, &s->nranges, &s->ranges_cap, 0, rg->num_rows);
+    int64_t rows = s->row_limit >= 0 && s->row_limit < rg->num_rows ? s->row_limit : rg->num_rows;
+    int rc = ranges_push(s, &s->ranges, &s->nranges, &s->ranges_cap, 0, rows);
     if (rc) return rc;
     row_range *pr = NULL, *tmp = NULL;
     uint32_t npr = 0, prcap = 0, ntmp = 0, tmpcap = 0;
@@ -184,7 +206,7 @@ static int rg_begin(tn_parquet_scan *s, uint32_t rg_index) {
     if (s->nranges == 0) return 0;             /* every page ruled out */
     for (uint32_t c = 0; c < s->ncols; c++) {
         colreader *cr = &s->cols[c];
-        rc = chunk_load(s, cr, &rg->columns[cr->col]);
+        rc = chunk_load(s, cr, &rg->columns[cr->col], chunk_end(s, rg, cr->col));
         if (rc) return tn_error_prefix(rc, "%s: row group %u, column '%s'", s->path, rg_index,
                                        cr->name);
     }
@@ -398,6 +420,7 @@ int tn_parquet_scan_open(tn_parquet_scan **out, tn_parquet_file *file,
     s->file_size = tn_parquet_file_size(file);
     s->max_page_bytes = pq_rd_options(file)->max_page_bytes;
     s->verify = pq_rd_options(file)->verify_checksums;
+    s->row_limit = -1;
     s->arena = tn_arena_create(0);
     s->rg_arena = tn_arena_create(0);
     if (!s->arena || !s->rg_arena) { rc = TN_ENOMEM; goto cleanup; }
@@ -557,6 +580,8 @@ fail:
     tn_chunk_reset(out);
     return rc;
 }
+
+void tn_parquet_scan_set_row_limit(tn_parquet_scan *s, int64_t limit) { s->row_limit = limit < 0 ? -1 : limit; }
 
 const tn_parquet_scan_counters *tn_parquet_scan_stats(const tn_parquet_scan *s) {
     return &s->counters;

@@ -107,6 +107,7 @@ struct tn_parquet_scan {
     uint32_t rg;
     int64_t rg_rows, rg_first;
     row_range *ranges; uint32_t nranges, ranges_cap, range_i;
+    int64_t row_limit;        /* rows [0, row_limit) of each row group; < 0: all */
     int64_t cur;
     int failed;
     tn_parquet_scan_counters counters;

@@ -600,6 +600,19 @@ int tn_parquet_writer_flush(tn_parquet_writer *w) {
     return rc;
 }
 
+int tn_parquet_writer_end_page(tn_parquet_writer *w) {
+    if (!w) return tn_error_set(TN_EINVAL, "parquet writer: NULL argument");
+    if (w->failed) return tn_error_set(TN_EINVAL, "%s: the writer failed earlier; abort it", w->path);
+    for (uint32_t i = 0; i < w->ncols; i++) {
+        int rc = pqw_col_flush_page(&w->cols[i], &w->scratch);
+        if (rc) {
+            w->failed = true;
+            return tn_error_prefix(rc, "%s", w->path);
+        }
+    }
+    return 0;
+}
+
 uint64_t tn_parquet_writer_bytes_written(const tn_parquet_writer *w) { return w->offset; }
 uint64_t tn_parquet_writer_bytes_buffered(const tn_parquet_writer *w) { return buffered_bytes(w); }
 uint32_t tn_parquet_writer_num_row_groups(const tn_parquet_writer *w) { return w->nrgs; }

@@ -400,6 +400,8 @@ struct tn_sql_tableref {
             tn_sql_qname name;
             tn_sql_time_travel travel;
             tn_sql_expr *travel_expr;   /* VERSION AS OF <expr> / TIMESTAMP AS OF <expr> */
+            tn_sql_hint *hints;         /* a hint comment after the name: OPTIONS('k' = 'v') (Flink) */
+            int n_hints;
         } table;
         tn_sql_expr *function;     /* an E_FUNCTION; named args in func.arg_names */
         struct {
@@ -598,6 +600,7 @@ struct tn_sql_stmt {
             tn_sql_query *query;
             bool history;
             bool table_info;            /* PRAGMA table_info('t'): SQLite's/DuckDB's columns */
+            bool show_create;           /* SHOW CREATE TABLE t: the DDL that makes t */
         } describe;
         struct {
             tn_sql_show_kind what;

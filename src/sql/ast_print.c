@@ -796,7 +796,10 @@ static void stmt(printer *pr, const tn_sql_stmt *s) {
         put_options(pr, "options", &s->u.optimize.options);
         break;
     case TN_SQL_S_DESCRIBE:
-        put(pr, s->u.describe.history ? "(describe-history " : s->u.describe.table_info ? "(table-info " : "(describe ");
+        put(pr, s->u.describe.history      ? "(describe-history "
+                : s->u.describe.table_info ? "(table-info "
+                : s->u.describe.show_create ? "(show-create "
+                                            : "(describe ");
         if (s->u.describe.query) query(pr, s->u.describe.query);
         else put_qname(pr, &s->u.describe.table);
         break;

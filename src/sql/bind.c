@@ -658,8 +658,9 @@ int tn_bind_tableref(tn_binder *b, tn_sql_tableref *t, bind_scope *scope, bind_s
         cte_frame fr;
         tn_sql_cte *cte = q->n == 1 ? find_cte(b, q->parts[0].name, &fr) : NULL;
         if (cte) {
-            if (t->u.table.travel != TN_SQL_TT_NONE) {
-                rc = tn_bind_error_code(b, TN_EUNSUPPORTED, t->pos, "time travel on a CTE");
+            if (t->u.table.travel != TN_SQL_TT_NONE || t->u.table.n_hints) {
+                rc = tn_bind_error_code(b, TN_EUNSUPPORTED, t->pos, t->u.table.n_hints ? "dynamic options (OPTIONS "
+                                        "hint) on a CTE" : "time travel on a CTE");
                 break;
             }
             cte_frame *saved = b->ctes;

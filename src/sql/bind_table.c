@@ -6,6 +6,7 @@
  * simple `column OP constant` conjuncts of a predicate as table filters (DELETE's skipping).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sql/parse.h"
@@ -144,8 +145,74 @@ static int batch_table(tn_binder *b, tn_table **tbl, tn_sql_pos pos) {
     return 0;
 }
 
-/* VERSION AS OF n / TIMESTAMP AS OF '...' into open options. */
+/* Dynamic options of a read (Flink/Paimon: a hint comment OPTIONS('k' = 'v') after the table name):
+ * 'scan.snapshot-id' = N reads version N (tarn's snapshots are the Delta versions: DESCRIBE
+ * HISTORY), 'scan.timestamp-millis' = ms the latest version committed at or before ms, and
+ * 'scan.mode' = default | latest | latest-full | from-snapshot | from-snapshot-full |
+ * from-timestamp (a batch read of that one snapshot). Other keys and hints are refused by name. */
+static int hint_travel(tn_binder *b, const tn_sql_tableref *t, tn_table_open_options *o) {
+    const char *mode = NULL;
+    tn_sql_pos mode_pos = t->pos;
+    bool have_id = false, have_ts = false;
+    for (int h = 0; h < t->u.table.n_hints; h++) {
+        const tn_sql_hint *hint = &t->u.table.hints[h];
+        if (!tn_str_iequal(hint->name, "options"))
+            return tn_bind_error_code(b, TN_EUNSUPPORTED, hint->pos, "hint '%s' is not supported after a table name "
+                                      "(OPTIONS('key' = 'value') is)", hint->name);
+        for (int i = 0; i < hint->args.n; i++) {
+            const tn_sql_option *op = &hint->args.items[i];
+            if (op->kind == TN_SQL_VALUE_NONE || op->kind == TN_SQL_VALUE_NULL || !op->value)
+                return tn_bind_error(b, op->pos, "read option '%s' needs a value", op->key);
+            char *end = NULL;
+            if (tn_str_iequal(op->key, "scan.snapshot-id") || tn_str_iequal(op->key, "scan.timestamp-millis")) {
+                bool id = tn_str_iequal(op->key, "scan.snapshot-id");
+                long long v = strtoll(op->value, &end, 10);
+                if (!*op->value || *end || v < 0)
+                    return tn_bind_error(b, op->value_pos, "read option '%s' = '%s': expected a number >= 0", op->key,
+                                         op->value);
+                if (id) o->at_version = v, have_id = true;
+                else o->has_at_timestamp = true, o->at_timestamp_ms = v, have_ts = true;
+            } else if (tn_str_iequal(op->key, "scan.mode")) {
+                mode = op->value;
+                mode_pos = op->value_pos;
+            } else {
+                return tn_bind_error_code(b, TN_EUNSUPPORTED, op->pos, "read option '%s' is not supported (supported: "
+                                          "'scan.snapshot-id', 'scan.timestamp-millis', 'scan.mode')", op->key);
+            }
+        }
+    }
+    if (have_id && have_ts)
+        return tn_bind_error(b, t->pos, "read options 'scan.snapshot-id' and 'scan.timestamp-millis' both given");
+    if (mode) {
+        bool ok = false;
+        if (tn_str_iequal(mode, "default")) ok = true;
+        else if (tn_str_iequal(mode, "latest") || tn_str_iequal(mode, "latest-full")) ok = !have_id && !have_ts;
+        else if (tn_str_iequal(mode, "from-snapshot") || tn_str_iequal(mode, "from-snapshot-full")) ok = have_id;
+        else if (tn_str_iequal(mode, "from-timestamp")) ok = have_ts;
+        else
+            return tn_bind_error_code(b, TN_EUNSUPPORTED, mode_pos, "read option 'scan.mode' = '%s' is not supported "
+                                      "(default, latest, latest-full, from-snapshot, from-snapshot-full, "
+                                      "from-timestamp)", mode);
+        if (!ok)
+            return tn_bind_error(b, mode_pos, "read option 'scan.mode' = '%s' does not fit the other scan options "
+                                 "(from-snapshot needs 'scan.snapshot-id', from-timestamp 'scan.timestamp-millis', "
+                                 "latest neither)", mode);
+    }
+    return 0;
+}
+
+/* VERSION AS OF n / TIMESTAMP AS OF '...' (or the read's OPTIONS hint) into open options. */
 int tn_bind_travel_options(tn_binder *b, tn_sql_tableref *t, tn_table_open_options *o) {
+    if (t->u.table.n_hints) {
+        if (t->u.table.travel != TN_SQL_TT_NONE)
+            for (int h = 0; h < t->u.table.n_hints; h++)
+                for (int i = 0; i < t->u.table.hints[h].args.n; i++)
+                    if (tn_str_iequal_n(t->u.table.hints[h].args.items[i].key, 5, "scan."))
+                        return tn_bind_error(b, t->pos, "time travel both by VERSION/TIMESTAMP AS OF and by the read "
+                                             "option '%s'", t->u.table.hints[h].args.items[i].key);
+        int rc = hint_travel(b, t, o);
+        if (rc) return rc;
+    }
     if (t->u.table.travel == TN_SQL_TT_NONE) return 0;
     tn_sql_expr *e = t->u.table.travel_expr;
     if (t->u.table.travel == TN_SQL_TT_VERSION) {
@@ -220,6 +287,12 @@ int tn_bind_table_name(tn_binder *b, tn_sql_tableref *t, tn_plan **out, const ch
     if (q->n <= 2) {   /* temporary views (temp_views.c) come before tables and stored views */
         bool found = false;
         int trc = tn_temp_view_bind(b, q->n == 2 ? q->parts[0].name : NULL, q->parts[q->n - 1].name, t->pos, out, &found);
+        if (!trc && found && t->u.table.n_hints) {
+            tn_plan_free(*out);
+            *out = NULL;
+            return tn_bind_error_code(b, TN_EUNSUPPORTED, t->pos, "dynamic options (OPTIONS hint) on view %s: they "
+                                      "apply to tables", text);
+        }
         if (trc || found) {
             if (!trc && alias && !*alias) *alias = q->parts[q->n - 1].name;
             return trc;
@@ -256,6 +329,9 @@ int tn_bind_table_name(tn_binder *b, tn_sql_tableref *t, tn_plan **out, const ch
     if (rc) return tn_bind_error_at(b, rc, t->pos);
     if (alias && !*alias) *alias = q->parts[q->n - 1].name;
     if (is_view) {
+        if (t->u.table.n_hints)
+            return tn_bind_error_code(b, TN_EUNSUPPORTED, t->pos, "dynamic options (OPTIONS hint) on view %s: they "
+                                      "apply to tables", text);
         if (t->u.table.travel != TN_SQL_TT_NONE)
             return tn_bind_error_code(b, TN_EUNSUPPORTED, t->pos, "time travel on view %s: views have no versions", text);
         return bind_view(b, cat, t, &cn, out);

@@ -639,6 +639,8 @@ static int cast_from_string(cast_ctx *c, uint32_t n) {
         }
         default: rc = tn_error_set(TN_EUNSUPPORTED, "cast from VARCHAR to %s", tn_type_format(out->type, tb, sizeof tb));
         }
+        /* the value that did not convert: a file scan below names its file and line */
+        if (rc && rc != TN_ENOMEM && rc != TN_EUNSUPPORTED) tn_error_note_value(s.ptr, s.len);
     }
     return rc;
 }

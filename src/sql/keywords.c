@@ -1,7 +1,8 @@
 /*
  * sql/keywords.c: the SQL keyword table (spelling and reservation class of every keyword the
  * parser knows, TN_SQL_KEYWORDS in parserInt.h) and the lookup the lexer uses on each unquoted
- * word. Owns nothing else; which words are reserved is decided here and only here.
+ * word, and whether a name needs quotes to read back (SHOW CREATE TABLE). Owns nothing else;
+ * which words are reserved is decided here and only here.
  */
 #include "sql/parserInt.h"
 
@@ -61,4 +62,13 @@ tn_kw_class tn_sql_keyword_class(tn_kw kw) {
 const char *tn_sql_keyword_name(tn_kw kw) {
     if (kw <= KW_NONE || kw >= KW_COUNT_) return "";
     return g_names[kw - 1];
+}
+
+bool tn_sql_ident_needs_quotes(const char *name) {
+    size_t n = strlen(name);
+    if (n == 0 || (name[0] >= '0' && name[0] <= '9')) return true;
+    for (size_t i = 0; i < n; i++)
+        if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') || name[i] == '_')) return true;
+    tn_kw kw = tn_sql_keyword_lookup(name, n);
+    return kw != KW_NONE && tn_sql_keyword_class(kw) != KWC_UNRESERVED;
 }

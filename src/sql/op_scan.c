@@ -176,6 +176,32 @@ cleanup:
     return rc;
 }
 
+/* An error from the operators above, about a value of a chunk this scan pushed (a cast that could
+ * not convert it, tn_error_value): named by file, and by line and column when a string column
+ * of the chunk holds the value, else by the chunk's lines. Errors not about a value, and errors
+ * that name the file already (the reader's own), pass unchanged. */
+static int name_row(const tn_plan_scan *s, uint32_t m, const tn_csv_reader *csv, const tn_ndjson_reader *js,
+                    const tn_chunk *c, int rc) {
+    const char *v, *path = s->paths[m];
+    size_t vn;
+    if (rc == TN_ENOMEM || rc == TN_EINTERRUPT || c->count == 0 || !tn_error_value(&v, &vn) ||
+        strstr(tn_error_message(), path))
+        return rc;
+    for (uint32_t i = 0; i < c->count; i++)
+        for (uint32_t k = 0; k < c->ncols; k++) {
+            const tn_vector *vec = &c->cols[k];
+            if (vec->type.id != TN_TYPE_VARCHAR || !tn_vector_is_valid(vec, i)) continue;
+            const tn_str *st = (const tn_str *)vec->data + i;
+            if (st->len != vn || (vn && memcmp(st->ptr, v, vn) != 0)) continue;
+            uint64_t line = csv ? tn_csv_row_line(csv, i) : tn_ndjson_row_line(js, i);
+            return tn_error_prefix(rc, "%s: line %llu, column '%s'", path, (unsigned long long)line,
+                                   s->src_names[s->cols[k]]);
+        }
+    uint64_t a = csv ? tn_csv_row_line(csv, 0) : tn_ndjson_row_line(js, 0);
+    uint64_t b = csv ? tn_csv_row_line(csv, c->count - 1) : tn_ndjson_row_line(js, c->count - 1);
+    return tn_error_prefix(rc, "%s: lines %llu-%llu", path, (unsigned long long)a, (unsigned long long)b);
+}
+
 static int text_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker) {
     scan_shared *sh = src->shared;
     const tn_plan_scan *s = &sh->node->u.scan;
@@ -239,7 +265,10 @@ static int text_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker
         __atomic_add_fetch(&sh->ex->stats.rows_scanned, raw.count, __ATOMIC_RELAXED);
         rc = sampling(s) ? sample_push(sh, p, worker, &out, m, row, &tmp) : tn_pipe_push(p, 0, worker, &out);
         row += raw.count;
-        if (rc) break;
+        if (rc) {
+            rc = name_row(s, m, csv, js, &out, rc);
+            break;
+        }
     }
     if (tmp.cols) tn_chunk_free(&tmp);
 cleanup:

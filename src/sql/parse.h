@@ -28,6 +28,10 @@ int tn_sql_parse_n(tn_arena *arena, const char *sql, size_t len, tn_sql_stmt_lis
  */
 tn_sql_pos tn_sql_last_error_pos(void);
 
+/* Whether name must be double-quoted to read back as itself (not [a-z_][a-z0-9_]*, or a
+ * keyword that cannot be a column name). */
+bool tn_sql_ident_needs_quotes(const char *name);
+
 /*
  * Append a deterministic S-expression of a node to out, e.g.
  *   (select (items (col a) (as (func count *) n)) (from (table t)) (where (> (col a) (int 1))))

@@ -385,6 +385,17 @@ static bool parse_hint_span(tn_sql_parser *p, const tn_sql_hint_span *h, tn_vec 
     return p->rc == 0;
 }
 
+bool tn_sqlp_hints(tn_sql_parser *p, tn_sql_hint **out, int *n) {
+    const tn_sql_token *after = tn_sqlp_peek(p, 0);
+    if (!after->hints) return true;
+    tn_vec hints = {0};
+    for (const tn_sql_hint_span *h = after->hints; h; h = h->next)
+        if (!parse_hint_span(p, h, &hints)) return false;
+    *out = hints.data;
+    *n = hints.n;
+    return true;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * CREATE.
  */
@@ -627,14 +638,7 @@ static tn_sql_stmt *insert_stmt(tn_sql_parser *p) {
         tn_sqlp_accept_kw(p, KW_TABLE);
     }
     if (!tn_sqlp_qname(p, "a table name", &s->u.insert.table)) return NULL;
-    const tn_sql_token *after = tn_sqlp_peek(p, 0);
-    if (after->hints) {
-        tn_vec hints = {0};
-        for (const tn_sql_hint_span *h = after->hints; h; h = h->next)
-            if (!parse_hint_span(p, h, &hints)) return NULL;
-        s->u.insert.hints = hints.data;
-        s->u.insert.n_hints = hints.n;
-    }
+    if (!tn_sqlp_hints(p, &s->u.insert.hints, &s->u.insert.n_hints)) return NULL;
     if (!upsert && tn_sqlp_is_kw(p, 0, KW_PARTITION) && tn_sqlp_peek(p, 1)->type == TK_LPAREN) {
         p->i += 2;
         tn_vec v = {0};
@@ -977,6 +981,13 @@ static tn_sql_stmt *show_stmt(tn_sql_parser *p) {
     tn_sql_stmt *s = new_stmt(p, TN_SQL_S_SHOW, tn_sqlp_peek(p, 0)->pos);
     if (!s) return NULL;
     tn_sqlp_advance(p);
+    if (tn_sqlp_is_kw(p, 0, KW_CREATE) && tn_sqlp_is_kw(p, 1, KW_TABLE)) {   /* Spark, Flink: SHOW CREATE TABLE t */
+        p->i += 2;
+        s->kind = TN_SQL_S_DESCRIBE;
+        s->u.describe.show_create = true;
+        if (!tn_sqlp_qname(p, "a table name", &s->u.describe.table)) return NULL;
+        return s;
+    }
     if (tn_sqlp_accept_kw(p, KW_ALL)) {              /* DuckDB: SHOW ALL TABLES */
         if (!tn_sqlp_accept_kw(p, KW_TABLES)) return tn_sqlp_fail_expected(p, "TABLES after SHOW ALL");
         s->u.show.what = TN_SQL_SHOW_TABLES;
@@ -989,7 +1000,7 @@ static tn_sql_stmt *show_stmt(tn_sql_parser *p) {
     } else if (tn_sqlp_accept_kw(p, KW_SCHEMAS) || tn_sqlp_accept_kw(p, KW_DATABASES)) {
         s->u.show.what = TN_SQL_SHOW_SCHEMAS;
     } else {
-        return tn_sqlp_fail_expected(p, "TABLES or SCHEMAS after SHOW");
+        return tn_sqlp_fail_expected(p, "TABLES, SCHEMAS or CREATE TABLE after SHOW");
     }
     return s;
 }

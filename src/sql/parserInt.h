@@ -169,6 +169,8 @@ bool tn_sqlp_ident(tn_sql_parser *p, const char *what, tn_sql_ident *out);
  * (parser_expr.c; the WINDOW clause of parser_query.c uses it too). */
 tn_sql_window *tn_sqlp_window_spec(tn_sql_parser *p);
 bool tn_sqlp_qname(tn_sql_parser *p, const char *what, tn_sql_qname *out);
+/* The hint comments just before the next token (parser.c), parsed as hints; none: *out left. */
+bool tn_sqlp_hints(tn_sql_parser *p, tn_sql_hint **out, int *n);
 bool tn_sqlp_ident_list(tn_sql_parser *p, const char *what, tn_sql_ident **out, int *n);
 tn_sql_ident tn_sqlp_tok_ident(const tn_sql_token *t);
 /* An unquoted name that labels an output column (select alias, FROM/CTE column aliases) keeps

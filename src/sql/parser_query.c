@@ -96,6 +96,34 @@ static bool unsupported_join_at(tn_sql_parser *p, int k) {
             tn_sqlp_is_kw(p, k + 2, KW_JOIN));
 }
 
+/* BlinkDB's `ERROR WITHIN e% AT CONFIDENCE c%` (approximate answers with error bounds) starts at
+ * token `ahead`: the words are not keywords (ERROR is a fine alias), so they are matched by text. */
+static bool word_at(const tn_sql_parser *p, int ahead, const char *w) {
+    const tn_sql_token *t = tn_sqlp_peek(p, ahead);
+    return t->type == TK_IDENT && strcmp(t->text, w) == 0;
+}
+static bool error_within_at(const tn_sql_parser *p, int ahead) {
+    return word_at(p, ahead, "error") && word_at(p, ahead + 1, "within");
+}
+
+/* Parses the clause and refuses it, naming what is there instead (always returns NULL). */
+static void *error_within_clause(tn_sql_parser *p) {
+    tn_sql_pos pos = tn_sqlp_peek(p, 0)->pos;
+    p->i += 2;                                                     /* ERROR WITHIN */
+    for (int k = 0; k < 2; k++) {
+        const tn_sql_token *n = tn_sqlp_peek(p, 0);
+        if (n->type != TK_INTEGER && n->type != TK_DECIMAL && n->type != TK_FLOAT)
+            return tn_sqlp_fail_expected(p, k ? "a confidence after AT CONFIDENCE (95%)" : "an error bound after ERROR WITHIN (2%)");
+        tn_sqlp_advance(p);
+        tn_sqlp_accept(p, TK_PERCENT);
+        if (k == 0 && !(word_at(p, 0, "at") && word_at(p, 1, "confidence")))
+            return tn_sqlp_fail_expected(p, "AT CONFIDENCE after the error bound");
+        if (k == 0) p->i += 2;
+    }
+    return tn_sqlp_fail_at(p, pos, "not supported yet: ERROR WITHIN ... AT CONFIDENCE (approximate answers with "
+                           "error bounds); TABLESAMPLE (p PERCENT) on a qbeast table reads a uniform sample");
+}
+
 /* [AS] alias [(cols)], TABLESAMPLE, VERSION/TIMESTAMP AS OF, in any order after a FROM item. */
 static bool ref_suffixes(tn_sql_parser *p, tn_sql_tableref *r) {
     for (;;) {
@@ -116,7 +144,7 @@ static bool ref_suffixes(tn_sql_parser *p, tn_sql_tableref *r) {
         if (r->alias.name) return true;
         if (tn_sqlp_accept_kw(p, KW_AS)) {
             if (!tn_sqlp_ident(p, "an alias after AS", &r->alias)) return false;
-        } else if (tn_sqlp_tok_is_colid(t) && !semi_anti_at(p, 0) && !unsupported_join_at(p, 0)) {
+        } else if (tn_sqlp_tok_is_colid(t) && !semi_anti_at(p, 0) && !unsupported_join_at(p, 0) && !error_within_at(p, 0)) {
             r->alias = tn_sqlp_tok_ident(t);
             tn_sqlp_advance(p);
         } else {
@@ -167,6 +195,7 @@ static tn_sql_tableref *table_primary(tn_sql_parser *p) {
             r = new_ref(p, TN_SQL_T_TABLE, pos);
             if (!r) return NULL;
             r->u.table.name = name;
+            if (!tn_sqlp_hints(p, &r->u.table.hints, &r->u.table.n_hints)) return NULL;
         }
     }
     if (!ref_suffixes(p, r)) return NULL;
@@ -475,6 +504,10 @@ tn_sql_query *tn_sqlp_query(tn_sql_parser *p) {
     if (tn_sqlp_is_kw(p, 0, KW_WITH) && !with_clause(p, &ctes, &n_ctes, &recursive)) goto cleanup;
     q = setop_expr(p);
     if (!q) goto cleanup;
+    if (error_within_at(p, 0)) {
+        q = error_within_clause(p);
+        goto cleanup;
+    }
     bool has_order = tn_sqlp_is_kw(p, 0, KW_ORDER);
     bool has_limit = tn_sqlp_is_kw(p, 0, KW_LIMIT) || tn_sqlp_is_kw(p, 0, KW_OFFSET);
     if ((n_ctes && q->n_ctes) || ((has_order || has_limit) && has_tail(q))) {
@@ -520,6 +553,7 @@ tn_sql_query *tn_sqlp_query(tn_sql_parser *p) {
             if (!tn_sqlp_accept_kw(p, KW_ROWS)) tn_sqlp_accept_kw(p, KW_ROW);
         }
     }
+    if (error_within_at(p, 0)) q = error_within_clause(p);
 cleanup:
     tn_sqlp_leave(p);
     return q;

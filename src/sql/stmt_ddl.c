@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sql/parse.h"
 #include "sql/stmt.h"
 
 struct tn_stmt_state {
@@ -904,6 +905,89 @@ static int table_info(tn_binder *b, const tn_plan *p, tn_table *t, tn_stmt_outpu
     return rows_close(&r, rc);
 }
 
+/* An identifier of SHOW CREATE TABLE's text, double-quoted when it must be to read back. */
+static int put_ident(tn_buf *buf, const char *name) {
+    if (!tn_sql_ident_needs_quotes(name)) return tn_buf_printf(buf, "%s", name);
+    int rc = tn_buf_append_byte(buf, '"');
+    for (const char *c = name; !rc && *c; c++) rc = *c == '"' ? tn_buf_printf(buf, "\"\"") : tn_buf_append_byte(buf, *c);
+    return rc ? rc : tn_buf_append_byte(buf, '"');
+}
+
+static int put_literal(tn_buf *buf, const char *v) {
+    int rc = tn_buf_append_byte(buf, '\'');
+    for (const char *c = v; !rc && *c; c++) rc = *c == '\'' ? tn_buf_printf(buf, "''") : tn_buf_append_byte(buf, *c);
+    return rc ? rc : tn_buf_append_byte(buf, '\'');
+}
+
+/* SHOW CREATE TABLE t (Spark's and Flink's): one row, createtab_stmt, a CREATE TABLE that makes
+ * a table like t: its columns (NOT NULL), PRIMARY KEY (primary-key tables), PARTITIONED BY, and
+ * every metaData.configuration entry but primary-key in WITH (bucket, merge settings, delta.*). */
+static int show_create(tn_binder *b, tn_sql_stmt *stmt, const tn_plan *p, tn_table *t, tn_stmt_output *out) {
+    static const char *name = "createtab_stmt";
+    tn_type ty = tn_type_make(TN_TYPE_VARCHAR);
+    if (!t) return tn_bind_error_at(b, tn_error_set(TN_EINVAL, "SHOW CREATE TABLE: not a table (a view or a file)"), stmt->pos);
+    int rc = tn_stmt_output_init(b, out, 1, &name, &ty);
+    if (rc) return rc;
+    const tn_delta_metadata *md = &tn_table_snapshot(t)->metadata;
+    tn_buf sql = TN_BUF_INIT;
+    rc = tn_buf_printf(&sql, "CREATE TABLE ");
+    for (int i = 0; i < stmt->u.describe.table.n && !rc; i++) {
+        if (i) rc = tn_buf_append_byte(&sql, '.');
+        if (!rc) rc = put_ident(&sql, stmt->u.describe.table.parts[i].name);
+    }
+    if (!rc) rc = tn_buf_printf(&sql, " (");
+    for (uint32_t i = 0; i < p->ncols && !rc; i++) {
+        char tb[64];
+        const tn_delta_column *c = tn_table_column(t, i);
+        rc = tn_buf_printf(&sql, "%s\n  ", i ? "," : "");
+        if (!rc) rc = put_ident(&sql, c->name);
+        if (!rc) rc = tn_buf_printf(&sql, " %s%s", c->nested ? c->type_text : tn_type_format(p->types[i], tb, sizeof tb),
+                                    c->nullable ? "" : " NOT NULL");
+    }
+    const char *pk = tn_table_property(t, "primary-key");
+    if (!rc && pk) {
+        rc = tn_buf_printf(&sql, ",\n  PRIMARY KEY (");
+        const char *c = pk;
+        for (bool first = true; !rc && *c; first = false) {
+            const char *e = strchr(c, ',');
+            size_t len = e ? (size_t)(e - c) : strlen(c);
+            char col[256];
+            snprintf(col, sizeof col, "%.*s", (int)(len < sizeof col ? len : sizeof col - 1), c);
+            if (!first) rc = tn_buf_printf(&sql, ", ");
+            if (!rc) rc = put_ident(&sql, col);
+            c += len + (e != NULL);
+        }
+        if (!rc) rc = tn_buf_printf(&sql, ") NOT ENFORCED");
+    }
+    if (!rc) rc = tn_buf_printf(&sql, "\n)");
+    for (uint32_t k = 0; k < md->npartition_columns && !rc; k++) {
+        int ci = tn_table_column_index(t, md->partition_columns[k]);
+        rc = tn_buf_printf(&sql, "%s", k ? ", " : "\nPARTITIONED BY (");
+        if (!rc) rc = put_ident(&sql, ci >= 0 ? tn_table_column(t, (uint32_t)ci)->name : md->partition_columns[k]);
+        if (!rc && k + 1 == md->npartition_columns) rc = tn_buf_append_byte(&sql, ')');
+    }
+    uint32_t nwith = 0;
+    for (uint32_t i = 0; i < md->nconfiguration && !rc; i++) {
+        const tn_delta_kv *kv = &md->configuration[i];
+        if (!kv->key || strcmp(kv->key, "primary-key") == 0) continue;
+        rc = tn_buf_printf(&sql, "%s", nwith++ ? ",\n  " : "\nWITH (\n  ");
+        if (!rc) rc = put_literal(&sql, kv->key);
+        if (!rc) rc = tn_buf_printf(&sql, " = ");
+        if (!rc) rc = put_literal(&sql, kv->value ? kv->value : "");
+    }
+    if (!rc && nwith) rc = tn_buf_printf(&sql, "\n)");
+    if (!rc) rc = tn_buf_append_byte(&sql, 0);
+    rows r;
+    if (!rc) rc = rows_open(&r, out);
+    if (!rc) {
+        rc = rows_str(&r, 0, (const char *)sql.data);
+        if (!rc) rc = rows_next(&r);
+        rc = rows_close(&r, rc);
+    }
+    tn_buf_free(&sql);
+    return rc;
+}
+
 static int describe_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     static const char *names[] = {"column_name", "column_type", "null", "key", "default", "extra"};
     tn_type ty[6];
@@ -918,8 +1002,8 @@ static int describe_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) 
     int rc = tn_bind_table_name(b, &tr, &p, &alias);
     if (rc) return rc;
     tn_table *t = p->kind == TN_PLAN_SCAN && p->u.scan.format == TN_SCAN_DELTA ? p->u.scan.source : NULL;
-    if (stmt->u.describe.table_info) {
-        rc = table_info(b, p, t, out);
+    if (stmt->u.describe.table_info || stmt->u.describe.show_create) {
+        rc = stmt->u.describe.table_info ? table_info(b, p, t, out) : show_create(b, stmt, p, t, out);
         tn_plan_free(p);
         return rc;
     }

@@ -82,11 +82,30 @@ static int write_in(const char *dir, const char *f, json_t *j) {
     return rc;
 }
 
-static int read_in(json_t **out, const char *dir, const char *f, const char *what) {
-    char *p = file_in(dir, f);
+/* what = "<label> '<dir>/<f>'" for the decoders' messages. */
+static void what_in(char *what, size_t n, const char *label, const char *dir, const char *f) {
+    snprintf(what, n, "%s '%s/%s'", label, dir, f);
+}
+
+/* Reads and decodes dir/state.json. */
+static int read_state(tn_stream_state *out, const char *dir) {
+    memset(out, 0, sizeof *out);
+    char what[PATH_MAX + 32];
+    what_in(what, sizeof what, "job state", dir, "state.json");
+    char *p = file_in(dir, "state.json");
     if (!p) return TN_ENOMEM;
-    int rc = tn_stream_read_json(out, p, what);
+    tn_buf b = TN_BUF_INIT;
+    int rc = tn_stream_read_file(&b, p, what);
+    if (!rc) rc = tn_stream_state_decode(out, (const char *)b.data, b.len, what);
+    tn_buf_free(&b);
     tn_free(p);
+    return rc;
+}
+
+static int write_state(const char *dir, const tn_stream_state *s) {
+    json_t *j = tn_stream_state_to_json(s);
+    int rc = j ? write_in(dir, "state.json", j) : TN_ENOMEM;
+    json_decref(j);
     return rc;
 }
 
@@ -156,21 +175,6 @@ static int target_txn(const char *target, const char *app_id, int64_t *out, char
     return 0;
 }
 
-static json_t *state_json(const char *state, int64_t batch, json_t *pos, json_t *pending, uint64_t rows,
-                          int64_t last_batch_ms, const char *err, const char *savepoint) {
-    json_t *j = json_object();
-    json_object_set_new(j, "state", json_string(state));
-    json_object_set_new(j, "batch", json_integer(batch));
-    json_object_set_new(j, "position", pos ? pos : json_null());
-    json_object_set_new(j, "pending", pending ? pending : json_null());
-    json_object_set_new(j, "rows", json_integer((json_int_t)rows));
-    json_object_set_new(j, "updated_ms", json_integer(now_ms()));
-    json_object_set_new(j, "last_batch_ms", json_integer(last_batch_ms));
-    json_object_set_new(j, "last_error", err ? json_string(err) : json_null());
-    json_object_set_new(j, "savepoint", savepoint ? json_string(savepoint) : json_null());
-    return j;
-}
-
 /* ---------------------------------------------------------------------------------------------
  * Create, restore, drop.
  */
@@ -227,7 +231,7 @@ int tn_stream_job_create(const char *wh, const char *name, const char *sql, cons
     memset(&src, 0, sizeof src);
     tn_stream_pos pos;
     memset(&pos, 0, sizeof pos);
-    json_t *spec = NULL, *options = json_object(), *st = NULL;
+    json_t *spec = NULL, *options = json_object();
     int rc = job_dir(&dir, wh, name);
     if (rc) goto cleanup;
     bool exists, running;
@@ -246,6 +250,7 @@ int tn_stream_job_create(const char *wh, const char *name, const char *sql, cons
     rc = tn_stream_options_parse(&o, options);
     if (rc) goto cleanup;
     rc = resolve_sql(&src, &target, wh, sql);
+    if (!rc) rc = tn_stream_options_check(&src, options);
     if (rc) goto cleanup;
     rc = tn_stream_pos_start(&pos, &src, &o);
     if (rc) goto cleanup;
@@ -266,13 +271,17 @@ int tn_stream_job_create(const char *wh, const char *name, const char *sql, cons
     json_object_set_new(spec, "created_ms", json_integer(now_ms()));
     rc = make_dirs(wh, dir);
     if (rc) goto cleanup;
-    st = state_json("created", 0, tn_stream_pos_to_json(&src, &pos), NULL, 0, 0, NULL, NULL);
-    rc = write_in(dir, "state.json", st);
+    tn_stream_state st;
+    memset(&st, 0, sizeof st);
+    st.state = "created";
+    st.kind = src.kind;
+    st.pos = pos;                                       /* borrowed */
+    st.updated_ms = now_ms();
+    rc = write_state(dir, &st);
     if (!rc) rc = write_in(dir, "job.json", spec);
 cleanup:
     json_decref(spec);
     json_decref(options);
-    json_decref(st);
     tn_stream_pos_free(&pos);
     tn_stream_source_free(&src);
     tn_free(target);
@@ -282,11 +291,12 @@ cleanup:
 
 int tn_stream_job_restore(const char *wh, const char *name, const char *savepoint) {
     char *dir = NULL, *target = NULL;
-    json_t *sp = NULL, *st = NULL;
+    tn_stream_savepoint sp;
+    memset(&sp, 0, sizeof sp);
     tn_stream_source src;
     memset(&src, 0, sizeof src);
-    tn_stream_pos pos;
-    memset(&pos, 0, sizeof pos);
+    tn_buf b = TN_BUF_INIT;
+    json_t *spec = NULL;
     int rc = job_dir(&dir, wh, name);
     if (rc) goto cleanup;
     bool exists, running;
@@ -297,52 +307,58 @@ int tn_stream_job_restore(const char *wh, const char *name, const char *savepoin
         rc = tn_error_set(TN_EEXISTS, "job '%s' is running (pid %ld): stop it before restoring a savepoint", name, pid);
         goto cleanup;
     }
-    struct stat sb;
-    if (stat(savepoint, &sb) != 0) {
-        rc = tn_error_set(TN_ENOTFOUND, "savepoint '%s' does not exist", savepoint);
-        goto cleanup;
-    }
-    rc = tn_stream_read_json(&sp, savepoint, "savepoint");
-    json_t *job = sp ? json_object_get(sp, "job") : NULL;
-    json_t *batch = sp ? json_object_get(sp, "batch") : NULL;
-    const char *sql = job ? json_string_value(json_object_get(job, "sql")) : NULL;
-    const char *app = job ? json_string_value(json_object_get(job, "app_id")) : NULL;
-    if (rc || json_integer_value(json_object_get(sp, "tarn_savepoint")) != 1 || !json_is_object(job) || !sql || !app ||
-        !json_is_integer(batch) || json_integer_value(batch) < 0 || !json_is_object(json_object_get(sp, "position"))) {
-        if (!rc || rc == TN_ECORRUPT)
-            rc = tn_error_set(TN_EINVAL, "'%s' is not a tarn job savepoint (expected the JSON file `tarn job stop NAME "
-                              "--savepoint PATH` writes)", savepoint);
-        goto cleanup;
-    }
-    rc = resolve_sql(&src, &target, wh, sql);
-    if (rc) goto cleanup;
     char what[PATH_MAX + 16];
     snprintf(what, sizeof what, "savepoint '%s'", savepoint);
-    rc = tn_stream_pos_from_json(&pos, &src, json_object_get(sp, "position"), what);
+    struct stat sb;
+    if (stat(savepoint, &sb) != 0) {
+        rc = tn_error_set(TN_ENOTFOUND, "%s does not exist", what);
+        goto cleanup;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        rc = tn_error_set(TN_EINVAL, "%s is not a tarn job savepoint (not a regular file)", what);
+        goto cleanup;
+    }
+    rc = tn_stream_read_file(&b, savepoint, what);
+    if (!rc) rc = tn_stream_savepoint_decode(&sp, (const char *)b.data, b.len, what);
+    if (rc) goto cleanup;
+    const char *app = json_string_value(json_object_get(sp.job, "app_id"));
+    rc = resolve_sql(&src, &target, wh, json_string_value(json_object_get(sp.job, "sql")));
+    if (rc) {
+        rc = tn_error_prefix(rc, "%s: the job's statement", what);
+        goto cleanup;
+    }
+    rc = tn_stream_pos_for_source(sp.kind, &src, what, "position");
+    if (!rc) rc = tn_stream_pos_check(&src, &sp.pos, what);
     if (rc) goto cleanup;
     int64_t txn = -1;
     rc = target_txn(target, app, &txn, NULL, 0);
     if (rc) goto cleanup;
-    if (txn > json_integer_value(batch)) {
+    if (txn > sp.batch) {
         rc = tn_error_set(TN_EINVAL, "savepoint '%s' is stale: the target already holds batch %lld of this job, the "
                           "savepoint only %lld (restoring it would read the batches after it again); restore the latest "
-                          "savepoint", savepoint, (long long)txn, (long long)json_integer_value(batch));
+                          "savepoint", savepoint, (long long)txn, (long long)sp.batch);
         goto cleanup;
     }
-    json_t *spec = json_deep_copy(job);
+    spec = json_deep_copy(sp.job);
+    if (!spec) { rc = TN_ENOMEM; goto cleanup; }
     json_object_set_new(spec, "name", json_string(name));
     rc = make_dirs(wh, dir);
     if (!rc) {
-        st = state_json("restored", json_integer_value(batch), tn_stream_pos_to_json(&src, &pos), NULL,
-                        (uint64_t)json_integer_value(json_object_get(sp, "rows")), 0, NULL, NULL);
-        rc = write_in(dir, "state.json", st);
+        tn_stream_state st;
+        memset(&st, 0, sizeof st);
+        st.state = "restored";
+        st.kind = sp.kind;
+        st.batch = sp.batch;
+        st.pos = sp.pos;                                /* borrowed */
+        st.rows = sp.rows;
+        st.updated_ms = now_ms();
+        rc = write_state(dir, &st);
     }
     if (!rc) rc = write_in(dir, "job.json", spec);
-    json_decref(spec);
 cleanup:
-    json_decref(sp);
-    json_decref(st);
-    tn_stream_pos_free(&pos);
+    json_decref(spec);
+    tn_buf_free(&b);
+    tn_stream_savepoint_free(&sp);
     tn_stream_source_free(&src);
     tn_free(target);
     tn_free(dir);
@@ -428,18 +444,20 @@ int tn_stream_job_open(tn_stream_job **out, const char *wh, const char *name) {
     j->name = tn_strdup(name);
     int rc = j->wh && j->name ? job_dir(&j->dir, wh, name) : TN_ENOMEM;
     if (rc) goto cleanup;
-    rc = read_in(&j->spec, j->dir, "job.json", "job definition");
-    if (rc == TN_ENOTFOUND) rc = tn_error_set(TN_ENOTFOUND, "job '%s' does not exist", name);
-    if (rc) goto cleanup;
+    {
+        char what[PATH_MAX + 32];
+        what_in(what, sizeof what, "job definition", j->dir, "job.json");
+        char *p = file_in(j->dir, "job.json");
+        tn_buf b = TN_BUF_INIT;
+        rc = p ? tn_stream_read_file(&b, p, what) : TN_ENOMEM;
+        if (rc == TN_ENOTFOUND) rc = tn_error_set(TN_ENOTFOUND, "job '%s' does not exist", name);
+        if (!rc) rc = tn_stream_spec_decode(&j->spec, &j->opts, (const char *)b.data, b.len, what);
+        tn_buf_free(&b);
+        tn_free(p);
+        if (rc) goto cleanup;
+    }
     j->sql = json_string_value(json_object_get(j->spec, "sql"));
     j->app_id = json_string_value(json_object_get(j->spec, "app_id"));
-    json_t *options = json_object_get(j->spec, "options");
-    if (!j->sql || !j->app_id || !json_is_object(options)) {
-        rc = tn_error_set(TN_ECORRUPT, "%s/job.json: missing sql, app_id or options", j->dir);
-        goto cleanup;
-    }
-    rc = tn_stream_options_parse(&j->opts, options);
-    if (rc) goto cleanup;
     *out = j;
     j = NULL;
 cleanup:
@@ -459,31 +477,38 @@ static bool want_cancel(const tn_stream_job *j) { return __atomic_load_n(&j->can
 
 static int save_state(tn_stream_job *j, const char *state, const tn_stream_pos *pending_pos, int64_t pending_batch,
                       const char *err) {
-    json_t *pending = NULL;
+    tn_stream_state st;                  /* every pointer borrowed */
+    memset(&st, 0, sizeof st);
+    st.state = state;
+    st.kind = j->src.kind;
+    st.batch = j->batch;
+    st.pos = j->pos;
     if (pending_pos) {
-        pending = json_object();
-        json_object_set_new(pending, "batch", json_integer(pending_batch));
-        json_object_set_new(pending, "position", tn_stream_pos_to_json(&j->src, pending_pos));
+        st.has_pending = true;
+        st.pending_batch = pending_batch;
+        st.pending_pos = *pending_pos;
     }
-    json_t *st = state_json(state, j->batch, tn_stream_pos_to_json(&j->src, &j->pos), pending, j->rows,
-                            j->last_batch_ms, err, j->savepoint);
-    int rc = st ? write_in(j->dir, "state.json", st) : TN_ENOMEM;
-    json_decref(st);
-    return rc;
+    st.rows = j->rows;
+    st.updated_ms = now_ms();
+    st.last_batch_ms = j->last_batch_ms;
+    st.last_error = (char *)err;
+    st.savepoint = j->savepoint;
+    return write_state(j->dir, &st);
 }
 
 /* A failed job: state "failed" and the error, the rest of state.json (position, pending) kept. */
 static void mark_failed(tn_stream_job *j, const char *msg) {
-    json_t *st = NULL;
-    if (read_in(&st, j->dir, "state.json", "job state") != 0) {
+    tn_stream_state st;
+    if (read_state(&st, j->dir) != 0) {   /* a state that does not decode stays as it is: that is the error */
         tn_error_clear();
         return;
     }
-    json_object_set_new(st, "state", json_string("failed"));
-    json_object_set_new(st, "last_error", json_string(msg));
-    json_object_set_new(st, "updated_ms", json_integer(now_ms()));
-    if (write_in(j->dir, "state.json", st) != 0) tn_error_clear();
-    json_decref(st);
+    st.state = "failed";
+    tn_free(st.last_error);
+    st.last_error = tn_strdup(msg);
+    st.updated_ms = now_ms();
+    if (write_state(j->dir, &st) != 0) tn_error_clear();
+    tn_stream_state_free(&st);
 }
 
 /* Fault injection for the exactly-once tests: TARN_JOB_FAULT=before-commit|after-commit kills the
@@ -528,38 +553,41 @@ static int hook_files(void *ctx, const char *pattern, const char *const **paths,
 }
 
 /* Recovery at start: a pending batch is committed (the target's txn says so) or planned again. */
-static int recover(tn_stream_job *j, json_t *st) {
-    json_t *pos = json_object_get(st, "position");
+static int recover(tn_stream_job *j, tn_stream_state *st) {
     char what[PATH_MAX + 32];
-    snprintf(what, sizeof what, "%s/state.json", j->dir);
-    int rc = tn_stream_pos_from_json(&j->pos, &j->src, pos, what);
+    what_in(what, sizeof what, "job state", j->dir, "state.json");
+    int rc = tn_stream_pos_for_source(st->kind, &j->src, what, "position");
     if (rc) return rc;
-    j->batch = json_integer_value(json_object_get(st, "batch"));
-    j->rows = (uint64_t)json_integer_value(json_object_get(st, "rows"));
-    j->last_batch_ms = json_integer_value(json_object_get(st, "last_batch_ms"));
-    const char *sp = json_string_value(json_object_get(st, "savepoint"));
-    if (sp) j->savepoint = tn_strdup(sp);
+    j->batch = st->batch;
+    j->rows = st->rows;
+    j->last_batch_ms = st->last_batch_ms;
+    if (st->savepoint) {
+        j->savepoint = tn_strdup(st->savepoint);
+        if (!j->savepoint) return TN_ENOMEM;
+    }
     int64_t txn = -1;
     rc = target_txn(j->target, j->app_id, &txn, j->pin, sizeof j->pin);
     if (rc) return rc;
-    json_t *pending = json_object_get(st, "pending");
-    if (json_is_object(pending)) {
-        int64_t pb = json_integer_value(json_object_get(pending, "batch"));
-        if (txn >= pb) {
-            tn_stream_pos np;
-            rc = tn_stream_pos_from_json(&np, &j->src, json_object_get(pending, "position"), what);
-            if (rc) return rc;
-            tn_stream_pos_free(&j->pos);
-            j->pos = np;
-            j->batch = pb;
-            logf_(j, "batch %lld was committed to the target before the job stopped: its position is taken", (long long)pb);
+    tn_stream_pos *take = &st->pos;
+    if (st->has_pending) {
+        if (txn >= st->pending_batch) {
+            take = &st->pending_pos;
+            j->batch = st->pending_batch;
+            logf_(j, "batch %lld was committed to the target before the job stopped: its position is taken",
+                  (long long)st->pending_batch);
         } else {
-            logf_(j, "batch %lld was not committed before the job stopped: it is planned again", (long long)pb);
+            logf_(j, "batch %lld was not committed before the job stopped: it is planned again",
+                  (long long)st->pending_batch);
         }
     }
     if (txn > j->batch)
         return tn_error_set(TN_ECORRUPT, "job '%s': the target holds batch %lld of this job but the job's state only "
                             "%lld (a state file from elsewhere?)", j->name, (long long)txn, (long long)j->batch);
+    rc = tn_stream_pos_check(&j->src, take, what);
+    if (rc) return rc;
+    tn_stream_pos_free(&j->pos);
+    j->pos = *take;                      /* moved out of st */
+    memset(take, 0, sizeof *take);
     return 0;
 }
 
@@ -602,13 +630,15 @@ static int run_batch(tn_stream_job *j, tn_stream_plan *plan, int64_t *rows_out, 
 }
 
 static int write_savepoint(tn_stream_job *j, const char *path) {
-    json_t *sp = json_object();
-    json_object_set_new(sp, "tarn_savepoint", json_integer(1));
-    json_object_set(sp, "job", j->spec);
-    json_object_set_new(sp, "batch", json_integer(j->batch));
-    json_object_set_new(sp, "position", tn_stream_pos_to_json(&j->src, &j->pos));
-    json_object_set_new(sp, "rows", json_integer((json_int_t)j->rows));
-    json_object_set_new(sp, "created_ms", json_integer(now_ms()));
+    tn_stream_savepoint s;               /* every pointer borrowed */
+    memset(&s, 0, sizeof s);
+    s.job = j->spec;
+    s.batch = j->batch;
+    s.kind = j->src.kind;
+    s.pos = j->pos;
+    s.rows = j->rows;
+    s.created_ms = now_ms();
+    json_t *sp = tn_stream_savepoint_to_json(&s);
     int rc = tn_stream_write_json(path, sp);
     json_decref(sp);
     if (rc) return rc;
@@ -648,7 +678,8 @@ int tn_stream_job_run(tn_stream_job *j, const tn_stream_run_options *ro) {
     tn_stream_run_options dflt = TN_STREAM_RUN_OPTIONS_INIT;
     if (!ro) ro = &dflt;
     bool started = false;
-    json_t *st = NULL;
+    tn_stream_state st;
+    memset(&st, 0, sizeof st);
     int rc = 0;
     char *lock = file_in(j->dir, "lock");
     if (!lock) { rc = TN_ENOMEM; goto cleanup; }
@@ -683,9 +714,10 @@ int tn_stream_job_run(tn_stream_job *j, const tn_stream_run_options *ro) {
         goto cleanup;
     }
     rc = resolve_sql(&j->src, &j->target, j->wh, j->sql);
+    if (!rc) rc = tn_stream_options_check(&j->src, json_object_get(j->spec, "options"));
     if (rc) goto cleanup;
-    rc = read_in(&st, j->dir, "state.json", "job state");
-    if (!rc) rc = recover(j, st);
+    rc = read_state(&st, j->dir);
+    if (!rc) rc = recover(j, &st);
     if (!rc) rc = tn_sql_session_open(&j->session, j->wh, ro->threads);
     if (!rc) rc = save_state(j, "running", NULL, 0, NULL);
     if (rc) goto cleanup;
@@ -752,12 +784,11 @@ cleanup:
     if (rc) {
         char msg[1100];
         snprintf(msg, sizeof msg, "%s", tn_error_message());
-        if (!started && ro->started) ro->started(ro->started_ctx, rc);
         logf_(j, "failed: %s", msg);
         if (j->lock_fd >= 0) mark_failed(j, msg);
         tn_error_set(rc, "%s", msg);
     }
-    json_decref(st);
+    tn_stream_state_free(&st);
     if (j->lock_fd >= 0) {
         char *pf = file_in(j->dir, "pid");
         if (pf) unlink(pf);
@@ -765,6 +796,8 @@ cleanup:
         close(j->lock_fd);
         j->lock_fd = -1;
     }
+    /* last: the starter returns at this call and may change the job's files or start it again */
+    if (rc && !started && ro->started) ro->started(ro->started_ctx, rc);
     return rc;
 }
 
@@ -791,30 +824,28 @@ static char *dup_or_null(const char *s) { return s ? tn_strdup(s) : NULL; }
 int tn_stream_job_info(tn_stream_info *out, const char *wh, const char *name) {
     memset(out, 0, sizeof *out);
     tn_stream_job *j = NULL;
-    json_t *st = NULL;
-    tn_stream_pos pos;
-    memset(&pos, 0, sizeof pos);
+    tn_stream_state st;
+    memset(&st, 0, sizeof st);
     bool exists, running;
     int rc = tn_stream_job_probe(wh, name, &exists, &running, &out->pid);
     if (!rc && !exists) rc = tn_error_set(TN_ENOTFOUND, "job '%s' does not exist", name);
     if (!rc) rc = tn_stream_job_open(&j, wh, name);
-    if (!rc) rc = read_in(&st, j->dir, "state.json", "job state");
+    if (!rc) rc = read_state(&st, j->dir);
     if (rc) goto cleanup;
     out->running = running;
     out->name = tn_strdup(name);
-    const char *state = json_string_value(json_object_get(st, "state"));
-    if (!state) state = "unknown";
+    const char *state = st.state;
     if (!running && strcmp(state, "running") == 0) state = "died";   /* killed: resume with tarn job start */
     if (running) state = "running";
     out->state = tn_strdup(state);
     out->sql = dup_or_null(j->sql);
     out->app_id = dup_or_null(j->app_id);
-    out->batches = json_integer_value(json_object_get(st, "batch"));
-    out->rows = (uint64_t)json_integer_value(json_object_get(st, "rows"));
-    out->updated_ms = json_integer_value(json_object_get(st, "updated_ms"));
-    out->last_batch_ms = json_integer_value(json_object_get(st, "last_batch_ms"));
-    out->last_error = dup_or_null(json_string_value(json_object_get(st, "last_error")));
-    out->savepoint = dup_or_null(json_string_value(json_object_get(st, "savepoint")));
+    out->batches = st.batch;
+    out->rows = st.rows;
+    out->updated_ms = st.updated_ms;
+    out->last_batch_ms = st.last_batch_ms;
+    out->last_error = dup_or_null(st.last_error);
+    out->savepoint = dup_or_null(st.savepoint);
     char *opts = json_dumps(json_object_get(j->spec, "options"), JSON_COMPACT | JSON_SORT_KEYS);
     out->options = dup_or_null(opts);
     free(opts);
@@ -827,11 +858,9 @@ int tn_stream_job_info(tn_stream_info *out, const char *wh, const char *name) {
         out->source = tn_strdup(j->src.label);
         out->target = target;
         target = NULL;
-        char what[PATH_MAX + 32];
-        snprintf(what, sizeof what, "%s/state.json", j->dir);
-        if (tn_stream_pos_from_json(&pos, &j->src, json_object_get(st, "position"), what) == 0) {
-            out->position = tn_stream_pos_text(&j->src, &pos);
-            tn_stream_lag(&j->src, &pos, &out->lag);
+        if (st.kind == j->src.kind) {
+            out->position = tn_stream_pos_text(&j->src, &st.pos);
+            tn_stream_lag(&j->src, &st.pos, &out->lag);
         }
         out->lag_unit = j->src.kind == TN_STREAM_TABLE ? "versions" : "files";
     }
@@ -839,8 +868,7 @@ int tn_stream_job_info(tn_stream_info *out, const char *wh, const char *name) {
     tn_free(target);
     if (moved && chdir(here) != 0) rc = tn_error_set(TN_EIO, "chdir: %s", strerror(errno));
 cleanup:
-    tn_stream_pos_free(&pos);
-    json_decref(st);
+    tn_stream_state_free(&st);
     tn_stream_job_close(j);
     if (rc) tn_stream_info_free(out);
     return rc;

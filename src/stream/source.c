@@ -8,7 +8,6 @@
 #include "stream/streamInt.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,74 +16,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/* ---------------------------------------------------------------------------------------------
- * Files.
- */
-int tn_stream_write_file(const char *path, const char *data, size_t n) {
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return tn_error_set(TN_ELIMIT, "path too long: '%s'", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return tn_error_set(TN_EIO, "%s: cannot create: %s", tmp, strerror(errno));
-    size_t off = 0;
-    while (off < n) {
-        ssize_t w = write(fd, data + off, n - off);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            return tn_error_set(TN_EIO, "%s: cannot write: %s", tmp, strerror(e));
-        }
-        off += (size_t)w;
-    }
-    if (fsync(fd) != 0 || close(fd) != 0) {
-        unlink(tmp);
-        return tn_error_set(TN_EIO, "%s: cannot sync: %s", tmp, strerror(errno));
-    }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return tn_error_set(TN_EIO, "%s: cannot rename into place: %s", path, strerror(e));
-    }
-    return 0;
-}
-
-int tn_stream_write_json(const char *path, json_t *j) {
-    char *s = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-    if (!s) return TN_ENOMEM;
-    size_t n = strlen(s);
-    char *t = realloc(s, n + 2);
-    if (!t) {
-        free(s);
-        return TN_ENOMEM;
-    }
-    t[n] = '\n';
-    t[n + 1] = 0;
-    int rc = tn_stream_write_file(path, t, n + 1);
-    free(t);
-    return rc;
-}
-
-int tn_stream_read_json(json_t **out, const char *path, const char *what) {
-    *out = NULL;
-    json_error_t err;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (errno == ENOENT) return tn_error_set(TN_ENOTFOUND, "%s '%s' does not exist", what, path);
-        return tn_error_set(TN_EIO, "%s '%s': %s", what, path, strerror(errno));
-    }
-    json_t *j = json_loadf(f, 0, &err);
-    fclose(f);
-    if (!j) return tn_error_set(TN_ECORRUPT, "%s '%s': line %d: %s", what, path, err.line, err.text);
-    if (!json_is_object(j)) {
-        json_decref(j);
-        return tn_error_set(TN_ECORRUPT, "%s '%s': not a JSON object", what, path);
-    }
-    *out = j;
-    return 0;
-}
 
 /* ---------------------------------------------------------------------------------------------
  * The source of a statement.
@@ -316,6 +247,17 @@ int tn_stream_options_parse(tn_stream_options *o, json_t *options) {
     return 0;
 }
 
+int tn_stream_options_check(const tn_stream_source *src, json_t *options) {
+    static const char *const table_only[] = {"starting-version", "ignoreDeletes", "ignoreChanges"};
+    if (src->kind != TN_STREAM_FILES) return 0;
+    for (size_t i = 0; i < sizeof table_only / sizeof *table_only; i++)
+        if (json_object_get(options, table_only[i]))
+            return tn_error_set(TN_EINVAL, "job option %s applies to a table source; the job's source %s is a file "
+                                "pattern (every file it matches is taken once, from the first poll)", table_only[i],
+                                src->label);
+    return 0;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Positions.
  */
@@ -382,64 +324,6 @@ int tn_stream_pos_start(tn_stream_pos *p, const tn_stream_source *src, const tn_
     return 0;
 }
 
-json_t *tn_stream_pos_to_json(const tn_stream_source *src, const tn_stream_pos *p) {
-    json_t *j = json_object();
-    if (!j) return NULL;
-    if (src->kind == TN_STREAM_TABLE) {
-        json_object_set_new(j, "kind", json_string("table"));
-        json_object_set_new(j, "version", json_integer(p->version));
-        json_object_set_new(j, "index", json_integer(p->index));
-        json_object_set_new(j, "snapshot", json_boolean(p->snapshot));
-    } else {
-        json_object_set_new(j, "kind", json_string("files"));
-        json_object_set_new(j, "watermark_ns", json_integer(p->watermark_ns));
-        json_t *a = json_array();
-        for (uint32_t i = 0; a && i < p->ntaken; i++) json_array_append_new(a, json_string(p->taken[i]));
-        json_object_set_new(j, "taken", a);
-    }
-    return j;
-}
-
-int tn_stream_pos_from_json(tn_stream_pos *p, const tn_stream_source *src, json_t *j, const char *what) {
-    memset(p, 0, sizeof *p);
-    const char *kind = json_string_value(json_object_get(j, "kind"));
-    if (!json_is_object(j) || !kind)
-        return tn_error_set(TN_ECORRUPT, "%s: the position has no kind", what);
-    if (src->kind == TN_STREAM_TABLE) {
-        json_t *v = json_object_get(j, "version"), *ix = json_object_get(j, "index");
-        if (strcmp(kind, "table") != 0 || !json_is_integer(v) || !json_is_integer(ix) || json_integer_value(v) < 0 ||
-            json_integer_value(ix) < 0 || json_integer_value(ix) > UINT32_MAX)
-            return tn_error_set(TN_ECORRUPT, "%s: not a table position (the job's source %s is a table)", what, src->label);
-        p->version = json_integer_value(v);
-        p->index = (uint32_t)json_integer_value(ix);
-        p->snapshot = json_is_true(json_object_get(j, "snapshot"));
-        return 0;
-    }
-    json_t *a = json_object_get(j, "taken"), *wm = json_object_get(j, "watermark_ns");
-    if (strcmp(kind, "files") != 0 || !json_is_array(a))
-        return tn_error_set(TN_ECORRUPT, "%s: not a files position (the job's source %s is a file pattern)", what,
-                            src->label);
-    if (wm && (!json_is_integer(wm) || json_integer_value(wm) < 0))   /* absent: a state of before the watermark */
-        return tn_error_set(TN_ECORRUPT, "%s: the files position's watermark_ns is not a time in nanoseconds", what);
-    p->watermark_ns = wm ? json_integer_value(wm) : 0;
-    size_t i;
-    json_t *e;
-    json_array_foreach(a, i, e) {
-        const char *s = json_string_value(e);
-        if (!s) {
-            tn_stream_pos_free(p);
-            return tn_error_set(TN_ECORRUPT, "%s: taken[%zu] is not a path", what, i);
-        }
-        int rc = taken_push(p, s);
-        if (rc) {
-            tn_stream_pos_free(p);
-            return rc;
-        }
-    }
-    if (p->ntaken) qsort(p->taken, p->ntaken, sizeof *p->taken, cmp_str);
-    return 0;
-}
-
 char *tn_stream_pos_text(const tn_stream_source *src, const tn_stream_pos *p) {
     char buf[160];
     if (src->kind == TN_STREAM_FILES && p->watermark_ns > 0) {
@@ -491,6 +375,11 @@ static int plan_table(tn_stream_plan *pl, const tn_stream_source *src, const tn_
     int64_t latest = -1;
     int rc = tn_delta_latest_version(fs, src->path, &latest);
     if (rc) return rc;
+    /* a position no state of this source can hold (another table's, or the table re-created) */
+    if (pos->version > latest + 1 || (pos->snapshot && pos->version > latest))
+        return tn_error_set(TN_ECORRUPT, "job source %s: the position (%s %lld) is past the source's latest "
+                            "version %lld: a state of another table, or the table was re-created", src->label,
+                            pos->snapshot ? "snapshot of version" : "version", (long long)pos->version, (long long)latest);
     pl->end.version = pos->version;
     pl->end.index = pos->index;
     pl->end.snapshot = pos->snapshot;
@@ -501,6 +390,10 @@ static int plan_table(tn_stream_plan *pl, const tn_stream_source *src, const tn_
         rc = tn_table_open(&pl->hold, fs, src->path, &oo);
         if (rc) return tn_error_prefix(rc, "job source %s", src->label);
         const tn_delta_snapshot *snap = tn_table_snapshot(pl->hold);
+        if (pos->index > snap->nfiles)
+            return tn_error_set(TN_ECORRUPT, "job source %s: the position (file %u of the snapshot of version %lld) is "
+                                "past that snapshot's %u files: a state of another table", src->label, pos->index,
+                                (long long)pos->version, snap->nfiles);
         uint32_t i = pos->index;
         for (; i < snap->nfiles && pl->nfiles < o->max_files && !rc; i++) rc = plan_push(pl, &snap->files[i]);
         if (rc) return rc;
@@ -538,6 +431,10 @@ static int plan_table(tn_stream_plan *pl, const tn_stream_source *src, const tn_
                                 "delete", src->label, (long long)v, nremoves);
         }
         uint32_t k = 0, skip = v == pos->version ? pos->index : 0;
+        if (skip > nadds)
+            return tn_error_set(TN_ECORRUPT, "job source %s: the position (data file %u of version %lld) is past that "
+                                "version's %u data files: a state of another table", src->label, skip, (long long)v,
+                                nadds);
         bool full = false;
         for (uint32_t i = 0; i < nacts && !rc; i++) {
             if (acts[i].kind != TN_DELTA_ADD || !acts[i].u.file.data_change) continue;
@@ -684,5 +581,19 @@ int tn_stream_lag(const tn_stream_source *src, const tn_stream_pos *pos, int64_t
     listing_free(&l);
     if (rc) return rc;
     *out = n;
+    return 0;
+}
+
+int tn_stream_pos_check(const tn_stream_source *src, const tn_stream_pos *pos, const char *what) {
+    if (src->kind != TN_STREAM_TABLE) return 0;
+    tn_stream_options o;
+    memset(&o, 0, sizeof o);
+    o.max_files = 1;
+    o.ignore_deletes = o.ignore_changes = true;   /* the source's commits are the run's business */
+    o.starting = "snapshot";
+    tn_stream_plan plan;
+    int rc = tn_stream_plan_next(&plan, src, pos, &o);
+    if (rc) return tn_error_prefix(rc, "%s", what);
+    tn_stream_plan_free(&plan);
     return 0;
 }

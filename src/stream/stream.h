@@ -7,7 +7,8 @@
  * applies at most once even when the job dies between its commit and its state write. Owns the
  * job directory <warehouse>/_jobs/NAME/; processes, signals and daemons are the front end's.
  *
- * Job directory (every file replaced atomically: temp file, fsync, rename):
+ * Job directory (every file replaced atomically: temp file, fsync, rename; read by strict decoders,
+ * stream/state.c, that refuse a malformed file naming it and the field):
  *   file        written by           content
  *   job.json    create / savepoint   {"name", "app_id", "sql", "options": {k: v}, "created_ms"}
  *   state.json  the running job      {"state", "batch", "position", "pending", "rows", "batches",

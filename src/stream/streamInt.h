@@ -1,7 +1,8 @@
 /*
  * stream/streamInt.h: private to stream/: a job's source (what its SQL streams from), positions
  * (where the next batch starts; JSON as in stream.h), and batch plans (the files of one
- * micro-batch and the position after it). source.c implements them, job.c runs jobs on them.
+ * micro-batch and the position after it). source.c implements them, state.c the job files' formats,
+ * job.c runs jobs on them.
  */
 #ifndef TN_STREAM_INT_H
 #define TN_STREAM_INT_H
@@ -60,14 +61,17 @@ typedef struct tn_stream_plan {
 int tn_stream_source_resolve(tn_stream_source *src, char **target_path, const char *wh, const tn_sql_stmt *st);
 void tn_stream_source_free(tn_stream_source *src);
 int tn_stream_options_parse(tn_stream_options *o, json_t *options);
+/* Refuses options that do not apply to src's kind (table-source options on a file pattern). */
+int tn_stream_options_check(const tn_stream_source *src, json_t *options);
 
 /* The position a new job starts at. */
 int tn_stream_pos_start(tn_stream_pos *p, const tn_stream_source *src, const tn_stream_options *o);
 void tn_stream_pos_free(tn_stream_pos *p);
 int tn_stream_pos_copy(tn_stream_pos *dst, const tn_stream_pos *src);
-json_t *tn_stream_pos_to_json(const tn_stream_source *src, const tn_stream_pos *p);
-/* what names the file for messages */
-int tn_stream_pos_from_json(tn_stream_pos *p, const tn_stream_source *src, json_t *j, const char *what);
+/* Whether pos can be a position of src: a table position within the source's log (a version no
+ * later than the latest + 1, an index within its version's data files or its snapshot's files).
+ * what prefixes the error (the file the position came from). */
+int tn_stream_pos_check(const tn_stream_source *src, const tn_stream_pos *pos, const char *what);
 /* "version 12", "15 files" */
 char *tn_stream_pos_text(const tn_stream_source *src, const tn_stream_pos *p);
 
@@ -78,10 +82,57 @@ void tn_stream_plan_free(tn_stream_plan *plan);
 /* Input not read yet: versions (TABLE) or files (FILES). */
 int tn_stream_lag(const tn_stream_source *src, const tn_stream_pos *pos, int64_t *out);
 
+/* ---------------------------------------------------------------------------------------------
+ * The job directory's files (state.c): strict decoders of untrusted bytes (what names the file
+ * in every error, e.g. "job state '/w/_jobs/j/state.json'"), encoders, atomic writes.
+ */
 /* Writes data to path atomically (temp file in the same directory, fsync, rename). */
 int tn_stream_write_file(const char *path, const char *data, size_t n);
 int tn_stream_write_json(const char *path, json_t *j);
-/* Reads a JSON object file (what names it in errors). */
-int tn_stream_read_json(json_t **out, const char *path, const char *what);
+/* Appends the file's bytes to out (TN_ENOTFOUND "<what> does not exist"; at most 256 MiB). */
+int tn_stream_read_file(tn_buf *out, const char *path, const char *what);
+
+json_t *tn_stream_pos_to_json(tn_stream_source_kind kind, const tn_stream_pos *p);
+/* A position object (field names it: "position"); *kind is the position's own kind. */
+int tn_stream_pos_decode(tn_stream_pos *p, tn_stream_source_kind *kind, json_t *j, const char *what,
+                         const char *field);
+/* Refuses a position of the other kind than src's. */
+int tn_stream_pos_for_source(tn_stream_source_kind kind, const tn_stream_source *src, const char *what,
+                             const char *field);
+
+/* state.json (owned strings and positions: tn_stream_state_free). */
+typedef struct tn_stream_state {
+    const char *state;                 /* static: created restored running stopped canceled failed */
+    tn_stream_source_kind kind;        /* of its positions */
+    int64_t batch;                     /* last committed batch */
+    tn_stream_pos pos;
+    bool has_pending;                  /* batch + 1 may have committed with pending_pos after it */
+    int64_t pending_batch;
+    tn_stream_pos pending_pos;
+    uint64_t rows;
+    int64_t updated_ms, last_batch_ms;
+    char *last_error, *savepoint;      /* NULL: none */
+} tn_stream_state;
+int tn_stream_state_decode(tn_stream_state *out, const char *data, size_t n, const char *what);
+json_t *tn_stream_state_to_json(const tn_stream_state *s);
+void tn_stream_state_free(tn_stream_state *s);
+
+/* job.json: *out is the checked object; opts (may be NULL) its parsed options. */
+int tn_stream_spec_decode(json_t **out, tn_stream_options *opts, const char *data, size_t n, const char *what);
+/* Checks a job definition object (at: "" or "job." for a savepoint's). */
+int tn_stream_spec_check(json_t *spec, tn_stream_options *opts, const char *what, const char *at);
+
+/* A savepoint file. A file without the tarn_savepoint mark: TN_EINVAL "... is not a tarn job savepoint". */
+typedef struct tn_stream_savepoint {
+    json_t *job;                       /* the job's definition (checked), a reference */
+    int64_t batch;                     /* last committed batch */
+    tn_stream_source_kind kind;
+    tn_stream_pos pos;
+    uint64_t rows;
+    int64_t created_ms;
+} tn_stream_savepoint;
+int tn_stream_savepoint_decode(tn_stream_savepoint *out, const char *data, size_t n, const char *what);
+json_t *tn_stream_savepoint_to_json(const tn_stream_savepoint *s);
+void tn_stream_savepoint_free(tn_stream_savepoint *s);
 
 #endif

@@ -384,6 +384,7 @@ typedef struct scan_file {
 typedef struct morsel {
     uint32_t sf;
     uint32_t rg;
+    int64_t limit;                   /* rows of the row group to read (a prefix); -1 = all */
 } morsel;
 
 struct tn_table_scan {
@@ -493,7 +494,7 @@ static int find_file_column(const tn_parquet_file *pf, const tn_delta_column *c,
     return -1;
 }
 
-static int add_morsel(tn_table_scan *s, uint32_t sf, uint32_t rg) {
+static int add_morsel(tn_table_scan *s, uint32_t sf, uint32_t rg, int64_t limit) {
     if (s->nmorsels == s->cap_morsels) {
         uint32_t cap = s->cap_morsels ? s->cap_morsels * 2 : 64;
         morsel *m = tn_realloc(s->morsels, sizeof *m * cap);
@@ -503,6 +504,7 @@ static int add_morsel(tn_table_scan *s, uint32_t sf, uint32_t rg) {
     }
     s->morsels[s->nmorsels].sf = sf;
     s->morsels[s->nmorsels].rg = rg;
+    s->morsels[s->nmorsels].limit = limit;
     s->nmorsels++;
     return 0;
 }
@@ -664,9 +666,22 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
         for (uint32_t rg = 0; rg < nrg; rg++) after += rg_keep[rg] ? 1 : 0;
         if (after < before) s->stats.row_groups_excluded += before - after;
     }
+    int64_t *limit = NULL;
+    if (opts->row_group_limit) {
+        limit = tn_arena_alloc(s->arena, sizeof *limit * (nrg ? nrg : 1));
+        if (!limit) { rc = TN_ENOMEM; goto cleanup; }
+        for (uint32_t rg = 0; rg < nrg; rg++) limit[rg] = -1;
+        rc = opts->row_group_limit(opts->row_group_limit_ctx, fi, file, sf->pf, rg_keep, limit, nrg);
+        if (rc) goto cleanup;
+        for (uint32_t rg = 0; rg < nrg; rg++)
+            if (rg_keep[rg] && limit[rg] == 0) {
+                rg_keep[rg] = 0;
+                s->stats.row_groups_excluded++;
+            }
+    }
     for (uint32_t rg = 0; rg < nrg; rg++) {
         if (!rg_keep[rg]) continue;
-        rc = add_morsel(s, s->nfiles - 1, rg);
+        rc = add_morsel(s, s->nfiles - 1, rg, limit ? limit[rg] : -1);
         if (rc) goto cleanup;
         any = true;
     }
@@ -709,7 +724,7 @@ static int plan_file_stats(tn_table_scan *s, uint32_t fi, int64_t rows) {
     int rc = plan_partition_cols(s, sf, file, file->path);
     if (rc) return rc;
     s->nfiles++;
-    return rows > 0 ? add_morsel(s, s->nfiles - 1, 0) : 0;
+    return rows > 0 ? add_morsel(s, s->nfiles - 1, 0, -1) : 0;
 }
 
 /* Partition-only filters could be answered from the log too (their pruning is exact), but
@@ -826,7 +841,8 @@ int tn_table_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_sc
         keep[k] = 1;
     }
     /* count(*) and partition-only queries: rows from numRecords, no data file opened */
-    bool from_stats = !opts->row_group_filter && !opts->row_filter && answer_from_stats(s, opts, keep, nof, only);
+    bool from_stats = !opts->row_group_filter && !opts->row_group_limit && !opts->row_filter &&
+                      answer_from_stats(s, opts, keep, nof, only);
     for (uint32_t k = 0; k < nof; k++) {
         if (!keep[k]) continue;
         uint32_t fi = only ? only[k] : k;
@@ -1028,6 +1044,7 @@ int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn,
     acquired = true;
     rc = tn_parquet_scan_open(&ps, sf->pf, &po);
     if (rc) goto cleanup;
+    tn_parquet_scan_set_row_limit(ps, s->morsels[m].limit);
     for (;;) {
         int64_t first = 0;
         tn_chunk_reset(&fc);

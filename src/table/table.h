@@ -122,6 +122,14 @@ typedef struct tn_table_filter {
 typedef int (*tn_table_scan_row_group_fn)(void *ctx, uint32_t file, const tn_delta_file *f,
                                           const tn_parquet_file *pf, uint8_t *keep, uint32_t nrow_groups);
 
+/* Row limits (after row_group_filter): limit[rg] (preset to -1 = every row) may be set to n >= 0
+ * to read only the row group's first n rows (0 skips it, counted as excluded): for layouts that
+ * order a file's rows so that a query needs a prefix of each row group (OTree files in weight
+ * order: a sample needs the rows below its weight). Same calling rules as row_group_filter. */
+typedef int (*tn_table_scan_row_limit_fn)(void *ctx, uint32_t file, const tn_delta_file *f,
+                                          const tn_parquet_file *pf, const uint8_t *keep, int64_t *limit,
+                                          uint32_t nrow_groups);
+
 typedef struct tn_table_scan_options {
     int version;                       /* TN_TABLE_SCAN_OPTIONS_VERSION */
     const uint32_t *columns;           /* logical columns to output, in order */
@@ -149,10 +157,13 @@ typedef struct tn_table_scan_options {
     int (*row_filter)(void *ctx, const tn_chunk *cols, uint8_t *keep);
     void *row_filter_ctx;
     void (*row_filter_free)(void *ctx);  /* called on row_filter_ctx by tn_table_scan_close (or a failed open) */
+    /* Layouts: per file, after row_group_filter (see tn_table_scan_row_limit_fn). NULL = none. */
+    tn_table_scan_row_limit_fn row_group_limit;
+    void *row_group_limit_ctx;
 } tn_table_scan_options;
 #define TN_TABLE_SCAN_OPTIONS_VERSION 1
 #define TN_TABLE_SCAN_OPTIONS_INIT {TN_TABLE_SCAN_OPTIONS_VERSION, NULL, 0, false, NULL, 0, NULL, NULL, false, \
-                                    NULL, NULL, NULL, 0, NULL, NULL, NULL}
+                                    NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL}
 
 /* What a scan read against what the table holds (--stats). Atomically updated by morsels. */
 typedef struct tn_table_scan_stats {
@@ -358,6 +369,12 @@ int tn_table_file_writer_flush(tn_table_file_writer *fw);
 int tn_table_file_writer_roll(tn_table_file_writer *fw);
 /* Tags for the current file (if one is open) and the following ones; copied. */
 int tn_table_file_writer_set_tags(tn_table_file_writer *fw, const tn_delta_kv *tags, uint32_t ntags);
+/* Extra Parquet footer key-value metadata (at most 8 pairs, copied) of the files opened after
+ * the call (a layout's per-file reading aids, e.g. where an OTree file's weight-ordered pages
+ * start); n = 0 clears. */
+int tn_table_file_writer_set_footer(tn_table_file_writer *fw, const tn_delta_kv *kv, uint32_t n);
+/* Ends the current data page of every column (an explicit page boundary; no-op without rows). */
+int tn_table_file_writer_end_page(tn_table_file_writer *fw);
 /* Bytes of the current file so far (written + buffered) and rows in it; files finished. */
 uint64_t tn_table_file_writer_file_bytes(const tn_table_file_writer *fw);
 uint64_t tn_table_file_writer_file_rows(const tn_table_file_writer *fw);

@@ -287,6 +287,8 @@ struct tn_table_file_writer {
     uint32_t npart;
     tn_delta_kv *tags;
     uint32_t ntags;
+    tn_delta_kv *footer;             /* extra Parquet key-value metadata of the files opened next */
+    uint32_t nfooter;
     char *infix;
     uint64_t target;
     tn_parquet_codec codec;
@@ -485,9 +487,10 @@ static int open_file(tn_table_file_writer *fw) {
     po.codec = fw->codec;
     po.row_group_rows = fw->rg_rows;
     po.row_group_bytes = fw->rg_bytes;
-    tn_parquet_kv_pair kv[1] = {{"writer.engine", TN_ENGINE_INFO}};
+    tn_parquet_kv_pair kv[9] = {{"writer.engine", TN_ENGINE_INFO}};
     po.kv = kv;
     po.nkv = 1;
+    for (uint32_t i = 0; i < fw->nfooter && po.nkv < 9; i++) kv[po.nkv++] = (tn_parquet_kv_pair){fw->footer[i].key, fw->footer[i].value};
     po.no_sync = fw->txn->defer_sync;  /* fsynced with the others at commit (txn.c) */
     rc = fw_push_written(fw, fw->full_path);
     if (rc) goto cleanup;
@@ -768,6 +771,23 @@ int tn_table_file_writer_set_tags(tn_table_file_writer *fw, const tn_delta_kv *t
     fw->tags = c;
     fw->ntags = ntags;
     return 0;
+}
+
+int tn_table_file_writer_set_footer(tn_table_file_writer *fw, const tn_delta_kv *kv, uint32_t n) {
+    if (n > 8) return tn_error_set(TN_EINVAL, "table '%s': at most 8 footer key-value pairs", fw->t->path);
+    tn_delta_kv *c = n ? kv_dup(fw->arena, kv, n) : NULL;
+    if (n && !c) return TN_ENOMEM;
+    fw->footer = c;
+    fw->nfooter = n;
+    return 0;
+}
+
+int tn_table_file_writer_end_page(tn_table_file_writer *fw) {
+    if (fw->sticky) return tn_error_set(fw->sticky, "table '%s': the file writer failed earlier", fw->t->path);
+    if (!fw->pw) return 0;
+    int rc = tn_parquet_writer_end_page(fw->pw);
+    if (rc) fw->sticky = tn_error_prefix(rc, "table '%s'", fw->t->path);
+    return rc;
 }
 
 uint64_t tn_table_file_writer_file_bytes(const tn_table_file_writer *fw) {

@@ -41,6 +41,7 @@ struct tn_csv_reader {
     tn_text_conv conv;           /* names, types and formats for parsing values */
     bool header;
     bool done, failed;
+    uint64_t row_lines[TN_VECTOR_SIZE];   /* line of each row of the last chunk */
 };
 
 #define NEED_MORE 2
@@ -579,9 +580,11 @@ int tn_csv_next(tn_csv_reader *r, tn_chunk *out) {
             else rc = tn_text_store_field(&r->conv, r->rec_line, c, &out->cols[c], n, f->ptr, f->len);
             if (rc < 0) goto cleanup;
         }
-        n++;
+        r->row_lines[n++] = r->rec_line;
     }
     rc = 0;
 cleanup:
     return tn_text_chunk_end(out, n, rc, &r->failed);
 }
+
+uint64_t tn_csv_row_line(const tn_csv_reader *r, uint32_t row) { return row < TN_VECTOR_SIZE ? r->row_lines[row] : 0; }

@@ -55,6 +55,7 @@ struct tn_ndjson_reader {
     uint32_t *index;             /* hash of the column names: column index + 1, 0 = empty */
     uint32_t index_cap;          /* a power of two, at least twice ncols */
     bool done, failed;
+    uint64_t row_lines[TN_VECTOR_SIZE];   /* line of each row of the last chunk */
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -666,9 +667,11 @@ int tn_ndjson_next(tn_ndjson_reader *r, tn_chunk *out) {
             rc = tn_text_store_null(&out->cols[c], n);
             if (rc < 0) goto cleanup;
         }
-        n++;
+        r->row_lines[n++] = r->line;
     }
     rc = 0;
 cleanup:
     return tn_text_chunk_end(out, n, rc, &r->failed);
 }
+
+uint64_t tn_ndjson_row_line(const tn_ndjson_reader *r, uint32_t row) { return row < TN_VECTOR_SIZE ? r->row_lines[row] : 0; }

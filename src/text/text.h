@@ -112,6 +112,9 @@ uint32_t tn_ndjson_columns(const tn_ndjson_reader *r, const char *const **names,
                            const tn_type **types);
 /* Same contract as tn_csv_next. */
 int tn_ndjson_next(tn_ndjson_reader *r, tn_chunk *out);
+/* The line (1-based) that row `row` of the chunk the last next call returned starts at. */
+uint64_t tn_csv_row_line(const tn_csv_reader *r, uint32_t row);
+uint64_t tn_ndjson_row_line(const tn_ndjson_reader *r, uint32_t row);
 void tn_ndjson_close(tn_ndjson_reader *r);         /* NULL ok */
 
 /* ---------------------------------------------------------------------------------------------

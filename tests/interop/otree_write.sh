@@ -54,9 +54,11 @@ for p in 0.01 0.1 1 3 10 25 50 90; do
     y=$(tn -c "SELECT count(*) FROM (SELECT * FROM t WHERE hash(col_1, col_2) < $w EXCEPT ALL SELECT * FROM t TABLESAMPLE ($p PERCENT))" | tail -1)
     check "sample $p% row set both ways" "0 0" "$x $y"
     read_rows=$(sed -E 's/.*"rows_scanned":([0-9]+).*/\1/' stats.txt)
-    # rows read: the fraction plus at most a first row group (128 rows, then growing) per block the
-    # sample touches: bounded here by fraction + 8% of this small table
-    lim=$(node -e "console.log(Math.ceil(90000*($p/100) + 90000*0.08))")
+    files_read=$(sed -E 's/.*"files_scanned":([0-9]+).*/\1/' stats.txt)
+    # rows read: each file's rows are in weight order with pages of 16 rows, then 1/8 of the rows
+    # before them, so a file is read up to the end of the page holding its last sampled row:
+    # at most 1/8 more than the sample, plus a first page per file touched
+    lim=$(node -e "console.log(Math.ceil($s * 1.125) + 16 * $files_read)")
     if [ "$read_rows" -le "$lim" ]; then ok "sample $p% reads $read_rows rows (<= $lim)"; else bad "sample $p% reads $read_rows rows (> $lim)"; fi
 done
 
@@ -85,6 +87,13 @@ for (const [p, add] of live) {
 console.log(`files ${n} bad ${bad}`);
 JS
 contains "every file's rows within its blocks' weights and counts" "bad 0" "$(tail -1 blocks.txt)"
+# inside a file: rows in weight order, page starts in the footer (tarn.otree.pages); nothing but
+# qbeast's tags in the log
+big=$(ls -S "$work"/wh/t/*.parquet | head -1)
+check "largest file's rows in weight order" "sorted" "$(tn -c "SET threads = 1" -c "SELECT hash(col_1, col_2) FROM read_parquet('$big')" | tail -n +2 |
+    node -e "const w = require('fs').readFileSync(0, 'utf8').trim().split('\n').map(Number); console.log(w.length > 100 && w.every((x, i) => i == 0 || w[i - 1] <= x) ? 'sorted' : 'not sorted ' + w.length)")"
+check "footer lists the page starts" "true" "$("$DUCK" "SELECT decode(value) LIKE '{\"rows\":%,\"pages\":[[0,%]]}' FROM parquet_kv_metadata('$big') WHERE decode(key) = 'tarn.otree.pages'" 2>&1 | tail -1)"
+check "log holds only qbeast's tags" "0" "$(cat "$work"/wh/t/_delta_log/*.json | grep -c 'tarn\.')"
 # cube ids recomputed from the rows, independently of the writer, as qbeast-spark computes them:
 # coordinates by each file's revision (LinearTransformation: (v - min) * (1 / (max - min)), nulls
 # at nullValue), the descent doubling each coordinate (>= 1: upper half, dimension 0 the high

@@ -11,7 +11,8 @@
 # retried), no key twice. (4) SIGKILL during an upsert and during a rescale overwrite leaves
 # a committed state with one row per key, and the table takes writes afterwards. (5) OPTIMIZE
 # t WHERE <partition predicate> compacts only those partitions (rows = DuckDB's reading of the
-# live files, files reduced, each key in its bucket's file); SIGKILL during OPTIMIZE.
+# live files, files reduced, each key in its bucket's file); SIGKILL during OPTIMIZE. (6) SHOW
+# CREATE TABLE shows the key, partitioning and options, and its text makes the same table.
 set -u
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
@@ -353,6 +354,41 @@ report(again == [("0", "0")], "OPTIMIZE of an already compacted partition: nothi
 t(f"INSERT OVERWRITE crash SELECT k, v FROM read_parquet('{big}')")
 t("INSERT INTO crash /*+ OPTIONS('target_file_size' = '200000') */ SELECT k, v || 'y' FROM crash")
 crash_check("SIGKILL during OPTIMIZE", "OPTIMIZE crash", [0.1, 0.3, 0.6])
+
+# (6) SHOW CREATE TABLE: the key, partitioning and every option; the text makes the same table
+def conf_of(table):
+    md = None
+    logdir = os.path.join(wh, table, "_delta_log")
+    for f in sorted(f for f in os.listdir(logdir) if f.endswith(".json") and len(f) == 25):
+        for line in open(os.path.join(logdir, f), encoding="utf-8"):
+            a = json.loads(line)
+            if "metaData" in a: md = a["metaData"]
+    return md["configuration"], md["partitionColumns"], json.loads(md["schemaString"])["fields"]
+
+ddls = {
+    "sc_orders": "CREATE TABLE sc_orders (trade_order_id BIGINT, item_id BIGINT, item_price DOUBLE, dt STRING, "
+                 "PRIMARY KEY (dt, trade_order_id, item_id) NOT ENFORCED) PARTITIONED BY (dt) WITH ('bucket' = '16')",
+    "sc_agg": "CREATE TABLE sc_agg (k INT, s BIGINT, la VARCHAR, PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '2', "
+              "'merge-engine' = 'aggregation', 'fields.s.aggregate-function' = 'sum', "
+              "'fields.la.aggregate-function' = 'listagg', 'fields.la.list-agg-delimiter' = '''|', "
+              "'fields.s.ignore-retract' = 'true')",
+    '"sc Odd"': 'CREATE TABLE "sc Odd" ("order" INT NOT NULL, "Key" INT, CONSTRAINT pk PRIMARY KEY ("Key", "order")) '
+                "WITH ('bucket' = '3', 'bucket-key' = 'order')",
+}
+for name, ddl in ddls.items():
+    t(ddl)
+    table = name.strip('"').lower()
+    before = conf_of(table)
+    text = list(csv.reader(io.StringIO(t(f"SHOW CREATE TABLE {name}").stdout)))
+    t(f"DROP TABLE {name}")
+    again = t(text[1][0], check=False)
+    after = conf_of(table) if again.returncode == 0 else None
+    text2 = list(csv.reader(io.StringIO(t(f"SHOW CREATE TABLE {name}").stdout))) if again.returncode == 0 else None
+    ok = (text[0] == ["createtab_stmt"] and len(text) == 2 and "PRIMARY KEY (" in text[1][0] and " NOT ENFORCED" in text[1][0]
+          and "'bucket' = '" in text[1][0] and before == after and text == text2)
+    report(ok, f"SHOW CREATE TABLE {name}: key, partitioning and options, and its text makes the same table",
+           f"{text} {again.stderr} {before} {after}")
+report("'merge-engine' = 'aggregation'" in t("SHOW CREATE TABLE sc_agg").stdout, "SHOW CREATE TABLE shows the merge settings")
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

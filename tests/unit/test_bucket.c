@@ -330,6 +330,45 @@ static int write_batch(const char *path, const int64_t *k, const int64_t *v, uin
     return rc;
 }
 
+/* Rows of a batch in a few sorted runs (a rescale's input: each bucket's rows come from old
+ * buckets' files in key order) go through the natural merge sort; more than its 64 runs through
+ * qsort. Either way the later row of a key wins. */
+TEST(merge_sorted_runs) {
+    char *dir = make_tmpdir();
+    char path[512];
+    enum { N = 4000 + 4000 + 64 };
+    int64_t *k = malloc(sizeof *k * N), *v = malloc(sizeof *v * N);
+    CHECK(k && v);
+    for (uint32_t pass = 0; pass < 3; pass++) {
+        snprintf(path, sizeof path, "%s/t%u", dir, pass);   /* 0, 2: merged runs; 1: qsort */
+        CHECK_OK(create_kv(path));
+        uint32_t n = 0;
+        if (pass == 0) {               /* three runs: 0..3999, 2000..5999, 0..63 */
+            for (int64_t i = 0; i < 4000; i++) k[n] = i, v[n++] = i * 10 + 1;
+            for (int64_t i = 2000; i < 6000; i++) k[n] = i, v[n++] = i * 10 + 2;
+            for (int64_t i = 0; i < 64; i++) k[n] = i, v[n++] = i * 10 + 3;
+        } else if (pass == 2) {        /* two runs (a rescale from 32 to 16 buckets) */
+            for (int64_t i = 0; i < 6000; i++) k[n] = i, v[n++] = i * 10 + 2;
+            for (int64_t i = 0; i < 64; i++) k[n] = i, v[n++] = i * 10 + 3;
+        } else {                       /* pass 1, descending: one run per row */
+            for (int64_t i = 5999; i >= 0; i--) k[n] = i, v[n++] = i * 10 + 2;
+            for (int64_t i = 0; i < 64; i++) k[n] = i, v[n++] = i * 10 + 3;
+        }
+        CHECK_OK(write_batch(path, k, v, n));
+        sums s;
+        CHECK_OK(read_sums(path, &s));
+        CHECK_EQ_INT(s.rows, 6000);
+        int64_t want = 0;
+        for (int64_t i = 0; i < 6000; i++) want += i * 10 + (i < 64 ? 3 : i < 2000 && pass == 0 ? 1 : 2);
+        CHECK_EQ_INT(s.vsum, want);
+        for (int64_t i = 0; i < 64; i++) CHECK_EQ_INT(s.v_of[i], i * 10 + 3);
+    }
+    free(k);
+    free(v);
+    rm_rf(dir);
+    free(dir);
+}
+
 /* New keys (outside every file's key range) add a file to their bucket instead of rewriting it;
  * Paimon's universal compaction keeps a bucket at <= 5 files; a key written again is merged. */
 TEST(new_keys_append_files_compacted) {
@@ -381,6 +420,22 @@ TEST(new_keys_append_files_compacted) {
 /* Two writers opened on the same snapshot upsert keys of the same bucket: the second commit
  * conflicts on the bucket, merges again on the winner's snapshot and commits; nothing is lost
  * or duplicated. Writers of different buckets never conflict. */
+/* commitInfo.readVersion of commit v of the table at path (-1: not found). */
+static long commit_read_version(const char *path, int v) {
+    char f[640];
+    snprintf(f, sizeof f, "%s/_delta_log/%020d.json", path, v);
+    FILE *fp = fopen(f, "r");
+    if (!fp) return -1;
+    char line[8192];
+    long rv = -1;
+    while (rv < 0 && fgets(line, sizeof line, fp)) {
+        const char *p = strstr(line, "\"readVersion\":");
+        if (p) rv = strtol(p + strlen("\"readVersion\":"), NULL, 10);
+    }
+    fclose(fp);
+    return rv;
+}
+
 TEST(concurrent_same_bucket_retries) {
     char *dir = make_tmpdir();
     char path[512];
@@ -423,6 +478,55 @@ TEST(concurrent_same_bucket_retries) {
     CHECK_EQ_INT(s.v_of[same[0]], 1);
     CHECK_EQ_INT(s.v_of[same[1]], 20);         /* the later commit wins */
     CHECK_EQ_INT(s.v_of[same[2]], 30);
+    /* the loser merged again on the winner's snapshot: its commit read version 1 */
+    CHECK(commit_read_version(path, 2) == 1);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* Two writers of different buckets: the second commits over the first without merging again
+ * (its commit still reads version 0: the conflict check found nothing in its buckets). */
+TEST(concurrent_other_buckets_no_conflict) {
+    char *dir = make_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/t", dir);
+    CHECK_OK(create_kv(path));
+    int64_t ka[2], kb[2];
+    int na = 0, nb = 0;
+    int32_t ba = -1;
+    for (int64_t k = 0; k < 64 && (na < 2 || nb < 2); k++) {
+        tn_value v;
+        memset(&v, 0, sizeof v);
+        v.type = tn_type_make(TN_TYPE_BIGINT);
+        v.u.i = k;
+        int32_t b = bucket_of(&v, 1, 4);
+        if (ba < 0) ba = b;
+        if (b == ba && na < 2) ka[na++] = k;
+        else if (b != ba && nb < 2 && (nb == 0 || bucket_of(&v, 1, 4) == bucket_of(&(tn_value){.type = v.type, .u.i = kb[0]}, 1, 4)))
+            kb[nb++] = k;
+    }
+    CHECK(na == 2 && nb == 2);
+    tn_table *t1 = NULL, *t2 = NULL;
+    CHECK_OK(tn_table_open(&t1, tn_fs_default(), path, NULL));
+    CHECK_OK(tn_table_open(&t2, tn_fs_default(), path, NULL));
+    tn_layout_writer *w1 = NULL, *w2 = NULL;
+    CHECK_OK(tn_layout_writer_open(&w1, t1, NULL));
+    CHECK_OK(tn_layout_writer_open(&w2, t2, NULL));
+    int64_t va[] = {1, 2}, vb[] = {3, 4};
+    CHECK_OK(write_kv(w1, ka, va, 2));
+    CHECK_OK(write_kv(w2, kb, vb, 2));
+    tn_table_commit_result r1, r2;
+    CHECK_OK(tn_layout_writer_commit(w1, &r1));
+    CHECK_OK(tn_layout_writer_commit(w2, &r2));
+    CHECK_EQ_INT(r1.version, 1);
+    CHECK_EQ_INT(r2.version, 2);
+    tn_table_close(t1);
+    tn_table_close(t2);
+    CHECK(commit_read_version(path, 2) == 0);
+    sums s;
+    CHECK_OK(read_sums(path, &s));
+    CHECK_EQ_INT(s.rows, 4);
+    CHECK_EQ_INT(s.vsum, 10);
     rm_rf(dir);
     free(dir);
 }

@@ -136,6 +136,35 @@ TEST(blocks_parse) {
     CHECK(ot_blocks_parse("[{\"cubeId\":\"g\",\"minWeight\":1e3,\"maxWeight\":2,\"elementCount\":3}]", 2, a, &b, &n) == TN_ECORRUPT);
     CHECK(ot_blocks_parse("[{\"cubeId\":\"g\",\"minWeight\":1,\"maxWeight\":2,\"elementCount\":-3}]", 2, a, &b, &n) == TN_ECORRUPT);
     CHECK(ot_blocks_parse("{}", 2, a, &b, &n) == TN_ECORRUPT);
+    CHECK(ot_blocks_parse("[{\"cubeId\":\"g\",\"minWeight\":2147483648,\"maxWeight\":2,\"elementCount\":3}]", 2, a, &b, &n) == TN_ECORRUPT);
+    CHECK(ot_blocks_parse("[{\"cubeId\":\"g\",\"minWeight\":1,\"elementCount\":3}]", 2, a, &b, &n) == TN_ECORRUPT);
+    CHECK(ot_blocks_parse("[{\"cubeId\":\"g\",\"minWeight\":1,\"maxWeight\":2,\"elementCount\":3}", 2, a, &b, &n) == TN_ECORRUPT);
+    CHECK(ot_blocks_parse("[{\"cubeId\":\"g\",\"minWeight\":1,\"maxWeight\":2,\"elementCount\":3}] x", 2, a, &b, &n) == TN_ECORRUPT);
+    /* the fast parser (the JSON tarn and qbeast write) and the JSON parser (whitespace, key
+     * order, escapes, duplicates) give the same blocks */
+    static const char *const same[][2] = {
+        {"[]", " [ ]\n"},
+        {"[{\"cubeId\":\"gA\",\"minWeight\":-5,\"maxWeight\":7,\"elementCount\":0}]",
+         " [ { \"elementCount\" : 0 , \"maxWeight\" : 7, \"replicated\": true, \"minWeight\":-5,\"cubeId\":\"g\\u0041\" } ] "},
+        {"[{\"cubeId\":\"/\",\"minWeight\":-2147483648,\"maxWeight\":2147483647,\"elementCount\":9007199254740993}]",
+         "[{\"cubeId\":\"\\/\",\"minWeight\":-2147483648,\"maxWeight\":2147483647,\"elementCount\":9007199254740993}]"},
+        {"[{\"cubeId\":\"/\",\"minWeight\":1,\"maxWeight\":3,\"elementCount\":4}]",
+         "[{\"cubeId\":\"/\",\"minWeight\":1,\"maxWeight\":2,\"maxWeight\":3,\"elementCount\":4}]"},
+    };
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        ot_block *x, *y;
+        uint32_t nx, ny;
+        uint32_t dims = i == 1 ? 2 : 6;
+        CHECK_OK(ot_blocks_parse(same[i][0], dims, a, &x, &nx));
+        CHECK_OK(ot_blocks_parse(same[i][1], dims, a, &y, &ny));
+        CHECK_EQ_INT(nx, ny);
+        for (uint32_t k = 0; k < nx && k < ny; k++) {
+            CHECK_EQ_STR(x[k].cube, y[k].cube);
+            CHECK_EQ_INT(x[k].min_weight, y[k].min_weight);
+            CHECK_EQ_INT(x[k].max_weight, y[k].max_weight);
+            CHECK_EQ_INT(x[k].count, y[k].count);
+        }
+    }
     tn_arena_destroy(a);
 }
 

@@ -818,6 +818,69 @@ TEST(kv_metadata_and_empty_file) {
     fc_free(&fc);
 }
 
+/* Explicit page ends (tn_parquet_writer_end_page) and reading a row group's prefix
+ * (tn_parquet_scan_set_row_limit): only the pages of the prefix are read and decoded. */
+TEST(end_page_and_row_limit) {
+    const char *path = tmp_path("pages.parquet");
+    tn_type t[2] = {tn_type_make(TN_TYPE_BIGINT), tn_type_make(TN_TYPE_VARCHAR)};
+    tn_parquet_column_spec specs[2] = {{"i", t[0], false, -1}, {"s", t[1], true, -1}};
+    tn_parquet_writer *w = NULL;
+    CHECK_OK(tn_parquet_writer_open(&w, tn_fs_default(), path, specs, 2, NULL));
+    tn_chunk ch;
+    CHECK_OK(tn_chunk_init(&ch, 2, t, 100));
+    char buf[32];
+    for (int64_t r = 0; r < 1000; r += 100) {
+        tn_chunk_reset(&ch);
+        for (uint32_t k = 0; k < 100; k++) {
+            ((int64_t *)ch.cols[0].data)[k] = r + k;
+            snprintf(buf, sizeof buf, "v%lld", (long long)((r + k) * 7919 % 1000));
+            CHECK_OK(tn_vector_set_str(&ch.cols[1], k, buf, (uint32_t)strlen(buf)));
+        }
+        ch.cols[0].count = ch.cols[1].count = ch.count = 100;
+        CHECK_OK(tn_parquet_writer_write(w, &ch));
+        CHECK_OK(tn_parquet_writer_end_page(w));
+        CHECK_OK(tn_parquet_writer_end_page(w));     /* nothing buffered: no empty page */
+    }
+    CHECK_OK(tn_parquet_writer_close(w, NULL));
+    tn_chunk_free(&ch);
+    tn_parquet_file *f = NULL;
+    CHECK_OK(tn_parquet_open(&f, tn_fs_default(), path, NULL));
+    CHECK_EQ_INT(tn_parquet_num_row_groups(f), 1);
+    uint64_t full_bytes = 0, full_pages = 0;
+    int64_t limits[4] = {-1, 250, 300, 0};
+    for (int li = 0; li < 4; li++) {
+        uint32_t cols[2] = {0, 1};
+        tn_parquet_scan_options so = {cols, 2, NULL, 0, NULL, 0};
+        tn_parquet_scan *s = NULL;
+        CHECK_OK(tn_parquet_scan_open(&s, f, &so));
+        tn_parquet_scan_set_row_limit(s, limits[li]);
+        CHECK_OK(tn_chunk_init(&ch, 2, t, TN_VECTOR_SIZE));
+        int64_t got = 0, first = 0;
+        for (;;) {
+            tn_chunk_reset(&ch);
+            CHECK_OK(tn_parquet_scan_next(s, &ch, &first));
+            if (ch.count == 0) break;
+            for (uint32_t k = 0; k < ch.count; k++) CHECK_EQ_INT(((int64_t *)ch.cols[0].data)[k], got + k);
+            got += ch.count;
+        }
+        const tn_parquet_scan_counters *c = tn_parquet_scan_stats(s);
+        int64_t want = limits[li] < 0 ? 1000 : limits[li];
+        CHECK_EQ_INT(got, want);
+        CHECK_EQ_INT((int64_t)c->rows_scanned, want);
+        /* pages of 100 rows: the prefix's pages per column (and each dictionary page) */
+        if (li == 0) {
+            full_bytes = c->bytes_read;
+            full_pages = c->pages_read;
+        }
+        else if (want > 0) CHECK_MSG(c->bytes_read < full_bytes / 2, "limit %lld read %llu of %llu bytes",
+                                     (long long)want, (unsigned long long)c->bytes_read, (unsigned long long)full_bytes);
+        if (want > 0) CHECK_EQ_INT((int64_t)c->pages_read, 2 * ((want + 99) / 100) + (int64_t)(full_pages - 20));
+        tn_chunk_free(&ch);
+        tn_parquet_scan_close(s);
+    }
+    tn_parquet_close(f);
+}
+
 TEST(null_in_required_column) {
     tn_type t[1] = {tn_type_make(TN_TYPE_BIGINT)};
     tn_parquet_column_spec specs[1] = {{"id", t[0], false, -1}};

@@ -110,6 +110,48 @@ static int int_ref_cmp(const void *pa, const void *pb) {
     return x->ord < y->ord ? -1 : x->ord > y->ord;
 }
 
+/* Sorts ir[0..n) by int_ref_cmp: a natural merge sort (the sorted runs of the input merged
+ * pairwise), so that rows arriving in a few sorted runs (a rescale: each new bucket's rows come
+ * from one or a few old buckets' files, each in key order) cost O(n log runs); many runs: qsort. */
+#define MAX_RUNS 64
+
+static int int_ref_sort(int_ref *ir, uint32_t n) {
+    if (n < 2) return 0;
+    uint32_t bounds[MAX_RUNS + 2], nruns = 1;
+    bounds[0] = 0;
+    for (uint32_t i = 1; i < n; i++)
+        if (int_ref_cmp(&ir[i - 1], &ir[i]) > 0) {
+            if (nruns == MAX_RUNS) {
+                qsort(ir, n, sizeof *ir, int_ref_cmp);
+                return 0;
+            }
+            bounds[nruns++] = i;
+        }
+    if (nruns == 1) return 0;
+    bounds[nruns] = n;
+    int_ref *tmp = tn_malloc(sizeof *tmp * n);
+    if (!tmp) return TN_ENOMEM;
+    int_ref *src = ir, *dst = tmp;
+    while (nruns > 1) {
+        uint32_t out = 0;
+        for (uint32_t r = 0; r < nruns; r += 2) {
+            uint32_t a = bounds[r], m = bounds[r + 1], e = r + 1 < nruns ? bounds[r + 2] : m, i = a, j = m, k = a;
+            while (i < m && j < e) dst[k++] = int_ref_cmp(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
+            while (i < m) dst[k++] = src[i++];
+            while (j < e) dst[k++] = src[j++];
+            bounds[out++] = a;
+        }
+        bounds[out] = n;
+        nruns = out;
+        int_ref *x = src;
+        src = dst;
+        dst = x;
+    }
+    if (src != ir) memcpy(ir, src, sizeof *ir * n);
+    tn_free(tmp);
+    return 0;
+}
+
 static int cmp_col(const tn_vector *va, uint32_t ra, const tn_vector *vb, uint32_t rb) {
     bool na = !tn_vector_is_valid(va, ra), nb = !tn_vector_is_valid(vb, rb);
     if (na || nb) return na == nb ? 0 : na ? -1 : 1;     /* NULL first */
@@ -350,9 +392,11 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
             }
             ir[i].ord = (uint64_t)refs[i].set << 32 | refs[i].row;
         }
-        bool sorted = true;            /* rows that come in key order (a rescale's) need no sort */
-        for (uint32_t i = 1; i < nrefs && sorted; i++) sorted = int_ref_cmp(&ir[i - 1], &ir[i]) <= 0;
-        if (!sorted) qsort(ir, nrefs, sizeof *ir, int_ref_cmp);
+        rc = int_ref_sort(ir, nrefs);
+        if (rc) {
+            tn_free(ir);
+            goto cleanup;
+        }
         for (uint32_t i = 0; i < nrefs; i++) {
             refs[i].set = (uint32_t)(ir[i].ord >> 32);
             refs[i].row = (uint32_t)ir[i].ord;

@@ -29,7 +29,116 @@ static bool json_int32(json_t *v, int32_t *out) {
     return true;
 }
 
+/* The fast path of ot_blocks_parse: the JSON qbeast-spark and tarn write (objects of the four
+ * fields and an optional 'replicated' boolean, any order, whitespace allowed, cube ids without
+ * escapes). Returns 1 for anything else (the JSON parser then decides and names the problem). */
+static void skip_ws(const char **p) {
+    while (**p == ' ' || **p == '\n' || **p == '\t' || **p == '\r') (*p)++;
+}
+
+static bool fast_int(const char **p, int64_t lo, int64_t hi, int64_t *out) {
+    const char *q = *p;
+    bool neg = *q == '-';
+    if (neg) q++;
+    if (*q < '0' || *q > '9' || (*q == '0' && q[1] >= '0' && q[1] <= '9')) return false;
+    int64_t v = 0;
+    int digits = 0;
+    while (*q >= '0' && *q <= '9') {
+        if (++digits > 18) return false;
+        v = v * 10 + (*q++ - '0');
+    }
+    if (*q == '.' || *q == 'e' || *q == 'E') return false;
+    v = neg ? -v : v;
+    if (v < lo || v > hi) return false;
+    *out = v;
+    *p = q;
+    return true;
+}
+
+static int blocks_fast(const char *text, uint32_t dims, tn_arena *arena, ot_block **out, uint32_t *n) {
+    const char *p = text;
+    skip_ws(&p);
+    if (*p++ != '[') return 1;
+    /* entries: at most one per '{' */
+    size_t cap = 0;
+    for (const char *q = p; *q; q++) cap += *q == '{';
+    ot_block *b = tn_arena_calloc(arena, sizeof *b * (cap ? cap : 1));
+    if (!b) return TN_ENOMEM;
+    uint32_t k = 0;
+    skip_ws(&p);
+    if (*p == ']') goto end;
+    for (;;) {
+        skip_ws(&p);
+        if (*p++ != '{' || k >= cap) return 1;
+        unsigned seen = 0;
+        ot_block *o = &b[k];
+        for (;;) {
+            skip_ws(&p);
+            if (*p++ != '"') return 1;
+            const char *key = p;
+            while (*p && *p != '"' && *p != '\\') p++;
+            if (*p != '"') return 1;
+            size_t klen = (size_t)(p++ - key);
+            skip_ws(&p);
+            if (*p++ != ':') return 1;
+            skip_ws(&p);
+            int64_t v;
+            unsigned bit;
+            if (klen == 6 && memcmp(key, "cubeId", 6) == 0) {
+                if (*p++ != '"') return 1;
+                const char *id = p;
+                while (*p && *p != '"' && *p != '\\') p++;
+                if (*p != '"') return 1;
+                o->cube = tn_arena_strndup(arena, id, (size_t)(p++ - id));
+                if (!o->cube) return TN_ENOMEM;
+                if (!ot_cube_valid(o->cube, dims, NULL)) return 1;
+                bit = 1;
+            } else if (klen == 9 && memcmp(key, "minWeight", 9) == 0) {
+                if (!fast_int(&p, INT32_MIN, INT32_MAX, &v)) return 1;
+                o->min_weight = (int32_t)v;
+                bit = 2;
+            } else if (klen == 9 && memcmp(key, "maxWeight", 9) == 0) {
+                if (!fast_int(&p, INT32_MIN, INT32_MAX, &v)) return 1;
+                o->max_weight = (int32_t)v;
+                bit = 4;
+            } else if (klen == 12 && memcmp(key, "elementCount", 12) == 0) {
+                if (!fast_int(&p, 0, INT64_MAX, &v)) return 1;
+                o->count = v;
+                bit = 8;
+            } else if (klen == 10 && memcmp(key, "replicated", 10) == 0) {
+                if (strncmp(p, "true", 4) == 0) p += 4;
+                else if (strncmp(p, "false", 5) == 0) p += 5;
+                else return 1;
+                bit = 16;
+            } else {
+                return 1;
+            }
+            if (seen & bit) return 1;
+            seen |= bit;
+            skip_ws(&p);
+            if (*p == ',') { p++; continue; }
+            if (*p++ != '}') return 1;
+            break;
+        }
+        if ((seen & 15) != 15) return 1;
+        k++;
+        skip_ws(&p);
+        if (*p == ',') { p++; continue; }
+        if (*p != ']') return 1;
+        break;
+    }
+end:
+    p++;
+    skip_ws(&p);
+    if (*p) return 1;
+    *out = b;
+    *n = k;
+    return 0;
+}
+
 int ot_blocks_parse(const char *text, uint32_t dims, tn_arena *arena, ot_block **out, uint32_t *n) {
+    int fast = blocks_fast(text, dims, arena, out, n);
+    if (fast != 1) return fast;
     json_error_t jerr;
     json_t *root = json_loads(text, 0, &jerr);
     int rc = 0;
@@ -119,7 +228,8 @@ const ot_rev_index *ot_index_rev_index(const ot_index *ix, int64_t id) {
     return NULL;
 }
 
-/* Cubes of each revision from the files' blocks. */
+/* Cubes of each revision from the files' blocks: aggregated by id in a hash table (a table holds
+ * many blocks of few cubes: every append adds a block to most cubes), then sorted. */
 static int build_cubes(ot_index *ix) {
     for (uint32_t r = 0; r < ix->nrevs; r++) {
         ot_rev_index *ri = &ix->rindex[r];
@@ -129,26 +239,30 @@ static int build_cubes(ot_index *ix) {
             if (ix->files[f].revision == ix->revs[r].id) nb += ix->files[f].nblocks;
         ri->cubes = tn_arena_calloc(ix->arena, sizeof *ri->cubes * (nb ? nb : 1));
         if (!ri->cubes) return TN_ENOMEM;
+        uint32_t cap = 16;
+        while (cap < 2 * nb) cap *= 2;
+        uint32_t *slot = tn_malloc(sizeof *slot * cap);   /* cube index + 1; 0 = empty */
+        if (!slot) return TN_ENOMEM;
+        memset(slot, 0, sizeof *slot * cap);
         for (uint32_t f = 0; f < ix->nfiles; f++) {
             if (ix->files[f].revision != ix->revs[r].id) continue;
             for (uint32_t b = 0; b < ix->files[f].nblocks; b++) {
                 const ot_block *bl = &ix->files[f].blocks[b];
-                ri->cubes[ri->ncubes++] = (ot_cube){bl->cube, bl->max_weight, bl->count, 1};
-            }
-        }
-        qsort(ri->cubes, ri->ncubes, sizeof *ri->cubes, cmp_cube);
-        uint32_t w = 0;
-        for (uint32_t i = 0; i < ri->ncubes; i++) {
-            if (w && strcmp(ri->cubes[w - 1].id, ri->cubes[i].id) == 0) {
-                ot_cube *c = &ri->cubes[w - 1];
-                if (ri->cubes[i].max_weight < c->max_weight) c->max_weight = ri->cubes[i].max_weight;
-                c->count += ri->cubes[i].count;
+                uint32_t h = (uint32_t)tn_hash_bytes(bl->cube, strlen(bl->cube), 0) & (cap - 1);
+                while (slot[h] && strcmp(ri->cubes[slot[h] - 1].id, bl->cube) != 0) h = (h + 1) & (cap - 1);
+                if (!slot[h]) {
+                    ri->cubes[ri->ncubes] = (ot_cube){bl->cube, bl->max_weight, bl->count, 1};
+                    slot[h] = ++ri->ncubes;
+                    continue;
+                }
+                ot_cube *c = &ri->cubes[slot[h] - 1];
+                if (bl->max_weight < c->max_weight) c->max_weight = bl->max_weight;
+                c->count += bl->count;
                 c->nblocks++;
-            } else {
-                ri->cubes[w++] = ri->cubes[i];
             }
         }
-        ri->ncubes = w;
+        tn_free(slot);
+        qsort(ri->cubes, ri->ncubes, sizeof *ri->cubes, cmp_cube);
     }
     return 0;
 }

@@ -18,6 +18,9 @@
 #define OT_MAX_LEVELS 60              /* cube depth limit (2^-60 of a dimension) */
 #define OT_DEFAULT_CUBE_SIZE 5000000  /* qbeast's spark.qbeast.index.defaultCubeSize */
 #define OT_CLASS_PREFIX "io.qbeast.core.transform."
+/* Parquet footer key of tarn's OTree files: {"rows":N,"pages":[[first row, its weight], ...]},
+ * the files' rows being in weight order (write.c writes it, scan.c reads row limits from it) */
+#define OT_PAGES_KEY "tarn.otree.pages"
 
 /* ---------------------------------------------------------------------------------------------
  * Weights (hash.c).

@@ -4,9 +4,10 @@
  * n rows of lowest weight (the shortest prefix of the same order: a pre-pass over the indexed
  * columns of a growing sample finds the n-th weight). Files are chosen as qbeast's QueryExecutor
  * does (per revision, a cube is visited while every indexed ancestor's maxWeight is below the
- * sample weight; of the visited cubes, the blocks with minWeight < W; unindexed files always),
- * row groups of tarn-written files by their weight range (tag 'tarn.rowGroups', written by
- * write.c), and the exact row filter on the weight runs inside the table scan. Filters on indexed
+ * sample weight; of the visited cubes, the blocks with minWeight < W; unindexed files always);
+ * in tarn-written files (rows in weight order, page starts in the footer, see write.c) only the
+ * prefix of pages that can hold weights < W is read, and the exact row filter on the weight
+ * runs inside the table scan. Filters on indexed
  * columns (`col OP constant`, with or without a sample) skip the blocks whose cube's subspace
  * cannot hold a matching row: the constants are mapped through each revision's transformations
  * into the cube space (ranges for ordered transformations, points for hashed columns' equality).
@@ -100,49 +101,51 @@ static bool file_sampled(void *ctx, const tn_delta_file *f) {
     return false;
 }
 
-static const char *file_tag(const tn_delta_file *f, const char *key) {
-    for (uint32_t i = 0; i < f->ntags; i++)
-        if (f->tags[i].key && strcmp(f->tags[i].key, key) == 0) return f->tags[i].value;
-    return NULL;
-}
-
-/* tarn's files: 'tarn.rowGroups' = [[block, minWeight, maxWeight, rows], ...] per row group (rows
- * of a block in weight order). A row group is read when its block is needed with the row group's
- * own minWeight. A tag that does not fit the footer (row groups and their row counts, e.g. a
- * file another writer rewrote keeping the tags) is ignored: every row group is read. */
-static int rg_sampled(void *ctx, uint32_t file, const tn_delta_file *f, const tn_parquet_file *pf, uint8_t *keep,
-                      uint32_t nrg) {
+/* tarn's files: rows in weight order, the footer's OT_PAGES_KEY gives where pages start and
+ * their first weight; a sample of weight w needs the rows before the first page that starts at
+ * a weight >= w: each row group is read up to there (pages beyond are neither read nor
+ * decoded). A footer that does not fit the file (row count, ascending starts and weights) is
+ * ignored: every row is read. */
+static int rg_limit(void *ctx, uint32_t file, const tn_delta_file *f, const tn_parquet_file *pf, const uint8_t *keep,
+                    int64_t *limit, uint32_t nrg) {
+    (void)file;
+    (void)f;
+    (void)keep;
     const file_ctx *c = ctx;
-    const char *tag = file_tag(f, "tarn.rowGroups");
-    if (!tag || file >= c->ix->nfiles) return 0;
-    const ot_file *of = &c->ix->files[file];
-    const ot_rev_index *ri = of->revision ? ot_index_rev_index(c->ix, of->revision) : NULL;
-    if (!ri) return 0;
-    uint8_t *want = tn_malloc(nrg ? nrg : 1);
-    if (!want) return TN_ENOMEM;
-    const char *p = tag;
-    uint32_t k = 0;
-    bool ok = *p++ == '[';
-    while (ok && *p == '[') {
-        char *end;
-        long b = strtol(p + 1, &end, 10);
-        ok = *end == ',';
-        long mn = ok ? strtol(end + 1, &end, 10) : 0;
-        ok = ok && *end == ',';
-        long mx = ok ? strtol(end + 1, &end, 10) : 0;
-        ok = ok && *end == ',';
-        long rows = ok ? strtol(end + 1, &end, 10) : 0;
-        ok = ok && *end == ']' && b >= 0 && (uint32_t)b < of->nblocks && k < nrg && mn <= mx && mn >= INT32_MIN &&
-             mx <= INT32_MAX && rows == tn_parquet_row_group_num_rows(pf, k);
-        if (!ok) break;
-        want[k++] = block_needed(c, ri, &of->blocks[b], (int32_t)mn);
-        p = end + 1;
-        if (*p == ',') p++;
+    if (!c->sample) return 0;
+    const char *text = NULL;
+    for (uint32_t i = 0, n = tn_parquet_kv_count(pf); i < n && !text; i++) {
+        const char *k, *v;
+        tn_parquet_kv(pf, i, &k, &v);
+        if (k && v && strcmp(k, OT_PAGES_KEY) == 0) text = v;
     }
-    if (ok && *p == ']' && k == nrg)
-        for (uint32_t i = 0; i < nrg; i++)
-            if (!want[i]) keep[i] = 0;
-    tn_free(want);
+    if (!text || strncmp(text, "{\"rows\":", 8) != 0) return 0;
+    char *end;
+    long long rows = strtoll(text + 8, &end, 10);
+    if (rows != tn_parquet_num_rows(pf) || strncmp(end, ",\"pages\":[", 10) != 0) return 0;
+    const char *q = end + 10;
+    long long need = rows, prev_start = -1, prev_w = INT32_MIN;
+    while (*q == '[') {
+        long long st = strtoll(q + 1, &end, 10);
+        if (*end != ',') return 0;
+        long long wt = strtoll(end + 1, &end, 10);
+        if (*end != ']' || st <= prev_start || st >= rows || (prev_start < 0 && st != 0) || wt < prev_w ||
+            wt > INT32_MAX)
+            return 0;
+        if (wt >= c->w && need == rows) need = st;   /* the first page wholly outside the sample */
+        prev_start = st;
+        prev_w = wt;
+        q = end + 1;
+        if (*q == ',') q++;
+    }
+    if (*q != ']' || (rows > 0 && prev_start < 0)) return 0;
+    int64_t first = 0;
+    for (uint32_t rg = 0; rg < nrg; rg++) {
+        int64_t n = tn_parquet_row_group_num_rows(pf, rg);
+        int64_t lim = need - first;
+        if (lim < n) limit[rg] = lim > 0 ? lim : 0;
+        first += n;
+    }
     return 0;
 }
 
@@ -285,8 +288,8 @@ static int nth_weight(tn_table *t, file_ctx *fc, const tn_table_scan_options *ba
         pc.w = cc.below;
         so.file_filter = file_sampled;
         so.file_filter_ctx = &pc;
-        so.row_group_filter = rg_sampled;
-        so.row_group_filter_ctx = &pc;
+        so.row_group_limit = rg_limit;
+        so.row_group_limit_ctx = &pc;
         tn_table_scan *scan = NULL;
         rc = tn_table_scan_open(&scan, t, &so);
         if (!rc) rc = tn_table_scan_run(scan, collect, &cc);
@@ -375,8 +378,8 @@ int ot_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layou
     if (fc.sample || fc.boxed) {
         so.file_filter = file_sampled;
         so.file_filter_ctx = &fc;
-        so.row_group_filter = rg_sampled;
-        so.row_group_filter_ctx = &fc;
+        so.row_group_limit = rg_limit;
+        so.row_group_limit_ctx = &fc;
     }
     rc = tn_table_scan_open(out, t, &so);
 cleanup:

@@ -7,9 +7,12 @@
  * existing rows' estimate from the blocks' elementCounts), puts each row in the first cube of its
  * path whose maxWeight >= its weight, groups small cubes into files by rollupSize (qbeast's
  * Rollup: deepest first, a group under the limit joins its parent's), and writes each file as
- * its blocks in cube order, each block's rows in weight order, in row groups of 32, 64, ...
- * up to OT_RG_ROWS rows. Tags: 'revision', 'blocks' (qbeast's), and 'tarn.rowGroups' = per row group
- * [block index, minWeight, maxWeight] (tarn's scans skip row groups with it; others ignore it).
+ * its rows in weight order (the blocks are in the 'blocks' tag in cube order; qbeast-spark does not
+ * care where a block's rows lie in its file), so that a sample, the rows of weight < W, is a
+ * prefix of every file: pages of OT_PAGE_FIRST_ROWS rows, then each 1/OT_PAGE_GROWTH of the rows
+ * before it (a row group every OT_RG_ROWS rows), and the footer key OT_PAGES_KEY lists the page
+ * starts with their first weight, from which the reader (scan.c) reads just that prefix. Tags:
+ * 'revision' and 'blocks' (qbeast's; nothing else goes into the log).
  */
 #include "layout/otree/otreeInt.h"
 
@@ -18,8 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OT_RG_ROWS 2048
-#define OT_RG_FIRST_ROWS 32           /* a block's first row group: what a tiny sample reads of it */
+#define OT_RG_ROWS 131072             /* row groups of a large file */
+#define OT_PAGE_FIRST_ROWS 16         /* a file's first page: what the smallest sample reads of it */
+#define OT_PAGE_GROWTH 8              /* later pages: 1/8 of the rows before them */
 
 typedef struct ot_writer {
     tn_layout_writer base;
@@ -555,26 +559,58 @@ static int rollup(ot_plan *p, int64_t limit, uint32_t *ngroups_out) {
 /* ---------------------------------------------------------------------------------------------
  * Files.
  */
+typedef struct row_key { uint64_t key; uint32_t row; } row_key;   /* group, then weight */
+static int cmp_row_key(const void *a, const void *b) {
+    const row_key *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
 static __thread const ot_plan *t_sort_plan;   /* qsort's context */
-static int cmp_row(const void *a, const void *b) {
-    const ot_plan *p = t_sort_plan;
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    const struct pcube *cx = &p->cubes[p->cube[x]], *cy = &p->cubes[p->cube[y]];
-    if (cx->group != cy->group) return cx->group < cy->group ? -1 : 1;
-    int c = strcmp(cx->id, cy->id);
-    if (c) return c;
-    if (p->weight[x] != p->weight[y]) return p->weight[x] < p->weight[y] ? -1 : 1;
-    return x < y ? -1 : x > y;
+static int cmp_cube_in_group(const void *a, const void *b) {
+    const struct pcube *x = &t_sort_plan->cubes[*(const uint32_t *)a], *y = &t_sort_plan->cubes[*(const uint32_t *)b];
+    if (x->group != y->group) return x->group < y->group ? -1 : 1;
+    return strcmp(x->id, y->id);
+}
+
+/* Page starts of a file of n rows (weight order): OT_PAGE_FIRST_ROWS, then pages of 1 /
+ * OT_PAGE_GROWTH of the rows before them, and a boundary at every row group. */
+static uint32_t next_page_start(uint32_t s, uint32_t n) {
+    uint32_t k = s / OT_PAGE_GROWTH;
+    if (k < OT_PAGE_FIRST_ROWS) k = OT_PAGE_FIRST_ROWS;
+    uint32_t e = s + k, rg_end = (s / OT_RG_ROWS + 1) * OT_RG_ROWS;
+    if (e > rg_end) e = rg_end;
+    return e < n ? e : n;
 }
 
 static int write_files(ot_plan *p) {
     ot_writer *w = p->w;
     int rc = 0;
     p->row_order = tn_malloc(sizeof *p->row_order * (p->n ? p->n : 1));
-    if (!p->row_order) return TN_ENOMEM;
-    for (uint32_t r = 0; r < p->n; r++) p->row_order[r] = r;
+    row_key *keys = tn_malloc(sizeof *keys * (p->n ? p->n : 1));
+    uint32_t *corder = tn_malloc(sizeof *corder * (p->ncubes ? p->ncubes : 1));
+    int32_t *cmin = tn_malloc(sizeof *cmin * (p->ncubes ? p->ncubes : 1));
+    if (!p->row_order || !keys || !corder || !cmin) {
+        tn_free(keys);
+        tn_free(corder);
+        tn_free(cmin);
+        return TN_ENOMEM;
+    }
+    /* each file's rows in weight order (qbeast does not order rows inside a file; its blocks are
+     * the cube's rows wherever they lie), so the rows of a sample are a prefix of every file */
+    for (uint32_t r = 0; r < p->n; r++)
+        keys[r] = (row_key){(uint64_t)(uint32_t)p->cubes[p->cube[r]].group << 32 | ((uint32_t)p->weight[r] ^ 0x80000000u), r};
+    qsort(keys, p->n, sizeof *keys, cmp_row_key);
+    for (uint32_t r = 0; r < p->n; r++) p->row_order[r] = keys[r].row;
+    tn_free(keys);
+    for (uint32_t c = 0; c < p->ncubes; c++) {
+        corder[c] = c;
+        cmin[c] = INT32_MAX;
+    }
+    for (uint32_t r = 0; r < p->n; r++)
+        if (p->weight[r] < cmin[p->cube[r]]) cmin[p->cube[r]] = p->weight[r];
     t_sort_plan = p;
-    qsort(p->row_order, p->n, sizeof *p->row_order, cmp_row);
+    qsort(corder, p->ncubes, sizeof *corder, cmp_cube_in_group);
     t_sort_plan = NULL;
     tn_table_file_writer_options fo = TN_TABLE_FILE_WRITER_OPTIONS_INIT;
     fo.target_file_bytes = UINT64_MAX;
@@ -584,60 +620,59 @@ static int write_files(ot_plan *p) {
     fo.data_change = !w->optimize;
     tn_table_file_writer *fw = NULL;
     rc = tn_table_file_writer_open(&fw, w->txn, &fo);
-    if (rc) return rc;
+    if (rc) goto done;
     char rev[32];
     snprintf(rev, sizeof rev, "%lld", (long long)p->rev_id);
-    tn_buf blocks = TN_BUF_INIT, rgs = TN_BUF_INIT;
+    tn_buf blocks = TN_BUF_INIT, pages = TN_BUF_INIT;
+    uint32_t ci = 0;
     for (uint32_t a = 0; a < p->n && !rc;) {
         int32_t grp = p->cubes[p->cube[p->row_order[a]]].group;
         uint32_t b = a;
         while (b < p->n && p->cubes[p->cube[p->row_order[b]]].group == grp) b++;
-        /* one file: its blocks in cube order */
+        /* one file: its blocks (tag) in cube order */
         tn_buf_clear(&blocks);
-        tn_buf_clear(&rgs);
+        tn_buf_clear(&pages);
         tn_buf_append_byte(&blocks, '[');
-        tn_buf_append_byte(&rgs, '[');
-        uint32_t nblock = 0, nrg = 0;
-        for (uint32_t s = a; s < b && !rc;) {
-            int32_t ci = p->cube[p->row_order[s]];
-            uint32_t e = s;
-            while (e < b && p->cube[p->row_order[e]] == ci) e++;
-            const struct pcube *c = &p->cubes[ci];
-            int32_t minw = p->weight[p->row_order[s]];
+        uint32_t nblock = 0;
+        for (; ci < p->ncubes && p->cubes[corder[ci]].group == grp && !rc; ci++) {
+            const struct pcube *c = &p->cubes[corder[ci]];
             rc = tn_buf_printf(&blocks, "%s{\"cubeId\":\"%s\",\"minWeight\":%d,\"maxWeight\":%d,\"elementCount\":%u}",
-                               nblock ? "," : "", c->id, minw, c->max_weight, e - s);
-            /* row groups of 32, 64, ... rows up to OT_RG_ROWS: a small sample reads little */
-            uint32_t step = OT_RG_FIRST_ROWS;
-            for (uint32_t r = s, k; r < e && !rc; r += k, step = step * 2 > OT_RG_ROWS ? OT_RG_ROWS : step * 2) {
-                k = e - r < step ? e - r : step;
-                rc = tn_table_file_writer_write(fw, &w->buf, p->row_order + r, k);
-                if (!rc) rc = tn_table_file_writer_flush(fw);
-                if (!rc) rc = tn_buf_printf(&rgs, "%s[%u,%d,%d,%u]", nrg ? "," : "", nblock, p->weight[p->row_order[r]],
-                                            p->weight[p->row_order[r + k - 1]], k);
-                nrg++;
-            }
-            nblock++;
-            s = e;
+                               nblock++ ? "," : "", c->id, cmin[corder[ci]], c->max_weight, c->nrows);
         }
         if (!rc) rc = tn_buf_append_byte(&blocks, ']');
         if (!rc) rc = tn_buf_append_byte(&blocks, 0);
-        if (!rc) rc = tn_buf_append_byte(&rgs, ']');
-        if (!rc) rc = tn_buf_append_byte(&rgs, 0);
+        /* footer: where the pages start and their first weight (the reader's row limits) */
+        uint32_t n = b - a;
+        if (!rc) rc = tn_buf_printf(&pages, "{\"rows\":%u,\"pages\":[", n);
+        for (uint32_t s0 = 0; s0 < n && !rc; s0 = next_page_start(s0, n))
+            rc = tn_buf_printf(&pages, "%s[%u,%d]", s0 ? "," : "", s0, p->weight[p->row_order[a + s0]]);
+        if (!rc) rc = tn_buf_printf(&pages, "]}");
+        if (!rc) rc = tn_buf_append_byte(&pages, 0);
         if (!rc) {
-            tn_delta_kv tags[3] = {{"revision", rev}, {"blocks", (const char *)blocks.data}, {"tarn.rowGroups", (const char *)rgs.data}};
-            rc = tn_table_file_writer_set_tags(fw, tags, 3);
+            tn_delta_kv kv[1] = {{OT_PAGES_KEY, (const char *)pages.data}};
+            rc = tn_table_file_writer_set_footer(fw, kv, 1);
+        }
+        for (uint32_t s0 = 0, e; s0 < n && !rc; s0 = e) {
+            e = next_page_start(s0, n);
+            rc = tn_table_file_writer_write(fw, &w->buf, p->row_order + a + s0, e - s0);
+            if (!rc) rc = e % OT_RG_ROWS == 0 ? tn_table_file_writer_flush(fw) : tn_table_file_writer_end_page(fw);
+        }
+        if (!rc) {
+            tn_delta_kv tags[2] = {{"revision", rev}, {"blocks", (const char *)blocks.data}};
+            rc = tn_table_file_writer_set_tags(fw, tags, 2);
         }
         if (!rc) rc = tn_table_file_writer_roll(fw);
         w->files++;
         a = b;
     }
     tn_buf_free(&blocks);
-    tn_buf_free(&rgs);
-    if (rc) {
-        tn_table_file_writer_abort(fw);
-        return rc;
-    }
-    return tn_table_file_writer_close(fw);
+    tn_buf_free(&pages);
+    if (rc) tn_table_file_writer_abort(fw);
+    else rc = tn_table_file_writer_close(fw);
+done:
+    tn_free(corder);
+    tn_free(cmin);
+    return rc;
 }
 
 static int plan_and_write(ot_writer *w) {

@@ -48,22 +48,10 @@ int tn_cli_csv_field(tn_buf *out, const char *s, size_t n) {
 char *tn_cli_tmp_name(const char *path) { return tn_fs_temp_name(path); }
 
 void tn_cli_print_schema(FILE *out, const tn_parquet_file *file) {
-    uint32_t n = tn_parquet_num_columns(file);
-    int width = 4;
-    for (uint32_t i = 0; i < n; i++) {
-        int len = (int)strlen(tn_parquet_column(file, i)->name);
-        if (len > width) width = len;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        const tn_parquet_column_info *c = tn_parquet_column(file, i);
-        char type[64];
-        tn_type_format(c->type, type, sizeof type);
-        fprintf(out, "%-*s  %-14s %s", width, c->name, type, c->nullable ? "nullable" : "NOT NULL");
-        if (c->field_id >= 0) fprintf(out, "  field_id=%" PRId32, c->field_id);
-        fputc('\n', out);
-    }
-    fprintf(out, "%" PRId64 " rows, %" PRIu32 " row groups, %" PRIu32 " columns\n",
-            tn_parquet_num_rows(file), tn_parquet_num_row_groups(file), n);
+    tn_buf buf = TN_BUF_INIT;
+    if (tn_parquet_describe_schema(file, &buf) == 0) fwrite(buf.data, 1, buf.len, out);
+    else tn_error_clear();
+    tn_buf_free(&buf);
 }
 
 int tn_cli_copy_parquet(tn_parquet_file *in, const char *out_path,
@@ -146,15 +134,17 @@ cleanup:
 /* ---------------------------------------------------------------------------------------------
  * Subcommands.
  */
-static int open_file(tn_parquet_file **out, const char *path) {
+static int open_file(tn_parquet_file **out, const char *path, bool metadata_only) {
     tn_error_clear();
-    if (tn_parquet_open(out, tn_fs_default(), path, NULL) != 0) return tn_cli_fail(path);
+    tn_parquet_open_options opts = TN_PARQUET_OPEN_OPTIONS_INIT;
+    opts.metadata_only = metadata_only;   /* schema/meta describe nested files too */
+    if (tn_parquet_open(out, tn_fs_default(), path, &opts) != 0) return tn_cli_fail(path);
     return TN_CLI_OK;
 }
 
 static int cmd_schema(const char *path) {
     tn_parquet_file *f = NULL;
-    int rc = open_file(&f, path);
+    int rc = open_file(&f, path, true);
     if (rc != 0) return rc;
     tn_cli_print_schema(stdout, f);
     tn_parquet_close(f);
@@ -164,7 +154,7 @@ static int cmd_schema(const char *path) {
 static int cmd_meta(const char *path) {
     tn_parquet_file *f = NULL;
     tn_buf buf = TN_BUF_INIT;
-    int rc = open_file(&f, path);
+    int rc = open_file(&f, path, true);
     if (rc != 0) return rc;
     if (tn_parquet_describe(f, &buf) != 0) {
         rc = tn_cli_fail(path);
@@ -256,7 +246,7 @@ static int cmd_cat(int argc, char **argv) {
     bool chunk_ok = false;
     tn_buf out = TN_BUF_INIT, field = TN_BUF_INIT;
     uint64_t printed = 0;
-    int rc = open_file(&f, path);
+    int rc = open_file(&f, path, false);
     if (rc != 0) return rc;
     if ((rc = resolve_columns(f, path, columns, &cols, &ncols)) != 0) goto cleanup;
     types = tn_calloc(ncols ? ncols : 1, sizeof *types);
@@ -352,7 +342,7 @@ static int cmd_copy(int argc, char **argv) {
     if (in_path == NULL || out_path == NULL) return parquet_usage_error("%s", "copy: need IN and OUT");
 
     tn_parquet_file *f = NULL;
-    int rc = open_file(&f, in_path);
+    int rc = open_file(&f, in_path, false);
     if (rc != 0) return rc;
     uint64_t t0 = tn_time_ns();
     tn_cli_copy_result res = {0, 0};

@@ -2,8 +2,8 @@
  * parquet/parquet.h: the Parquet file format, as the layers above see it: open a file and read
  * its schema, metadata and statistics; scan chosen columns into chunks, skipping row groups and
  * pages that a simple predicate rules out; write chunks into a new file with bounded memory.
- * Flat schemas only (nested columns and encrypted files are refused by name). Depends on
- * types/ and base/.
+ * Flat schemas only (nested columns and encrypted files are refused by name; nested files open
+ * for their metadata only). Depends on types/ and base/.
  */
 #ifndef TN_PARQUET_H
 #define TN_PARQUET_H
@@ -33,9 +33,12 @@ typedef struct tn_parquet_open_options {
     int version;                 /* TN_PARQUET_OPEN_OPTIONS_VERSION */
     bool verify_checksums;       /* check page CRCs where present (default true) */
     uint64_t max_page_bytes;     /* refuse pages larger than this uncompressed (default 1 GiB) */
+    bool metadata_only;          /* accept nested schemas for describing the file: the columns
+                                    are the leaves (named by dotted path, "a.list.element"),
+                                    and tn_parquet_scan_open refuses the file (default false) */
 } tn_parquet_open_options;
 #define TN_PARQUET_OPEN_OPTIONS_VERSION 1
-#define TN_PARQUET_OPEN_OPTIONS_INIT {TN_PARQUET_OPEN_OPTIONS_VERSION, true, (uint64_t)1 << 30}
+#define TN_PARQUET_OPEN_OPTIONS_INIT {TN_PARQUET_OPEN_OPTIONS_VERSION, true, (uint64_t)1 << 30, false}
 
 /* Opens path, reads and validates the footer and schema. opts may be NULL (defaults).
  * Errors name the file and what is wrong ("x.parquet: column 'a': nested columns are not
@@ -82,9 +85,13 @@ typedef struct tn_parquet_stats {
 int tn_parquet_column_stats(const tn_parquet_file *file, uint32_t row_group, uint32_t column,
                             tn_parquet_stats *out);
 
-/* Human-readable dump for `tarn parquet meta` (row groups, chunks, encodings, codecs, stats,
- * page index presence). */
+/* Human-readable dump for `tarn parquet meta` (schema tree, row groups, leaf column chunks:
+ * encodings, codecs, sizes, offsets, stats, page index and bloom filter locations). */
 int tn_parquet_describe(const tn_parquet_file *file, tn_buf *out);
+/* The schema tree for `tarn parquet schema`: one line per element (name indented under its
+ * parent, tarn type of a leaf or LIST/MAP/STRUCT, repetition, physical/converted/logical type,
+ * max definition and repetition levels), then "N rows, N row groups, N columns". */
+int tn_parquet_describe_schema(const tn_parquet_file *file, tn_buf *out);
 
 /* A simple predicate `column OP constant` used to skip row groups (by statistics) and pages (by
  * the page index). Skipping is conservative: the scan returns a superset of matching rows, and

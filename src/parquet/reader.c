@@ -1,8 +1,9 @@
 /*
  * parquet/reader.c: opening a Parquet file for reading: the bounded footer read through the
- * tn_fs vtable, magic and encryption checks, FileMetaData decoding, schema validation (flat
- * only: nested/repeated columns are refused by name before any data is touched) and the mapping
- * of physical types + annotations to tn_type; statistics as logical values and row-group
+ * tn_fs vtable, magic and encryption checks, FileMetaData decoding, schema validation (the
+ * tree's shape, max definition/repetition levels per element; nested/repeated columns are
+ * refused by name before any data is touched unless the file is opened for its metadata only)
+ * and the mapping of physical types + annotations to tn_type; statistics as logical values and row-group
  * pruning by them; codec names. Page reading lives in scan.c, the text dump in describe.c.
  */
 #include "parquet/readerInt.h"
@@ -23,6 +24,8 @@ struct tn_parquet_file {
     uint32_t ncols;
     tn_parquet_column_info *cols;
     const pq_schema_element **leaves; /* ncols */
+    pq_rd_node *nodes;                /* meta.nschema: the schema tree */
+    const char *nested;               /* first nested top-level column (metadata_only), or NULL */
     int64_t *rg_first_row;            /* nrow_groups + 1 */
 };
 
@@ -33,6 +36,10 @@ const pq_file_meta *pq_rd_meta(const tn_parquet_file *f) { return &f->meta; }
 const pq_schema_element *pq_rd_leaf(const tn_parquet_file *f, uint32_t col) {
     return col < f->ncols ? f->leaves[col] : NULL;
 }
+const pq_rd_node *pq_rd_node_at(const tn_parquet_file *f, uint32_t i) {
+    return i < f->meta.nschema ? &f->nodes[i] : NULL;
+}
+const char *pq_rd_nested(const tn_parquet_file *f) { return f->nested; }
 int64_t pq_rd_row_group_first_row(const tn_parquet_file *f, uint32_t rg) {
     return rg <= f->meta.nrow_groups ? f->rg_first_row[rg] : 0;
 }
@@ -295,32 +302,118 @@ bad_annotation:
                         path, e->name, phys_name(e->type));
 }
 
-/* Validates the schema tree (flat only) and fills the column table. */
+static bool is_nested_element(const pq_schema_element *e) {
+    return e->num_children > 0 || e->type < 0 || e->repetition == PQ_REPEATED ||
+           is_nested_annotation(e);
+}
+
+/* Walks the schema tree (depth first, as stored): parent, depth, max levels and leaf index of
+ * every element; checks that the children counts fit the element list. */
+static int build_tree(tn_parquet_file *f, uint32_t *nleaves) {
+    const pq_file_meta *m = &f->meta;
+    struct { uint32_t el; int32_t left; } stack[PQ_MAX_SCHEMA_DEPTH + 1];
+    uint32_t top = 0, leaves = 0;
+    f->nodes = tn_arena_calloc(f->arena, sizeof *f->nodes * m->nschema);
+    if (!f->nodes) return TN_ENOMEM;
+    if (m->schema[0].num_children < 0)
+        return tn_error_set(TN_ECORRUPT, "%s: schema root has %d children", f->path,
+                            (int)m->schema[0].num_children);
+    f->nodes[0] = (pq_rd_node){-1, 0, 0, 0, -1};
+    stack[0].el = 0;
+    stack[0].left = m->schema[0].num_children;
+    for (uint32_t i = 1; i < m->nschema; i++) {
+        const pq_schema_element *e = &m->schema[i];
+        while (top > 0 && stack[top].left == 0) top--;
+        if (stack[top].left == 0)
+            return tn_error_set(TN_ECORRUPT, "%s: schema root has %d children but %u elements "
+                                "follow", f->path, (int)m->schema[0].num_children, m->nschema - 1);
+        stack[top].left--;
+        const pq_rd_node *parent = &f->nodes[stack[top].el];
+        pq_rd_node *nd = &f->nodes[i];
+        nd->parent = (int32_t)stack[top].el;
+        nd->depth = parent->depth + 1;
+        nd->def = parent->def + (e->repetition != PQ_REQUIRED);
+        nd->rep = parent->rep + (e->repetition == PQ_REPEATED);
+        nd->leaf = -1;
+        if (!e->name) return tn_error_set(TN_ECORRUPT, "%s: schema element %u has no name", f->path, i);
+        if (e->num_children < 0)
+            return tn_error_set(TN_ECORRUPT, "%s: column '%s': %d children", f->path, e->name,
+                                (int)e->num_children);
+        if (e->num_children > 0) {
+            if (top + 1 >= PQ_MAX_SCHEMA_DEPTH)
+                return tn_error_set(TN_ECORRUPT, "%s: column '%s': schema nested deeper than %d "
+                                    "levels", f->path, e->name, PQ_MAX_SCHEMA_DEPTH);
+            top++;
+            stack[top].el = i;
+            stack[top].left = e->num_children;
+        } else if (e->type < 0) {
+            return tn_error_set(TN_ECORRUPT, "%s: column '%s': a leaf without a physical type",
+                                f->path, e->name);
+        } else {
+            nd->leaf = (int32_t)leaves++;
+        }
+    }
+    for (uint32_t k = 0; k <= top; k++)
+        if (stack[k].left > 0)
+            return k == 0 ? tn_error_set(TN_ECORRUPT, "%s: schema root has %d children but %u "
+                                         "elements follow", f->path,
+                                         (int)m->schema[0].num_children, m->nschema - 1)
+                          : tn_error_set(TN_ECORRUPT, "%s: column '%s': %d children declared, "
+                                         "%d missing", f->path, m->schema[stack[k].el].name,
+                                         (int)m->schema[stack[k].el].num_children,
+                                         (int)stack[k].left);
+    *nleaves = leaves;
+    return 0;
+}
+
+/* The dotted path of schema element i (below the root), in the file's arena. */
+static char *element_path(tn_parquet_file *f, uint32_t i) {
+    size_t len = 0;
+    for (int32_t k = (int32_t)i; k > 0; k = f->nodes[k].parent) len += strlen(f->meta.schema[k].name) + 1;
+    char *p = tn_arena_alloc(f->arena, len);
+    if (!p) return NULL;
+    size_t at = len - 1;
+    p[at] = '\0';
+    for (int32_t k = (int32_t)i; k > 0; k = f->nodes[k].parent) {
+        size_t n = strlen(f->meta.schema[k].name);
+        at -= n;
+        memcpy(p + at, f->meta.schema[k].name, n);
+        if (at > 0) p[--at] = '.';
+    }
+    return p;
+}
+
+/* Validates the schema tree and fills the column table (one column per leaf). A nested schema
+ * is refused unless the file is opened for its metadata only. */
 static int load_schema(tn_parquet_file *f) {
     const pq_file_meta *m = &f->meta;
     if (m->nschema == 0)
         return tn_error_set(TN_ECORRUPT, "%s: empty schema", f->path);
     /* Nested first: a clear message before any other complaint or any data read. */
-    for (uint32_t i = 1; i < m->nschema; i++) {
+    for (uint32_t i = 1; i < m->nschema && !f->nested; i++) {
         const pq_schema_element *e = &m->schema[i];
-        if (e->num_children > 0 || e->type < 0 || e->repetition == PQ_REPEATED ||
-            is_nested_annotation(e))
-            return tn_error_set(TN_EUNSUPPORTED, "%s: column '%s': nested columns are not "
-                                "supported", f->path, e->name ? e->name : "?");
+        if (is_nested_element(e)) {
+            if (!f->opts.metadata_only)
+                return tn_error_set(TN_EUNSUPPORTED, "%s: column '%s': nested columns are not "
+                                    "supported", f->path, e->name ? e->name : "?");
+            f->nested = e->name ? e->name : "?";
+        }
     }
-    if (m->schema[0].num_children != (int32_t)(m->nschema - 1))
-        return tn_error_set(TN_ECORRUPT, "%s: schema root has %d children but %u elements follow",
-                            f->path, (int)m->schema[0].num_children, m->nschema - 1);
-    f->ncols = m->nschema - 1;
+    uint32_t nleaves = 0;
+    int rc = build_tree(f, &nleaves);
+    if (rc) return rc;
+    f->ncols = nleaves;
     f->cols = tn_arena_calloc(f->arena, sizeof *f->cols * (f->ncols ? f->ncols : 1));
     f->leaves = tn_arena_calloc(f->arena, sizeof *f->leaves * (f->ncols ? f->ncols : 1));
     if (!f->cols || !f->leaves) return TN_ENOMEM;
-    for (uint32_t c = 0; c < f->ncols; c++) {
-        const pq_schema_element *e = &m->schema[c + 1];
-        if (!e->name) return tn_error_set(TN_ECORRUPT, "%s: column %u has no name", f->path, c);
-        int rc = map_leaf_type(f->path, e, &f->cols[c].type);
+    for (uint32_t i = 1; i < m->nschema; i++) {
+        if (f->nodes[i].leaf < 0) continue;
+        uint32_t c = (uint32_t)f->nodes[i].leaf;
+        const pq_schema_element *e = &m->schema[i];
+        rc = map_leaf_type(f->path, e, &f->cols[c].type);
         if (rc) return rc;
-        f->cols[c].name = e->name;
+        f->cols[c].name = f->nested ? element_path(f, i) : e->name;
+        if (!f->cols[c].name) return TN_ENOMEM;
         f->cols[c].nullable = e->repetition != PQ_REQUIRED;
         f->cols[c].field_id = e->field_id;
         f->leaves[c] = e;

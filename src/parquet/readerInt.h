@@ -8,6 +8,18 @@
 #include "parquet/parquetInt.h"
 
 const pq_file_meta *pq_rd_meta(const tn_parquet_file *f);
+/* The schema tree: one node per schema element (0 = the root). */
+#define PQ_MAX_SCHEMA_DEPTH 64
+typedef struct pq_rd_node {
+    int32_t parent;                 /* element index, -1 for the root */
+    int32_t depth;                  /* 0 for the root */
+    int32_t def, rep;               /* max definition / repetition level */
+    int32_t leaf;                   /* column index, -1 for groups and the root */
+} pq_rd_node;
+const pq_rd_node *pq_rd_node_at(const tn_parquet_file *f, uint32_t element);
+/* NULL for a flat file; else the first nested top-level column's name (files opened with
+ * metadata_only: their columns are the leaves, named by dotted path, and cannot be scanned). */
+const char *pq_rd_nested(const tn_parquet_file *f);
 /* The schema element of file column `col` (a leaf). */
 const pq_schema_element *pq_rd_leaf(const tn_parquet_file *f, uint32_t col);
 /* File row index of the first row of row group rg. */

@@ -410,6 +410,9 @@ int tn_parquet_scan_open(tn_parquet_scan **out, tn_parquet_file *file,
                          const tn_parquet_scan_options *opts) {
     int rc = 0;
     *out = NULL;
+    if (pq_rd_nested(file))
+        return tn_error_set(TN_EUNSUPPORTED, "%s: column '%s': nested columns are not supported",
+                            tn_parquet_path(file), pq_rd_nested(file));
     tn_parquet_scan *s = tn_calloc(1, sizeof *s);
     if (!s) return TN_ENOMEM;
     uint32_t nfcols = tn_parquet_num_columns(file);

@@ -907,6 +907,23 @@ static int bind_interval(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     return 0;
 }
 
+/* TIMESTAMP(p) with p in 0..5 (the parser refuses p > 6): round the cast's result to that many
+ * fractional digits, as DuckDB's TIMESTAMP_S (p = 0) and TIMESTAMP_MS (1..3) do. DuckDB keeps
+ * microseconds for 4..6 and so does tarn. The value stays a microsecond TIMESTAMP. */
+static int timestamp_precision(tn_binder *b, const tn_sql_type *t, tn_expr **inout) {
+    if (t->type.id != TN_TYPE_TIMESTAMP || t->n_params != 1 || t->params[0] >= 4) return 0;
+    tn_value v;
+    memset(&v, 0, sizeof v);
+    v.type = tn_type_make(TN_TYPE_BIGINT);
+    v.u.i = t->params[0] == 0 ? 1000000 : 1000;
+    tn_expr *args[2] = {*inout, NULL};
+    int rc = tn_expr_constant(&args[1], &v);
+    if (!rc) rc = tn_expr_function(inout, "__timestamp_round", args, 2);
+    else tn_expr_free(args[0]);
+    if (!rc) rc = tn_bind_fold(b, inout);
+    return rc;
+}
+
 /* CAST(x AS INTERVAL) and CAST(interval AS VARCHAR), which func_cast.c does not know; *done
  * false for every other cast. */
 static int bind_interval_cast(bind_ctx *c, tn_sql_expr *e, tn_expr **out, bool *done) {
@@ -1107,6 +1124,7 @@ parts:
             break;
         }
         rc = tn_expr_cast(out, x, t->type, e->u.cast.try_cast);
+        if (!rc) rc = timestamp_precision(b, t, out);
         if (rc) rc = tn_bind_error_at(b, rc, e->pos);
         break;
     }

@@ -53,6 +53,9 @@ static int name_string(tn_buf *o, const char *s, size_t n) {
 static int name_type(tn_buf *o, const tn_sql_type *t) {
     if (t->known) {
         char b[64];
+        /* DuckDB names TIMESTAMP(p) and VARCHAR(n) with their parameter */
+        if ((t->type.id == TN_TYPE_TIMESTAMP || t->type.id == TN_TYPE_VARCHAR) && t->n_params == 1)
+            return tn_buf_printf(o, "%s(%lld)", tn_type_format(t->type, b, sizeof b), (long long)t->params[0]);
         return tn_buf_printf(o, "%s", tn_type_format(t->type, b, sizeof b));
     }
     return tn_buf_printf(o, "%s", t->name);

@@ -201,7 +201,13 @@ tn_sql_type *tn_sqlp_type(tn_sql_parser *p) {
     if (a && a->id == TN_TYPE_DOUBLE && strcmp(t->text, "double") == 0) tn_sqlp_accept_kw(p, KW_PRECISION);
     if (a && a->id == TN_TYPE_VARCHAR && (strcmp(t->text, "character") == 0 || strcmp(t->text, "char") == 0))
         tn_sqlp_accept_kw(p, KW_VARYING);
+    tn_sql_pos lparen = tn_sqlp_peek(p, 0)->pos;
     if (tok_is(p, 0, TK_LPAREN)) {
+        /* DuckDB's grammar has no parameters after these keywords (INTEGER(5) is a syntax error) */
+        static const char *const bare[] = {"int", "integer", "smallint", "bigint", "real", "boolean"};
+        for (size_t k = 0; a && k < sizeof bare / sizeof bare[0]; k++)
+            if (strcmp(t->text, bare[k]) == 0)
+                return tn_sqlp_fail_at(p, lparen, "syntax error at or near \"(\": %s takes no type parameters", ty->name);
         tn_sqlp_advance(p);
         for (;;) {
             const tn_sql_token *n = tn_sqlp_peek(p, 0);
@@ -233,6 +239,26 @@ tn_sql_type *tn_sqlp_type(tn_sql_parser *p) {
         ty->type = tn_type_make(TN_TYPE_VARCHAR);
         ty->n_params = 0;
         return ty;
+    }
+    if (ty->n_params && ty->known) {
+        /* Which types take parameters, as in DuckDB: DECIMAL(p,s), VARCHAR(n) (ignored: no
+         * length limit), FLOAT(p) and TIMESTAMP(p); any other is an error, never ignored. */
+        tn_type_id id = (tn_type_id)ty->type.id;
+        if (id == TN_TYPE_TIMESTAMP) {
+            if (ty->n_params != 1) return tn_sqlp_fail_at(p, ty->pos, "TIMESTAMP takes one type parameter, the precision");
+            if (ty->params[0] > 9)
+                return tn_sqlp_fail_at(p, ty->pos, "TIMESTAMP only supports until nano-second precision (9)");
+            if (ty->params[0] > 6)
+                return tn_sqlp_fail_at(p, ty->pos, "TIMESTAMP(%lld): nanosecond precision is not supported (tarn "
+                                       "timestamps hold microseconds); use TIMESTAMP or TIMESTAMP(6)",
+                                       (long long)ty->params[0]);
+        } else if (id == TN_TYPE_TIMESTAMP_TZ && !(ty->n_params == 1 && ty->params[0] == 6)) {
+            /* PostgreSQL's TIMESTAMP(6) WITH TIME ZONE is what tarn holds; DuckDB refuses any */
+            return tn_sqlp_fail_at(p, ty->pos, "Type 'TIMESTAMP WITH TIME ZONE' does not take any type parameters");
+        } else if (id != TN_TYPE_DECIMAL && id != TN_TYPE_VARCHAR && id != TN_TYPE_FLOAT &&
+                   id != TN_TYPE_TIMESTAMP_TZ) {
+            return tn_sqlp_fail_at(p, ty->pos, "Type '%s' does not take any type parameters", ty->name);
+        }
     }
     if (ty->known && ty->type.id == TN_TYPE_DECIMAL) {
         int64_t prec = ty->n_params >= 1 ? ty->params[0] : 18;

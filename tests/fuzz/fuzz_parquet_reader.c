@@ -1,7 +1,8 @@
 /*
  * tests/fuzz/fuzz_parquet_reader.c: libFuzzer target for the whole Parquet read path: the input
  * bytes are served as a file by the in-memory tn_fs of memfs.h; the target opens it, walks the
- * metadata (schema, statistics, describe, row-group skipping) and scans every column to the end.
+ * metadata (schema, statistics, describe, row-group skipping) and scans every column to the end;
+ * then again opened with metadata_only (nested schemas accepted, scans refused).
  * Errors are expected; crashes, hangs, leaks and out-of-bounds reads are bugs.
  */
 #include <stdio.h>
@@ -18,6 +19,7 @@ static void exercise_file(tn_parquet_file *f) {
     uint32_t nrg = tn_parquet_num_row_groups(f);
     tn_buf buf = TN_BUF_INIT;
     (void)tn_parquet_describe(f, &buf);
+    (void)tn_parquet_describe_schema(f, &buf);
     for (uint32_t i = 0; i < tn_parquet_kv_count(f); i++) {
         const char *k = NULL, *v = NULL;
         tn_parquet_kv(f, i, &k, &v);
@@ -95,6 +97,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tn_parquet_open_options opts = TN_PARQUET_OPEN_OPTIONS_INIT;
     opts.max_page_bytes = (uint64_t)64 << 20;    /* keep within libFuzzer's RSS limit */
     tn_parquet_file *f = NULL;
+    if (tn_parquet_open(&f, &m.fs, MEM_PATH, &opts) == 0) {
+        exercise_file(f);
+        tn_parquet_close(f);
+    }
+    /* `tarn parquet meta/schema` open nested files for their metadata (scans are refused) */
+    opts.metadata_only = true;
     if (tn_parquet_open(&f, &m.fs, MEM_PATH, &opts) == 0) {
         exercise_file(f);
         tn_parquet_close(f);

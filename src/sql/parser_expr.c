@@ -1073,34 +1073,41 @@ static tn_sql_expr *comparison(tn_sql_parser *p) {
         }
         p->i += skip + 1;
         const tn_sql_token *q = tn_sqlp_peek(p, 0);
+        if ((tok_word(q, "any") || tok_word(q, "some") || tok_word(q, "all")) && tok_is(p, 1, TK_LPAREN) &&
+            tn_sqlp_is_query_start(p, 2)) {
+            /* x op ANY|SOME|ALL (subquery): = ANY is IN, <> ALL is NOT IN */
+            bool all = tok_word(q, "all");
+            p->i += 2;
+            tn_sql_expr *e = new_expr(p, TN_SQL_E_IN_QUERY, t->pos);
+            if (!e) return NULL;
+            e->u.in_query.arg = l;
+            e->u.in_query.op = op;
+            e->u.in_query.all = all;
+            if (op == TN_SQL_OP_EQ && !all) e->u.in_query.op = op;
+            else if (op == TN_SQL_OP_NE && all) e->u.in_query.negated = true;
+            else e->u.in_query.quantified = true;
+            e->u.in_query.query = tn_sqlp_query(p);
+            if (!e->u.in_query.query || !tn_sqlp_expect(p, TK_RPAREN, "')' after the subquery")) return NULL;
+            l = e;
+            continue;
+        }
         if ((tok_word(q, "any") || tok_word(q, "some") || tok_word(q, "all")) && tok_is(p, 1, TK_LPAREN)) {
-            /* x = ANY (subquery | array), x <> ALL (...): IN / NOT IN; others are not supported */
+            /* x = ANY (array), x <> ALL (array): a PostgreSQL array text (catalog columns,
+             * '{a,b}'; pg_catalog.c); other operators are not supported over arrays */
             bool all = tok_word(q, "all");
             if ((op != TN_SQL_OP_EQ || all) && (op != TN_SQL_OP_NE || !all))
-                return tn_sqlp_fail_at(p, q->pos, "only = ANY (...) and <> ALL (...) are supported");
+                return tn_sqlp_fail_at(p, q->pos, "only = ANY (array) and <> ALL (array) are supported");
             p->i += 2;
-            tn_sql_expr *e;
-            if (tn_sqlp_is_query_start(p, 0)) {
-                e = new_expr(p, TN_SQL_E_IN_QUERY, t->pos);
-                if (!e) return NULL;
-                e->u.in_query.arg = l;
-                e->u.in_query.negated = all;
-                e->u.in_query.query = tn_sqlp_query(p);
-                if (!e->u.in_query.query) return NULL;
-            } else {
-                /* a PostgreSQL array text (catalog columns, '{a,b}'): pg_catalog.c */
-                tn_sql_expr *arr = tn_sqlp_expr(p);
-                e = arr ? call_n(p, "pg_array_contains", t->pos, arr, l, NULL) : NULL;
-                if (e && all) {
-                    tn_sql_expr *n = new_expr(p, TN_SQL_E_UNARY, t->pos);
-                    if (!n) return NULL;
-                    n->u.unary.op = TN_SQL_OP_NOT;
-                    n->u.unary.arg = e;
-                    e = n;
-                }
-                if (!e) return NULL;
+            tn_sql_expr *arr = tn_sqlp_expr(p);
+            tn_sql_expr *e = arr ? call_n(p, "pg_array_contains", t->pos, arr, l, NULL) : NULL;
+            if (e && all) {
+                tn_sql_expr *n = new_expr(p, TN_SQL_E_UNARY, t->pos);
+                if (!n) return NULL;
+                n->u.unary.op = TN_SQL_OP_NOT;
+                n->u.unary.arg = e;
+                e = n;
             }
-            if (!tn_sqlp_expect(p, TK_RPAREN, "')' after ANY / ALL")) return NULL;
+            if (!e || !tn_sqlp_expect(p, TK_RPAREN, "')' after ANY / ALL")) return NULL;
             l = e;
             continue;
         }

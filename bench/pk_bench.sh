@@ -82,10 +82,12 @@ done
 "$PB" "$W" "$tmp/tarn.tsv" >"$tmp/tarn.out" || { echo "pk_bench: tarn failed" >&2; exit 1; }
 tms() { awk -v n="$1" '$1 == n {print $2}' "$tmp/tarn.out"; }
 tmed() { for r in $(seq 1 "$REPS"); do tms "${1}_$r"; done | med; }
+tcpu() { for r in $(seq 1 "$REPS"); do awk -v n="${1}_$r" '$1 == n {print $3}' "$tmp/tarn.out"; done | med; }
 rescale_rows() {
-    local rs ct
-    rs=$(tmed rescale) ct=$(tmed ctas)
+    local rs ct rc cc
+    rs=$(tmed rescale) ct=$(tmed ctas) rc=$(tcpu rescale) cc=$(tcpu ctas)
     echo "| rescale: INSERT OVERWRITE of a $RS_ROWS-row partition 16 <-> 32 buckets, against CREATE TABLE AS of its rows (same rounds, median of $REPS) | $rs | (tarn CTAS) $ct | $(ratio "$rs" "$ct") | |"
+    echo "| rescale, CPU time (user + system, all threads) against CTAS's | $rc | (tarn CTAS) $cc | $(ratio "$rc" "$cc") | |"
     echo "| initial load of the rescaled table ($RS_ROWS rows, 16 buckets) | $(tms rs_load) | | | |"
 }
 if has_part rescale; then
@@ -104,6 +106,7 @@ s = open(path).read()
 a, b = s.index('<!-- pk:start -->'), s.index('<!-- pk:end -->')
 sec = [l for l in s[a:b].rstrip('\n').split('\n')
        if not l.startswith(('| rescale', '| initial load of the rescaled', 'Rescale rows:'))]
+while sec and not sec[-1].strip(): sec.pop()
 last = max(i for i, l in enumerate(sec) if l.startswith('|'))
 sec[last + 1:last + 1] = rows
 sec += ['', note]
@@ -111,6 +114,11 @@ open(path, 'w').write(s[:a] + '\n'.join(sec) + '\n' + s[b:])
 EOF
     exit 0
 fi
+
+# the files a point lookup reads (bucket pruning)
+key=$(( (1 * 7 + 1) * 9973 % ROWS ))
+"$BUILD/tarn" -w "$W" --stats -c "SELECT v FROM pk WHERE p = 'p1' AND k = $key" >/dev/null 2>"$tmp/stats" || true
+lookup_files=$(python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])['files_scanned'])" "$tmp/stats" 2>/dev/null || echo '?')
 
 # files and bytes of each tarn upsert commit (versions 2.. in the order of tarn.tsv)
 python3 - "$W/pk/_delta_log" "$REPS" "$SIZES" >"$tmp/files.out" <<'EOF'

@@ -46,6 +46,8 @@ int tn_error_set(int code, const char *fmt, ...) __attribute__((format(printf, 2
 int tn_error_setv(int code, const char *fmt, va_list ap);
 /* Prepend "<context>: " to the current message; returns code unchanged. */
 int tn_error_prefix(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Length of a leading DuckDB error class ("Binder Error: ", "Out of Range Error: ") in m, or 0. */
+size_t tn_error_class_len(const char *m);
 const char *tn_error_message(void);   /* borrowed; valid until the next error on this thread */
 int tn_error_code_last(void);
 const char *tn_error_code_name(int code);

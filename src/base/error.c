@@ -28,6 +28,16 @@ int tn_error_set(int code, const char *fmt, ...) {
     return code;
 }
 
+size_t tn_error_class_len(const char *m) {
+    if (!m || !(m[0] >= 'A' && m[0] <= 'Z')) return 0;
+    for (size_t i = 0; i < 40 && m[i]; i++) {
+        if (strncmp(m + i, "Error: ", 7) == 0) return i > 0 && m[i - 1] != ' ' ? 0 : i + 7;
+        char c = m[i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == ' ')) return 0;
+    }
+    return 0;
+}
+
 int tn_error_prefix(int code, const char *fmt, ...) {
     char prefix[sizeof g_message];
     char old[sizeof g_message];
@@ -36,15 +46,21 @@ int tn_error_prefix(int code, const char *fmt, ...) {
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
     memcpy(old, g_message, sizeof old);
-    /* Assemble "<prefix>: <old>" truncated to the buffer. */
-    size_t cap = sizeof g_message - 1, len = strnlen(prefix, cap);
-    memcpy(g_message, prefix, len);
-    if (old[0]) {
+    /* Assemble "[<class>: ]<prefix>: <old>" truncated to the buffer: a DuckDB error class
+     * ("Conversion Error: ") stays in front. */
+    size_t cap = sizeof g_message - 1, len = 0;
+    size_t klass = tn_error_class_len(old);
+    memcpy(g_message, old, klass);
+    len = klass;
+    size_t plen = strnlen(prefix, cap - len);
+    memcpy(g_message + len, prefix, plen);
+    len += plen;
+    if (old[klass]) {
         const char *sep = ": ";
         for (int i = 0; i < 2 && len < cap; i++) g_message[len++] = sep[i];
-        size_t olen = strnlen(old, sizeof old - 1);
+        size_t olen = strnlen(old + klass, sizeof old - 1 - klass);
         if (olen > cap - len) olen = cap - len;
-        memcpy(g_message + len, old, olen);
+        memcpy(g_message + len, old + klass, olen);
         len += olen;
     }
     g_message[len] = '\0';

@@ -57,7 +57,7 @@ void sh_print_error(void) {
         return;
     }
     if (!m || !*m) m = tn_error_code_name(tn_error_code_last());
-    fprintf(stderr, "Error: %s\n", m);
+    fprintf(stderr, tn_error_class_len(m) ? "%s\n" : "Error: %s\n", m);   /* "Binder Error: ..." */
 }
 
 /* ---------------------------------------------------------------------------------------------

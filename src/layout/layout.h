@@ -50,6 +50,13 @@ int tn_layout_otree_table_config(const tn_table_column_def *cols, uint32_t ncols
                                  const tn_delta_kv *conf, uint32_t nconf, const char *table, tn_arena *arena,
                                  tn_delta_kv **out, uint32_t *nout);
 
+/* ALTER TABLE t SET TBLPROPERTIES ('columnsToIndex' = ..., ['cubeSize' = ...]) on a plain,
+ * unpartitioned Delta table: qbeast's ConvertToQbeastCommand, one metadata commit adding the
+ * configuration tn_layout_otree_table_config gives (props: the SET's keys, NULL values ignored).
+ * The existing files become revision 0 (unindexed: samples read and filter them; OPTIMIZE
+ * indexes them). An OTree table or another layout is refused by name. */
+int tn_layout_otree_convert(tn_table *t, const tn_delta_kv *props, uint32_t nprops, int64_t *version);
+
 /* A primary-key table file's bucket and the bucket count it was written with (its AddFile tags
  * bucket and bucketCount); false when it has none (or they are invalid). */
 bool tn_layout_file_bucket(const tn_delta_file *f, int32_t *bucket, int32_t *count);

@@ -124,8 +124,9 @@ void tn_pg_conn_notice(tn_pg_conn *c, const char *severity, const char *fmt, ...
 }
 
 /* The message of tarn's last error as PostgreSQL shows it: the first line without the
- * "binder error at line L, column C: " prefix (the position goes in its own field). */
+ * DuckDB error class and the position (which goes in its own field). */
 static void split_message(const char *m, char *out, size_t cap) {
+    m += tn_error_class_len(m);   /* PostgreSQL has no "Binder Error: " class */
     const char *p = m;
     const char *colon = strstr(m, ": ");
     const char *nl = strchr(m, '\n');

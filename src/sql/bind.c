@@ -21,21 +21,40 @@ static _Thread_local tn_sql_pos g_err_pos;
 tn_sql_pos tn_sql_error_pos(void) { return g_err_pos; }
 void tn_bind_set_pos(tn_sql_pos pos) { g_err_pos = pos; }
 
+/* DuckDB's error class for a tarn error code, put in front of binder-time messages so that
+ * users see (and search for) the same "Binder Error: ..." text as in DuckDB. */
+const char *tn_sql_error_class(int code) {
+    switch (code) {
+    case TN_EBIND: return "Binder Error";
+    case TN_ENOTFOUND: case TN_EEXISTS: return "Catalog Error";
+    case TN_ESYNTAX: return "Parser Error";
+    case TN_EINVAL: return "Invalid Input Error";
+    case TN_ELIMIT: return "Out of Range Error";
+    case TN_EUNSUPPORTED: return "Not implemented Error";
+    case TN_ECONSTRAINT: return "Constraint Error";
+    case TN_ECONFLICT: return "TransactionContext Error";
+    case TN_EIO: return "IO Error";
+    default: return NULL;
+    }
+}
+
+/* "<Class>: <msg>\nat line L, column C:\n<source line>\n<caret>"; the class is the message's
+ * own when it names one ("Conversion Error: ..."), else the code's. */
 static int format_at(tn_binder *b, int code, tn_sql_pos pos, const char *msg) {
     tn_buf buf = TN_BUF_INIT;
     g_err_pos = pos;
-    const char *kind = code == TN_EBIND || code == TN_ENOTFOUND ? "binder error" : "error";
-    if (pos.line == 0 || b == NULL || b->sql == NULL || pos.offset > b->sql_len) {
-        tn_error_set(code, "%s", msg);
-        return code;
+    const char *klass = tn_error_class_len(msg) ? NULL : tn_sql_error_class(code);
+    if (klass) tn_buf_printf(&buf, "%s: ", klass);
+    tn_buf_printf(&buf, "%s", msg);
+    if (pos.line != 0 && b != NULL && b->sql != NULL && pos.offset <= b->sql_len) {
+        size_t start = pos.offset, end = pos.offset;
+        while (start > 0 && b->sql[start - 1] != '\n') start--;
+        while (end < b->sql_len && b->sql[end] != '\n' && b->sql[end] != '\r') end++;
+        tn_buf_printf(&buf, "\nat line %u, column %u:\n%.*s\n", pos.line, pos.col, (int)(end - start),
+                      b->sql + start);
+        for (uint32_t i = 1; i < pos.col; i++) tn_buf_append_byte(&buf, ' ');
+        tn_buf_append_byte(&buf, '^');
     }
-    size_t start = pos.offset, end = pos.offset;
-    while (start > 0 && b->sql[start - 1] != '\n') start--;
-    while (end < b->sql_len && b->sql[end] != '\n' && b->sql[end] != '\r') end++;
-    tn_buf_printf(&buf, "%s at line %u, column %u: %s\n%.*s\n", kind, pos.line, pos.col, msg,
-                  (int)(end - start), b->sql + start);
-    for (uint32_t i = 1; i < pos.col; i++) tn_buf_append_byte(&buf, ' ');
-    tn_buf_append_byte(&buf, '^');
     tn_buf_append_byte(&buf, 0);
     tn_error_set(code, "%s", buf.data ? (const char *)buf.data : msg);
     tn_buf_free(&buf);
@@ -62,7 +81,7 @@ int tn_bind_error(tn_binder *b, tn_sql_pos pos, const char *fmt, ...) {
 
 int tn_bind_error_at(tn_binder *b, int code, tn_sql_pos pos) {
     const char *m = tn_error_message();
-    if (code == TN_ENOMEM || strstr(m, " at line ") != NULL) return code;
+    if (code == TN_ENOMEM || strstr(m, " at line ") != NULL || strstr(m, "\nat line ") != NULL) return code;
     if (code == TN_EINTERRUPT) return tn_error_set(code, "Interrupted");   /* no context, no caret */
     char msg[900];
     snprintf(msg, sizeof msg, "%s", m);

@@ -53,6 +53,9 @@ static int name_string(tn_buf *o, const char *s, size_t n) {
 static int name_type(tn_buf *o, const tn_sql_type *t) {
     if (t->known) {
         char b[64];
+        /* DuckDB names TIMESTAMP(p) and VARCHAR(n) with their parameter */
+        if ((t->type.id == TN_TYPE_TIMESTAMP || t->type.id == TN_TYPE_VARCHAR) && t->n_params == 1)
+            return tn_buf_printf(o, "%s(%lld)", tn_type_format(t->type, b, sizeof b), (long long)t->params[0]);
         return tn_buf_printf(o, "%s", tn_type_format(t->type, b, sizeof b));
     }
     return tn_buf_printf(o, "%s", t->name);
@@ -130,7 +133,11 @@ static int name_rec(tn_buf *o, const tn_sql_expr *e) {
     case TN_SQL_E_IN_QUERY:
         rc = tn_buf_printf(o, "(");
         if (!rc) rc = name_rec(o, e->u.in_query.arg);
-        if (!rc) rc = tn_buf_printf(o, e->u.in_query.negated ? " NOT IN (SELECT ...))" : " IN (SELECT ...))");
+        static const char *const ops[] = {"", "", "=", "<>", "<", "<=", ">", ">="};
+        if (!rc && e->u.in_query.quantified)
+            rc = tn_buf_printf(o, " %s %s (SELECT ...))", e->u.in_query.op <= TN_SQL_OP_GE ? ops[e->u.in_query.op] : "?",
+                               e->u.in_query.all ? "ALL" : "ANY");
+        else if (!rc) rc = tn_buf_printf(o, e->u.in_query.negated ? " NOT IN (SELECT ...))" : " IN (SELECT ...))");
         return rc;
     case TN_SQL_E_LIKE:
         rc = tn_buf_printf(o, "(");

@@ -759,6 +759,7 @@ static int eval_function(const tn_expr *e, const tn_chunk *in, node_state *s, tn
         }
     }
     rc = def->fn(&e->u.func.call, s->argv, e->nargs, rows, out);
+    if (rc && tn_error_class_len(tn_error_message())) return rc;   /* "Conversion Error: ..." as DuckDB */
     if (rc) return tn_error_prefix(rc, "%s", def->name[0] >= 'a' && def->name[0] <= 'z' ? def->name : "operator");
     return 0;
 }

@@ -348,7 +348,7 @@ typedef struct cast_ctx {
 
 static int fail_string(cast_ctx *c, uint32_t i, tn_str s, const char *what) {
     if (c->try_cast) return tn_vector_set_null(c->out, i);
-    return tn_error_set(TN_EINVAL, "Could not convert string '%.*s' to %s", (int)(s.len > 200 ? 200 : s.len),
+    return tn_error_set(TN_EINVAL, "Conversion Error: Could not convert string '%.*s' to %s", (int)(s.len > 200 ? 200 : s.len),
                         s.ptr, what);
 }
 
@@ -358,7 +358,7 @@ static int fail_range(cast_ctx *c, uint32_t i, const char *value) {
     const char *tname = c->out->type.id == TN_TYPE_DECIMAL ? tn_type_format(c->out->type, tb, sizeof tb)
                                                            : tn_cast_type_name(c->out->type);
     return tn_error_set(TN_ELIMIT,
-                        "Type %s with value %s can't be cast because the value is out of range for the "
+                        "Conversion Error: Type %s with value %s can't be cast because the value is out of range for the "
                         "destination type %s",
                         c->src->type.id == TN_TYPE_DECIMAL ? "DECIMAL" : tn_cast_type_name(c->src->type),
                         value, tname);
@@ -485,7 +485,7 @@ static int cast_numeric(cast_ctx *c, uint32_t n) {
                 ok = !__builtin_mul_overflow(v, tn_pow10_i128[s], &v) && v < lim && v > -lim;
                 if (!ok && !c->try_cast) {
                     char tb[64];
-                    rc = tn_error_set(TN_ELIMIT, "Could not cast value %lld to %s", (long long)get_int(src, i),
+                    rc = tn_error_set(TN_ELIMIT, "Conversion Error: Could not cast value %lld to %s", (long long)get_int(src, i),
                                       tn_type_format(out->type, tb, sizeof tb));
                     continue;
                 }
@@ -496,7 +496,7 @@ static int cast_numeric(cast_ctx *c, uint32_t n) {
                 if (ok) v = (tn_int128)d;
                 if (!ok && !c->try_cast) {
                     char tb[64];
-                    rc = tn_error_set(TN_ELIMIT, "Could not cast value %f to %s", get_dbl(src, i),
+                    rc = tn_error_set(TN_ELIMIT, "Conversion Error: Could not cast value %f to %s", get_dbl(src, i),
                                       tn_type_format(out->type, tb, sizeof tb));
                     continue;
                 }
@@ -509,7 +509,7 @@ static int cast_numeric(cast_ctx *c, uint32_t n) {
                 if (!ok && !c->try_cast) {
                     char tb[64];
                     tn_format_decimal(vb, sizeof vb, tn_dec_get(src, i), ss);
-                    rc = tn_error_set(TN_ELIMIT, "Casting value \"%s\" to type %s failed: value is out of range!",
+                    rc = tn_error_set(TN_ELIMIT, "Conversion Error: Casting value \"%s\" to type %s failed: value is out of range!",
                                       vb, tn_type_format(out->type, tb, sizeof tb));
                     continue;
                 }
@@ -565,7 +565,7 @@ static int cast_from_string(cast_ctx *c, uint32_t n) {
             if (!parse_scaled(s.ptr, s.len, out->type.scale, out->type.precision, &v)) {
                 if (c->try_cast) rc = tn_vector_set_null(out, i);
                 else
-                    rc = tn_error_set(TN_EINVAL, "Could not convert string \"%.*s\" to %s",
+                    rc = tn_error_set(TN_EINVAL, "Conversion Error: Could not convert string \"%.*s\" to %s",
                                       (int)(s.len > 200 ? 200 : s.len), s.ptr,
                                       tn_type_format(out->type, tb, sizeof tb));
             } else {
@@ -579,9 +579,9 @@ static int cast_from_string(cast_ctx *c, uint32_t n) {
             if (prc == 0) ((int32_t *)out->data)[i] = d;
             else if (c->try_cast) rc = tn_vector_set_null(out, i);
             else if (prc == TN_ELIMIT)
-                rc = tn_error_set(TN_EINVAL, "date field value out of range: \"%.*s\"", (int)(s.len > 200 ? 200 : s.len), s.ptr);
+                rc = tn_error_set(TN_EINVAL, "Conversion Error: date field value out of range: \"%.*s\"", (int)(s.len > 200 ? 200 : s.len), s.ptr);
             else
-                rc = tn_error_set(TN_EINVAL, "invalid date field format: \"%.*s\", expected format is (YYYY-MM-DD)",
+                rc = tn_error_set(TN_EINVAL, "Conversion Error: invalid date field format: \"%.*s\", expected format is (YYYY-MM-DD)",
                                   (int)(s.len > 200 ? 200 : s.len), s.ptr);
             break;
         }
@@ -593,11 +593,11 @@ static int cast_from_string(cast_ctx *c, uint32_t n) {
             if (prc == 0) ((int64_t *)out->data)[i] = out->type.id == TN_TYPE_TIMESTAMP_TZ ? ts - off : ts;
             else if (c->try_cast) rc = tn_vector_set_null(out, i);
             else if (prc == 2)
-                rc = tn_error_set(TN_EINVAL, "timestamp field value out of range: \"%.*s\"",
+                rc = tn_error_set(TN_EINVAL, "Conversion Error: timestamp field value out of range: \"%.*s\"",
                                   (int)(s.len > 200 ? 200 : s.len), s.ptr);
             else
                 rc = tn_error_set(TN_EINVAL,
-                                  "invalid timestamp field format: \"%.*s\", expected format is "
+                                  "Conversion Error: invalid timestamp field format: \"%.*s\", expected format is "
                                   "(YYYY-MM-DD HH:MM:SS[.US][±HH[:MM[:SS]]| ZONE])",
                                   (int)(s.len > 200 ? 200 : s.len), s.ptr);
             break;
@@ -630,7 +630,7 @@ static int cast_from_string(cast_ctx *c, uint32_t n) {
             }
             if (bad) {
                 if (c->try_cast) rc = tn_vector_set_null(out, i);
-                else rc = tn_error_set(TN_EINVAL, "Invalid hex escape code encountered in string -> blob conversion of string \"%.*s\"",
+                else rc = tn_error_set(TN_EINVAL, "Conversion Error: Invalid hex escape code encountered in string -> blob conversion of string \"%.*s\"",
                                        (int)(s.len > 200 ? 200 : s.len), s.ptr);
             } else {
                 rc = tn_vector_set_str(out, i, (const char *)c->text.data, c->text.len);
@@ -691,7 +691,7 @@ static int cast_datetime(cast_ctx *c, uint32_t n) {
                 tn_value_to_text(&t, &dv);
                 snprintf(db, sizeof db, "%.*s", (int)t.len, t.data ? (const char *)t.data : "");
                 tn_buf_free(&t);
-                return tn_error_set(TN_ELIMIT, "Type DATE with value %s can't be cast to the destination type TIMESTAMP", db);
+                return tn_error_set(TN_ELIMIT, "Conversion Error: Type DATE with value %s can't be cast to the destination type TIMESTAMP", db);
             }
             us = v * 86400000000LL;
             ((int64_t *)c->out->data)[i] = us;

@@ -818,7 +818,7 @@ static int parse_fn(FN_ARGS, bool java, bool error_on_fail, bool to_date) {
         if (run_parse(p, s.ptr, s.len, &us) != 0) {
             if (error_on_fail) {
                 tn_str f = STR(1, i);
-                rc = tn_error_set(TN_EINVAL, "Could not parse string \"%.*s\" according to format specifier \"%.*s\"",
+                rc = tn_error_set(TN_EINVAL, "Invalid Input Error: Could not parse string \"%.*s\" according to format specifier \"%.*s\"",
                                   (int)(s.len > 200 ? 200 : s.len), s.ptr, (int)(f.len > 200 ? 200 : f.len), f.ptr);
             } else {
                 rc = tn_vector_set_null(out, i);
@@ -882,7 +882,7 @@ static int f_to_timestamp_epoch(FN_ARGS) {
         double s = ((const double *)args[0]->data)[TN_ARG_IDX(args[0], i)] * 1e6;
         /* TIMESTAMP's range; the largest double below 2^63 is 2^63 - 1024, inside it */
         if (!(s >= (double)TN_TS_MIN_US && s < 9223372036854775808.0) && VALID(i))
-            return tn_error_set(TN_ELIMIT, "Could not convert epoch seconds to TIMESTAMP WITH TIME ZONE");
+            return tn_error_set(TN_ELIMIT, "Conversion Error: Could not convert epoch seconds to TIMESTAMP WITH TIME ZONE");
         r[i] = VALID(i) ? (int64_t)llround(s) : 0;
     }
     return 0;

@@ -3,7 +3,8 @@
  * (months first, clamped to the month's last day, then days, then microseconds), timestamp -
  * timestamp (days and microseconds), interval arithmetic and comparison (a month counts 30 days
  * when comparing), to_years .. to_microseconds, and the text conversions the binder uses for
- * CAST(x AS INTERVAL) and CAST(interval AS VARCHAR) (func_cast.c does not know INTERVAL).
+ * CAST(x AS INTERVAL) and CAST(interval AS VARCHAR) (func_cast.c does not know INTERVAL), and
+ * __timestamp_round, which CAST(x AS TIMESTAMP(p)) with p < 6 adds after the cast.
  */
 #include <math.h>
 #include <string.h>
@@ -253,6 +254,21 @@ static int f_to_seconds(FN_ARGS) { return to_frac(call, args, nargs, n, out, 1e6
 static int f_to_millis(FN_ARGS) { return to_frac(call, args, nargs, n, out, 1e3); }
 static int f_to_micros(FN_ARGS) { return to_frac(call, args, nargs, n, out, 1.0); }
 
+/* CAST(x AS TIMESTAMP(p)), p in 0..5: the microseconds rounded to a multiple of unit = 10^(6-p),
+ * half away from zero in epoch terms, as DuckDB's TIMESTAMP -> TIMESTAMP_S/_MS cast does
+ * (1960-01-01 12:34:56.5 -> 12:34:56). Past the largest timestamp is an error. */
+static int f_ts_round(FN_ARGS) {
+    int64_t *r = out->data;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!VALID(i)) continue;
+        int64_t v = I64(0, i), unit = I64(1, i), x;
+        if (unit <= 1) { r[i] = v; continue; }
+        if (__builtin_add_overflow(v, v < 0 ? -(unit / 2) : unit / 2, &x)) return range_error();
+        r[i] = x / unit * unit;
+    }
+    return 0;
+}
+
 /* Text conversions (CAST). */
 static int f_text_to_iv(FN_ARGS) {
     tn_interval *r = out->data;
@@ -324,6 +340,7 @@ const tn_func_def tn_funcs_interval[] = {
     {"to_milliseconds", {T_(DOUBLE), N}, IVT, 0, f_to_millis, NULL, NULL},
     {"to_microseconds", {T_(DOUBLE), N}, IVT, 0, f_to_micros, NULL, NULL},
     {"epoch", {IVT, N}, T_(DOUBLE), 0, f_iv_epoch, NULL, NULL},
+    {"__timestamp_round", {T_(TIMESTAMP), T_(BIGINT), N}, T_(TIMESTAMP), 0, f_ts_round, NULL, NULL},
     {"__cast_to_interval", {T_(VARCHAR), N}, IVT, 0, f_text_to_iv, NULL, NULL},
     {"__cast_interval_to_varchar", {IVT, N}, T_(VARCHAR), 0, f_iv_to_text, NULL, NULL},
     {NULL, {N}, 0, 0, NULL, NULL, NULL},

@@ -1,12 +1,14 @@
 /*
  * sql/optimize.c: rewrites of the logical plan: filter pushdown (through projections,
  * aggregates over group columns, sorts and joins, comma joins becoming join conditions),
- * equi-join key extraction, build-side choice (the smaller input builds), column pruning down
- * to the scans, and scan predicates (`col OP const`) for Parquet row-group and page skipping.
+ * equi-join key extraction, build-side choice (the smaller estimated input builds), column
+ * pruning down to the scans, and scan predicates (`col OP const`) for Parquet row-group and
+ * page skipping. Estimates (optimize_cost.c) and join order (optimize_join_order.c) run
+ * between pushdown and key extraction.
  */
 #include <string.h>
 
-#include "sql/plan.h"
+#include "sql/optimizeInt.h"
 
 typedef struct elist {
     tn_expr **items;
@@ -360,26 +362,13 @@ static int push(tn_arena *arena, tn_plan **slot, elist *conjs) {
 /* ---------------------------------------------------------------------------------------------
  * Join keys and build side.
  */
-static bool is_eq(const tn_expr *e) {
-    return e->kind == TN_EXPR_FUNCTION && e->nargs == 2 && e->u.func.call.def &&
-           strcmp(e->u.func.call.def->name, "=") == 0;
-}
+static bool is_eq(const tn_expr *e) { return tn_opt_is_eq(e); }
 
 static bool refs_column(const tn_expr *e) {
     if (e->kind == TN_EXPR_COLUMN) return true;
     for (uint32_t i = 0; i < e->nargs; i++)
         if (refs_column(e->args[i])) return true;
     return false;
-}
-
-static double estimate(tn_plan *p) {
-    switch (p->kind) {
-    case TN_PLAN_SCAN: return p->est_rows;
-    case TN_PLAN_FILTER: return estimate(p->child[0]) * 0.3;
-    case TN_PLAN_PROJECT:
-    case TN_PLAN_SORT: return estimate(p->child[0]);
-    default: return p->est_rows;
-    }
 }
 
 static int join_keys(tn_arena *arena, tn_plan *p) {
@@ -422,12 +411,7 @@ static int join_keys(tn_arena *arena, tn_plan *p) {
     el_free(&c);
     if (!rc) rc = make_and(&rest, &p->u.join.residual);
     else el_free(&rest);
-    if (p->u.join.kind == TN_JOIN_INNER && p->u.join.nkeys > 0) {
-        double le = estimate(l), re = estimate(r);
-        p->u.join.build_left = le < re;
-    }
-    double le = estimate(l), re = estimate(r);
-    p->est_rows = p->u.join.nkeys ? (le > re ? le : re) : le * re;
+    if (p->u.join.kind == TN_JOIN_INNER && p->u.join.nkeys > 0) p->u.join.build_left = l->est_rows < r->est_rows;
     return rc;
 }
 
@@ -824,6 +808,10 @@ static int scan_preds(tn_arena *arena, tn_plan *p) {
 int tn_optimize(tn_plan **root, tn_arena *arena) {
     elist none = {0};
     int rc = push(arena, root, &none);
+    if (!rc) {
+        tn_opt_estimate(*root);
+        rc = tn_opt_join_order(arena, root);
+    }
     if (!rc) rc = join_keys(arena, *root);
     if (!rc) {
         tn_plan *r = *root;

@@ -189,7 +189,13 @@ tn_sql_type *tn_sqlp_type(tn_sql_parser *p) {
     if (a && a->id == TN_TYPE_DOUBLE && strcmp(t->text, "double") == 0) tn_sqlp_accept_kw(p, KW_PRECISION);
     if (a && a->id == TN_TYPE_VARCHAR && (strcmp(t->text, "character") == 0 || strcmp(t->text, "char") == 0))
         tn_sqlp_accept_kw(p, KW_VARYING);
+    tn_sql_pos lparen = tn_sqlp_peek(p, 0)->pos;
     if (tok_is(p, 0, TK_LPAREN)) {
+        /* DuckDB's grammar has no parameters after these keywords (INTEGER(5) is a syntax error) */
+        static const char *const bare[] = {"int", "integer", "smallint", "bigint", "real", "boolean"};
+        for (size_t k = 0; a && k < sizeof bare / sizeof bare[0]; k++)
+            if (strcmp(t->text, bare[k]) == 0)
+                return tn_sqlp_fail_at(p, lparen, "syntax error at or near \"(\": %s takes no type parameters", ty->name);
         tn_sqlp_advance(p);
         for (;;) {
             const tn_sql_token *n = tn_sqlp_peek(p, 0);
@@ -211,6 +217,26 @@ tn_sql_type *tn_sqlp_type(tn_sql_parser *p) {
             ty->type = tn_type_make(TN_TYPE_TIMESTAMP_TZ);
         }
         p->i += 3;
+    }
+    if (ty->n_params && ty->known) {
+        /* Which types take parameters, as in DuckDB: DECIMAL(p,s), VARCHAR(n) (ignored: no
+         * length limit), FLOAT(p) and TIMESTAMP(p); any other is an error, never ignored. */
+        tn_type_id id = (tn_type_id)ty->type.id;
+        if (id == TN_TYPE_TIMESTAMP) {
+            if (ty->n_params != 1) return tn_sqlp_fail_at(p, ty->pos, "TIMESTAMP takes one type parameter, the precision");
+            if (ty->params[0] > 9)
+                return tn_sqlp_fail_at(p, ty->pos, "TIMESTAMP only supports until nano-second precision (9)");
+            if (ty->params[0] > 6)
+                return tn_sqlp_fail_at(p, ty->pos, "TIMESTAMP(%lld): nanosecond precision is not supported (tarn "
+                                       "timestamps hold microseconds); use TIMESTAMP or TIMESTAMP(6)",
+                                       (long long)ty->params[0]);
+        } else if (id == TN_TYPE_TIMESTAMP_TZ && !(ty->n_params == 1 && ty->params[0] == 6)) {
+            /* PostgreSQL's TIMESTAMP(6) WITH TIME ZONE is what tarn holds; DuckDB refuses any */
+            return tn_sqlp_fail_at(p, ty->pos, "Type 'TIMESTAMP WITH TIME ZONE' does not take any type parameters");
+        } else if (id != TN_TYPE_DECIMAL && id != TN_TYPE_VARCHAR && id != TN_TYPE_FLOAT &&
+                   id != TN_TYPE_TIMESTAMP_TZ) {
+            return tn_sqlp_fail_at(p, ty->pos, "Type '%s' does not take any type parameters", ty->name);
+        }
     }
     if (ty->known && ty->type.id == TN_TYPE_DECIMAL) {
         int64_t prec = ty->n_params >= 1 ? ty->params[0] : 18;
@@ -917,6 +943,25 @@ static tn_sql_expr *comparison(tn_sql_parser *p) {
         default: return l;
         }
         tn_sqlp_advance(p);
+        const tn_sql_token *q = tn_sqlp_peek(p, 0);
+        if ((tok_word(q, "any") || tok_word(q, "some") || tok_word(q, "all")) && tok_is(p, 1, TK_LPAREN) &&
+            tn_sqlp_is_query_start(p, 2)) {
+            /* x op ANY|SOME|ALL (subquery): = ANY is IN, <> ALL is NOT IN */
+            bool all = tok_word(q, "all");
+            p->i += 2;
+            tn_sql_expr *e = new_expr(p, TN_SQL_E_IN_QUERY, t->pos);
+            if (!e) return NULL;
+            e->u.in_query.arg = l;
+            e->u.in_query.op = op;
+            e->u.in_query.all = all;
+            if (op == TN_SQL_OP_EQ && !all) e->u.in_query.op = op;
+            else if (op == TN_SQL_OP_NE && all) e->u.in_query.negated = true;
+            else e->u.in_query.quantified = true;
+            e->u.in_query.query = tn_sqlp_query(p);
+            if (!e->u.in_query.query || !tn_sqlp_expect(p, TK_RPAREN, "')' after the subquery")) return NULL;
+            l = e;
+            continue;
+        }
         l = binary(p, op, t->pos, l, predicate(p));
     }
     return l;

@@ -60,6 +60,18 @@ static uint64_t default_memory_limit(void) {
     return (uint64_t)pages * (uint64_t)psize / 10 * 8;
 }
 
+/* Put DuckDB's error class in front of a message that has none ("Parser Error: syntax error at
+ * line 1, ...", "Out of Range Error: ..."), as every error leaves the session. */
+static int classify(int rc) {
+    if (rc >= 0 || rc == TN_ENOMEM || rc == TN_EINTERRUPT) return rc;
+    const char *m = tn_error_message();
+    const char *klass = tn_sql_error_class(rc);
+    if (!klass || tn_error_class_len(m)) return rc;
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", m);
+    return tn_error_set(rc, "%s: %s", klass, msg);
+}
+
 int tn_sql_session_open(tn_sql_session **out, const char *warehouse, int threads) {
     *out = NULL;
     tn_sql_session *s = tn_calloc(1, sizeof *s);
@@ -161,7 +173,7 @@ int tn_sql_script_parse(tn_sql_script **out, tn_sql_session *s, const char *sql,
     if (rc) {
         tn_bind_set_pos(tn_sql_last_error_pos());
         tn_sql_script_free(sc);
-        return rc;
+        return classify(rc);
     }
     *out = sc;
     return 0;
@@ -317,7 +329,7 @@ int tn_sql_result_fetch(tn_sql_result *r, const tn_chunk **out) {
         const tn_chunk *c = NULL;
         int rc = tn_exec_stream_next(r->stream, &c);
         if (rc) {
-            r->error = rc;
+            r->error = classify(rc);
             tn_error_save(&r->err);
         } else if (c) {
             r->delivered += c->count;
@@ -439,8 +451,16 @@ static int describe_result(tn_plan *p, tn_sql_result **out) {
     return rc;
 }
 
+static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_value *params,
+                       uint32_t nparams, bool stream, bool describe);
+
 static int execute(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_value *params,
                    uint32_t nparams, bool stream, bool describe) {
+    return classify(execute_one(out, sc, i, params, nparams, stream, describe));
+}
+
+static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const tn_value *params,
+                       uint32_t nparams, bool stream, bool describe) {
     *out = NULL;
     if (i >= (uint32_t)sc->list.n) return tn_error_set(TN_EINVAL, "no statement %u", i);
     tn_sql_stmt *stmt = sc->list.stmts[i];

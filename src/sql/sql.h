@@ -119,6 +119,10 @@ int tn_sql_script_execute_stream(tn_sql_result **out, tn_sql_script *script, uin
 int tn_sql_execute(tn_sql_result **out, tn_sql_session *s, const char *sql);
 int tn_sql_execute_stream(tn_sql_result **out, tn_sql_session *s, const char *sql);
 
+/* DuckDB's error class for a TN_E* code ("Binder Error", "Out of Range Error"), or NULL.
+ * Messages leaving the session begin with "<class>: ". */
+const char *tn_sql_error_class(int code);
+
 /* Position of the last SQL error on this thread (line 0 when it had none). */
 tn_sql_pos tn_sql_error_pos(void);
 

@@ -221,8 +221,8 @@ static int check_table_options(tn_binder *b, const tn_sql_options *opts, bool al
                 return tn_bind_error(b, o->pos, "ERROR 1021 (42Y80): Salt bucket numbers should be with 1 and 256.");
         }
         if (tn_str_iequal(o->key, "columnsToIndex") || tn_str_iequal(o->key, "cubeSize")) {
-            if (alter) return unsupported(b, o->pos, "changing the OTree index of a table ('columnsToIndex', 'cubeSize')");
-            if (!qbeast)
+            /* ALTER TABLE SET: converts a plain table (tn_layout_otree_convert) */
+            if (!qbeast && !alter)
                 return tn_bind_error(b, o->pos, "'%s' is an option of qbeast tables: CREATE TABLE ... USING qbeast "
                                      "OPTIONS ('columnsToIndex' = ...)", o->key);
         }
@@ -260,6 +260,14 @@ static int column_def(tn_binder *b, const tn_sql_column_def *c, tn_table_column_
     tn_type_id id = (tn_type_id)c->type->type.id;
     if (id == TN_TYPE_INTERVAL || id == TN_TYPE_NULL)
         return tn_bind_error(b, c->type->pos, "a table column cannot have type %s", c->type->name);
+    /* A Delta timestamp column holds microseconds and the log has no place for a precision:
+     * TIMESTAMP(p) other than 6 would be rounded in DuckDB (TIMESTAMP_S/_MS) and cannot be
+     * kept here, so it is refused rather than ignored. */
+    if (id == TN_TYPE_TIMESTAMP && c->type->n_params == 1 && c->type->params[0] != 6)
+        return tn_bind_error(b, c->type->pos,
+                             "column %s: TIMESTAMP(%lld) is not supported for a table column (Delta timestamps "
+                             "hold microseconds); declare it TIMESTAMP and round with CAST(x AS TIMESTAMP(%lld)) "
+                             "on insert", c->name.name, (long long)c->type->params[0], (long long)c->type->params[0]);
     out->name = c->name.name;
     out->type = c->type->type;
     out->nullable = !c->not_null;
@@ -833,6 +841,14 @@ static int alter(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
                 continue;
             }
             kv[n++] = kv[i];
+        }
+        bool convert = false;
+        for (uint32_t i = 0; i < n && a->action == TN_SQL_ALTER_SET_OPTIONS; i++)
+            convert |= tn_str_iequal(kv[i].key, "columnsToIndex") || tn_str_iequal(kv[i].key, "cubeSize");
+        if (convert) {
+            rc = tn_layout_otree_convert(t, kv, n, &version);
+            if (rc) rc = tn_bind_error_at(b, rc, pos);
+            goto cleanup;
         }
         if (n) rc = tn_layout_check_alter(t, kv, n);
         if (n && !rc) rc = tn_table_set_properties(t, kv, n, &version);

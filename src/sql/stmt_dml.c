@@ -682,6 +682,7 @@ int tn_stmt_optimize(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     if (rc) return rc;
     tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
     wo.interrupt = b->ex->interrupt;
+    wo.pool = b->ex->pool;
     optimize_files match;
     tn_delta_kv pred_param;
     if (o->where) {

@@ -732,11 +732,12 @@ int tn_stream_job_run(tn_stream_job *j, const tn_stream_run_options *ro) {
     for (;;) {
         if (want_cancel(j) || want_stop(j)) break;
         tn_stream_plan plan;
+        int64_t t0 = (int64_t)(tn_time_ns() / 1000000);   /* a batch's time in the log: plan to state write */
         rc = tn_stream_plan_next(&plan, &j->src, &j->pos, &j->opts);
         if (rc) break;
         bool more = plan.more;
         if (plan.nfiles || plan.npaths) {
-            int64_t t0 = (int64_t)(tn_time_ns() / 1000000), rows = 0, version = -1;
+            int64_t rows = 0, version = -1;
             uint32_t nf = plan.nfiles + plan.npaths;
             rc = run_batch(j, &plan, &rows, &version);
             tn_stream_plan_free(&plan);

@@ -421,6 +421,10 @@ static int plan_table(tn_stream_plan *pl, const tn_stream_source *src, const tn_
             if (acts[i].kind == TN_DELTA_REMOVE && acts[i].u.file.data_change) nremoves++;
         }
         if (nremoves && !o->ignore_changes && (nadds || !o->ignore_deletes)) {
+            if (pl->nfiles) {          /* the appends before it are a batch; the next plan fails here */
+                pl->more = true;
+                break;
+            }
             if (nadds)
                 return tn_error_set(TN_EUNSUPPORTED, "job source %s: version %lld rewrites data (%u files removed, %u "
                                     "added: an UPDATE, MERGE, overwrite or upsert); a job streams appends only. Start it "

@@ -19,7 +19,7 @@ check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: expected [$2] got [$3]
 contains() { case "$3" in *"$2"*) ok "$1";; *) bad "$1: [$3] lacks [$2]";; esac; }
 require_oracle
 work=$(mktemp -d /tmp/otree-write.XXXXXX)
-trap 'tn_cleanup "$work/wh/t" "$work/wh/u" "$work/wh/c" "$work/wh/q"; rm -rf "$work"' EXIT
+trap 'tn_cleanup "$work/wh/t" "$work/wh/u" "$work/wh/c" "$work/wh/q" "$work/wh/v"; rm -rf "$work"' EXIT
 cd "$work"
 tn() { "$BIN" -w wh --csv "$@"; }
 weight() { node -e "const f=$1/100; let x=Math.trunc(f*4294967295-2147483648); if(x>2147483647)x=2147483647; console.log(x)"; }
@@ -276,5 +276,35 @@ tn -c "CREATE TABLE c (a INT, b DOUBLE) USING qbeast OPTIONS ('columnsToIndex' =
 tn -c "INSERT INTO c /*+ OPTIONS('rollupSize' = '0') */ SELECT col_1, col_2 FROM read_parquet('batch3.parquet')" >/dev/null 2>&1 || bad "rollupSize 0 insert"
 nb=$(node -e "const fs=require('fs');let n=0,f=0;for(const x of fs.readdirSync('wh/c/_delta_log').filter(x=>x.endsWith('.json')))for(const l of fs.readFileSync('wh/c/_delta_log/'+x,'utf8').split('\n').filter(Boolean)){const a=JSON.parse(l);if(a.add){f++;n+=JSON.parse(a.add.tags.blocks).length}}console.log(f===n&&f>1?'one block per file':'files '+f+' blocks '+n)")
 check "rollupSize 0: one cube per file" "one block per file" "$nb"
+# a plain Delta table converted to an OTree table (qbeast's ConvertToQbeastCommand): ALTER TABLE
+# SET TBLPROPERTIES ('columnsToIndex', 'cubeSize') adds qbeast's metadata in one commit; the files
+# stay, unindexed (revision 0: samples read and filter them); an append starts revision 1; OPTIMIZE
+# indexes every file; no answer changes
+tn -c "CREATE TABLE v (col_1 INT, col_2 DOUBLE, payload STRING)" \
+   -c "INSERT INTO v SELECT * FROM read_parquet('batch1.parquet')" -c "INSERT INTO v SELECT * FROM read_parquet('batch2.parquet')" >/dev/null 2>&1 || bad "plain table v"
+ans() { tn -c "SELECT count(*), count(col_1), sum(col_1), round(sum(col_2), 3) FROM v" | tail -1; }
+e=$(tn -c "ALTER TABLE v SET TBLPROPERTIES ('columnsToIndex' = 'col_1,nope')" 2>&1); contains "convert: missing column" "column 'nope' does not exist" "$e"
+e=$(tn -c "ALTER TABLE v SET TBLPROPERTIES ('columnsToIndex' = 'col_1', 'cubeSize' = '0')" 2>&1); contains "convert: cubeSize 0" "'cubeSize' = '0'" "$e"
+check "convert: a refused conversion commits nothing" "3" "$(ls wh/v/_delta_log/*.json | wc -l)"
+tn -c "ALTER TABLE v SET TBLPROPERTIES ('columnsToIndex' = 'col_1,col_2', 'cubeSize' = '4000')" >/dev/null 2>&1 || bad "convert v"
+conf=$(node -e "const fs=require('fs');let c;for(const x of fs.readdirSync('wh/v/_delta_log').filter(x=>x.endsWith('.json')).sort())for(const l of fs.readFileSync('wh/v/_delta_log/'+x,'utf8').split('\n').filter(Boolean)){const a=JSON.parse(l);if(a.metaData)c=a.metaData.configuration}
+const r=JSON.parse(c['qbeast.revision.0']);console.log(c['qbeast.lastRevisionID'],c.columnsToIndex,c.cubeSize,r.desiredCubeSize,r.columnTransformers.map(t=>t.className.split('.').pop()+':'+t.columnName).join(' '))")
+check "convert: qbeast's staging revision 0" "0 col_1,col_2 4000 4000 EmptyTransformer:col_1 EmptyTransformer:col_2" "$conf"
+wv=$(weight 10)
+check "convert: sample of the unindexed files" "$(tn -c "SELECT count(*) FROM v WHERE hash(col_1, col_2) < $wv" | tail -1)" "$(tn -c "SELECT count(*) FROM v TABLESAMPLE (10 PERCENT)" | tail -1)"
+tn -c "INSERT INTO v SELECT * FROM read_parquet('batch3.parquet')" >/dev/null 2>&1 || bad "append after convert"
+check "convert: the append is revision 1" "1" "$(node -e "const fs=require('fs');let c;for(const x of fs.readdirSync('wh/v/_delta_log').filter(x=>x.endsWith('.json')).sort())for(const l of fs.readFileSync('wh/v/_delta_log/'+x,'utf8').split('\n').filter(Boolean)){const a=JSON.parse(l);if(a.metaData)c=a.metaData.configuration}console.log(c['qbeast.lastRevisionID'])")"
+check "convert: sample over revisions 0 and 1" "$(tn -c "SELECT count(*) FROM v WHERE hash(col_1, col_2) < $wv" | tail -1)" "$(tn -c "SELECT count(*) FROM v TABLESAMPLE (10 PERCENT)" | tail -1)"
+tn -c "OPTIMIZE v" >/dev/null 2>&1 || bad "OPTIMIZE after convert"
+untagged=$(node -e "const fs=require('fs');const live=new Map();for(const x of fs.readdirSync('wh/v/_delta_log').filter(x=>x.endsWith('.json')).sort())for(const l of fs.readFileSync('wh/v/_delta_log/'+x,'utf8').split('\n').filter(Boolean)){const a=JSON.parse(l);if(a.add)live.set(a.add.path,a.add);if(a.remove)live.delete(a.remove.path)}
+console.log([...live.values()].filter(a=>!a.tags||!a.tags.revision||a.tags.revision==='0').length, live.size>0)")
+check "convert: OPTIMIZE indexed every file" "0 true" "$untagged"
+check "convert, append, OPTIMIZE: the rows of the batches (DuckDB)" "$("$DUCK" "SELECT count(*), count(col_1), sum(col_1), round(sum(col_2), 3) FROM read_parquet(['$work/batch1.parquet', '$work/batch2.parquet', '$work/batch3.parquet'])" 2>&1 | tail -1)" "$(ans)"
+check "convert: sample exact after OPTIMIZE" "$(tn -c "SELECT count(*) FROM v WHERE hash(col_1, col_2) < $wv" | tail -1)" "$(tn -c "SELECT count(*) FROM v TABLESAMPLE (10 PERCENT)" | tail -1)"
+e=$(tn -c "ALTER TABLE v SET TBLPROPERTIES ('cubeSize' = '5000')" 2>&1); contains "convert: an OTree table keeps its index" "changing the OTree index of table" "$e"
+tn -c "CREATE TABLE vp (a INT, p INT) PARTITIONED BY (p)" >/dev/null 2>&1
+e=$(tn -c "ALTER TABLE vp SET TBLPROPERTIES ('columnsToIndex' = 'a')" 2>&1); contains "convert: partitioned table refused" "cannot be partitioned" "$e"
+tn -c "CREATE TABLE vb (k INT, a INT) WITH ('primary-key' = 'k', 'bucket' = '2')" >/dev/null 2>&1
+e=$(tn -c "ALTER TABLE vb SET TBLPROPERTIES ('columnsToIndex' = 'a')" 2>&1); contains "convert: bucket table refused" "only a plain Delta table converts" "$e"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -170,7 +170,7 @@ report(r.returncode != 0 and "options are given with -c" in r.stderr, "seed: opt
 r = job("start", "seed", "--from-savepoint", sp)
 report(r.returncode == 0, "seed: start from the savepoint", r.stderr)
 for _ in range(5):
-    append_orders(40, ["2022-06-22"])
+    append_orders(40, ["2022-06-22", "2022-06-23"])   # the rescaled partition and a new one
     time.sleep(0.05)
 st = wait_caught("seed")
 report(st["state"] == "running" and st["lag"] == 0, "seed: caught up after the restart", st)
@@ -178,8 +178,8 @@ seed_equal("seed: after savepoint, rescale and restart: equals DuckDB, every key
 counts = {}
 for a in live_adds("verified_orders").values():
     counts.setdefault(a["partitionValues"]["dt"], set()).add(a["tags"]["bucketCount"])
-report(counts.get("2022-06-22") == {"32"} and counts.get("2022-06-20") == {"16"},
-       "seed: the rescaled partition has 32 buckets, the others keep 16", counts)
+report(counts.get("2022-06-22") == {"32"} and counts.get("2022-06-23") == {"32"} and counts.get("2022-06-20") == {"16"},
+       "seed: the rescaled partition and a new one have 32 buckets, the others keep 16", counts)
 # Flink's rule for a restarted job: a partition not rescaled is refused with Paimon's message
 v0 = versions("verified_orders")
 append_orders(5, ["2022-06-20"])
@@ -575,6 +575,17 @@ st_b = wait_not_running("j11b", timeout=5)
 st_e = wait_caught("j11e")
 report(st_b["state"] == "failed" and "rewrites data" in (st_b.get("last_error") or "") and "ignoreChanges=true" in
        (st_b.get("last_error") or ""), "options: a commit that rewrites data is refused naming ignoreChanges", st_b)
+# appends before a refused commit are still taken: the batch stops short of it
+t("CREATE TABLE s13 (id BIGINT, v BIGINT)"); t("CREATE TABLE t13 (id BIGINT)")
+t("INSERT INTO s13 SELECT range, 0 FROM range(0, 5)")
+job("start", "j13", "-c", "INSERT INTO t13 SELECT id FROM s13", "--poll-interval", "50ms")
+wait_caught("j13"); job("stop", "j13")
+t("INSERT INTO s13 SELECT range, 0 FROM range(5, 10)")
+t("DELETE FROM s13 WHERE id = 0")                             # copy-on-write: rewrites a file
+job("start", "j13")
+st = wait_not_running("j13", timeout=10)
+report(st["state"] == "failed" and "rewrites data" in (st.get("last_error") or "") and ids_of("t13") == list(range(10)),
+       "options: the appends before a refused commit are committed, the job stops at it", (st, ids_of("t13")))
 report(st_e["state"] == "running" and ids_of("t11e") == sorted(list(range(25)) + list(range(10))),
        "options: with ignoreChanges the rewritten file is taken again", (st_e, len(ids_of("t11e"))))
 for n in ("j11c", "j11e"): job("stop", n)
@@ -591,6 +602,29 @@ report(r.returncode == 0 and st["state"] == "canceled" and st2["state"] == "runn
        ids_of("t11f") == list(range(30)), "cancel, then start: resumes from the last committed batch, exactly",
        (st, st2, ids_of("t11f")))
 job("stop", "j11f")
+# each batch is one target commit carrying txn (appId = the job's app_id, version = its batch number)
+app = json.load(open(os.path.join(wh, "_jobs", "j11f", "job.json")))["app_id"]
+per_commit = []
+for f in sorted(os.listdir(os.path.join(wh, "t11f", "_delta_log"))):
+    if not (f.endswith(".json") and len(f) == 25) or f.startswith("0" * 20): continue
+    acts = [json.loads(l) for l in open(os.path.join(wh, "t11f", "_delta_log", f))]
+    per_commit.append([(a["txn"]["appId"], a["txn"]["version"]) for a in acts if "txn" in a])
+report(per_commit == [[(app, b)] for b in range(1, len(per_commit) + 1)] and len(per_commit) == status("j11f")["batches"],
+       "txn: every batch is one commit with txn (the job's appId, its batch number)", per_commit)
+# --foreground: the job runs in the calling process until stopped
+t("INSERT INTO s11f VALUES (30)")
+fg = subprocess.Popen([tarn, "job", "start", "j11f", "-w", wh, "--foreground"], stdout=subprocess.PIPE,
+                      stderr=subprocess.PIPE, text=True)
+time.sleep(0.3)
+st = wait_caught("j11f")
+r = job("stop", "j11f")
+try:
+    out, err = fg.communicate(timeout=30)
+except subprocess.TimeoutExpired:
+    fg.kill(); out, err = fg.communicate()
+report(st["state"] == "running" and st["pid"] == fg.pid and fg.returncode == 0 and ids_of("t11f") == list(range(31))
+       and "stopped at batch" in err, "--foreground: runs in the calling process (its log on stderr), stops on `job stop`",
+       (st, fg.returncode, err[-500:]))
 r = job("start", "j12", "-c", f"INSERT INTO tgt5 SELECT * FROM read_csv('{bad}/*.csv')", "--starting-version", "latest")
 report(r.returncode == 1 and "starting-version applies to a table source" in r.stderr,
        "options: starting-version on a file pattern is refused", r.stderr)

@@ -43,6 +43,24 @@ for q in tests/tpch/queries/q*.sql; do
         bad "$n (SF $SF): $diff"
     fi
 done
+# Plan properties (tests/tpch/plan_check.mjs), not plan text: no cross product, and lineitem
+# and orders are never built into a hash table whole (they stream through the probes). Q15's
+# statement is checked with its view in place. Q21 and Q22 still build their semi and anti
+# joins on the big side (issue 13).
+"$BIN" -w "$dir/wh" -c "$(sed -n '/^create view/,/;/p' tests/tpch/queries/q15.sql)" > /dev/null 2>&1
+for q in tests/tpch/queries/q*.sql; do
+    n=$(basename "$q" .sql)
+    case "$n" in q21|q22) continue ;; esac
+    sql=$(grep -v '^--' "$q" | sed -e '/^create view/,/;/d' -e '/^drop view/d' -e 's/ day (3)/ day/')
+    if ! "$BIN" -w "$dir/wh" -csv -c "EXPLAIN $sql" > "$dir/$n.plan" 2>&1; then
+        bad "$n plan: EXPLAIN failed: $(head -c 300 "$dir/$n.plan")"
+    elif why=$(node tests/tpch/plan_check.mjs "$dir/$n.plan" lineitem orders); then
+        ok "$n plan: no cross product, lineitem and orders stream"
+    else
+        bad "$n plan: $why"
+    fi
+done
+"$BIN" -w "$dir/wh" -c "DROP VIEW revenue0" > /dev/null 2>&1
 # Q15 drops its view again.
 if "$BIN" -w "$dir/wh" -c "SELECT * FROM revenue0" > "$dir/v.out" 2>&1; then
     bad "Q15 left its view revenue0 behind"

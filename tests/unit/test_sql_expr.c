@@ -1377,7 +1377,7 @@ TEST(case_evaluates_all_branches) {
     eval_to_text("CASE WHEN cs = '' THEN 0 ELSE 1 END", &chunk, got, sizeof got);
     CHECK_EQ_STR(got, "1|1|1|0|1|1");
     eval_to_text("CASE WHEN cs = 'nothing' THEN CAST(cs AS INT) ELSE 1 END", &chunk, got, sizeof got);
-    CHECK_MSG(strncmp(got, "ERR:Could not convert string 'abc' to INT32", 43) == 0, "%s", got);
+    CHECK_MSG(strncmp(got, "ERR:Conversion Error: Could not convert string 'abc' to INT32", 61) == 0, "%s", got);
     tn_chunk_free(&chunk);
 }
 

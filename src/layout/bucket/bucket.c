@@ -583,6 +583,12 @@ static int hash_task(void *ctx, uint32_t i, uint32_t worker) {
     const tn_bucket_spec *spec = &j->w->spec;
     uint32_t end = j->first[i] + HASH_ROWS < rows->count ? j->first[i] + HASH_ROWS : rows->count;
     tn_value vals[TN_BUCKET_MAX_KEYS];
+    const tn_vector *kc[TN_BUCKET_MAX_KEYS];
+    for (uint32_t k = 0; k < spec->nbkey; k++) kc[k] = &rows->cols[spec->bkey[k]];
+    if (tn_bucket_fixed_keys(kc, spec->nbkey)) {
+        for (uint32_t r = j->first[i]; r < end; r++) rows->bucket[r] = tn_bucket_hash_fixed(kc, spec->nbkey, r);
+        return 0;
+    }
     tn_buf row = TN_BUF_INIT;
     int rc = 0;
     for (uint32_t r = j->first[i]; r < end && !rc; r++) {
@@ -670,7 +676,8 @@ static uint64_t bucket_num_files(const tn_layout_writer *base) { return ((const 
 
 /* ---------------------------------------------------------------------------------------------
  * OPTIMIZE: every (partition, bucket) with more than one live file, or a file with a deletion
- * vector, is rewritten into one file (rows merged by key, ordered by key), dataChange = false.
+ * vector, is rewritten into one file (rows merged by key, ordered by key), dataChange = false;
+ * one pool task per bucket.
  * OPTIMIZE ... WHERE: only the files opts->file_filter accepts (whole partitions: the SQL layer
  * allows partition predicates only, so a bucket is taken whole or not at all).
  * Files without bucket tags are left alone (INSERT OVERWRITE lays them out).
@@ -680,6 +687,74 @@ static int file_cmp_group(const void *a, const void *b, void *ctx) {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     int r = strcmp(keys[x], keys[y]);
     return r ? r : (x > y) - (x < y);
+}
+
+/* One (partition, bucket, count) group of files: read, merged by key into one new file. */
+typedef struct opt_group {
+    const uint32_t *files;             /* snapshot indexes */
+    uint32_t nfiles;
+    uint32_t added;                    /* 1 when the merge wrote a file */
+} opt_group;
+
+typedef struct opt_job {
+    bucket_writer *w;
+    tn_table *t;
+    tn_table_txn *txn;
+    opt_group *groups;
+} opt_job;
+
+static int optimize_task(void *ctx, uint32_t i, uint32_t worker) {
+    (void)worker;
+    opt_job *j = ctx;
+    opt_group *g = &j->groups[i];
+    const tn_delta_snapshot *snap = tn_table_snapshot(j->t);
+    const tn_delta_file *f0 = &snap->files[g->files[0]];
+    tn_bucket_rows stored;
+    int rc = tn_interrupt_check(j->w->opts.interrupt);
+    if (rc) return rc;
+    rc = tn_bucket_rows_init(&stored, j->t);
+    if (!rc) {
+        tn_table_scan_options so = TN_TABLE_SCAN_OPTIONS_INIT;
+        so.all_columns = true;
+        tn_table_scan *scan = NULL;
+        rc = tn_table_scan_open_files(&scan, j->t, &so, g->files, g->nfiles);
+        if (!rc) rc = tn_table_scan_run(scan, collect_rows, &stored);
+        tn_table_scan_close(scan);
+    }
+    if (!rc && stored.count) {
+        int32_t b, c;
+        tn_bucket_file_tags(f0, &b, &c);
+        tn_bucket_ref *refs = tn_malloc(sizeof *refs * stored.count);
+        if (!refs) rc = TN_ENOMEM;
+        for (uint32_t r = 0; !rc && r < stored.count; r++) refs[r] = (tn_bucket_ref){0, r};
+        char bs[16], ns[16], infix[32];
+        snprintf(bs, sizeof bs, "%d", b);
+        snprintf(ns, sizeof ns, "%d", c);
+        snprintf(infix, sizeof infix, "bucket-%d", b);
+        tn_delta_kv tags[] = {{TN_BUCKET_TAG, bs}, {TN_BUCKET_COUNT_TAG, ns}};
+        tn_table_file_writer_options fo = TN_TABLE_FILE_WRITER_OPTIONS_INIT;
+        fo.partition_values = f0->partition_values;
+        fo.npartition_values = f0->npartition_values;
+        fo.tags = tags;
+        fo.ntags = 2;
+        fo.name_infix = infix;
+        fo.target_file_bytes = j->w->target;
+        fo.codec = j->w->codec;
+        fo.data_change = false;
+        emit_ctx ec = {NULL};
+        if (!rc) rc = tn_table_file_writer_open(&ec.fw, j->txn, &fo);
+        tn_bucket_rows *sets[2] = {&stored, &stored};
+        uint64_t nout = 0;
+        if (!rc) rc = tn_bucket_merge(&j->w->spec, j->t, sets, refs, stored.count, emit_rows, &ec, &nout);
+        if (ec.fw) {
+            if (rc) tn_table_file_writer_abort(ec.fw);
+            else rc = tn_table_file_writer_close(ec.fw);
+        }
+        tn_free(refs);
+        g->added = 1;
+    }
+    tn_bucket_rows_free(&stored);
+    return rc;
 }
 
 static int bucket_optimize(tn_table *t, const tn_layout_write_options *opts, tn_table_commit_result *result) {
@@ -699,9 +774,8 @@ static int bucket_optimize(tn_table *t, const tn_layout_write_options *opts, tn_
     tn_buf key = TN_BUF_INIT;
     char **keys = tn_calloc(snap->nfiles + 1, sizeof *keys);
     uint32_t *order = tn_calloc(snap->nfiles + 1, sizeof *order);
-    uint32_t n = 0, removed = 0, added = 0;
-    tn_bucket_rows stored;
-    memset(&stored, 0, sizeof stored);
+    uint32_t n = 0, removed = 0, added = 0, ngroups = 0;
+    opt_group *groups = NULL;
     if (!keys || !order) { rc = TN_ENOMEM; goto cleanup; }
     /* group files by (partition, bucket, count) */
     for (uint32_t fi = 0; fi < snap->nfiles && !rc; fi++) {
@@ -721,61 +795,28 @@ static int bucket_optimize(tn_table *t, const tn_layout_write_options *opts, tn_
     tn_table_txn_set_interrupt(txn, opts->interrupt);
     tn_table_txn_set_rows_checked(txn, false, true);
     tn_table_txn_set_deferred_sync(txn, true);
+    /* the groups to compact (their files removed here), then one pool task per group */
+    groups = tn_malloc(sizeof *groups * (n + 1));
+    if (!groups) { rc = TN_ENOMEM; goto cleanup; }
     for (uint32_t a = 0; a < n && !rc;) {
         uint32_t e = a + 1;
         while (e < n && strcmp(keys[order[a]], keys[order[e]]) == 0) e++;
         bool dv = false;
         for (uint32_t k = a; k < e; k++) dv |= snap->files[order[k]].has_dv;
         if (e - a < 2 && !dv) { a = e; continue; }
-        rc = tn_interrupt_check(opts->interrupt);
-        const tn_delta_file *f0 = &snap->files[order[a]];
-        int32_t b, c;
-        tn_bucket_file_tags(f0, &b, &c);
-        if (!rc) rc = tn_bucket_rows_init(&stored, t);
-        if (!rc) {
-            tn_table_scan_options so = TN_TABLE_SCAN_OPTIONS_INIT;
-            so.all_columns = true;
-            tn_table_scan *scan = NULL;
-            rc = tn_table_scan_open_files(&scan, t, &so, order + a, e - a);
-            if (!rc) rc = tn_table_scan_run(scan, collect_rows, &stored);
-            tn_table_scan_close(scan);
-        }
+        groups[ngroups++] = (opt_group){order + a, e - a, 0};
         for (uint32_t k = a; k < e && !rc; k++) {
             rc = tn_table_txn_remove(txn, &snap->files[order[k]], false);
             removed++;
         }
-        if (!rc && stored.count) {
-            tn_bucket_ref *refs = tn_malloc(sizeof *refs * stored.count);
-            if (!refs) rc = TN_ENOMEM;
-            for (uint32_t i = 0; !rc && i < stored.count; i++) refs[i] = (tn_bucket_ref){0, i};
-            char bs[16], ns[16], infix[32];
-            snprintf(bs, sizeof bs, "%d", b);
-            snprintf(ns, sizeof ns, "%d", c);
-            snprintf(infix, sizeof infix, "bucket-%d", b);
-            tn_delta_kv tags[] = {{TN_BUCKET_TAG, bs}, {TN_BUCKET_COUNT_TAG, ns}};
-            tn_table_file_writer_options fo = TN_TABLE_FILE_WRITER_OPTIONS_INIT;
-            fo.partition_values = f0->partition_values;
-            fo.npartition_values = f0->npartition_values;
-            fo.tags = tags;
-            fo.ntags = 2;
-            fo.name_infix = infix;
-            fo.target_file_bytes = w->target;
-            fo.codec = w->codec;
-            fo.data_change = false;
-            emit_ctx ec = {NULL};
-            if (!rc) rc = tn_table_file_writer_open(&ec.fw, txn, &fo);
-            tn_bucket_rows *sets[2] = {&stored, &stored};
-            uint64_t nout = 0;
-            if (!rc) rc = tn_bucket_merge(&w->spec, t, sets, refs, stored.count, emit_rows, &ec, &nout);
-            if (ec.fw) {
-                if (rc) tn_table_file_writer_abort(ec.fw);
-                else rc = tn_table_file_writer_close(ec.fw);
-            }
-            tn_free(refs);
-            added++;
-        }
-        tn_bucket_rows_free(&stored);
         a = e;
+    }
+    if (!rc && ngroups) {
+        opt_job job = {w, t, txn, groups};
+        if (opts->pool && ngroups > 1) rc = tn_pool_run(opts->pool, ngroups, optimize_task, &job);
+        else
+            for (uint32_t i = 0; i < ngroups && !rc; i++) rc = optimize_task(&job, i, 0);
+        for (uint32_t i = 0; i < ngroups; i++) added += groups[i].added;
     }
     if (rc || removed == 0) goto cleanup;     /* nothing to compact: nothing committed */
     char rs[32], as[32];
@@ -792,7 +833,7 @@ static int bucket_optimize(tn_table *t, const tn_layout_write_options *opts, tn_
     txn = NULL;
     rc = tn_table_txn_commit(x, &res);
 cleanup:
-    tn_bucket_rows_free(&stored);
+    tn_free(groups);
     tn_table_txn_abort(txn);
     for (uint32_t i = 0; keys && i < snap->nfiles; i++) tn_free(keys[i]);
     tn_free(keys);

@@ -5,7 +5,9 @@
  * positive integer (default 5,000,000 as qbeast), 'columnStats' (qbeast's JSON: '<col>_min',
  * '<col>_max', '<col>_quantiles') checked against the spec, and the keys qbeast-spark writes: the plain
  * 'columnsToIndex' and 'cubeSize', 'qbeast.lastRevisionID' = 0 and the staging revision 0 JSON
- * (EmptyTransformer per column). Also the Revision JSON writer used by the OTree writer.
+ * (EmptyTransformer per column). The same keys turn a plain Delta table into an OTree table
+ * (qbeast's ConvertToQbeastCommand: its files stay, in revision 0, unindexed; OPTIMIZE indexes
+ * them). Also the Revision JSON writer used by the OTree writer.
  */
 #include "layout/otree/otreeInt.h"
 
@@ -231,6 +233,47 @@ int tn_layout_otree_table_config(const tn_table_column_def *cols, uint32_t ncols
     *out = o;
     *nout = k;
     return 0;
+}
+
+int tn_layout_otree_convert(tn_table *t, const tn_delta_kv *props, uint32_t nprops, int64_t *version) {
+    const char *path = tn_table_path(t);
+    *version = -1;
+    bool impl = false;
+    const char *layout = tn_layout_name(t, &impl);
+    if (layout && strcmp(layout, "otree") == 0)
+        return tn_error_set(TN_EUNSUPPORTED, "not supported yet: changing the OTree index of table '%s' ('columnsToIndex', "
+                            "'cubeSize'; qbeast-spark refuses other columns, and a new cubeSize is a new revision)", path);
+    if (!layout || strcmp(layout, "plain") != 0)
+        return tn_error_set(TN_EUNSUPPORTED, "table '%s' has the %s layout: only a plain Delta table converts to a qbeast "
+                            "OTree table", path, layout ? layout : "unknown");
+    const tn_delta_metadata *md = &tn_table_snapshot(t)->metadata;
+    uint32_t nc = tn_table_num_columns(t);
+    tn_arena *a = tn_arena_create(0);
+    if (!a) return TN_ENOMEM;
+    int rc = 0;
+    tn_table_column_def *defs = tn_arena_calloc(a, sizeof *defs * (nc ? nc : 1));
+    tn_delta_kv *conf = tn_arena_calloc(a, sizeof *conf * (nprops + 1));
+    if (!defs || !conf) { rc = TN_ENOMEM; goto cleanup; }
+    for (uint32_t i = 0; i < nc; i++) {
+        defs[i].name = tn_table_column(t, i)->name;
+        defs[i].type = tn_table_column(t, i)->type;
+    }
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < nprops; i++)
+        if (props[i].value) conf[n++] = props[i];
+    tn_delta_kv *out = NULL;
+    uint32_t nout = 0;
+    rc = tn_layout_otree_table_config(defs, nc, md->npartition_columns, conf, n, path, a, &out, &nout);
+    if (rc) goto cleanup;
+    /* an explicit 'tarn.layout' = 'plain' would keep the table plain */
+    tn_delta_kv *all = tn_arena_calloc(a, sizeof *all * (nout + 1));
+    if (!all) { rc = TN_ENOMEM; goto cleanup; }
+    memcpy(all, out, sizeof *all * nout);
+    if (tn_delta_config_get(md, "tarn.layout")) all[nout++] = (tn_delta_kv){"tarn.layout", NULL};
+    rc = tn_table_set_properties(t, all, nout, version);
+cleanup:
+    tn_arena_destroy(a);
+    return rc;
 }
 
 /* 'columnStats' = {"a_min": 0, "a_max": 10, "s_quantiles": ["b", "m", "t"], ...} (qbeast's option):

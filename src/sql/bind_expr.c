@@ -759,12 +759,12 @@ static int bind_subquery_value(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         memset(&v, 0, sizeof v);
         v.type = res.types[0];
         v.is_null = true;
-        if (res.nrows > 1) {
+        if (res.nrows > 1 && tn_setting_bool(b->session, "scalar_subquery_error_on_multiple_rows")) {
             tn_collection_free(&res);
             return tn_bind_error(b, e->pos, "More than one row returned by a subquery used as an expression - "
                                  "scalar subqueries can only return a single row.");
         }
-        if (res.nrows == 1)
+        if (res.nrows >= 1)       /* the first row (scalar_subquery_error_on_multiple_rows = false) */
             for (uint32_t i = 0; i < res.nchunks; i++)
                 if (res.chunks[i].count) { tn_vector_get_value(&res.chunks[i].cols[0], 0, &v); break; }
         v.type = res.types[0];

@@ -122,6 +122,19 @@ static void set_running(tn_sql_session *s, tn_exec *ex) {
 }
 
 void tn_sql_session_deny_files(tn_sql_session *s, bool deny) { s->files_denied = deny; }
+
+int tn_sql_session_set_client(tn_sql_session *s, const char *user, const char *database) {
+    if ((user && strlen(user) >= sizeof s->client_user) || (database && strlen(database) >= sizeof s->client_database))
+        return tn_error_set(TN_EINVAL, "user and database names are limited to %zu bytes", sizeof s->client_user - 1);
+    snprintf(s->client_user, sizeof s->client_user, "%s", user ? user : "");
+    snprintf(s->client_database, sizeof s->client_database, "%s", database ? database : "");
+    return 0;
+}
+
+const char *tn_sql_session_client(const tn_sql_session *s, const char **database) {
+    if (database) *database = s->client_database;
+    return s->client_user;
+}
 void tn_sql_session_set_batch(tn_sql_session *s, tn_sql_batch *batch) { s->batch = batch; }
 
 void tn_sql_session_interrupt(tn_sql_session *s) {

@@ -46,6 +46,12 @@ bool tn_sql_session_progress_bytes(tn_sql_session *s, uint64_t *done, uint64_t *
  * the warehouse are unaffected. The pgwire server sets it unless started with file access. */
 void tn_sql_session_deny_files(tn_sql_session *s, bool deny);
 
+/* The client of the session as PostgreSQL's catalog shows it (pg_catalog.c): the user name
+ * (current_user, the owner of every object) and the database name (current_database()).
+ * Copied; NULL keeps "tarn". tn_sql_session_client returns the user ("" unset) and *database. */
+int tn_sql_session_set_client(tn_sql_session *s, const char *user, const char *database);
+const char *tn_sql_session_client(const tn_sql_session *s, const char **database);
+
 /* Asks the statement running on s (if any) to stop: it fails with TN_EINTERRUPT "Interrupted"
  * at its next check (within a chunk of rows or a block of a sort; a canceled write commits
  * nothing and removes its files; a streaming result's next fetch fails the same way). Safe to

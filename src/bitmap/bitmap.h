@@ -58,6 +58,10 @@ int tn_bitmap_validate(const void *buf, size_t len, tn_bitmap_info *info);
 int tn_bitmap_decode(tn_bitmap **out, const void *buf, size_t len);
 /* Validate, then OR the bytes into b (no intermediate copy of b). */
 int tn_bitmap_or_bytes(tn_bitmap *b, const void *buf, size_t len);
+/* The same for folding many values into one bitmap: CRoaring's lazy union (cardinalities and
+ * container kinds left to repair). b must go through tn_bitmap_settle before any other use. */
+int tn_bitmap_or_bytes_lazy(tn_bitmap *b, const void *buf, size_t len);
+void tn_bitmap_settle(tn_bitmap *b);
 /* Serialize b with Java's container choices (array up to 4096 values, else bitset; then a run
  * container where runOptimize() makes one) into out (appended). */
 int tn_bitmap_serialize(const tn_bitmap *b, tn_bitmap_layout layout, tn_buf *out);

@@ -4,8 +4,8 @@
  * bitmap_union[_count], bitmap_intersect, bitmap_xor_agg, bitmap_agg, bitmap_union_int,
  * ClickHouse groupBitmap*, Paimon rbm32/rbm64, and intersect_count (a rewrite into the others,
  * below). State per group: one tn_bitmap built in place
- * (bytes are validated and OR-ed into it; nothing is re-serialized per row); per-thread states
- * merge by OR/AND/XOR. Bytes come from bitmap/ (validated decoder, Java-compatible writer).
+ * (bytes are validated and OR-ed into it with CRoaring's lazy union, settled before a merge or
+ * the result; nothing is re-serialized per row); per-thread states merge by OR/AND/XOR. Bytes come from bitmap/ (validated decoder, Java-compatible writer).
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +17,7 @@
 typedef struct bstate {
     tn_bitmap *bm;
     uint8_t seen;      /* a non-NULL value was folded in */
+    uint8_t lazy;      /* bm holds lazy unions: tn_bitmap_settle before reading it */
 } bstate;
 
 enum {
@@ -60,7 +61,8 @@ static int upd_bytes(const tn_agg_call *call, uint8_t *states, const uint32_t *g
         int rc = ensure(st);
         if (rc) return rc;
         if (op == OP_OR) {
-            rc = tn_bitmap_or_bytes(st->bm, x[i].ptr, x[i].len);
+            rc = tn_bitmap_or_bytes_lazy(st->bm, x[i].ptr, x[i].len);
+            st->lazy = 1;
         } else {
             tn_bitmap *t = NULL;
             rc = tn_bitmap_decode(&t, x[i].ptr, x[i].len);
@@ -102,9 +104,16 @@ static int upd_ints(const tn_agg_call *call, uint8_t *states, const uint32_t *gi
     return 0;
 }
 
+static void settle(bstate *st) {
+    if (st->lazy) tn_bitmap_settle(st->bm);
+    st->lazy = 0;
+}
+
 static int merge(const tn_agg_call *call, void *dp, void *sp) {
     bstate *d = dp, *s = sp;
     if (!s->seen) return 0;
+    settle(d);
+    settle(s);
     if (!d->seen || !d->bm) {
         tn_bitmap_free(d->bm);
         *d = *s;
@@ -118,6 +127,7 @@ static int merge(const tn_agg_call *call, void *dp, void *sp) {
 
 static int finalize(const tn_agg_call *call, void *sp, tn_vector *out, uint32_t row) {
     bstate *s = sp;
+    settle(s);
     tn_value v;
     memset(&v, 0, sizeof v);
     int r = RES_OF(call);

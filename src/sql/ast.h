@@ -100,7 +100,7 @@ typedef enum tn_sql_expr_kind {
     TN_SQL_E_IS,           /* is: x IS [NOT] NULL / TRUE / FALSE */
     TN_SQL_E_BETWEEN,      /* between: x [NOT] BETWEEN lo AND hi */
     TN_SQL_E_IN_LIST,      /* in_list: x [NOT] IN (a, b, ...) */
-    TN_SQL_E_IN_QUERY,     /* in_query: x [NOT] IN (SELECT ...) */
+    TN_SQL_E_IN_QUERY,     /* in_query: x [NOT] IN (SELECT ...), x op ANY|ALL (SELECT ...) */
     TN_SQL_E_LIKE,         /* like: x [NOT] LIKE|ILIKE p [ESCAPE e] */
     TN_SQL_E_EXISTS,       /* subquery: EXISTS (SELECT ...) (NOT EXISTS is NOT over it) */
     TN_SQL_E_SUBQUERY,     /* subquery: (SELECT ...) used as a scalar */
@@ -246,6 +246,10 @@ struct tn_sql_expr {
             tn_sql_expr *arg;
             tn_sql_query *query;
             bool negated;
+            /* x op ANY|SOME|ALL (SELECT ...) other than = ANY (IN) and <> ALL (NOT IN) */
+            bool quantified;
+            bool all;
+            tn_sql_binary_op op;
         } in_query;
         struct {
             tn_sql_expr *arg, *pattern, *escape;

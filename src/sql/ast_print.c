@@ -304,7 +304,8 @@ static void expr(printer *pr, const tn_sql_expr *e) {
         put(pr, ")");
         break;
     case TN_SQL_E_IN_QUERY:
-        put(pr, e->u.in_query.negated ? "(not-in " : "(in ");
+        put(pr, e->u.in_query.quantified ? (e->u.in_query.all ? "(all " : "(any ")
+                : e->u.in_query.negated ? "(not-in " : "(in ");
         expr(pr, e->u.in_query.arg);
         put(pr, " ");
         query(pr, e->u.in_query.query);

@@ -655,6 +655,78 @@ static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
 /* ---------------------------------------------------------------------------------------------
  * Subqueries used as values.
  */
+/* x op ANY|ALL (S) over the materialized rows of S, as three-valued logic over the extreme:
+ *   x > ANY (S)  = (x > min(S)) OR  (NULL if S holds a NULL else FALSE)
+ *   x > ALL (S)  = (x > max(S)) AND (NULL if S holds a NULL else TRUE)
+ * (< and <= swap min and max; = ALL and <> ANY compare with both); an empty S makes ANY false
+ * and ALL true whatever x is. */
+static int bind_quantified(bind_ctx *c, tn_sql_expr *e, tn_expr *x, const tn_collection *res, tn_expr **out) {
+    tn_binder *b = c->b;
+    tn_sql_binary_op op = e->u.in_query.op;
+    bool all = e->u.in_query.all, has_null = false, any = false;
+    tn_value lo, hi, v;
+    memset(&lo, 0, sizeof lo);
+    memset(&hi, 0, sizeof hi);
+    uint64_t nrows = 0;
+    for (uint32_t i = 0; i < res->nchunks; i++)
+        for (uint32_t r = 0; r < res->chunks[i].count; r++) {
+            nrows++;
+            tn_vector_get_value(&res->chunks[i].cols[0], r, &v);
+            v.type = res->types[0];
+            if (v.is_null) { has_null = true; continue; }
+            if (!any || tn_value_compare(&v, &lo) < 0) lo = v;
+            if (!any || tn_value_compare(&v, &hi) > 0) hi = v;
+            any = true;
+        }
+    tn_value k;
+    memset(&k, 0, sizeof k);
+    k.type = tn_type_make(TN_TYPE_BOOLEAN);
+    if (nrows == 0) {
+        tn_expr_free(x);
+        k.u.b = all;
+        return tn_expr_constant(out, &k);
+    }
+    static const char *const names[] = {"", "", "=", "<>", "<", "<=", ">", ">="};
+    /* the extremes to compare with: one for the orderings, both for = and <> */
+    bool use_lo, use_hi;
+    if (op == TN_SQL_OP_EQ || op == TN_SQL_OP_NE) use_lo = use_hi = true;
+    else if (op == TN_SQL_OP_GT || op == TN_SQL_OP_GE) use_lo = !all, use_hi = all;
+    else use_lo = all, use_hi = !all;
+    tn_expr *parts[3] = {NULL, NULL, NULL};
+    uint32_t np = 0;
+    int rc = 0;
+    for (int side = 0; side < 2 && !rc; side++) {
+        if (!(side == 0 ? use_lo : use_hi)) continue;
+        tn_value m = side == 0 ? lo : hi;
+        if (!any) {
+            memset(&m, 0, sizeof m);
+            m.type = res->types[0];
+            m.is_null = true;
+        }
+        tn_expr *args[2] = {np == 0 ? x : tn_expr_copy(x), NULL};
+        if (!args[0]) { rc = TN_ENOMEM; break; }
+        rc = tn_expr_constant(&args[1], &m);
+        if (rc) { tn_expr_free(args[0]); break; }
+        rc = tn_expr_function(&parts[np], names[op], args, 2);
+        if (!rc) np++;
+    }
+    if (np == 0) tn_expr_free(x);
+    if (!rc) {
+        k.is_null = has_null;
+        k.u.b = all;                 /* the neutral element when S holds no NULL */
+        rc = tn_expr_constant(&parts[np], &k);
+        if (!rc) np++;
+    }
+    if (!rc) {
+        /* = ALL: x = min AND x = max; <> ANY: x <> min OR x <> max */
+        rc = all ? tn_expr_and(out, parts, np) : tn_expr_or(out, parts, np);
+        np = 0;
+    }
+    for (uint32_t i = 0; i < np; i++) tn_expr_free(parts[i]);
+    if (rc) rc = tn_bind_error_at(b, rc, e->pos);
+    return rc;
+}
+
 static int bind_subquery_value(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     tn_binder *b = c->b;
     tn_collection res;
@@ -704,6 +776,11 @@ static int bind_subquery_value(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     tn_expr *x = NULL;
     rc = tn_bind_expr(c, e->u.in_query.arg, &x);
     if (rc) { tn_collection_free(&res); return rc; }
+    if (e->u.in_query.quantified) {
+        rc = bind_quantified(c, e, x, &res, out);
+        tn_collection_free(&res);
+        return rc;
+    }
     uint64_t nv = (uint64_t)res.nrows;
     tn_value *vals = tn_malloc((nv ? nv : 1) * sizeof *vals);
     if (!vals) { tn_expr_free(x); tn_collection_free(&res); return TN_ENOMEM; }

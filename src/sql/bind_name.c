@@ -133,7 +133,11 @@ static int name_rec(tn_buf *o, const tn_sql_expr *e) {
     case TN_SQL_E_IN_QUERY:
         rc = tn_buf_printf(o, "(");
         if (!rc) rc = name_rec(o, e->u.in_query.arg);
-        if (!rc) rc = tn_buf_printf(o, e->u.in_query.negated ? " NOT IN (SELECT ...))" : " IN (SELECT ...))");
+        static const char *const ops[] = {"", "", "=", "<>", "<", "<=", ">", ">="};
+        if (!rc && e->u.in_query.quantified)
+            rc = tn_buf_printf(o, " %s %s (SELECT ...))", e->u.in_query.op <= TN_SQL_OP_GE ? ops[e->u.in_query.op] : "?",
+                               e->u.in_query.all ? "ALL" : "ANY");
+        else if (!rc) rc = tn_buf_printf(o, e->u.in_query.negated ? " NOT IN (SELECT ...))" : " IN (SELECT ...))");
         return rc;
     case TN_SQL_E_LIKE:
         rc = tn_buf_printf(o, "(");

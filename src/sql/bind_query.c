@@ -177,7 +177,7 @@ static int try_decorrelate(tn_binder *b, tn_sql_expr *conj, bind_scope *S, tn_pl
     }
     tn_sql_query *q;
     if (e->kind == TN_SQL_E_EXISTS) q = e->u.subquery.query;
-    else if (e->kind == TN_SQL_E_IN_QUERY) {
+    else if (e->kind == TN_SQL_E_IN_QUERY && !e->u.in_query.quantified) {
         q = e->u.in_query.query;
         negated = e->u.in_query.negated;
     } else return 0;

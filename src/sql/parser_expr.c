@@ -943,6 +943,25 @@ static tn_sql_expr *comparison(tn_sql_parser *p) {
         default: return l;
         }
         tn_sqlp_advance(p);
+        const tn_sql_token *q = tn_sqlp_peek(p, 0);
+        if ((tok_word(q, "any") || tok_word(q, "some") || tok_word(q, "all")) && tok_is(p, 1, TK_LPAREN) &&
+            tn_sqlp_is_query_start(p, 2)) {
+            /* x op ANY|SOME|ALL (subquery): = ANY is IN, <> ALL is NOT IN */
+            bool all = tok_word(q, "all");
+            p->i += 2;
+            tn_sql_expr *e = new_expr(p, TN_SQL_E_IN_QUERY, t->pos);
+            if (!e) return NULL;
+            e->u.in_query.arg = l;
+            e->u.in_query.op = op;
+            e->u.in_query.all = all;
+            if (op == TN_SQL_OP_EQ && !all) e->u.in_query.op = op;
+            else if (op == TN_SQL_OP_NE && all) e->u.in_query.negated = true;
+            else e->u.in_query.quantified = true;
+            e->u.in_query.query = tn_sqlp_query(p);
+            if (!e->u.in_query.query || !tn_sqlp_expect(p, TK_RPAREN, "')' after the subquery")) return NULL;
+            l = e;
+            continue;
+        }
         l = binary(p, op, t->pos, l, predicate(p));
     }
     return l;

@@ -170,7 +170,7 @@ report(r.returncode != 0 and "options are given with -c" in r.stderr, "seed: opt
 r = job("start", "seed", "--from-savepoint", sp)
 report(r.returncode == 0, "seed: start from the savepoint", r.stderr)
 for _ in range(5):
-    append_orders(40, ["2022-06-22"])
+    append_orders(40, ["2022-06-22", "2022-06-23"])   # the rescaled partition and a new one
     time.sleep(0.05)
 st = wait_caught("seed")
 report(st["state"] == "running" and st["lag"] == 0, "seed: caught up after the restart", st)
@@ -178,8 +178,8 @@ seed_equal("seed: after savepoint, rescale and restart: equals DuckDB, every key
 counts = {}
 for a in live_adds("verified_orders").values():
     counts.setdefault(a["partitionValues"]["dt"], set()).add(a["tags"]["bucketCount"])
-report(counts.get("2022-06-22") == {"32"} and counts.get("2022-06-20") == {"16"},
-       "seed: the rescaled partition has 32 buckets, the others keep 16", counts)
+report(counts.get("2022-06-22") == {"32"} and counts.get("2022-06-23") == {"32"} and counts.get("2022-06-20") == {"16"},
+       "seed: the rescaled partition and a new one have 32 buckets, the others keep 16", counts)
 # Flink's rule for a restarted job: a partition not rescaled is refused with Paimon's message
 v0 = versions("verified_orders")
 append_orders(5, ["2022-06-20"])

@@ -583,6 +583,12 @@ static int hash_task(void *ctx, uint32_t i, uint32_t worker) {
     const tn_bucket_spec *spec = &j->w->spec;
     uint32_t end = j->first[i] + HASH_ROWS < rows->count ? j->first[i] + HASH_ROWS : rows->count;
     tn_value vals[TN_BUCKET_MAX_KEYS];
+    const tn_vector *kc[TN_BUCKET_MAX_KEYS];
+    for (uint32_t k = 0; k < spec->nbkey; k++) kc[k] = &rows->cols[spec->bkey[k]];
+    if (tn_bucket_fixed_keys(kc, spec->nbkey)) {
+        for (uint32_t r = j->first[i]; r < end; r++) rows->bucket[r] = tn_bucket_hash_fixed(kc, spec->nbkey, r);
+        return 0;
+    }
     tn_buf row = TN_BUF_INIT;
     int rc = 0;
     for (uint32_t r = j->first[i]; r < end && !rc; r++) {

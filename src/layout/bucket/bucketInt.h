@@ -114,6 +114,10 @@ bool tn_bucket_option_known(const char *key);
 /* The BinaryRow bytes of values[0..n) into out (cleared first). */
 int tn_bucket_binary_row(tn_buf *out, const tn_value *values, uint32_t n);
 int32_t tn_bucket_hash_bytes(const uint8_t *data, size_t len);
+/* The same hash straight from the vectors' row when every column is fixed-width (integers, DATE,
+ * BOOLEAN, DECIMAL(p <= 18): tn_bucket_fixed_keys), without building values and a buffer. */
+bool tn_bucket_fixed_keys(const tn_vector *const *cols, uint32_t n);
+int32_t tn_bucket_hash_fixed(const tn_vector *const *cols, uint32_t n, uint32_t row);
 /* hash of the BinaryRow of values; bucket of a hash for N buckets. */
 int tn_bucket_hash_values(const tn_value *values, uint32_t n, int32_t *hash);
 static inline int32_t tn_bucket_of_hash(int32_t hash, int32_t nbuckets) {

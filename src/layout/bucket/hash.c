@@ -140,6 +140,48 @@ int tn_bucket_binary_row(tn_buf *out, const tn_value *values, uint32_t n) {
     return 0;
 }
 
+/* The slot width of a fixed-width bucket-key type (0: not one: strings, floats, timestamps,
+ * wide decimals take tn_bucket_binary_row). */
+static int fixed_width(tn_type t) {
+    switch ((tn_type_id)t.id) {
+    case TN_TYPE_BOOLEAN:
+    case TN_TYPE_TINYINT: return 1;
+    case TN_TYPE_SMALLINT: return 2;
+    case TN_TYPE_INTEGER:
+    case TN_TYPE_DATE: return 4;
+    case TN_TYPE_BIGINT: return 8;
+    case TN_TYPE_DECIMAL: return t.precision <= TN_DECIMAL_INT64_MAX_PRECISION ? 8 : 0;
+    default: return 0;
+    }
+}
+
+bool tn_bucket_fixed_keys(const tn_vector *const *cols, uint32_t n) {
+    if (n == 0 || n > TN_BUCKET_MAX_KEYS) return false;
+    for (uint32_t i = 0; i < n; i++)
+        if (!fixed_width(cols[i]->type) || tn_type_width(cols[i]->type) != (size_t)fixed_width(cols[i]->type))
+            return false;
+    return true;
+}
+
+int32_t tn_bucket_hash_fixed(const tn_vector *const *cols, uint32_t n, uint32_t row) {
+    uint8_t buf[8 + 8 * TN_BUCKET_MAX_KEYS + 8];
+    size_t header = ((size_t)(n + 63 + 8) / 64) * 8, len = header + 8 * (size_t)n;
+    memset(buf, 0, len);
+    for (uint32_t i = 0; i < n; i++) {
+        const tn_vector *v = cols[i];
+        uint8_t *s = buf + header + 8 * (size_t)i;
+        if (!tn_vector_is_valid(v, row)) {
+            buf[(i + 8) / 8] |= (uint8_t)(1u << ((i + 8) % 8));
+            continue;
+        }
+        int w = fixed_width(v->type);
+        const uint8_t *src = (const uint8_t *)v->data + (size_t)row * (size_t)w;
+        if (v->type.id == TN_TYPE_BOOLEAN) s[0] = src[0] ? 1 : 0;
+        else memcpy(s, src, (size_t)w);   /* little-endian, as put_le writes them */
+    }
+    return (int32_t)tn_murmur3_32(buf, len, 42);
+}
+
 int32_t tn_bucket_hash_bytes(const uint8_t *data, size_t len) {
     return (int32_t)tn_murmur3_32(data, len, 42);
 }

@@ -812,6 +812,7 @@ static int scan_preds(tn_arena *arena, tn_plan *p) {
 int tn_optimize(tn_plan **root, tn_arena *arena) {
     elist none = {0};
     int rc = push(arena, root, &none);
+    if (!rc) rc = tn_opt_date_casts(*root);
     if (!rc) {
         tn_opt_estimate(*root);
         rc = tn_opt_join_order(arena, root);

@@ -59,6 +59,13 @@ for q in tests/tpch/queries/q*.sql; do
         bad "$n plan: $why"
     fi
 done
+# Both bounds of `d >= date 'X' AND d < date 'X' + interval ...` reach the scan as DATE
+# predicates (sql/optimize_date_cast.c).
+for nb in "q04 o_orderdate" "q06 l_shipdate" "q12 l_receiptdate" "q14 l_shipdate" "q15 l_shipdate" "q05 o_orderdate" "q10 o_orderdate"; do
+    set -- $nb
+    if grep -q "pushed: \[.*$2 >= [0-9-]*, $2 < [0-9-]*" "$dir/$1.plan"; then ok "$1 plan: both $2 bounds pushed into the scan"
+    else bad "$1 plan: the $2 bounds are not both pushed into the scan: $(grep -o "pushed: .*" "$dir/$1.plan" | head -c 300)"; fi
+done
 "$BIN" -w "$dir/wh" -c "DROP VIEW revenue0" > /dev/null 2>&1
 # Q15 drops its view again.
 if "$BIN" -w "$dir/wh" -c "SELECT * FROM revenue0" > "$dir/v.out" 2>&1; then

@@ -106,6 +106,7 @@ s = open(path).read()
 a, b = s.index('<!-- pk:start -->'), s.index('<!-- pk:end -->')
 sec = [l for l in s[a:b].rstrip('\n').split('\n')
        if not l.startswith(('| rescale', '| initial load of the rescaled', 'Rescale rows:'))]
+while sec and not sec[-1].strip(): sec.pop()
 last = max(i for i, l in enumerate(sec) if l.startswith('|'))
 sec[last + 1:last + 1] = rows
 sec += ['', note]

@@ -719,6 +719,17 @@ static int finish_query(tn_binder *b, tn_plan **plan, order_key *keys, uint32_t 
     return 0;
 }
 
+/* DuckDB refuses ORDER BY 'text' / 1.5 (it would order by a constant) unless
+ * SET order_by_non_integer_literal = true. */
+static int order_literal_check(tn_binder *b, const tn_sql_expr *e) {
+    if (e->kind != TN_SQL_E_LITERAL || e->u.lit.kind == TN_SQL_LIT_INTEGER || e->u.lit.kind == TN_SQL_LIT_TYPED ||
+        e->u.lit.kind == TN_SQL_LIT_NULL || e->u.lit.kind == TN_SQL_LIT_BOOL)
+        return 0;
+    if (tn_setting_bool(b->session, "order_by_non_integer_literal")) return 0;
+    return tn_bind_error(b, e->pos, "ORDER BY non-integer literal has no effect.\n* SET order_by_non_integer_literal=true "
+                         "to allow this behavior.");
+}
+
 static bool order_nulls_first(tn_binder *b, const tn_sql_order_item *it) {
     return tn_setting_nulls_first(b->session, it->desc, it->nulls);   /* SET default_null_order */
 }
@@ -762,6 +773,7 @@ static int order_over_output(tn_binder *b, tn_sql_query *q, tn_plan **plan) {
         tn_sql_order_item *it = &q->order_by.items[i];
         keys[i].desc = it->desc;
         keys[i].nulls_first = order_nulls_first(b, it);
+        if ((rc = order_literal_check(b, it->expr))) break;
         if (it->expr->kind == TN_SQL_E_LITERAL && it->expr->u.lit.kind == TN_SQL_LIT_INTEGER) {
             int64_t k = it->expr->u.lit.int_value;
             if (k < 1 || k > (int64_t)nvis) {
@@ -1071,6 +1083,7 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
         keys[i].desc = it->desc;
         keys[i].nulls_first = order_nulls_first(b, it);
         tn_sql_expr *oe = it->expr;
+        if ((rc = order_literal_check(b, oe))) goto cleanup;
         if (oe->kind == TN_SQL_E_LITERAL && oe->u.lit.kind == TN_SQL_LIT_INTEGER) {
             int64_t k = oe->u.lit.int_value;
             if (k < 1 || k > (int64_t)items.n) {

@@ -1165,6 +1165,16 @@ static tn_sql_stmt *statement(tn_sql_parser *p) {
         case KW_NONE:
             if (strcmp(t->text, "merge") == 0 && tn_sqlp_is_kw(p, 1, KW_INTO)) return merge_stmt(p);
             if (strcmp(t->text, "pragma") == 0) return pragma_stmt(p);
+            if (strcmp(t->text, "reset") == 0 && tn_sqlp_peek(p, 1)->type == TK_IDENT) {
+                /* RESET name: SET name back to its default (a SET without value) */
+                tn_sql_stmt *s = new_stmt(p, TN_SQL_S_SET, t->pos);
+                if (!s) return NULL;
+                tn_sqlp_advance(p);
+                if (word_is(tn_sqlp_peek(p, 0), "session") || word_is(tn_sqlp_peek(p, 0), "local")) tn_sqlp_advance(p);
+                if (!option_key(p, &s->u.set)) return NULL;
+                s->u.set.value_pos = s->u.set.pos;
+                return s;
+            }
             if (strcmp(t->text, "begin") == 0 || (strcmp(t->text, "start") == 0 && word_is(tn_sqlp_peek(p, 1), "transaction")))
                 return txn_stmt(p, TN_SQL_TXN_BEGIN);
             if (strcmp(t->text, "commit") == 0) return txn_stmt(p, TN_SQL_TXN_COMMIT);

@@ -107,6 +107,12 @@ const tn_setting_def tn_settings[] = {
      "Flink's switch: statements run in batch mode (streaming jobs run with `tarn job start`)"},
     {"table.exec.sink.not-null-enforcer", NULL, TN_SETTING_ENUM, "ERROR", not_null_enforcers, 0, 0, NULL, NULL,
      "Flink's switch: a NULL written to a NOT NULL column is an error (DROP is not supported)"},
+    {"preserve_insertion_order", NULL, TN_SETTING_BOOL, "true", NULL, 0, 0, NULL, NULL,
+     "tarn always keeps insertion order (what true asks; false only permits other orders)"},
+    {"scalar_subquery_error_on_multiple_rows", NULL, TN_SETTING_BOOL, "true", NULL, 0, 0, NULL, NULL,
+     "false: a scalar subquery with several rows gives its first row instead of an error"},
+    {"order_by_non_integer_literal", NULL, TN_SETTING_BOOL, "false", NULL, 0, 0, NULL, NULL,
+     "true: ORDER BY 'literal' is allowed (it orders by a constant); false: an error, as in DuckDB"},
     {NULL, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL},
 };
 

@@ -37,11 +37,20 @@ void tn_sql_session_set_memory_limit(tn_sql_session *s, uint64_t bytes);
  * a shell's progress bar): rows read by its scans so far and the rows the scanned sources hold
  * (both grow as the statement opens more scans). Returns false when no statement runs. */
 bool tn_sql_session_progress(tn_sql_session *s, uint64_t *done, uint64_t *total);
+/* The same in bytes: Parquet bytes its scans have read (counted per finished row group) and
+ * the bytes of the sources opened so far. */
+bool tn_sql_session_progress_bytes(tn_sql_session *s, uint64_t *done, uint64_t *total);
 
 /* deny = true: SQL of this session may not name files by path (read_parquet/read_csv/
  * read_json/delta_scan, COPY ... FROM/TO 'file'): TN_EUNSUPPORTED naming the function. Tables of
  * the warehouse are unaffected. The pgwire server sets it unless started with file access. */
 void tn_sql_session_deny_files(tn_sql_session *s, bool deny);
+
+/* The client of the session as PostgreSQL's catalog shows it (pg_catalog.c): the user name
+ * (current_user, the owner of every object) and the database name (current_database()).
+ * Copied; NULL keeps "tarn". tn_sql_session_client returns the user ("" unset) and *database. */
+int tn_sql_session_set_client(tn_sql_session *s, const char *user, const char *database);
+const char *tn_sql_session_client(const tn_sql_session *s, const char **database);
 
 /* Asks the statement running on s (if any) to stop: it fails with TN_EINTERRUPT "Interrupted"
  * at its next check (within a chunk of rows or a block of a sort; a canceled write commits

@@ -142,22 +142,32 @@ X send-keys -t $S C-c
 typ ".shell echo shell-says-\$((6 * 7))"
 await "shell-says-42" && ok ".shell runs a command" || ko ".shell: $(shown 3)"
 
-# -- the progress bar advances (a join: the total is both sides from the start)
+# -- the progress bar advances (a join: the total is both sides from the start). The build side
+# is read in the first second, so the bar starts near 50%; it must then go on past 50% as the
+# probe side's rows are read, and show the rows and bytes read of the totals.
 S=s$((++nsess))
 X new-session -d -s $S -x 160 -y 50 "env -u CI -u TARN_NO_PROGRESS LANG=C.UTF-8 HOME=$tmp/home TERM=xterm $T $tmp/wh; sleep 600"
 await "tarn> "
 clear_screen
 typ "$LONG"
-: > "$tmp/pcts"
-for ((i = 0; i < 60; i++)); do        # the bar as drawn on the screen, sampled for ~12 s
-    screen | grep -oE '^ *[0-9]+% \[' | grep -oE '[0-9]+' >> "$tmp/pcts"
+: > "$tmp/bars"
+# the bar as drawn on the screen, sampled every 0.2 s until it is past 50% with 3 row counts
+# seen (at least 12 s, at most the wait limit: a loaded or sanitized run is slower)
+for ((i = 0; i < wait_for * 5; i++)); do
+    screen | grep -oE '^ *[0-9]+% \[[^]]*\] [0-9.]+[KMG]?/[0-9.]+[KMG]? rows, [0-9.]+ [KMG]?B/[0-9.]+ [KMG]?B' >> "$tmp/bars"
     sleep 0.2
+    [ $i -ge 60 ] && [ "$(grep -oE '\] [0-9.]+[KMG]?/' "$tmp/bars" | sort -u | grep -c .)" -ge 3 ] &&
+        [ "$(grep -oE '^ *[0-9]+%' "$tmp/bars" | tr -d ' %' | sort -n | tail -n 1)" -gt 50 ] && break
 done
 X send-keys -t $S C-c
 await "Interrupted" && ok "Interrupted after the progress bar" || ko "progress run not interrupted: $(shown 3)"
-pcts=$(sort -n -u "$tmp/pcts")
+pcts=$(grep -oE '^ *[0-9]+%' "$tmp/bars" | tr -d ' %' | sort -n -u)
 first=$(echo "$pcts" | head -1); last=$(echo "$pcts" | tail -1); n=$(echo "$pcts" | grep -c .)
-if [ "$n" -ge 2 ] && [ "$last" -gt "$first" ]; then ok "progress bar advances ($n values, $first% .. $last%)"; else ko "progress: $(echo $pcts | head -c 200)"; fi
+rows=$(grep -oE '\] [0-9.]+[KMG]?/' "$tmp/bars" | sort -u | grep -c .)
+total=$(grep -oE '/[0-9.]+[KMG]? rows' "$tmp/bars" | sort -u)
+if [ "$n" -ge 2 ] && [ "${last:-0}" -gt 50 ] && [ "${last:-0}" -gt "${first:-0}" ] && [ "$rows" -ge 3 ] && [ "$total" = "/6.0M rows" ]; then
+    ok "progress bar advances past 50% ($n values, $first% .. $last%; $rows row counts of 6.0M; $(tail -n 1 "$tmp/bars" | grep -oE 'rows, .*'))"
+else ko "progress: percents $(echo $pcts | head -c 200); $rows row counts; totals $total; $(tail -n 1 "$tmp/bars")"; fi
 
 X kill-server 2>/dev/null
 tn_cleanup "$tmp/wh"

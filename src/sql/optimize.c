@@ -411,7 +411,11 @@ static int join_keys(tn_arena *arena, tn_plan *p) {
     el_free(&c);
     if (!rc) rc = make_and(&rest, &p->u.join.residual);
     else el_free(&rest);
-    if (p->u.join.kind == TN_JOIN_INNER && p->u.join.nkeys > 0) p->u.join.build_left = l->est_rows < r->est_rows;
+    /* the smaller estimated input builds; SEMI / ANTI joins too (op_join.c then marks the
+       matched build rows and emits the kept ones at the end) */
+    tn_join_kind k = p->u.join.kind;
+    if ((k == TN_JOIN_INNER || k == TN_JOIN_SEMI || k == TN_JOIN_ANTI) && p->u.join.nkeys > 0)
+        p->u.join.build_left = l->est_rows < r->est_rows;
     return rc;
 }
 
@@ -808,6 +812,7 @@ static int scan_preds(tn_arena *arena, tn_plan *p) {
 int tn_optimize(tn_plan **root, tn_arena *arena) {
     elist none = {0};
     int rc = push(arena, root, &none);
+    if (!rc) rc = tn_opt_date_casts(*root);
     if (!rc) {
         tn_opt_estimate(*root);
         rc = tn_opt_join_order(arena, root);

@@ -189,7 +189,7 @@ struct tn_plan {
             tn_expr **lkeys;       /* over the left columns */
             tn_expr **rkeys;       /* over the right columns */
             tn_expr *residual;     /* over left ++ right, or NULL */
-            bool build_left;       /* build the hash table on the left input (INNER only) */
+            bool build_left;       /* build the hash table on the left input (INNER, SEMI, ANTI) */
         } join;
         struct {
             uint32_t nkeys;

@@ -156,6 +156,18 @@ bool tn_sql_session_progress(tn_sql_session *s, uint64_t *done, uint64_t *total)
     return ex != NULL;
 }
 
+bool tn_sql_session_progress_bytes(tn_sql_session *s, uint64_t *done, uint64_t *total) {
+    *done = *total = 0;
+    pthread_mutex_lock(&s->run_lock);
+    tn_exec *ex = s->running;
+    if (ex) {
+        *done = __atomic_load_n(&ex->stats.bytes_scanned, __ATOMIC_RELAXED);
+        *total = __atomic_load_n(&ex->stats.table_bytes, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&s->run_lock);
+    return ex != NULL;
+}
+
 int tn_sql_script_parse(tn_sql_script **out, tn_sql_session *s, const char *sql, size_t len) {
     *out = NULL;
     tn_sql_script *sc = tn_calloc(1, sizeof *sc);

@@ -37,6 +37,9 @@ void tn_sql_session_set_memory_limit(tn_sql_session *s, uint64_t bytes);
  * a shell's progress bar): rows read by its scans so far and the rows the scanned sources hold
  * (both grow as the statement opens more scans). Returns false when no statement runs. */
 bool tn_sql_session_progress(tn_sql_session *s, uint64_t *done, uint64_t *total);
+/* The same in bytes: Parquet bytes its scans have read (counted per finished row group) and
+ * the bytes of the sources opened so far. */
+bool tn_sql_session_progress_bytes(tn_sql_session *s, uint64_t *done, uint64_t *total);
 
 /* deny = true: SQL of this session may not name files by path (read_parquet/read_csv/
  * read_json/delta_scan, COPY ... FROM/TO 'file'): TN_EUNSUPPORTED naming the function. Tables of

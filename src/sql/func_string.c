@@ -221,6 +221,15 @@ static int left_right(FN_ARGS, bool left) {
 static int f_left(FN_ARGS) { return left_right(call, args, nargs, n, out, true); }
 static int f_right(FN_ARGS) { return left_right(call, args, nargs, n, out, false); }
 
+/* A result computed from user input is checked before it is built: one string value holds at
+ * most 4 GiB - 1 bytes (tn_str's length). The evaluator prefixes the function's name. */
+static int check_result_len(uint64_t bytes) {
+    if (bytes > UINT32_MAX)
+        return tn_error_set(TN_ELIMIT, "result of %llu bytes is too long (the limit is %u bytes)",
+                            (unsigned long long)bytes, (unsigned)UINT32_MAX);
+    return 0;
+}
+
 /* concat(...): NULL arguments are skipped (DuckDB); the result is never NULL. */
 static int f_concat(FN_ARGS) {
     tn_buf b = TN_BUF_INIT;
@@ -228,6 +237,12 @@ static int f_concat(FN_ARGS) {
     if (out->validity) memset(out->validity, 0xff, ((size_t)n + 63) / 64 * 8);
     for (uint32_t i = 0; i < n && !rc; i++) {
         tn_buf_clear(&b);
+        uint64_t total = 0;
+        for (uint32_t k = 0; k < nargs; k++) {
+            uint32_t r = TN_ARG_IDX(args[k], i);
+            if (tn_vector_is_valid(args[k], r)) total += ((const tn_str *)args[k]->data)[r].len;
+        }
+        rc = check_result_len(total);
         for (uint32_t k = 0; k < nargs && !rc; k++) {
             uint32_t r = TN_ARG_IDX(args[k], i);
             if (!tn_vector_is_valid(args[k], r)) continue;
@@ -253,6 +268,12 @@ static int f_concat_ws(FN_ARGS) {
         }
         tn_str sep = ((const tn_str *)args[0]->data)[r0];
         tn_buf_clear(&b);
+        uint64_t total = 0;
+        for (uint32_t k = 1; k < nargs; k++) {
+            uint32_t r = TN_ARG_IDX(args[k], i);
+            if (tn_vector_is_valid(args[k], r)) total += ((const tn_str *)args[k]->data)[r].len + (uint64_t)sep.len;
+        }
+        rc = check_result_len(total > sep.len ? total - sep.len : 0);
         bool first = true;
         for (uint32_t k = 1; k < nargs && !rc; k++) {
             uint32_t r = TN_ARG_IDX(args[k], i);
@@ -275,7 +296,8 @@ static int f_dpipe(FN_ARGS) {
     FOR_ROWS({
         tn_str x = STR(0, i), y = STR(1, i);
         tn_buf_clear(&b);
-        rc = tn_buf_append(&b, x.ptr, x.len);
+        rc = check_result_len((uint64_t)x.len + y.len);
+        if (!rc) rc = tn_buf_append(&b, x.ptr, x.len);
         if (!rc) rc = tn_buf_append(&b, y.ptr, y.len);
         if (!rc) rc = set_buf(out, i, &b);
         if (rc) break;
@@ -342,6 +364,16 @@ static int f_replace(FN_ARGS) {
         tn_str s = STR(0, i), from = STR(1, i), to = STR(2, i);
         tn_buf_clear(&b);
         uint32_t pos = 0;
+        if (from.len && to.len > from.len) {     /* the result grows: its size first */
+            uint64_t hits = 0;
+            const char *hit;
+            while ((hit = find_bytes(s.ptr + pos, s.len - pos, from.ptr, from.len)) != NULL) {
+                hits++;
+                pos = (uint32_t)(hit - s.ptr) + from.len;
+            }
+            pos = 0;
+            if ((rc = check_result_len(s.len + hits * (to.len - from.len)))) break;
+        }
         if (from.len) {
             const char *hit;
             while ((hit = find_bytes(s.ptr + pos, s.len - pos, from.ptr, from.len)) != NULL) {

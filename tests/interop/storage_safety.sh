@@ -144,6 +144,26 @@ out=$(q "VACUUM r1")
 expect_error "VACUUM RETAIN 0 HOURS says how to force it" "VACUUM r1 RETAIN 0 HOURS" \
     "SET spark.databricks.delta.retentionDurationCheck.enabled = false"
 
+# a huge retention keeps everything (no overflow turning it into "delete all"); inf/NaN refused
+run "DELETE FROM r1 WHERE id = 3"
+python3 - "$wh/r1/_delta_log/00000000000000000003.json" <<'EOF'
+import json, sys, time
+p = sys.argv[1]
+lines = [json.loads(l) for l in open(p) if l.strip()]
+for a in lines:
+    if "remove" in a: a["remove"]["deletionTimestamp"] = int((time.time() - 8 * 86400) * 1000)
+open(p, "w").write("".join(json.dumps(a) + "\n" for a in lines))
+EOF
+expect "VACUUM RETAIN 10^20 HOURS deletes nothing" "VACUUM r1 RETAIN 99999999999999999999 HOURS" \
+    $'files_deleted,bytes_deleted,dirs_deleted,files_not_owned,not_owned\n0,0,0,0,""'
+expect "VACUUM RETAIN 10^320 HOURS deletes nothing" "VACUUM r1 RETAIN $(printf '9%.0s' $(seq 1 320)) HOURS" \
+    $'files_deleted,bytes_deleted,dirs_deleted,files_not_owned,not_owned\n0,0,0,0,""'
+expect "VACUUM: the removed file is still there for time travel" "SELECT sum(id) FROM r1 VERSION AS OF 2" $'sum(id)\n4'
+for iv in "interval inf hours" "interval nan days" "interval 1e300 days"; do
+    expect_error "delta.deletedFileRetentionDuration = '$iv' refused" \
+        "CREATE TABLE rbad (id INT) WITH ('delta.deletedFileRetentionDuration' = '$iv')" "delta.deletedFileRetentionDuration"
+done
+
 # --- an /etc-like target, in a private mount namespace ------------------------------------------
 if unshare -rm true 2>/dev/null; then
     out=$(unshare -rm bash -c '

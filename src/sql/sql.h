@@ -129,6 +129,29 @@ int tn_sql_execute_stream(tn_sql_result **out, tn_sql_session *s, const char *sq
  * Messages leaving the session begin with "<class>: ". */
 const char *tn_sql_error_class(int code);
 
+/* COPY ... FROM STDIN / TO STDOUT (copy_stdin.c): the rows travel over a front end's stream
+ * (the pgwire server). tn_sql_copy_is_stdio: whether st is such a COPY (*to: TO STDOUT). */
+bool tn_sql_copy_is_stdio(const tn_sql_stmt *st, bool *to);
+/* PostgreSQL's COPY options of st: format text (default) or csv, header, delimiter (tab / ','),
+ * null string ('\N' / ''), quote and escape (csv, '"'), encoding UTF8; others refused. */
+typedef struct tn_sql_copy_format {
+    bool csv, header;
+    char delimiter, quote, escape;
+    char null_string[64];
+} tn_sql_copy_format;
+int tn_sql_copy_stdio_format(const tn_sql_stmt *st, tn_sql_copy_format *out);
+/* A loader of COPY t [(cols)] FROM STDIN (st, from the script whose text is sql[0, len) for
+ * error carets): *nfields = fields per row. Rows go in as text fields (nulls[k]: NULL), each
+ * cast to its column's type as a string literal is; errors name the line (the caller's count)
+ * and the column. Nothing is visible until commit, which writes every row in one commit and
+ * frees the loader; abort (also after a failed row) frees it and leaves the table as it was. */
+typedef struct tn_sql_copy_in tn_sql_copy_in;
+int tn_sql_copy_in_open(tn_sql_copy_in **out, tn_sql_session *s, const tn_sql_stmt *st, const char *sql, size_t len,
+                        uint32_t *nfields);
+int tn_sql_copy_in_row(tn_sql_copy_in *ci, const tn_str *fields, const bool *nulls, uint32_t n, int64_t line);
+int tn_sql_copy_in_commit(tn_sql_copy_in *ci, uint64_t *rows);
+void tn_sql_copy_in_abort(tn_sql_copy_in *ci);
+
 /* Position of the last SQL error on this thread (line 0 when it had none). */
 tn_sql_pos tn_sql_error_pos(void);
 

@@ -1105,6 +1105,10 @@ static int copy_to(tn_binder *b, tn_sql_stmt *stmt, const copy_opts *co, tn_stmt
 }
 
 int tn_stmt_copy(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    if (stmt->u.copy.stdio)
+        return tn_bind_error_code(b, TN_EUNSUPPORTED, stmt->pos,
+                                  "COPY %s needs a client that streams the rows (psql's \\copy, a driver's COPY over "
+                                  "tarn serve); here, name a file", stmt->u.copy.to ? "TO STDOUT" : "FROM STDIN");
     if (b->session->files_denied)
         return tn_bind_error_code(b, TN_EUNSUPPORTED, stmt->pos,
                                   "COPY %s a file, which this session does not allow (tarn serve --allow-file-access)",

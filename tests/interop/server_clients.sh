@@ -86,6 +86,55 @@ check "pg_attribute of a table" "id|20|t
 amount|1700|f" "$(q -c "select attname, atttypid, attnotnull from pg_attribute where attrelid = 'sales.orders'::regclass and attnum <= 2 order by attnum")"
 qa -q -c "drop view sales.big" -c "drop table sales.orders" -c "drop table sales.items" -c "drop schema sales" >/dev/null
 
+# --- COPY FROM STDIN / TO STDOUT (server/copy.c): psql's \copy, text and CSV, errors mid-copy
+qa -q -c "create table cp (a int, b varchar, d date, x decimal(10,2), bb varbinary)" >/dev/null
+printf '1\thello\t2020-01-02\t1.50\t\\\\x6162\n2\t\\N\t\\N\t\\N\t\\N\n3\ttab\\there\t2021-12-31\t-2\t\\\\x\n' >"$SRV_DIR/in.txt"
+printf 'a,b,d,x,bb\n4,"",2022-01-01,3.25,\n5,"multi\nline ""q""",,0,\n' >"$SRV_DIR/in.csv"
+check "\\copy from text" "COPY 3" "$(qa -c "\\copy cp from '$SRV_DIR/in.txt'")"
+check "\\copy from csv header" "COPY 2" "$(qa -c "\\copy cp from '$SRV_DIR/in.csv' csv header")"
+check "copied rows (NULL vs empty, escapes, quoted newline, bytea)" "1|f|hello|2020-01-02|1.50|\\x6162
+2|t||||
+3|f|tab	here|2021-12-31|-2.00|\\x
+4|f||2022-01-01|3.25|
+5|f|multi
+line \"q\"||0.00|" "$(q -c "select a, b is null, b, d, x, bb from cp order by a")"
+qa -c "\\copy cp to '$SRV_DIR/out.txt'" >/dev/null
+check "\\copy to text (PostgreSQL's text format)" '1	hello	2020-01-02	1.50	\\x6162
+2	\N	\N	\N	\N
+3	tab\there	2021-12-31	-2.00	\\x
+4		2022-01-01	3.25	\N
+5	multi\nline "q"	\N	0.00	\N' "$(sort "$SRV_DIR/out.txt")"
+qa -c "\\copy (select a, b from cp where a > 3 order by a) to '$SRV_DIR/out.csv' csv header" >/dev/null
+check "\\copy (query) to csv header" 'a,b
+4,""
+5,"multi
+line ""q"""' "$(cat "$SRV_DIR/out.csv")"
+check "text round trip" "COPY 5" "$(qa -c "create table cp2 (a int, b varchar, d date, x decimal(10,2), bb varbinary)" -c "\\copy cp2 from '$SRV_DIR/out.txt'" | tail -n 1)"
+check "round trip equal" "0" "$(q -c "select count(*) from (select * from cp except select * from cp2)")"
+printf '6\tok\t2020-01-01\t1\t\n7\tbad\tnotadate\t1\t\n' >"$SRV_DIR/bad.txt"
+check_contains "bad row: error names line and column" "COPY cp, line 2, column d" "$(qa -c "\\copy cp from '$SRV_DIR/bad.txt'")"
+check "bad row: nothing committed" "5" "$(q -c 'select count(*) from cp')"
+check_contains "missing column data" 'line 1: missing data for column "d"' "$(printf '8\tx\n' | qa -c "\\copy cp from stdin")"
+check_contains "COPY FROM STDIN outside a client stream" "COPY FROM STDIN needs a client" "$("$BUILD"/tarn -w "$SRV_DIR/w" -c 'copy cp from stdin' 2>&1)"
+check "copy_expert (psycopg2), CopyFail leaves the table as it was" "COPY 2 2
+failed: nothing written 5" "$(/usr/bin/python3 - "$SRV_PORT" <<'PY'
+import io, sys, psycopg2
+c = psycopg2.connect(host="127.0.0.1", port=int(sys.argv[1]), user="tester", dbname="tarn")
+c.autocommit = True
+cur = c.cursor()
+cur.copy_expert("COPY cp2 (a, b) FROM STDIN WITH (FORMAT csv)", io.StringIO("10,x\n11,y\n"))
+print("COPY", cur.rowcount, end=" ")
+out = io.StringIO(); cur.copy_expert("COPY (select a from cp2 where a >= 10) TO STDOUT", out); print(len(out.getvalue().split()))
+class Boom(io.StringIO):
+    def read(self, n=-1):
+        raise RuntimeError("boom")
+try:
+    cur.copy_expert("COPY cp FROM STDIN", Boom())
+except Exception:
+    cur.execute("select count(*) from cp"); print("failed: nothing written", cur.fetchone()[0])
+PY
+)"
+
 # --- drivers: each prints "ok NAME" / "FAIL NAME: why" lines ------------------------------------
 run_client() {   # run_client LABEL COMMAND...: counts the lines the client prints
     local out; out=$("${@:2}" 2>&1)

@@ -52,6 +52,13 @@ typ() {   # types a line and Enter (a trailing ';' escaped for tmux)
     X send-keys -t $S Enter
 }
 prompts() { screen | grep -c '^tarn> '; }
+# more_prompts N: until the screen shows more than N prompts (the shell is reading a new line;
+# keys sent before that may reach the previous one on a loaded machine)
+more_prompts() {
+    local i
+    for ((i = 0; i < wait_for * 5; i++)); do [ "$(prompts)" -gt "$1" ] && return 0; sleep 0.2; done
+    return 1
+}
 
 # -- UTF-8 typed at the prompt
 start_shell TARN_NO_PROGRESS=1
@@ -82,7 +89,9 @@ typ "SELECT * FROM (VALUES (1, '日本語テキスト', 'ab'), (2, 'emoji 😀�
 if await "4 rows" && r=$(aligned); then ok "table mode aligned with CJK, emoji, combining mark, fullwidth ($r)"; else ko "table alignment: $r $(shown 12)"; fi
 clear_screen
 r=""
+np=$(prompts)
 typ ".mode box"
+more_prompts "$np"
 typ "SELECT * FROM (VALUES (1, '日本語テキスト', 'ab'), (2, 'emoji 😀🎉', 'x'), (3, 'cafe$COMB', '中')) t(id, wide, other);"
 if await "3 rows" && r=$(aligned); then ok "box mode aligned ($r)"; else ko "box alignment: $r $(shown 12)"; fi
 typ ".mode table"
@@ -136,7 +145,9 @@ sleep 0.5
 start_shell TARN_NO_PROGRESS=1
 X send-keys -t $S Up
 if await "tarn> SELECT 'remember me' AS h;"; then ok "history survives kill -9 (Up recalls the last statement)"; else ko "history after kill: $(shown 3)"; fi
+np=$(prompts)
 X send-keys -t $S C-c
+more_prompts "$np"
 
 # -- .shell in an interactive shell
 typ ".shell echo shell-says-\$((6 * 7))"

@@ -25,6 +25,8 @@ struct tn_sql_session {
     struct tn_temp_view *temp_views; /* temp_views.c: this session's temporary views */
     bool files_denied;             /* tn_sql_session_deny_files: no file paths in SQL */
     char client_user[64], client_database[64];   /* tn_sql_session_set_client */
+    tn_sql_settings_fn settings_fn;                /* tn_sql_session_set_settings */
+    void *settings_ctx;
     /* session.c: BEGIN ... COMMIT. Each statement still commits on its own; a ROLLBACK (or a
      * COMMIT after a failed statement) that would need to undo writes is refused. */
     bool txn_open;                 /* BEGIN seen: writes are refused until COMMIT/ROLLBACK */

@@ -125,7 +125,7 @@ static const char *format_type(int64_t oid, int64_t mod, bool has_mod, char *buf
 typedef enum rel_id {
     R_NAMESPACE, R_CLASS, R_ATTRIBUTE, R_TYPE, R_DATABASE, R_AM, R_INDEX, R_DESCRIPTION, R_ATTRDEF, R_PROC,
     R_ROLES, R_USER, R_TABLESPACE, R_COLLATION, R_INHERITS, R_CONSTRAINT, R_EXTENSION, R_ENUM, R_TABLES,
-    R_VIEWS, R_MATVIEWS, R_TRIGGER, R_REWRITE, R_SHDESCRIPTION,
+    R_VIEWS, R_MATVIEWS, R_TRIGGER, R_REWRITE, R_SHDESCRIPTION, R_SETTINGS,
     I_SCHEMATA, I_TABLES, I_COLUMNS, I_VIEWS,
     R_COUNT
 } rel_id;
@@ -204,6 +204,10 @@ static const rel_def g_rels[R_COUNT] = {
                                               "tgisinternal b tgconstrrelid o tgconstrindid o tgconstraint o"},
     [R_REWRITE] = {2618, false, "pg_rewrite", "oid o rulename v ev_class o ev_type v ev_enabled v is_instead b"},
     [R_SHDESCRIPTION] = {2396, false, "pg_shdescription", "objoid o classoid o description v"},
+    [R_SETTINGS] = {12006, false, "pg_settings",
+                     "name v setting v unit v category v short_desc v extra_desc v context v vartype v source v "
+                     "min_val v max_val v enumvals v boot_val v reset_val v sourcefile v sourceline i "
+                     "pending_restart b"},
     [I_SCHEMATA] = {13001, true, "schemata",
                     "catalog_name v schema_name v schema_owner v default_character_set_catalog v "
                     "default_character_set_schema v default_character_set_name v sql_path v"},
@@ -935,6 +939,16 @@ static int rows_of(pg_out *o, rel_id id, const pg_model *m) {
         for (size_t i = 0; i < 3; i++) {
             pi(o, c[i].oid); ps(o, c[i].name); pi(o, NS_CATALOG); pi(o, ROLE_OID); ps(o, c[i].prov); pi(o, 1);
             pi(o, -1); ps(o, i ? c[i].name : NULL); ps(o, i ? c[i].name : NULL);
+            row_end(o);
+        }
+        break;
+    }
+    case R_SETTINGS: {
+        const char *name, *value, *desc;
+        for (int i = 0; b->session->settings_fn && b->session->settings_fn(b->session->settings_ctx, i, &name, &value, &desc);
+             i++) {
+            ps(o, name); ps(o, value); pnull(o); ps(o, "Server"); ps(o, desc); pnull(o); ps(o, "user"); ps(o, "string");
+            ps(o, "session"); pnull(o); pnull(o); pnull(o); ps(o, value); ps(o, value); pnull(o); pnull(o); pi(o, 0);
             row_end(o);
         }
         break;

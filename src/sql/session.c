@@ -131,6 +131,11 @@ int tn_sql_session_set_client(tn_sql_session *s, const char *user, const char *d
     return 0;
 }
 
+void tn_sql_session_set_settings(tn_sql_session *s, tn_sql_settings_fn fn, void *ctx) {
+    s->settings_fn = fn;
+    s->settings_ctx = ctx;
+}
+
 const char *tn_sql_session_client(const tn_sql_session *s, const char **database) {
     if (database) *database = s->client_database;
     return s->client_user;

@@ -51,6 +51,10 @@ void tn_sql_session_deny_files(tn_sql_session *s, bool deny);
  * Copied; NULL keeps "tarn". tn_sql_session_client returns the user ("" unset) and *database. */
 int tn_sql_session_set_client(tn_sql_session *s, const char *user, const char *database);
 const char *tn_sql_session_client(const tn_sql_session *s, const char **database);
+/* The rows of pg_catalog.pg_settings (the front end's parameters, e.g. the pgwire server's):
+ * fn(ctx, i, ...) fills parameter i and returns false past the last. NULL: pg_settings empty. */
+typedef bool (*tn_sql_settings_fn)(void *ctx, int i, const char **name, const char **value, const char **desc);
+void tn_sql_session_set_settings(tn_sql_session *s, tn_sql_settings_fn fn, void *ctx);
 
 /* Asks the statement running on s (if any) to stop: it fails with TN_EINTERRUPT "Interrupted"
  * at its next check (within a chunk of rows or a block of a sort; a canceled write commits

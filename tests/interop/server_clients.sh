@@ -81,6 +81,8 @@ check "format_type" "character varying(16)|numeric(10,2)|text[]|integer" "$(q -c
 check "regex operators, OPERATOR(), COLLATE" "t|t|t|t|t" "$(q -c "select 'abc' ~ 'b', 'abc' !~ 'B', 'abc' ~* 'B', 'x' OPERATOR(pg_catalog.=) 'x', 'a' collate \"C\" < 'b'")"
 check_contains "other collations refused" 'collation "de_DE" is not supported' "$(q -c "select 'a' collate \"de_DE\" < 'b'")"
 check "= ANY over array text, subscripts" "public|sales|b c" "$(q -c "select nspname from pg_namespace where nspname = any('{public,sales}') order by 1" -c "select ('{a,\"b c\"}')[2]" | paste -sd'|')"
+check "pg_settings (DBeaver's connect query), the session's values" "standard_conforming_strings|on
+application_name|dbv" "$(q -c "set application_name = 'dbv'" -c "select name, setting from pg_catalog.pg_settings where name in ('standard_conforming_strings', 'application_name') order by name desc")"
 check "pg_type" "numeric|N|1231" "$(q -c "select typname, typcategory, typarray from pg_type where oid = 1700")"
 check "pg_attribute of a table" "id|20|t
 amount|1700|f" "$(q -c "select attname, atttypid, attnotnull from pg_attribute where attrelid = 'sales.orders'::regclass and attnum <= 2 order by attnum")"

@@ -328,6 +328,11 @@ static int open_text_schema(tn_binder *b, tn_plan *p, tn_sql_pos pos) {
         rc = tn_ndjson_open(&r, tn_fs_default(), s->paths[0], &jo);
         if (rc) return tn_bind_error_at(b, rc, pos);
         nc = tn_ndjson_columns(r, &names, &types);
+        if (nc == 0) {      /* an empty file, or only blank lines / {} objects: nothing to infer */
+            tn_ndjson_close(r);
+            return tn_bind_error(b, pos, "read_json: %s has no columns to read (the file is empty or holds only "
+                                 "empty objects)", s->paths[0]);
+        }
         s->nsrc = nc;
         s->src_names = tn_arena_calloc(b->arena, (nc + 1) * sizeof(char *));
         s->src_types = tn_arena_calloc(b->arena, (nc + 1) * sizeof(tn_type));

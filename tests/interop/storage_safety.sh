@@ -181,5 +181,23 @@ else
     skip=$((skip + 1)); echo "skip LOCATION /etc: unshare -rm (a private mount namespace) is not available"
 fi
 
+# --- a full disk (a 2 MB tmpfs in a private mount namespace): the path is said once ------------
+if unshare -rm true 2>/dev/null; then
+    mkdir -p "$dir/small"
+    out=$(unshare -rm bash -c '
+        mount -t tmpfs -o size=2m tmpfs "$1" || exit 3
+        "$2" -w "$1/wh" -c "CREATE TABLE full1 AS SELECT md5(CAST(r AS VARCHAR)) s FROM range(200000) t(r)" 2>&1
+        echo "rc=$?"; ls "$1/wh/full1" 2>&1 | tr "\n" " "' _ "$dir/small" "$BIN" 2>&1)
+    f=$(echo "$out" | grep -o '/part-[^:]*\.parquet' | head -1)
+    if [[ "$out" == *"No space left on device"* && "$out" == *"rc=1"* && -n "$f" ]] \
+        && [ "$(echo "$out" | grep -o -- "$f" | wc -l)" -eq 1 ]; then
+        ok "ENOSPC: the error names the data file once"
+    else
+        bad "ENOSPC message" "$out"
+    fi
+else
+    skip=$((skip + 1)); echo "skip ENOSPC: unshare -rm (a private mount namespace) is not available"
+fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

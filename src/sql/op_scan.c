@@ -219,6 +219,7 @@ static int text_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker
     memset(&out, 0, sizeof out);
     if (s->format == TN_SCAN_CSV) {
         tn_csv_options o = TN_CSV_OPTIONS_INIT;
+        if (s->text_sample_size) o.sample_size = s->text_sample_size;
         o.delimiter = s->csv_delim;
         if (s->csv_quote) o.quote = s->csv_quote;
         o.escape = s->csv_escape;
@@ -235,6 +236,7 @@ static int text_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker
         rc = tn_csv_open(&csv, tn_fs_default(), s->paths[m], &o);
     } else {
         tn_ndjson_options jo = TN_NDJSON_OPTIONS_INIT;
+        if (s->text_sample_size) jo.sample_size = s->text_sample_size;
         jo.replace_invalid_utf8 = s->text_replace_utf8;
         if (m > 0) {
             jo.ncolumns = s->nsrc;

@@ -242,7 +242,9 @@ tn_sql_type *tn_sqlp_type(tn_sql_parser *p) {
     }
     if (ty->n_params && ty->known) {
         /* Which types take parameters, as in DuckDB: DECIMAL(p,s), VARCHAR(n) (ignored: no
-         * length limit), FLOAT(p) and TIMESTAMP(p); any other is an error, never ignored. */
+         * length limit), FLOAT(p) and TIMESTAMP(p); and Phoenix's BINARY(n)/VARBINARY(n), a
+         * VARBINARY as VARCHAR(n) is a VARCHAR (the bitmap DDL of the Phoenix dialect); any other
+         * is an error, never ignored. */
         tn_type_id id = (tn_type_id)ty->type.id;
         if (id == TN_TYPE_TIMESTAMP) {
             if (ty->n_params != 1) return tn_sqlp_fail_at(p, ty->pos, "TIMESTAMP takes one type parameter, the precision");
@@ -256,7 +258,7 @@ tn_sql_type *tn_sqlp_type(tn_sql_parser *p) {
             /* PostgreSQL's TIMESTAMP(6) WITH TIME ZONE is what tarn holds; DuckDB refuses any */
             return tn_sqlp_fail_at(p, ty->pos, "Type 'TIMESTAMP WITH TIME ZONE' does not take any type parameters");
         } else if (id != TN_TYPE_DECIMAL && id != TN_TYPE_VARCHAR && id != TN_TYPE_FLOAT &&
-                   id != TN_TYPE_TIMESTAMP_TZ) {
+                   id != TN_TYPE_TIMESTAMP_TZ && !(id == TN_TYPE_VARBINARY && ty->n_params == 1)) {
             return tn_sqlp_fail_at(p, ty->pos, "Type '%s' does not take any type parameters", ty->name);
         }
     }

@@ -236,6 +236,11 @@ int tn_pool_run(tn_pool *pool, uint32_t ntasks, tn_pool_task_fn fn, void *ctx);
  */
 size_t tn_utf8_check(const char *s, size_t n);
 int tn_utf8_append_replaced(tn_buf *b, const char *s, size_t n);
+/* The code point at p[*i] of p[0, n), *i moved past it; a byte that starts no complete sequence
+ * decodes as itself (one byte). tn_utf8_encode: the UTF-8 bytes of cp (<= U+10FFFF) into t,
+ * returning their count (1..4). */
+uint32_t tn_utf8_next(const char *p, uint32_t n, uint32_t *i);
+size_t tn_utf8_encode(uint32_t cp, char t[4]);
 
 /* ---------------------------------------------------------------------------------------------
  * Regular expressions (base/regex.cc, RE2: linear-time matching, DuckDB's syntax). A compiled

@@ -50,6 +50,13 @@ int tn_error_prefix(int code, const char *fmt, ...) {
      * ("Conversion Error: ") stays in front. */
     size_t cap = sizeof g_message - 1, len = 0;
     size_t klass = tn_error_class_len(old);
+    /* the callee already named it ("<path>: write: No space left on device"): no second copy */
+    size_t pl = strlen(prefix);
+    if (pl && strncmp(old + klass, prefix, pl) == 0 && old[klass + pl] == ':' && old[klass + pl + 1] == ' ')
+    {
+        if (code != 0) g_code = code;
+        return code;
+    }
     memcpy(g_message, old, klass);
     len = klass;
     size_t plen = strnlen(prefix, cap - len);

@@ -1,7 +1,8 @@
 /*
  * base/utf8.c: UTF-8 validation (RFC 3629, as DuckDB's readers apply it: no overlong forms,
  * no surrogates, nothing past U+10FFFF) and replacement of ill-formed sequences by U+FFFD.
- * Used by the text readers, the SQL parser and the public API to keep VARCHAR values valid.
+ * Used by the text readers, the SQL parser and the public API to keep VARCHAR values valid;
+ * and the code-point decoder/encoder of the string functions.
  */
 #include <string.h>
 
@@ -75,4 +76,36 @@ int tn_utf8_append_replaced(tn_buf *b, const char *s, size_t n) {
         i += bad_len(p + i, n - i);
     }
     return 0;
+}
+
+uint32_t tn_utf8_next(const char *p, uint32_t n, uint32_t *i) {
+    unsigned char c = (unsigned char)p[*i];
+    uint32_t cp, len;
+    if (c < 0x80) cp = c, len = 1;
+    else if ((c & 0xE0) == 0xC0) cp = c & 0x1F, len = 2;
+    else if ((c & 0xF0) == 0xE0) cp = c & 0x0F, len = 3;
+    else if ((c & 0xF8) == 0xF0) cp = c & 0x07, len = 4;
+    else cp = c, len = 1;
+    if (*i + len > n) len = 1, cp = c;
+    for (uint32_t k = 1; k < len; k++) {
+        unsigned char d = (unsigned char)p[*i + k];
+        if ((d & 0xC0) != 0x80) {
+            len = 1;
+            cp = c;
+            break;
+        }
+        cp = (cp << 6) | (d & 0x3F);
+    }
+    *i += len;
+    return cp;
+}
+
+size_t tn_utf8_encode(uint32_t cp, char t[4]) {
+    if (cp < 0x80) return t[0] = (char)cp, 1;
+    if (cp < 0x800) return t[0] = (char)(0xC0 | (cp >> 6)), t[1] = (char)(0x80 | (cp & 0x3F)), 2;
+    if (cp < 0x10000)
+        return t[0] = (char)(0xE0 | (cp >> 12)), t[1] = (char)(0x80 | ((cp >> 6) & 0x3F)),
+               t[2] = (char)(0x80 | (cp & 0x3F)), 3;
+    return t[0] = (char)(0xF0 | (cp >> 18)), t[1] = (char)(0x80 | ((cp >> 12) & 0x3F)),
+           t[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), t[3] = (char)(0x80 | (cp & 0x3F)), 4;
 }

@@ -10,10 +10,6 @@
 #include <roaring/roaring.h>
 #include <string.h>
 
-#ifndef LAZY_BITSET_CONVERSION
-#define LAZY_BITSET_CONVERSION false
-#endif
-
 struct tn_bitmap {
     uint32_t n, cap;
     uint32_t *hi;               /* ascending high keys */
@@ -126,7 +122,9 @@ static int merge_taken(tn_bitmap *b, uint32_t hi, roaring_bitmap_t *bm, bool laz
         b->bm[i] = bm;
         return 0;
     }
-    if (lazy) roaring_bitmap_lazy_or_inplace(b->bm[i], bm, LAZY_BITSET_CONVERSION);
+    /* no forced bitsets: CRoaring turns a union past 1,024 values into one by itself, and a
+     * forced 8 KB bitset per container would blow up many small groups */
+    if (lazy) roaring_bitmap_lazy_or_inplace(b->bm[i], bm, false);
     else roaring_bitmap_or_inplace(b->bm[i], bm);
     roaring_bitmap_free(bm);
     return 0;

@@ -18,8 +18,8 @@
 static const char usage_text[] =
     "usage: tarn [OPTIONS] [DIR [SQL]]       SQL on the warehouse DIR (the interactive shell on a\n"
     "                                        terminal, else the SQL and dot-commands on stdin)\n"
-    "       tarn parquet schema FILE         columns, tarn types, nullability, row count\n"
-    "       tarn parquet meta FILE           row groups, column chunks, encodings, codecs, stats\n"
+    "       tarn parquet schema FILE         schema tree (nested too): types, repetition, levels\n"
+    "       tarn parquet meta FILE           schema, row groups, leaf column chunks, codecs, stats\n"
     "       tarn parquet cat [--csv] [--columns a,b] [--limit N] FILE\n"
     "       tarn parquet copy IN OUT [--codec C] [--row-group-rows N] [--page-rows N]\n"
     "                                [--no-dictionary] [--no-page-index]\n"

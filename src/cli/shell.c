@@ -63,8 +63,17 @@ void sh_print_error(void) {
 /* ---------------------------------------------------------------------------------------------
  * Progress bar: a thread that, once a statement has run for a second, redraws one line on
  * stderr every 100 ms from the rows the statement's scans have read against the rows its
- * sources hold (known when it is planned), and erases it when the statement ends.
+ * sources hold (known when it is planned), with those rows and the bytes read of the bytes
+ * opened, and erases it when the statement ends.
  */
+/* 1234, 12.3K, 4.5M, 6.0G */
+static void human_count(char *buf, size_t cap, uint64_t n, const char *const *units) {
+    if (n < 10000) { snprintf(buf, cap, "%llu%s", (unsigned long long)n, units[0]); return; }
+    double v = (double)n;
+    int u = 0;
+    while (v >= 1000.0 && units[u + 1]) { v /= 1000.0; u++; }
+    snprintf(buf, cap, "%.1f%s", v, units[u]);
+}
 typedef struct progress {
     shell *sh;
     pthread_t thread;
@@ -91,12 +100,21 @@ static void *progress_main(void *arg) {
         uint64_t done = 0, total = 0;
         if (el < 1.0 || !tn_sql_session_progress(pg->sh->session, &done, &total) || total == 0) continue;
         int pct = done >= total ? 99 : (int)(done * 100 / total);
-        enum { W = 40 };
+        enum { W = 30 };
         char bar[W + 1];
         int fill = pct * W / 100;
         for (int i = 0; i < W; i++) bar[i] = i < fill ? '=' : i == fill ? '>' : ' ';
         bar[W] = 0;
-        fprintf(stderr, "\r%3d%% [%s] %.1fs", pct, bar, el);
+        static const char *const rows_u[] = {"", "K", "M", "G", "T", NULL};
+        static const char *const bytes_u[] = {" B", " KB", " MB", " GB", " TB", NULL};
+        char rd[16], rt[16], bd[16], bt[16];
+        uint64_t bdone = 0, btotal = 0;
+        (void)tn_sql_session_progress_bytes(pg->sh->session, &bdone, &btotal);
+        human_count(rd, sizeof rd, done, rows_u);
+        human_count(rt, sizeof rt, total, rows_u);
+        human_count(bd, sizeof bd, bdone, bytes_u);
+        human_count(bt, sizeof bt, btotal, bytes_u);
+        fprintf(stderr, "\r%3d%% [%s] %s/%s rows, %s/%s %.1fs\033[K", pct, bar, rd, rt, bd, bt, el);
         fflush(stderr);
         pg->drawn = true;
     }

@@ -654,6 +654,7 @@ static int open_by_listing(tn_fs *fs, tn_delta_snapshot *s, replay *rp, listing 
         target = opts->at_version;
     } else if (opts->has_at_timestamp) {
         target = -1;
+        int64_t first_ts = -1;
         for (uint32_t i = lp->ncommits; i-- > 0;) {
             int64_t ts;
             if ((rc = commit_timestamp(fs, log, lp->commits[i], scratch, &ts))) return rc;
@@ -663,11 +664,17 @@ static int open_by_listing(tn_fs *fs, tn_delta_snapshot *s, replay *rp, listing 
                 return rc;
             }
             if (ts <= opts->at_timestamp_ms) { target = lp->commits[i]; break; }
+            first_ts = ts;
             tn_arena_reset(scratch);
         }
         if (target < 0) {
-            rc = tn_error_set(TN_ENOTFOUND, "%s: timestamp %" PRId64 " ms is before the first commit",
-                              table_path, opts->at_timestamp_ms);
+            /* said as timestamps (UTC), not epoch milliseconds */
+            char want[64], first[64];
+            if (opts->at_timestamp_ms < INT64_MIN / 1000 ||
+                tn_format_timestamp(want, sizeof want, opts->at_timestamp_ms * 1000) < 0) want[0] = 0;
+            if (first_ts < 0 || tn_format_timestamp(first, sizeof first, first_ts * 1000) < 0) first[0] = 0;
+            rc = tn_error_set(TN_ENOTFOUND, "%s: TIMESTAMP AS OF '%s' is before the first commit (version %" PRId64
+                              " at '%s' UTC)", table_path, want, lp->ncommits ? lp->commits[0] : 0, first);
             return rc;
         }
     }

@@ -137,22 +137,57 @@ int tn_parquet_describe_schema(const tn_parquet_file *f, tn_buf *out) {
     return rc < 0 ? rc : 0;
 }
 
+/* A statistics value as text; backslashes and control characters of strings are escaped
+ * (\\, \n, \r, \t, \xNN) so that every chunk field stays on its line. */
 static int put_value(tn_buf *out, const tn_value *v) {
     if (v->is_null) return tn_buf_printf(out, "NULL");
+    if (v->type.id == TN_TYPE_VARCHAR) {
+        int rc = 0;
+        for (uint32_t i = 0; i < v->u.s.len && !rc; i++) {
+            unsigned char ch = (unsigned char)v->u.s.ptr[i];
+            if (ch == '\\') rc = tn_buf_printf(out, "\\\\");
+            else if (ch == '\n') rc = tn_buf_printf(out, "\\n");
+            else if (ch == '\r') rc = tn_buf_printf(out, "\\r");
+            else if (ch == '\t') rc = tn_buf_printf(out, "\\t");
+            else if (ch < 0x20 || ch == 0x7f) rc = tn_buf_printf(out, "\\x%02x", ch);
+            else rc = tn_buf_append_byte(out, ch);
+        }
+        return rc;
+    }
     int rc = tn_value_to_text(out, v);
     return rc < 0 ? rc : 0;
 }
 
-/* "min X, max Y" of a pair of statistics fields, decoded as the column's values. */
+/* One statistics field decoded as the column's values: "-" when absent, "nan" for a NaN (the
+ * reader never prunes by it), "(undecodable, N bytes)" when it does not fit the type. */
+static int put_stat_field(const tn_parquet_file *f, uint32_t c, const pq_bytes *b, tn_buf *out) {
+    tn_value v;
+    if (!b->present) return tn_buf_printf(out, "-");
+    if (pq_rd_decode_value(f, c, b->ptr, b->len, &v) == 0) return put_value(out, &v);
+    tn_error_clear();
+    const pq_schema_element *e = pq_rd_leaf(f, c);
+    bool nan = false;
+    if (e->type == PQ_DOUBLE && b->len == 8) {
+        double x;
+        memcpy(&x, b->ptr, 8);
+        nan = x != x;
+    } else if (e->type == PQ_FLOAT && b->len == 4) {
+        float x;
+        memcpy(&x, b->ptr, 4);
+        nan = x != x;
+    } else if (e->logical.kind == PQ_LT_FLOAT16 && b->len == 2) {
+        float x = pq_rd_half_to_float((uint16_t)(b->ptr[0] | (b->ptr[1] << 8)));
+        nan = x != x;
+    }
+    return nan ? tn_buf_printf(out, "nan") : tn_buf_printf(out, "(undecodable, %u bytes)", b->len);
+}
+
 static int put_min_max(const tn_parquet_file *f, uint32_t c, const pq_bytes *mn, const pq_bytes *mx,
                        tn_buf *out) {
-    tn_value v;
     int rc = tn_buf_printf(out, "min ");
-    if (!rc && mn->present && pq_rd_decode_value(f, c, mn->ptr, mn->len, &v) == 0) rc = put_value(out, &v);
-    else if (!rc) { tn_error_clear(); rc = tn_buf_printf(out, "%s", mn->present ? "(undecodable)" : "-"); }
+    if (!rc) rc = put_stat_field(f, c, mn, out);
     if (!rc) rc = tn_buf_printf(out, ", max ");
-    if (!rc && mx->present && pq_rd_decode_value(f, c, mx->ptr, mx->len, &v) == 0) rc = put_value(out, &v);
-    else if (!rc) { tn_error_clear(); rc = tn_buf_printf(out, "%s", mx->present ? "(undecodable)" : "-"); }
+    if (!rc) rc = put_stat_field(f, c, mx, out);
     return rc;
 }
 

@@ -246,23 +246,6 @@ int tn_pg_classify(const char *sql, size_t len, tn_pg_cmd *out) {
         snprintf(out->name, sizeof out->name, "%s", w);
         return 0;
     }
-    if (strcmp(w, "copy") == 0) {
-        /* COPY ... FROM STDIN / TO STDOUT: not written yet (copy.c); say so instead of tarn's
-         * "expected a file name" */
-        while (!at_end(&l)) {
-            if (next_word(&l, w2, sizeof w2)) {
-                if (strcmp(w2, "stdin") == 0 || strcmp(w2, "stdout") == 0) {
-                    out->kind = TN_PG_CMD_UNSUPPORTED;
-                    snprintf(out->name, sizeof out->name, "COPY %s %s", strcmp(w2, "stdin") == 0 ? "FROM" : "TO",
-                             strcmp(w2, "stdin") == 0 ? "STDIN" : "STDOUT");
-                    return 0;
-                }
-            } else {
-                l.i++;
-            }
-        }
-        return 0;
-    }
     if (strcmp(w, "set") == 0) {
         size_t save = l.i;
         if (!next_word(&l, w2, sizeof w2)) return 0;              /* SET 'key' = ...: tarn's */

@@ -562,7 +562,15 @@ static int simple_query(tn_pg_conn *c, const char *sql, uint32_t len) {
                 tn_pg_conn_complete(c, tag);
             }
         } else {
-            ok = simple_tarn(c, sql, start, end);
+            char *rw = NULL;           /* psql's catalog queries tarn answers another way (compat.c) */
+            const char *what = NULL;
+            if (tn_pg_compat_rewrite(sql + start, end - start, &rw, &what)) {
+                if (tn_pg_server_opts(c->srv)->log_queries) tn_pg_server_log(c->srv, "%s: answered as %s", c->peer, what);
+                ok = simple_tarn(c, rw, 0, strlen(rw));
+                tn_free(rw);
+            } else {
+                ok = simple_tarn(c, sql, start, end);
+            }
         }
         tn_pg_cmd_free(&cmd);
         if (!ok || c->dead) break;
@@ -575,6 +583,14 @@ static int simple_query(tn_pg_conn *c, const char *sql, uint32_t len) {
 /* ---------------------------------------------------------------------------------------------
  * Startup and authentication.
  */
+/* pg_catalog.pg_settings rows: this connection's parameters (sql/pg_catalog.c asks). */
+static bool pg_settings_row(void *ctx, int i, const char **name, const char **value, const char **desc) {
+    if (i < 0 || i >= tn_pg_setting_count()) return false;
+    bool report;
+    tn_pg_setting_at((const tn_pg_settings *)ctx, i, name, value, desc, &report);
+    return true;
+}
+
 static int read_startup(tn_pg_conn *c, tn_pg_startup *st) {
     for (;;) {
         uint8_t h[4];
@@ -805,6 +821,8 @@ void tn_pg_conn_run(tn_pg_server *srv, int fd, const char *peer) {
     if ((rc = authenticate(c))) goto done;
     rc = tn_sql_session_open(&c->session, tn_pg_server_opts(srv)->warehouse, tn_pg_server_opts(srv)->threads);
     if (!rc) tn_sql_session_deny_files(c->session, !tn_pg_server_opts(srv)->allow_file_access);
+    if (!rc) rc = tn_sql_session_set_client(c->session, c->user, c->database);
+    if (!rc) tn_sql_session_set_settings(c->session, pg_settings_row, &c->settings);
     if (!rc) rc = tn_pg_server_attach(srv, c->session, &c->backend);
     if (rc) {
         tn_pg_conn_error(c, "FATAL", rc == TN_ELIMIT ? "53300" : "58000", "%s", tn_error_message());

@@ -241,6 +241,10 @@ void tn_pg_setting_at(const tn_pg_settings *s, int i, const char **name, const c
                       const char **description, bool *report);
 const char *tn_pg_setting_wire_name(const char *name);
 
+/* compat.c: a catalog query of psql that tarn's SQL cannot run as written, as the query that
+ * gives the same answer: true with *out (tn_free) and *what naming it; false otherwise. */
+bool tn_pg_compat_rewrite(const char *sql, size_t len, char **out, const char **what);
+
 /* ---------------------------------------------------------------------------------------------
  * Errors: tarn's codes and messages as SQLSTATE (errors.c).
  */

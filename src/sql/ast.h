@@ -617,6 +617,7 @@ struct tn_sql_stmt {
             int n_columns;
             tn_sql_query *query;        /* COPY (query) TO ... */
             bool to;                    /* false: COPY t FROM 'file' */
+            bool stdio;                 /* FROM STDIN / TO STDOUT (path NULL): the client's stream */
             const char *path;
             tn_sql_options options;
         } copy;

@@ -818,7 +818,8 @@ static void stmt(printer *pr, const tn_sql_stmt *s) {
         else put_qname(pr, &s->u.copy.table);
         put_idents(pr, "columns", s->u.copy.columns, s->u.copy.n_columns);
         put(pr, s->u.copy.to ? " to " : " from ");
-        put_string(pr, s->u.copy.path, strlen(s->u.copy.path));
+        if (s->u.copy.stdio) put(pr, s->u.copy.to ? "stdout" : "stdin");
+        else put_string(pr, s->u.copy.path, strlen(s->u.copy.path));
         put_options(pr, "options", &s->u.copy.options);
         break;
     case TN_SQL_S_SET: {

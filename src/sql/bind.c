@@ -255,6 +255,39 @@ static char opt_char(const tn_value *v) {
     return v->u.s.ptr[0];
 }
 
+/* read_csv/read_json options that only restate what tarn does are accepted; any other value
+ * is refused by name, never ignored: auto_detect = true (tarn always detects), JSON format
+ * 'auto'/'newline_delimited'/'nd' (NDJSON is what it reads), records = true/'auto';
+ * sample_size sets the rows the type detection reads (-1: the whole file). */
+static bool opt_is(const tn_value *v, const char *const *ok) {
+    if (v->is_null || !tn_type_is_string(v->type)) return false;
+    for (; *ok; ok++)
+        if (strlen(*ok) == v->u.s.len && tn_str_iequal_n(v->u.s.ptr, v->u.s.len, *ok)) return true;
+    return false;
+}
+
+static int text_option(tn_binder *b, tn_plan_scan *sc, tn_sql_pos pos, const char *fn, const char *opt,
+                       const tn_value *v) {
+    static const char *const fmt_ok[] = {"auto", "newline_delimited", "nd", NULL};
+    static const char *const rec_ok[] = {"auto", "true", NULL};
+    bool accepted;
+    if (strcmp(opt, "auto_detect") == 0) accepted = opt_bool(v);
+    else if (strcmp(opt, "format") == 0) accepted = opt_is(v, fmt_ok);
+    else if (strcmp(opt, "records") == 0) accepted = opt_is(v, rec_ok) || (v->type.id == TN_TYPE_BOOLEAN && opt_bool(v));
+    else {                                       /* sample_size: -1 = the whole file, as DuckDB */
+        if (!v->is_null && tn_type_is_integer(v->type) && (v->u.i == -1 || v->u.i >= 1)) {
+            sc->text_sample_size = v->u.i == -1 || v->u.i > UINT32_MAX ? UINT32_MAX : (uint32_t)v->u.i;
+            return 0;
+        }
+        return tn_bind_error(b, pos, "%s option sample_size must be a positive number of rows or -1 (the whole file)", fn);
+    }
+    if (accepted) return 0;
+    return tn_bind_error_code(b, TN_EUNSUPPORTED, pos, "%s option %s: only %s is supported", fn, opt,
+                              strcmp(opt, "auto_detect") == 0 ? "true (tarn always detects the format)"
+                              : strcmp(opt, "format") == 0 ? "'auto' or 'newline_delimited' (one JSON object a line)"
+                                                           : "true (each line is one record)");
+}
+
 static int open_parquet_files(tn_binder *b, tn_plan *p, tn_sql_pos pos) {
     tn_plan_scan *s = &p->u.scan;
     s->files = tn_arena_calloc(b->arena, s->npaths * sizeof *s->files);
@@ -297,6 +330,7 @@ static int open_text_schema(tn_binder *b, tn_plan *p, tn_sql_pos pos) {
     int rc = 0;
     if (s->format == TN_SCAN_CSV) {
         tn_csv_options o = TN_CSV_OPTIONS_INIT;
+        if (s->text_sample_size) o.sample_size = s->text_sample_size;
         o.delimiter = s->csv_delim;
         if (s->csv_quote) o.quote = s->csv_quote;
         o.escape = s->csv_escape;
@@ -324,10 +358,16 @@ static int open_text_schema(tn_binder *b, tn_plan *p, tn_sql_pos pos) {
     } else {
         tn_ndjson_reader *r = NULL;
         tn_ndjson_options jo = TN_NDJSON_OPTIONS_INIT;
+        if (s->text_sample_size) jo.sample_size = s->text_sample_size;
         jo.replace_invalid_utf8 = s->text_replace_utf8;
         rc = tn_ndjson_open(&r, tn_fs_default(), s->paths[0], &jo);
         if (rc) return tn_bind_error_at(b, rc, pos);
         nc = tn_ndjson_columns(r, &names, &types);
+        if (nc == 0) {      /* an empty file, or only blank lines / {} objects: nothing to infer */
+            tn_ndjson_close(r);
+            return tn_bind_error(b, pos, "read_json: %s has no columns to read (the file is empty or holds only "
+                                 "empty objects)", s->paths[0]);
+        }
         s->nsrc = nc;
         s->src_names = tn_arena_calloc(b->arena, (nc + 1) * sizeof(char *));
         s->src_types = tn_arena_calloc(b->arena, (nc + 1) * sizeof(tn_type));
@@ -440,11 +480,18 @@ static int bind_table_function(tn_binder *b, tn_sql_tableref *t, tn_plan **out) 
             }
             if (strcmp(aname, "all_varchar") == 0) { s->csv_all_varchar = opt_bool(&v); continue; }
             if (strcmp(aname, "skip") == 0) { s->csv_skip = v.is_null ? 0 : (uint32_t)v.u.i; continue; }
-            if (strcmp(aname, "auto_detect") == 0 || strcmp(aname, "sample_size") == 0) continue;
+            if (strcmp(aname, "auto_detect") == 0 || strcmp(aname, "sample_size") == 0) {
+                rc = text_option(b, s, a->pos, name, aname, &v);
+                if (rc) return rc;
+                continue;
+            }
         } else {
             if (strcmp(aname, "format") == 0 || strcmp(aname, "records") == 0 ||
-                strcmp(aname, "sample_size") == 0 || strcmp(aname, "auto_detect") == 0)
+                strcmp(aname, "sample_size") == 0 || strcmp(aname, "auto_detect") == 0) {
+                rc = text_option(b, s, a->pos, name, aname, &v);
+                if (rc) return rc;
                 continue;
+            }
         }
         return tn_bind_error(b, a->pos, "Invalid named parameter \"%s\" for function %s", aname, name);
     }

@@ -24,6 +24,9 @@ struct tn_sql_session {
     int interrupted;               /* tn_sql_session_interrupt (atomic); cleared per statement */
     struct tn_temp_view *temp_views; /* temp_views.c: this session's temporary views */
     bool files_denied;             /* tn_sql_session_deny_files: no file paths in SQL */
+    char client_user[64], client_database[64];   /* tn_sql_session_set_client */
+    tn_sql_settings_fn settings_fn;                /* tn_sql_session_set_settings */
+    void *settings_ctx;
     /* session.c: BEGIN ... COMMIT. Each statement still commits on its own; a ROLLBACK (or a
      * COMMIT after a failed statement) that would need to undo writes is refused. */
     bool txn_open;                 /* BEGIN seen: writes are refused until COMMIT/ROLLBACK */
@@ -147,6 +150,9 @@ static inline const char *tn_bind_func_name(const tn_sql_expr *e) {
     return e->u.func.name.parts[e->u.func.name.n - 1].name;
 }
 bool tn_bind_is_agg_name(const char *name);
+/* pg_catalog.c: functions of the session resolved when bound (version(), current_user, ...). */
+bool tn_pg_is_session_function(const char *name);
+int tn_pg_session_function(tn_binder *b, const char *name, uint32_t nargs, tn_expr **out);
 bool tn_bind_contains_agg(const tn_sql_expr *e);
 bool tn_bind_contains_window(const tn_sql_expr *e);
 /* Fold constant sub-expressions of *e in place. */

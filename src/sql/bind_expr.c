@@ -276,6 +276,10 @@ static int bind_column(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     }
     if (miss_tab && q->n >= 2)
         return tn_bind_error(b, e->pos, "Referenced table \"%s\" not found!", q->parts[q->n - 2].name);
+    if (q->n == 1 && !q->parts[0].quoted && tn_pg_is_session_function(col) && !tn_str_iequal(col, "version")) {
+        int rc = tn_pg_session_function(b, col, 0, out);     /* SQL's current_user, session_user, ... */
+        return rc ? tn_bind_error_at(b, rc, e->pos) : 0;
+    }
     return tn_bind_error(b, e->pos, "Referenced column \"%s\" not found in FROM clause!", col);
 }
 
@@ -481,6 +485,9 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         rc = tn_expr_cast(&w, args[0], tn_type_make(TN_TYPE_BOOLEAN), false);
         if (rc) { tn_expr_free(args[1]); tn_expr_free(args[2]); return tn_bind_error_at(b, rc, e->pos); }
         rc = tn_expr_case(out, &w, &args[1], 1, args[2]);
+    } else if (tn_pg_is_session_function(name) && !tn_func_exists(name)) {   /* pg_catalog.c */
+        rc = tn_pg_session_function(b, name, (uint32_t)n, out);
+        free_args(args, n);
     } else if (tn_str_iequal(name, "current_setting")) {   /* settings.c: a constant, as in DuckDB */
         if (n != 1 || args[0]->kind != TN_EXPR_CONSTANT || args[0]->u.value.is_null ||
             args[0]->u.value.type.id != TN_TYPE_VARCHAR) {

@@ -85,6 +85,9 @@ int tn_bind_range(tn_binder *b, tn_sql_tableref *t, tn_plan **out) {
             if (v[i].is_null) { c[i] = v[i]; continue; }
             int rc = tn_cast_value(&v[i], tn_type_make(TN_TYPE_TIMESTAMP), false, b->arena, &c[i]);
             if (rc) return tn_bind_error_at(b, rc, f->u.func.args.items[i]->pos);
+            /* 'infinity' would make ~10^8 rows per day of step up to the largest timestamp */
+            if (!tn_ts_is_finite(c[i].u.i))
+                return tn_bind_error(b, f->u.func.args.items[i]->pos, "RANGE with infinite bounds is not supported");
         }
         if (v[2].type.id != TN_TYPE_INTERVAL && v[2].type.id != TN_TYPE_NULL) return no_match(b, f, name, v, n);
         p->types[0] = tn_type_make(TN_TYPE_TIMESTAMP);

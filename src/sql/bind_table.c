@@ -298,9 +298,10 @@ int tn_bind_table_name(tn_binder *b, tn_sql_tableref *t, tn_plan **out, const ch
             return trc;
         }
     }
-    {   /* t$files, t$buckets, t$partitions (bind_system.c) */
+    {   /* t$files, t$buckets, t$partitions (bind_system.c), pg_catalog.x (pg_catalog.c) */
         bool found = false;
         int src = tn_bind_system_table(b, t, &found, out);
+        if (!src && !found) src = tn_bind_pg_table(b, t, &found, out);
         if (src || found) {
             if (!src && alias && !*alias) *alias = q->parts[q->n - 1].name;
             return src;

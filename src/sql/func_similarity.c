@@ -229,30 +229,6 @@ static int f_jaro_winkler(FN_ARGS) { return jaro_rows(call, args, nargs, n, out,
 /* ---------------------------------------------------------------------------------------------
  * Code points.
  */
-static uint32_t cp_decode(const char *p, uint32_t n, uint32_t *at) {
-    unsigned char c = (unsigned char)p[*at];
-    uint32_t cp, len;
-    if (c < 0x80) cp = c, len = 1;
-    else if ((c & 0xE0) == 0xC0) cp = c & 0x1F, len = 2;
-    else if ((c & 0xF0) == 0xE0) cp = c & 0x0F, len = 3;
-    else if ((c & 0xF8) == 0xF0) cp = c & 0x07, len = 4;
-    else cp = c, len = 1;
-    if (*at + len > n) len = 1, cp = c;
-    for (uint32_t k = 1; k < len; k++) cp = (cp << 6) | ((unsigned char)p[*at + k] & 0x3F);
-    *at += len;
-    return cp;
-}
-
-static size_t cp_encode(uint32_t cp, char *t) {
-    if (cp < 0x80) return t[0] = (char)cp, 1;
-    if (cp < 0x800) return t[0] = (char)(0xC0 | (cp >> 6)), t[1] = (char)(0x80 | (cp & 0x3F)), 2;
-    if (cp < 0x10000)
-        return t[0] = (char)(0xE0 | (cp >> 12)), t[1] = (char)(0x80 | ((cp >> 6) & 0x3F)),
-               t[2] = (char)(0x80 | (cp & 0x3F)), 3;
-    return t[0] = (char)(0xF0 | (cp >> 18)), t[1] = (char)(0x80 | ((cp >> 12) & 0x3F)),
-           t[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), t[3] = (char)(0x80 | (cp & 0x3F)), 4;
-}
-
 static int f_chr(FN_ARGS) {
     for (uint32_t i = 0; i < n; i++) {
         if (!VALID(i)) {
@@ -263,7 +239,7 @@ static int f_chr(FN_ARGS) {
         if (cp < 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
             return tn_error_set(TN_EINVAL, "Invalid Input Error: Invalid UTF8 Codepoint %d", cp);
         char t[4];
-        int rc = tn_vector_set_str(out, i, t, cp_encode((uint32_t)cp, t));
+        int rc = tn_vector_set_str(out, i, t, tn_utf8_encode((uint32_t)cp, t));
         if (rc) return rc;
     }
     return 0;
@@ -277,7 +253,7 @@ static int first_cp(FN_ARGS, int32_t empty) {
         if (!VALID(i)) continue;
         tn_str s = STR(0, i);
         uint32_t at = 0;
-        r[i] = s.len ? (int32_t)cp_decode(s.ptr, s.len, &at) : empty;
+        r[i] = s.len ? (int32_t)tn_utf8_next(s.ptr, s.len, &at) : empty;
     }
     return 0;
 }
@@ -309,17 +285,17 @@ static int f_translate(FN_ARGS) {
         }
         to = fm + cap;
         size_t nf = 0, nt = 0;
-        for (uint32_t at = 0; at < f.len;) fm[nf++] = cp_decode(f.ptr, f.len, &at);
-        for (uint32_t at = 0; at < t.len;) to[nt++] = cp_decode(t.ptr, t.len, &at);
+        for (uint32_t at = 0; at < f.len;) fm[nf++] = tn_utf8_next(f.ptr, f.len, &at);
+        for (uint32_t at = 0; at < t.len;) to[nt++] = tn_utf8_next(t.ptr, t.len, &at);
         tn_buf_clear(&b);
         for (uint32_t at = 0; at < s.len && !rc;) {
-            uint32_t start = at, cp = cp_decode(s.ptr, s.len, &at);
+            uint32_t start = at, cp = tn_utf8_next(s.ptr, s.len, &at);
             size_t k = 0;
             while (k < nf && fm[k] != cp) k++;
             if (k == nf) rc = tn_buf_append(&b, s.ptr + start, at - start);
             else if (k < nt) {
                 char e[4];
-                rc = tn_buf_append(&b, e, cp_encode(to[k], e));
+                rc = tn_buf_append(&b, e, tn_utf8_encode(to[k], e));
             }
         }
         if (!rc) rc = tn_vector_set_str(out, i, b.data ? (const char *)b.data : "", b.len);

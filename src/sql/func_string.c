@@ -40,41 +40,9 @@ static uint32_t utf8_offset(const char *p, uint32_t n, int64_t ch) {
     return n;
 }
 
-/* Decode one code point at p[*i] (invalid bytes decode as themselves). */
-static uint32_t utf8_next(const char *p, uint32_t n, uint32_t *i) {
-    unsigned char c = (unsigned char)p[*i];
-    uint32_t cp, len;
-    if (c < 0x80) cp = c, len = 1;
-    else if ((c & 0xE0) == 0xC0) cp = c & 0x1F, len = 2;
-    else if ((c & 0xF0) == 0xE0) cp = c & 0x0F, len = 3;
-    else if ((c & 0xF8) == 0xF0) cp = c & 0x07, len = 4;
-    else cp = c, len = 1;
-    if (*i + len > n) len = 1, cp = c;
-    for (uint32_t k = 1; k < len; k++) {
-        unsigned char d = (unsigned char)p[*i + k];
-        if (!is_cont(d)) {
-            len = 1;
-            cp = c;
-            break;
-        }
-        cp = (cp << 6) | (d & 0x3F);
-    }
-    *i += len;
-    return cp;
-}
-
 static int utf8_put(tn_buf *b, uint32_t cp) {
-    uint8_t t[4];
-    int k;
-    if (cp < 0x80) t[0] = (uint8_t)cp, k = 1;
-    else if (cp < 0x800) t[0] = (uint8_t)(0xC0 | (cp >> 6)), t[1] = (uint8_t)(0x80 | (cp & 0x3F)), k = 2;
-    else if (cp < 0x10000)
-        t[0] = (uint8_t)(0xE0 | (cp >> 12)), t[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F)),
-        t[2] = (uint8_t)(0x80 | (cp & 0x3F)), k = 3;
-    else
-        t[0] = (uint8_t)(0xF0 | (cp >> 18)), t[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F)),
-        t[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F)), t[3] = (uint8_t)(0x80 | (cp & 0x3F)), k = 4;
-    return tn_buf_append(b, t, (size_t)k);
+    char t[4];
+    return tn_buf_append(b, t, tn_utf8_encode(cp, t));
 }
 
 /* Case mapping for Latin-1, Latin Extended-A, Greek and Cyrillic (no locale involved). */
@@ -116,7 +84,7 @@ static int map_case(tn_buf *b, tn_str s, bool upper) {
             i++;
             continue;
         }
-        uint32_t start = i, cp = utf8_next(s.ptr, s.len, &i);
+        uint32_t start = i, cp = tn_utf8_next(s.ptr, s.len, &i);
         uint32_t m = upper ? cp_upper(cp) : cp_lower(cp);
         int rc = m == cp ? tn_buf_append(b, s.ptr + start, i - start) : utf8_put(b, m);
         if (rc) return rc;
@@ -221,6 +189,15 @@ static int left_right(FN_ARGS, bool left) {
 static int f_left(FN_ARGS) { return left_right(call, args, nargs, n, out, true); }
 static int f_right(FN_ARGS) { return left_right(call, args, nargs, n, out, false); }
 
+/* A result computed from user input is checked before it is built: one string value holds at
+ * most 4 GiB - 1 bytes (tn_str's length). The evaluator prefixes the function's name. */
+static int check_result_len(uint64_t bytes) {
+    if (bytes > UINT32_MAX)
+        return tn_error_set(TN_ELIMIT, "result of %llu bytes is too long (the limit is %u bytes)",
+                            (unsigned long long)bytes, (unsigned)UINT32_MAX);
+    return 0;
+}
+
 /* concat(...): NULL arguments are skipped (DuckDB); the result is never NULL. */
 static int f_concat(FN_ARGS) {
     tn_buf b = TN_BUF_INIT;
@@ -228,6 +205,12 @@ static int f_concat(FN_ARGS) {
     if (out->validity) memset(out->validity, 0xff, ((size_t)n + 63) / 64 * 8);
     for (uint32_t i = 0; i < n && !rc; i++) {
         tn_buf_clear(&b);
+        uint64_t total = 0;
+        for (uint32_t k = 0; k < nargs; k++) {
+            uint32_t r = TN_ARG_IDX(args[k], i);
+            if (tn_vector_is_valid(args[k], r)) total += ((const tn_str *)args[k]->data)[r].len;
+        }
+        rc = check_result_len(total);
         for (uint32_t k = 0; k < nargs && !rc; k++) {
             uint32_t r = TN_ARG_IDX(args[k], i);
             if (!tn_vector_is_valid(args[k], r)) continue;
@@ -253,6 +236,12 @@ static int f_concat_ws(FN_ARGS) {
         }
         tn_str sep = ((const tn_str *)args[0]->data)[r0];
         tn_buf_clear(&b);
+        uint64_t total = 0;
+        for (uint32_t k = 1; k < nargs; k++) {
+            uint32_t r = TN_ARG_IDX(args[k], i);
+            if (tn_vector_is_valid(args[k], r)) total += ((const tn_str *)args[k]->data)[r].len + (uint64_t)sep.len;
+        }
+        rc = check_result_len(total > sep.len ? total - sep.len : 0);
         bool first = true;
         for (uint32_t k = 1; k < nargs && !rc; k++) {
             uint32_t r = TN_ARG_IDX(args[k], i);
@@ -275,7 +264,8 @@ static int f_dpipe(FN_ARGS) {
     FOR_ROWS({
         tn_str x = STR(0, i), y = STR(1, i);
         tn_buf_clear(&b);
-        rc = tn_buf_append(&b, x.ptr, x.len);
+        rc = check_result_len((uint64_t)x.len + y.len);
+        if (!rc) rc = tn_buf_append(&b, x.ptr, x.len);
         if (!rc) rc = tn_buf_append(&b, y.ptr, y.len);
         if (!rc) rc = set_buf(out, i, &b);
         if (rc) break;
@@ -295,7 +285,7 @@ static int bind_all_varchar(tn_func_binding *b, const tn_value *const *consts, v
 static bool in_set(uint32_t cp, tn_str set) {
     uint32_t i = 0;
     while (i < set.len)
-        if (utf8_next(set.ptr, set.len, &i) == cp) return true;
+        if (tn_utf8_next(set.ptr, set.len, &i) == cp) return true;
     return false;
 }
 
@@ -307,7 +297,7 @@ static int trim_fn(FN_ARGS, bool l, bool r) {
         uint32_t a = 0, b = s.len;
         if (l) {
             while (a < b) {
-                uint32_t k = a, cp = utf8_next(s.ptr, s.len, &k);
+                uint32_t k = a, cp = tn_utf8_next(s.ptr, s.len, &k);
                 if (!in_set(cp, set)) break;
                 a = k;
             }
@@ -316,7 +306,7 @@ static int trim_fn(FN_ARGS, bool l, bool r) {
             while (b > a) {
                 uint32_t st = b - 1;
                 while (st > a && is_cont((unsigned char)s.ptr[st])) st--;
-                uint32_t k = st, cp = utf8_next(s.ptr, s.len, &k);
+                uint32_t k = st, cp = tn_utf8_next(s.ptr, s.len, &k);
                 if (!in_set(cp, set)) break;
                 b = st;
             }
@@ -342,6 +332,16 @@ static int f_replace(FN_ARGS) {
         tn_str s = STR(0, i), from = STR(1, i), to = STR(2, i);
         tn_buf_clear(&b);
         uint32_t pos = 0;
+        if (from.len && to.len > from.len) {     /* the result grows: its size first */
+            uint64_t hits = 0;
+            const char *hit;
+            while ((hit = find_bytes(s.ptr + pos, s.len - pos, from.ptr, from.len)) != NULL) {
+                hits++;
+                pos = (uint32_t)(hit - s.ptr) + from.len;
+            }
+            pos = 0;
+            if ((rc = check_result_len(s.len + hits * (to.len - from.len)))) break;
+        }
         if (from.len) {
             const char *hit;
             while ((hit = find_bytes(s.ptr + pos, s.len - pos, from.ptr, from.len)) != NULL) {
@@ -383,7 +383,7 @@ static int f_split_part(FN_ARGS) {
             if (d.len == 0) {
                 if (pos >= s.len) break;
                 uint32_t k = pos;
-                utf8_next(s.ptr, s.len, &k);
+                tn_utf8_next(s.ptr, s.len, &k);
                 starts[np] = pos;
                 ends[np++] = k;
                 pos = k;
@@ -588,7 +588,7 @@ static bool like_match(const char *s, uint32_t sn, const char *p, uint32_t pn, i
                 continue;
             } else if (c == '_') {
                 pi++;
-                utf8_next(s, sn, &si);
+                tn_utf8_next(s, sn, &si);
                 continue;
             } else if (c == s[si]) {
                 pi++;
@@ -598,7 +598,7 @@ static bool like_match(const char *s, uint32_t sn, const char *p, uint32_t pn, i
         }
         if (star_p == UINT32_MAX) return false;
         pi = star_p;
-        utf8_next(s, sn, &star_s);
+        tn_utf8_next(s, sn, &star_s);
         si = star_s;
     }
     while (pi < pn && p[pi] == '%') pi++;

@@ -143,6 +143,9 @@ extern const tn_func_def tn_funcs_string[];
 extern const tn_func_def tn_funcs_math[];
 extern const tn_func_def tn_funcs_datetime[];
 extern const tn_func_def tn_funcs_hash[];
+extern const tn_func_def tn_funcs_pg[];        /* pg_catalog.c */
+/* PostgreSQL's type oid for a tarn type (pg_catalog.c). */
+int64_t tn_pg_type_oid(tn_type t);
 extern const tn_func_def tn_funcs_interval[];   /* func_interval.c */
 extern const tn_func_def tn_funcs_bitmap[];     /* func_bitmap.c */
 extern const tn_func_def tn_funcs_similarity[]; /* func_similarity.c */

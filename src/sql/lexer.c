@@ -248,11 +248,62 @@ static int lex_blob(lexer *lx) {
     return 0;
 }
 
+/* E'...': PostgreSQL's escape string: \n \t \r \b \f \\ \' \ooo (octal) \xHH, '' a quote. */
+static int lex_escape_string(lexer *lx) {
+    tn_sql_pos start = lx->pos;
+    uint32_t i0 = lx->i, j = lx->i + 2;
+    char *out = tn_arena_alloc(lx->arena, lx->end - lx->i + 1);
+    if (!out) return TN_ENOMEM;
+    size_t n = 0;
+    for (;;) {
+        if (j >= lx->end) return lex_error(lx, start, "unterminated string literal");
+        char ch = lx->src[j];
+        if (ch == '\'') {
+            if (j + 1 < lx->end && lx->src[j + 1] == '\'') { out[n++] = '\''; j += 2; continue; }
+            j++;
+            break;
+        }
+        if (ch != '\\' || j + 1 >= lx->end) { out[n++] = ch; j++; continue; }
+        char e = lx->src[j + 1];
+        j += 2;
+        switch (e) {
+        case 'n': out[n++] = '\n'; break;
+        case 't': out[n++] = '\t'; break;
+        case 'r': out[n++] = '\r'; break;
+        case 'b': out[n++] = '\b'; break;
+        case 'f': out[n++] = '\f'; break;
+        case 'x': {
+            int v = 0, k = 0;
+            while (k < 2 && j < lx->end && hex_val((unsigned char)lx->src[j]) >= 0) v = v * 16 + hex_val((unsigned char)lx->src[j++]), k++;
+            if (!k) return lex_error(lx, start, "invalid escape \\x without hexadecimal digits");
+            out[n++] = (char)v;
+            break;
+        }
+        default:
+            if (e >= '0' && e <= '7') {
+                int v = e - '0', k = 1;
+                while (k < 3 && j < lx->end && lx->src[j] >= '0' && lx->src[j] <= '7') v = v * 8 + (lx->src[j++] - '0'), k++;
+                out[n++] = (char)v;
+            } else {
+                out[n++] = e;          /* \\ \' and any other character as itself */
+            }
+        }
+    }
+    out[n] = '\0';
+    tn_sql_token *t = push_tok(lx, TK_STRING, start, j - i0);
+    if (!t) return TN_ENOMEM;
+    t->text = out;
+    t->text_len = n;
+    adv(lx, j - i0);
+    return 0;
+}
+
 static int lex_one(lexer *lx) {
     int c = at(lx, 0), c1 = at(lx, 1);
     tn_sql_pos start = lx->pos;
     uint32_t i0 = lx->i;
     if ((c == 'x' || c == 'X') && c1 == '\'') return lex_blob(lx);
+    if ((c == 'e' || c == 'E') && c1 == '\'') return lex_escape_string(lx);
     if (is_ident_start(c)) {
         uint32_t j = lx->i;
         while (j < lx->end && is_ident_char((unsigned char)lx->src[j])) j++;
@@ -313,7 +364,15 @@ static int lex_one(lexer *lx) {
     else if (c == '>' && c1 == '=') type = TK_GE;
     else if (c == '<' && c1 == '>') type = TK_NE;
     else if (c == '!' && c1 == '=') type = TK_NE;
-    else {
+    else if (c == '~' || (c == '!' && c1 == '~')) {   /* ~ ~* !~ !~* */
+        uint32_t j = lx->i + (c == '!' ? 2 : 1);
+        bool ci = j < lx->end && lx->src[j] == '*';
+        tn_sql_token *t = push_tok(lx, TK_REGEX, start, j - lx->i + (ci ? 1 : 0));
+        if (!t) return TN_ENOMEM;
+        t->ival = (c == '!' ? 1 : 0) | (ci ? 2 : 0);
+        adv(lx, j - lx->i + (ci ? 1 : 0));
+        return 0;
+    } else {
         len = 1;
         switch (c) {
         case '(': type = TK_LPAREN; break;

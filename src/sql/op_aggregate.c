@@ -491,6 +491,7 @@ typedef struct agg_state {
     uint8_t *s2;                /* counts (int64) or has-value flags (uint8) */
     tn_arena *arena;            /* strings of min/max/any_value, HLL registers */
     tn_buf *bufs;               /* string_agg per group */
+    uint64_t str_bytes;         /* string_agg: bytes held by all groups (memory accounting) */
     const char *sep;
     uint32_t sep_len;
     /* DISTINCT: set of (group, value) */
@@ -639,6 +640,15 @@ static uint64_t hash_row(const tn_vector *v, uint32_t i) {
     one.count = 1;
     tn_vector_hash(&one, 1, &h, true);
     return h;
+}
+
+/* A string_agg result is one string value: at most 4 GiB - 1 bytes (tn_str's length), checked
+ * before the buffer grows rather than truncated when it is read out. */
+static int string_agg_check(size_t have, uint64_t add) {
+    if ((uint64_t)have + add > UINT32_MAX)
+        return tn_error_set(TN_ELIMIT, "string_agg: result of %llu bytes is too long (the limit is %u bytes)",
+                            (unsigned long long)have + (unsigned long long)add, (unsigned)UINT32_MAX);
+    return 0;
 }
 
 static int hll_update(agg_state *s, uint32_t g, uint64_t h) {
@@ -808,10 +818,12 @@ static int agg_update(agg_state *s, const tn_vector *v, const uint32_t *gids, ui
             if (mask && !mask[i]) continue;
             if (!tn_vector_is_valid(v, i)) continue;
             uint32_t g = gids[i];
-            int rc = 0;
-            if (has[g] && s->sep_len) rc = tn_buf_append(&st[g], s->sep, s->sep_len);
+            uint64_t add = (uint64_t)(has[g] ? s->sep_len : 0) + x[i].len;
+            int rc = string_agg_check(st[g].len, add);
+            if (!rc && has[g] && s->sep_len) rc = tn_buf_append(&st[g], s->sep, s->sep_len);
             if (!rc && x[i].len) rc = tn_buf_append(&st[g], x[i].ptr, x[i].len);
             if (rc) return rc;
+            s->str_bytes += add;
             has[g] = 1;
         }
         return 0;
@@ -884,7 +896,10 @@ static int agg_merge(agg_state *dst, uint32_t to, agg_state *src, uint32_t from)
     case TN_AGG_STRING_AGG: {
         if (!src->s2[from]) return 0;
         tn_buf *a = &((tn_buf *)dst->s1)[to], *b = &((tn_buf *)src->s1)[from];
-        int rc = 0;
+        uint64_t add = (uint64_t)(dst->s2[to] ? dst->sep_len : 0) + b->len;
+        int rc = string_agg_check(a->len, add);
+        if (rc) return rc;
+        dst->str_bytes += add;
         if (dst->s2[to] && dst->sep_len) rc = tn_buf_append(a, dst->sep, dst->sep_len);
         if (!rc && b->len) rc = tn_buf_append(a, b->data, b->len);
         dst->s2[to] = 1;
@@ -1191,6 +1206,7 @@ static int agg_consume(tn_sink *sink, void *state, uint32_t morsel, const tn_chu
     }
     /* memory accounting, coarse */
     uint64_t mem = tn_group_table_bytes(&l->table) + (uint64_t)l->st.cap * 32 * (na + 1);
+    for (uint32_t a = 0; a < na; a++) mem += l->st.a[a].str_bytes;      /* string_agg text */
     if (mem > l->mem + (1u << 20)) {
         rc = tn_exec_mem(sh->ex, (int64_t)(mem - l->mem));
         l->mem = mem;

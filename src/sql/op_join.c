@@ -3,7 +3,9 @@
  * expressions evaluated and hashed into a chained table (no per-row allocation); the probe
  * side streams: each probe chunk finds candidate pairs by hash and key equality, filters them
  * with the residual condition, and emits INNER / LEFT / RIGHT / FULL rows or SEMI / ANTI probe
- * rows. Rows of the build side never matched are emitted at the end (RIGHT / FULL). No keys:
+ * rows. Rows of the build side never matched are emitted at the end (RIGHT / FULL); a SEMI /
+ * ANTI join whose kept (left) side is the smaller builds on it, marks the build rows a probe
+ * row matches and emits the matched (SEMI) or unmatched (ANTI) build rows at the end. No keys:
  * a nested loop (CROSS JOIN, theta joins). NULL keys never match. Small integer key ranges use
  * a direct array instead of the hash table; build columns are flattened for gathering.
  */
@@ -467,7 +469,7 @@ static int flush_pairs(tn_join_table *t, probe_state *s, tn_pipeline *p, uint32_
     for (uint32_t i = 0; i < npass; i++) {
         uint32_t j = pass ? pass[i] : i;
         s->pmatched[s->psel[j]] = 1;
-        if (k == TN_JOIN_RIGHT || k == TN_JOIN_FULL) __atomic_store_n(&t->matched[s->bids[j]], 1, __ATOMIC_RELAXED);
+        if (k == TN_JOIN_RIGHT || k == TN_JOIN_FULL || t->build_left) __atomic_store_n(&t->matched[s->bids[j]], 1, __ATOMIC_RELAXED);
     }
     s->npairs = 0;
     if (k == TN_JOIN_SEMI || k == TN_JOIN_ANTI || npass == 0) return 0;
@@ -526,7 +528,8 @@ static int probe_exec(tn_op *op, void *state, tn_pipeline *p, uint32_t stage, ui
     if (!direct)
         for (uint32_t k = 0; k < t->nkeys; k++) tn_vector_hash(&s->kv[k], n, s->h, k == 0);
     memset(s->pmatched, 0, n);
-    bool first_only = (kind == TN_JOIN_SEMI || kind == TN_JOIN_ANTI) && !node->u.join.residual;
+    bool semi_build = t->build_left && (kind == TN_JOIN_SEMI || kind == TN_JOIN_ANTI);
+    bool first_only = (kind == TN_JOIN_SEMI || kind == TN_JOIN_ANTI) && !node->u.join.residual && !semi_build;
     s->npairs = 0;
     if (direct) {
         /* small integer key range: the slot holds exactly the rows of that key */
@@ -601,6 +604,7 @@ static int probe_exec(tn_op *op, void *state, tn_pipeline *p, uint32_t stage, ui
     if (!rc) rc = flush_pairs(t, s, p, stage, worker, in);
     if (rc) return rc;
     /* probe rows without a match, or the matched ones for SEMI */
+    if (semi_build) return 0;
     if (kind == TN_JOIN_LEFT || kind == TN_JOIN_FULL || kind == TN_JOIN_SEMI || kind == TN_JOIN_ANTI) {
         bool want = kind == TN_JOIN_SEMI;
         uint32_t m = 0;
@@ -627,19 +631,27 @@ static int probe_exec(tn_op *op, void *state, tn_pipeline *p, uint32_t stage, ui
     return 0;
 }
 
-/* RIGHT / FULL: build rows never matched, with NULLs for the probe side. */
+/* RIGHT / FULL: build rows never matched, with NULLs for the probe side. SEMI / ANTI built on
+ * the left: the build rows matched (SEMI) or not (ANTI). */
 static int probe_finish(tn_op *op, tn_pipeline *p, uint32_t stage) {
     tn_join_table *t = op->shared;
     tn_join_kind kind = t->node->u.join.kind;
-    if (kind != TN_JOIN_RIGHT && kind != TN_JOIN_FULL) return 0;
+    bool semi_build = t->build_left && (kind == TN_JOIN_SEMI || kind == TN_JOIN_ANTI);
+    if (kind != TN_JOIN_RIGHT && kind != TN_JOIN_FULL && !semi_build) return 0;
     probe_state *s = p->op_states[0][stage];
     int rc = 0;
     uint32_t ids[TN_VECTOR_SIZE];
     uint32_t m = 0;
+    uint8_t skip = kind == TN_JOIN_SEMI ? 0 : 1;   /* the matched[] value not emitted */
     for (uint32_t id = 0; id <= t->nrows && !rc; id++) {
-        if (id < t->nrows && t->matched[id]) continue;
+        if (id < t->nrows && (t->matched[id] != 0) == skip) continue;
         if (id < t->nrows) ids[m++] = id;
-        if (m == TN_VECTOR_SIZE || (id == t->nrows && m > 0)) {
+        if (semi_build && (m == TN_VECTOR_SIZE || (id == t->nrows && m > 0))) {
+            for (uint32_t c = 0; c < s->nl && !rc; c++) rc = gather_build(&s->out.cols[c], t, c, ids, m);
+            tn_chunk out = {s->nl, m, s->out.cols};
+            if (!rc) rc = tn_pipe_push(p, stage + 1, 0, &out);
+            m = 0;
+        } else if (m == TN_VECTOR_SIZE || (id == t->nrows && m > 0)) {
             for (uint32_t c = 0; c < s->nl && !rc; c++) {
                 s->out.cols[c].count = 0;
                 rc = tn_vector_fill_null(&s->out.cols[c], 0, m);

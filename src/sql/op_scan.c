@@ -74,6 +74,12 @@ static int sample_push(scan_shared *sh, tn_pipeline *p, uint32_t worker, tn_chun
 
 static bool sampling(const tn_plan_scan *s) { return s->sample_percent > 0 || s->sample_rows != 0; }
 
+
+/* A scan reads at most `limit` columns at once: say which file and what the limit is. */
+static int too_many_columns(const char *path, uint32_t n, size_t limit) {
+    return tn_error_set(TN_ELIMIT, "%s: too many columns (%u read; the limit is %zu): select fewer columns", path, n, limit);
+}
+
 static int pq_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker) {
     scan_shared *sh = src->shared;
     const tn_plan_scan *s = &sh->node->u.scan;
@@ -128,7 +134,7 @@ static int pq_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker) 
             if (rc) goto cleanup;
         }
         tn_type types[TN_FUNC_MAX_ARGS * 64];
-        if (s->ncols > sizeof types / sizeof types[0]) { rc = tn_error_set(TN_ELIMIT, "too many columns"); goto cleanup; }
+        if (s->ncols > sizeof types / sizeof types[0]) { rc = too_many_columns(s->paths[mo->file], s->ncols, sizeof types / sizeof types[0]); goto cleanup; }
         for (uint32_t i = 0; i < s->ncols; i++) types[i] = s->src_types[s->cols[i]];
         rc = tn_chunk_init(&pc->chunk, s->ncols, types, TN_VECTOR_SIZE);
         if (rc) goto cleanup;
@@ -137,7 +143,7 @@ static int pq_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker) 
     tn_chunk *chunk = &pc->chunk;
     if (sampling(s)) {
         tn_type types[TN_FUNC_MAX_ARGS * 64];
-        if (s->ncols > sizeof types / sizeof types[0]) { rc = tn_error_set(TN_ELIMIT, "too many columns"); goto cleanup; }
+        if (s->ncols > sizeof types / sizeof types[0]) { rc = too_many_columns(s->paths[mo->file], s->ncols, sizeof types / sizeof types[0]); goto cleanup; }
         for (uint32_t i = 0; i < s->ncols; i++) types[i] = s->src_types[s->cols[i]];
         rc = tn_chunk_init(&tmp, s->ncols, types, TN_VECTOR_SIZE);
         if (rc) goto cleanup;
@@ -213,6 +219,7 @@ static int text_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker
     memset(&out, 0, sizeof out);
     if (s->format == TN_SCAN_CSV) {
         tn_csv_options o = TN_CSV_OPTIONS_INIT;
+        if (s->text_sample_size) o.sample_size = s->text_sample_size;
         o.delimiter = s->csv_delim;
         if (s->csv_quote) o.quote = s->csv_quote;
         o.escape = s->csv_escape;
@@ -229,6 +236,7 @@ static int text_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker
         rc = tn_csv_open(&csv, tn_fs_default(), s->paths[m], &o);
     } else {
         tn_ndjson_options jo = TN_NDJSON_OPTIONS_INIT;
+        if (s->text_sample_size) jo.sample_size = s->text_sample_size;
         jo.replace_invalid_utf8 = s->text_replace_utf8;
         if (m > 0) {
             jo.ncolumns = s->nsrc;
@@ -240,7 +248,7 @@ static int text_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker
     if (rc) goto cleanup;
     tn_type *types = s->src_types;   /* only used for the sample chunk below */
     tn_type ptypes[4096];
-    if (s->ncols > 4096) { rc = tn_error_set(TN_ELIMIT, "too many columns"); goto cleanup; }
+    if (s->ncols > 4096) { rc = too_many_columns(s->paths[m], s->ncols, 4096); goto cleanup; }
     for (uint32_t i = 0; i < s->ncols; i++) ptypes[i] = s->src_types[s->cols[i]];
     types = ptypes;
     out.ncols = s->ncols;

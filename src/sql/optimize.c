@@ -195,6 +195,46 @@ static int wrap_filter(tn_arena *arena, tn_plan **slot, elist *kept) {
     return 0;
 }
 
+/* An OR whose every branch restricts the columns [lo, hi) implies the OR of those
+   restrictions, e.g. TPC-H Q7's `(n1 = 'FRANCE' AND n2 = 'GERMANY') OR (n1 = 'GERMANY' AND
+   n2 = 'FRANCE')` implies `n1 = 'FRANCE' OR n1 = 'GERMANY'`. Returns that new expression (over
+   the same columns) or NULL; the original stays where it is, so results do not change. */
+#define IMPLIED_MAX_SEL 0.25
+
+static tn_expr *implied_or(const tn_expr *e, uint32_t lo, uint32_t hi) {
+    if (e->kind != TN_EXPR_OR || has_volatile(e)) return NULL;
+    tn_expr **br = tn_calloc(e->nargs + 1, sizeof *br);
+    if (!br) return NULL;
+    uint32_t nb = 0;
+    bool ok = true;
+    for (uint32_t b = 0; b < e->nargs && ok; b++) {
+        const tn_expr *x = e->args[b];
+        uint32_t n = x->kind == TN_EXPR_AND ? x->nargs : 1, np = 0;
+        tn_expr **parts = tn_calloc(n + 1, sizeof *parts);
+        if (!parts) { ok = false; break; }
+        for (uint32_t i = 0; i < n && ok; i++) {
+            const tn_expr *c = x->kind == TN_EXPR_AND ? x->args[i] : x;
+            if (tn_expr_is_constant(c) || !tn_expr_columns_within(c, lo, hi)) continue;
+            if (!(parts[np] = tn_expr_copy(c))) ok = false;
+            else np++;
+        }
+        if (!ok || np == 0) {
+            for (uint32_t i = 0; i < np; i++) tn_expr_free(parts[i]);
+            ok = false;
+        } else if (np == 1) br[nb++] = parts[0];
+        else if (tn_expr_and(&br[nb], parts, np) == 0) nb++;
+        else ok = false;
+        tn_free(parts);
+    }
+    tn_expr *out = NULL;
+    if (ok && nb == e->nargs) {
+        if (tn_expr_or(&out, br, nb)) out = NULL;
+    } else
+        for (uint32_t i = 0; i < nb; i++) tn_expr_free(br[i]);
+    tn_free(br);
+    return out;
+}
+
 /* Push the conjuncts in `conjs` (over (*slot)'s output; consumed) as deep as they go. */
 static int push(tn_arena *arena, tn_plan **slot, elist *conjs) {
     tn_plan *node = *slot;
@@ -299,6 +339,19 @@ static int push(tn_arena *arena, tn_plan **slot, elist *conjs) {
             }
             el_free(&cond);
             cond = rest;
+            /* ORs over both sides: what they imply for each side alone filters it early, when
+               that drops most of the side's rows (else evaluating it costs more than it saves) */
+            for (uint32_t i = 0; i < cond.n && !rc; i++) {
+                tn_expr *dl = implied_or(cond.items[i], 0, nl), *dr = implied_or(cond.items[i], nl, nl + nr);
+                if (dr) tn_expr_shift(dr, -(int64_t)nl);
+                if (dl && tn_opt_selectivity(l, dl) > IMPLIED_MAX_SEL) { tn_expr_free(dl); dl = NULL; }
+                if (dr && tn_opt_selectivity(r, dr) > IMPLIED_MAX_SEL) { tn_expr_free(dr); dr = NULL; }
+                if (dl) rc = el_push(&down, dl);
+                if (dr) {
+                    if (!rc) rc = el_push(&down2, dr);
+                    else tn_expr_free(dr);
+                }
+            }
             if (!rc) rc = make_and(&cond, &node->u.join.cond);
         } else if (!rc && (k == TN_JOIN_SEMI || k == TN_JOIN_ANTI || k == TN_JOIN_LEFT) && node->u.join.cond) {
             /* ON conjuncts over the right side only filter the build input */
@@ -411,7 +464,11 @@ static int join_keys(tn_arena *arena, tn_plan *p) {
     el_free(&c);
     if (!rc) rc = make_and(&rest, &p->u.join.residual);
     else el_free(&rest);
-    if (p->u.join.kind == TN_JOIN_INNER && p->u.join.nkeys > 0) p->u.join.build_left = l->est_rows < r->est_rows;
+    /* the smaller estimated input builds; SEMI / ANTI joins too (op_join.c then marks the
+       matched build rows and emits the kept ones at the end) */
+    tn_join_kind k = p->u.join.kind;
+    if ((k == TN_JOIN_INNER || k == TN_JOIN_SEMI || k == TN_JOIN_ANTI) && p->u.join.nkeys > 0)
+        p->u.join.build_left = l->est_rows < r->est_rows;
     return rc;
 }
 
@@ -808,6 +865,7 @@ static int scan_preds(tn_arena *arena, tn_plan *p) {
 int tn_optimize(tn_plan **root, tn_arena *arena) {
     elist none = {0};
     int rc = push(arena, root, &none);
+    if (!rc) rc = tn_opt_date_casts(*root);
     if (!rc) {
         tn_opt_estimate(*root);
         rc = tn_opt_join_order(arena, root);

@@ -24,6 +24,11 @@ double tn_opt_selectivity(const tn_plan *p, const tn_expr *pred);
 /* Whether e is `a = b` (the built-in equality). */
 bool tn_opt_is_eq(const tn_expr *e);
 
+/* `CAST(date AS TIMESTAMP) OP timestamp-constant` in filters and join conditions becomes a
+ * comparison of the date with a date constant (same results; optimize_date_cast.c), so both
+ * bounds of a `date + interval` range reach the scan and its statistics. */
+int tn_opt_date_casts(tn_plan *p);
+
 /* Cost-based order of inner-join chains below *slot (after filter pushdown and
  * tn_opt_estimate, before join keys are extracted). Outer, semi and anti joins stay where they
  * are (each is a leaf of the chains around it, its inputs reordered on their own). A

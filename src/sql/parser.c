@@ -1005,6 +1005,44 @@ static tn_sql_stmt *show_stmt(tn_sql_parser *p) {
     return s;
 }
 
+/* PostgreSQL's pre-9.0 COPY options, still what psql's \copy and many scripts send:
+ * [BINARY] [CSV [HEADER] [QUOTE [AS] 'q'] [ESCAPE [AS] 'e']] [DELIMITER [AS] 'd'] [NULL [AS] 'n'],
+ * as options (format csv / binary, header, delimiter, null, quote, escape). */
+static bool legacy_copy_options(tn_sql_parser *p, tn_sql_options *opts) {
+    tn_vec v = {opts->items, opts->n, opts->n};
+    for (;;) {
+        const tn_sql_token *t = tn_sqlp_peek(p, 0);
+        if (t->type != TK_IDENT) break;
+        tn_sql_option o;
+        memset(&o, 0, sizeof o);
+        o.pos = o.value_pos = t->pos;
+        const char *w = t->text;
+        if (strcmp(w, "csv") == 0 || strcmp(w, "binary") == 0) {
+            o.key = "format";
+            o.value = w;
+            o.kind = TN_SQL_VALUE_STRING;
+            tn_sqlp_advance(p);
+        } else if (strcmp(w, "header") == 0) {
+            o.key = "header";
+            tn_sqlp_advance(p);
+        } else if (strcmp(w, "delimiter") == 0 || strcmp(w, "null") == 0 || strcmp(w, "quote") == 0 ||
+                   strcmp(w, "escape") == 0 || strcmp(w, "encoding") == 0) {
+            o.key = w;
+            tn_sqlp_advance(p);
+            tn_sqlp_accept_kw(p, KW_AS);
+            o.value_pos = tn_sqlp_peek(p, 0)->pos;
+            if (!string_arg(p, "a string", &o.value)) return false;
+            o.kind = TN_SQL_VALUE_STRING;
+        } else {
+            break;
+        }
+        if (!tn_sqlp_push(p, &v, &o, sizeof o)) return false;
+    }
+    opts->items = v.data;
+    opts->n = v.n;
+    return true;
+}
+
 static tn_sql_stmt *copy_stmt(tn_sql_parser *p) {
     tn_sql_stmt *s = new_stmt(p, TN_SQL_S_COPY, tn_sqlp_peek(p, 0)->pos);
     if (!s) return NULL;
@@ -1024,6 +1062,20 @@ static tn_sql_stmt *copy_stmt(tn_sql_parser *p) {
         }
         if (tn_sqlp_accept_kw(p, KW_TO)) s->u.copy.to = true;
         else if (!tn_sqlp_expect_kw(p, KW_FROM, "FROM or TO after the table name")) return NULL;
+    }
+    const tn_sql_token *w = tn_sqlp_peek(p, 0);
+    if (w->type == TK_IDENT && strcmp(w->text, s->u.copy.to ? "stdout" : "stdin") == 0) {
+        /* COPY ... FROM STDIN / TO STDOUT (the pgwire server streams it) */
+        tn_sqlp_advance(p);
+        s->u.copy.stdio = true;
+        bool with = tn_sqlp_accept_kw(p, KW_WITH);
+        if (tn_sqlp_peek(p, 0)->type == TK_LPAREN) {
+            if (!option_list(p, &s->u.copy.options, false, "COPY")) return NULL;
+        } else if (!legacy_copy_options(p, &s->u.copy.options)) {
+            return NULL;
+        }
+        (void)with;
+        return s;
     }
     if (!string_arg(p, "a file name string", &s->u.copy.path)) return NULL;
     bool with = tn_sqlp_accept_kw(p, KW_WITH);

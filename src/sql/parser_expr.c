@@ -150,6 +150,12 @@ static const type_alias g_types[] = {
     {"unsigned_date", "DATE", TN_TYPE_DATE},   {"unsigned_timestamp", "TIMESTAMP", TN_TYPE_TIMESTAMP},
     {"time", "TIME", -1},                      {"interval", "INTERVAL", -1},
     {"uuid", "UUID", -1},                      {"json", "JSON", -1},
+    /* PostgreSQL's catalog types (clients' catalog queries): oid as BIGINT, name as VARCHAR;
+     * regclass & co. become calls of the function of that name (func_pg.c) in postfix() */
+    {"oid", "BIGINT", TN_TYPE_BIGINT},         {"name", "VARCHAR", TN_TYPE_VARCHAR},
+    {"regclass", "REGCLASS", -1},              {"regtype", "REGTYPE", -1},
+    {"regproc", "REGPROC", -1},                {"regprocedure", "REGPROC", -1},
+    {"regnamespace", "REGNAMESPACE", -1},      {"regrole", "REGROLE", -1},
 };
 
 static const type_alias *find_type(const char *word) {
@@ -171,10 +177,16 @@ tn_sql_type *tn_sqlp_type(tn_sql_parser *p) {
     if (t->type != TK_IDENT && t->type != TK_QIDENT) return tn_sqlp_fail_expected(p, "a type name");
     if (t->type == TK_IDENT && tn_sql_keyword_class(t->kw) == KWC_RESERVED)
         return tn_sqlp_fail_expected(p, "a type name");
+    if (t->type == TK_IDENT && strcmp(t->text, "pg_catalog") == 0 && tok_is(p, 1, TK_DOT)) {
+        p->i += 2;                     /* ::pg_catalog.text: PostgreSQL's schema of its types */
+        t = tn_sqlp_peek(p, 0);
+        if (t->type != TK_IDENT && t->type != TK_QIDENT) return tn_sqlp_fail_expected(p, "a type name");
+    }
     tn_sql_type *ty = tn_sqlp_alloc(p, sizeof *ty);
     if (!ty) return NULL;
     ty->pos = t->pos;
-    const type_alias *a = t->type == TK_IDENT ? find_type(t->text) : NULL;
+    const type_alias *a = t->type == TK_IDENT || (t->type == TK_QIDENT && strcmp(t->text, "char") == 0)
+                              ? find_type(t->text) : NULL;
     bool is_ts = a && a->id == TN_TYPE_TIMESTAMP && strcmp(t->text, "timestamp") == 0;
     if (a) {
         ty->name = a->canon;
@@ -218,9 +230,21 @@ tn_sql_type *tn_sqlp_type(tn_sql_parser *p) {
         }
         p->i += 3;
     }
+    if (tok_is(p, 0, TK_LBRACKET) && tok_is(p, 1, TK_RBRACKET)) {
+        /* a PostgreSQL array type (text[]): tarn has no arrays; catalog array columns are
+         * VARCHAR in PostgreSQL's array text form ('{a,b}'), and so is the cast */
+        p->i += 2;
+        ty->name = "VARCHAR";
+        ty->known = true;
+        ty->type = tn_type_make(TN_TYPE_VARCHAR);
+        ty->n_params = 0;
+        return ty;
+    }
     if (ty->n_params && ty->known) {
         /* Which types take parameters, as in DuckDB: DECIMAL(p,s), VARCHAR(n) (ignored: no
-         * length limit), FLOAT(p) and TIMESTAMP(p); any other is an error, never ignored. */
+         * length limit), FLOAT(p) and TIMESTAMP(p); and Phoenix's BINARY(n)/VARBINARY(n), a
+         * VARBINARY as VARCHAR(n) is a VARCHAR (the bitmap DDL of the Phoenix dialect); any other
+         * is an error, never ignored. */
         tn_type_id id = (tn_type_id)ty->type.id;
         if (id == TN_TYPE_TIMESTAMP) {
             if (ty->n_params != 1) return tn_sqlp_fail_at(p, ty->pos, "TIMESTAMP takes one type parameter, the precision");
@@ -234,7 +258,7 @@ tn_sql_type *tn_sqlp_type(tn_sql_parser *p) {
             /* PostgreSQL's TIMESTAMP(6) WITH TIME ZONE is what tarn holds; DuckDB refuses any */
             return tn_sqlp_fail_at(p, ty->pos, "Type 'TIMESTAMP WITH TIME ZONE' does not take any type parameters");
         } else if (id != TN_TYPE_DECIMAL && id != TN_TYPE_VARCHAR && id != TN_TYPE_FLOAT &&
-                   id != TN_TYPE_TIMESTAMP_TZ) {
+                   id != TN_TYPE_TIMESTAMP_TZ && !(id == TN_TYPE_VARBINARY && ty->n_params == 1)) {
             return tn_sqlp_fail_at(p, ty->pos, "Type '%s' does not take any type parameters", ty->name);
         }
     }
@@ -785,9 +809,64 @@ static tn_sql_expr *primary(tn_sql_parser *p) {
 /* ---------------------------------------------------------------------------------------------
  * Operators, from the tightest.
  */
+/* A call of a function by name with 1-3 arguments (operators spelled as functions). */
+static tn_sql_expr *call_n(tn_sql_parser *p, const char *name, tn_sql_pos pos, tn_sql_expr *a, tn_sql_expr *b,
+                           tn_sql_expr *c) {
+    tn_sql_ident *id = tn_sqlp_alloc(p, sizeof *id);
+    tn_sql_expr **args = tn_sqlp_alloc(p, 3 * sizeof *args);
+    tn_sql_expr *e = new_expr(p, TN_SQL_E_FUNCTION, pos);
+    if (!id || !args || !e || !a) return NULL;
+    id->name = name;
+    id->pos = pos;
+    e->u.func.name.parts = id;
+    e->u.func.name.n = 1;
+    args[0] = a, args[1] = b, args[2] = c;
+    e->u.func.args.items = args;
+    e->u.func.args.n = c ? 3 : b ? 2 : 1;
+    return e;
+}
+
+/* expr COLLATE name: tarn compares strings byte-wise, which is PostgreSQL's "C" collation;
+ * "default", "C", "POSIX" and "ucs_basic" (optionally pg_catalog.) are that, others refused. */
+static bool collate_clause(tn_sql_parser *p) {
+    tn_sqlp_advance(p);
+    const tn_sql_token *t = tn_sqlp_peek(p, 0);
+    if (t->type == TK_IDENT && strcmp(t->text, "pg_catalog") == 0 && tok_is(p, 1, TK_DOT)) {
+        p->i += 2;
+        t = tn_sqlp_peek(p, 0);
+    }
+    if (t->type != TK_IDENT && t->type != TK_QIDENT) {
+        tn_sqlp_fail_expected(p, "a collation name");
+        return false;
+    }
+    if (!tn_str_iequal(t->text, "default") && !tn_str_iequal(t->text, "c") && !tn_str_iequal(t->text, "posix") &&
+        !tn_str_iequal(t->text, "ucs_basic")) {
+        tn_sqlp_fail_at(p, t->pos, "collation \"%s\" is not supported: strings compare byte-wise (collation \"C\")",
+                        t->text);
+        return false;
+    }
+    tn_sqlp_advance(p);
+    return true;
+}
+
 static tn_sql_expr *postfix(tn_sql_parser *p) {
     tn_sql_expr *e = primary(p);
-    while (e && tok_is(p, 0, TK_CAST)) {
+    for (;;) {
+        if (e && tok_word(tn_sqlp_peek(p, 0), "collate") &&
+            (tok_is(p, 1, TK_IDENT) || tok_is(p, 1, TK_QIDENT))) {
+            if (!collate_clause(p)) return NULL;
+            continue;
+        }
+        if (e && tok_is(p, 0, TK_LBRACKET)) {
+            /* arr[i]: an element of a PostgreSQL array text (catalog columns; pg_catalog.c) */
+            tn_sql_pos pos = tn_sqlp_peek(p, 0)->pos;
+            tn_sqlp_advance(p);
+            tn_sql_expr *ix = tn_sqlp_expr(p);
+            if (!ix || !tn_sqlp_expect(p, TK_RBRACKET, "']' after the subscript")) return NULL;
+            e = call_n(p, "pg_array_subscript", pos, e, ix, NULL);
+            continue;
+        }
+        if (!e || !tok_is(p, 0, TK_CAST)) break;
         tn_sql_pos pos = tn_sqlp_peek(p, 0)->pos;
         tn_sqlp_advance(p);
         tn_sql_expr *c = new_expr(p, TN_SQL_E_CAST, pos);
@@ -796,6 +875,16 @@ static tn_sql_expr *postfix(tn_sql_parser *p) {
         c->u.cast.postfix = true;
         c->u.cast.type = tn_sqlp_type(p);
         if (!c->u.cast.type) return NULL;
+        if (!c->u.cast.type->known && strncmp(c->u.cast.type->name, "REG", 3) == 0) {
+            /* 'pg_class'::regclass: the function regclass (func_pg.c) */
+            static const char *const fn[] = {"REGCLASS", "regclass", "REGTYPE", "regtype", "REGPROC", "regproc",
+                                             "REGNAMESPACE", "regnamespace", "REGROLE", "regrole"};
+            const char *name = "regclass";
+            for (size_t k = 0; k < sizeof fn / sizeof fn[0]; k += 2)
+                if (strcmp(fn[k], c->u.cast.type->name) == 0) name = fn[k + 1];
+            c = call_n(p, name, pos, e, NULL, NULL);
+            if (!c) return NULL;
+        }
         e = c;
     }
     return e;
@@ -928,10 +1017,52 @@ static tn_sql_expr *predicate(tn_sql_parser *p) {
     return l;
 }
 
+/* OPERATOR(pg_catalog.~): PostgreSQL's qualified operator; *op_at = the operator token's index. */
+static bool operator_syntax(tn_sql_parser *p, int *op_at) {
+    if (!tok_word(tn_sqlp_peek(p, 0), "operator") || !tok_is(p, 1, TK_LPAREN)) return false;
+    int k = 2;
+    while (tn_sqlp_peek(p, k)->type == TK_IDENT && tok_is(p, k + 1, TK_DOT)) k += 2;
+    if (!tok_is(p, k + 1, TK_RPAREN)) return false;
+    *op_at = k;
+    return true;
+}
+
 static tn_sql_expr *comparison(tn_sql_parser *p) {
     tn_sql_expr *l = predicate(p);
     while (l) {
         const tn_sql_token *t = tn_sqlp_peek(p, 0);
+        int skip = 0, op_at = 0;
+        if (operator_syntax(p, &op_at)) {
+            t = tn_sqlp_peek(p, op_at);
+            skip = op_at + 1;          /* OPERATOR ( schema . op ): the tokens after op */
+        }
+        if (t->type == TK_REGEX) {     /* a ~ b: regexp_matches(a, b [, 'i']), negated for !~ */
+            tn_sql_pos pos = t->pos;
+            int64_t flags = t->ival;
+            p->i += skip + 1;
+            tn_sql_expr *r = predicate(p), *opt = NULL;
+            if (!r) return NULL;
+            if (flags & 2) {
+                tn_sql_token it = {0};
+                it.type = TK_STRING;
+                it.text = "i";
+                it.text_len = 1;
+                it.pos = pos;
+                opt = string_literal(p, &it, TN_SQL_LIT_STRING);
+                if (!opt) return NULL;
+            }
+            tn_sql_expr *m = call_n(p, "regexp_matches", pos, l, r, opt);
+            if (!m) return NULL;
+            if (flags & 1) {
+                tn_sql_expr *n = new_expr(p, TN_SQL_E_UNARY, pos);
+                if (!n) return NULL;
+                n->u.unary.op = TN_SQL_OP_NOT;
+                n->u.unary.arg = m;
+                m = n;
+            }
+            l = m;
+            continue;
+        }
         tn_sql_binary_op op;
         switch (t->type) {
         case TK_EQ: case TK_EQEQ: op = TN_SQL_OP_EQ; break;
@@ -942,7 +1073,7 @@ static tn_sql_expr *comparison(tn_sql_parser *p) {
         case TK_GE: op = TN_SQL_OP_GE; break;
         default: return l;
         }
-        tn_sqlp_advance(p);
+        p->i += skip + 1;
         const tn_sql_token *q = tn_sqlp_peek(p, 0);
         if ((tok_word(q, "any") || tok_word(q, "some") || tok_word(q, "all")) && tok_is(p, 1, TK_LPAREN) &&
             tn_sqlp_is_query_start(p, 2)) {
@@ -959,6 +1090,26 @@ static tn_sql_expr *comparison(tn_sql_parser *p) {
             else e->u.in_query.quantified = true;
             e->u.in_query.query = tn_sqlp_query(p);
             if (!e->u.in_query.query || !tn_sqlp_expect(p, TK_RPAREN, "')' after the subquery")) return NULL;
+            l = e;
+            continue;
+        }
+        if ((tok_word(q, "any") || tok_word(q, "some") || tok_word(q, "all")) && tok_is(p, 1, TK_LPAREN)) {
+            /* x = ANY (array), x <> ALL (array): a PostgreSQL array text (catalog columns,
+             * '{a,b}'; pg_catalog.c); other operators are not supported over arrays */
+            bool all = tok_word(q, "all");
+            if ((op != TN_SQL_OP_EQ || all) && (op != TN_SQL_OP_NE || !all))
+                return tn_sqlp_fail_at(p, q->pos, "only = ANY (array) and <> ALL (array) are supported");
+            p->i += 2;
+            tn_sql_expr *arr = tn_sqlp_expr(p);
+            tn_sql_expr *e = arr ? call_n(p, "pg_array_contains", t->pos, arr, l, NULL) : NULL;
+            if (e && all) {
+                tn_sql_expr *n = new_expr(p, TN_SQL_E_UNARY, t->pos);
+                if (!n) return NULL;
+                n->u.unary.op = TN_SQL_OP_NOT;
+                n->u.unary.arg = e;
+                e = n;
+            }
+            if (!e || !tn_sqlp_expect(p, TK_RPAREN, "')' after ANY / ALL")) return NULL;
             l = e;
             continue;
         }

@@ -137,6 +137,7 @@ typedef struct tn_plan_scan {
     bool csv_all_varchar;
     uint32_t csv_skip;
     bool text_replace_utf8;        /* invalid_utf8 = 'replace' (CSV and NDJSON) */
+    uint32_t text_sample_size;     /* sample_size: rows for type detection, 0 = the reader's default */
     /* TABLESAMPLE: percent in (0,100] or rows (>0); 0 = none. */
     double sample_percent;
     int64_t sample_rows;
@@ -189,7 +190,7 @@ struct tn_plan {
             tn_expr **lkeys;       /* over the left columns */
             tn_expr **rkeys;       /* over the right columns */
             tn_expr *residual;     /* over left ++ right, or NULL */
-            bool build_left;       /* build the hash table on the left input (INNER only) */
+            bool build_left;       /* build the hash table on the left input (INNER, SEMI, ANTI) */
         } join;
         struct {
             uint32_t nkeys;

@@ -122,6 +122,24 @@ static void set_running(tn_sql_session *s, tn_exec *ex) {
 }
 
 void tn_sql_session_deny_files(tn_sql_session *s, bool deny) { s->files_denied = deny; }
+
+int tn_sql_session_set_client(tn_sql_session *s, const char *user, const char *database) {
+    if ((user && strlen(user) >= sizeof s->client_user) || (database && strlen(database) >= sizeof s->client_database))
+        return tn_error_set(TN_EINVAL, "user and database names are limited to %zu bytes", sizeof s->client_user - 1);
+    snprintf(s->client_user, sizeof s->client_user, "%s", user ? user : "");
+    snprintf(s->client_database, sizeof s->client_database, "%s", database ? database : "");
+    return 0;
+}
+
+void tn_sql_session_set_settings(tn_sql_session *s, tn_sql_settings_fn fn, void *ctx) {
+    s->settings_fn = fn;
+    s->settings_ctx = ctx;
+}
+
+const char *tn_sql_session_client(const tn_sql_session *s, const char **database) {
+    if (database) *database = s->client_database;
+    return s->client_user;
+}
 void tn_sql_session_set_batch(tn_sql_session *s, tn_sql_batch *batch) { s->batch = batch; }
 
 void tn_sql_session_interrupt(tn_sql_session *s) {
@@ -138,6 +156,18 @@ bool tn_sql_session_progress(tn_sql_session *s, uint64_t *done, uint64_t *total)
         *total = __atomic_load_n(&ex->stats.table_rows, __ATOMIC_RELAXED);
         uint64_t planned = __atomic_load_n(&ex->progress_rows, __ATOMIC_RELAXED);
         if (planned > *total) *total = planned;
+    }
+    pthread_mutex_unlock(&s->run_lock);
+    return ex != NULL;
+}
+
+bool tn_sql_session_progress_bytes(tn_sql_session *s, uint64_t *done, uint64_t *total) {
+    *done = *total = 0;
+    pthread_mutex_lock(&s->run_lock);
+    tn_exec *ex = s->running;
+    if (ex) {
+        *done = __atomic_load_n(&ex->stats.bytes_scanned, __ATOMIC_RELAXED);
+        *total = __atomic_load_n(&ex->stats.table_bytes, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&s->run_lock);
     return ex != NULL;

@@ -37,11 +37,24 @@ void tn_sql_session_set_memory_limit(tn_sql_session *s, uint64_t bytes);
  * a shell's progress bar): rows read by its scans so far and the rows the scanned sources hold
  * (both grow as the statement opens more scans). Returns false when no statement runs. */
 bool tn_sql_session_progress(tn_sql_session *s, uint64_t *done, uint64_t *total);
+/* The same in bytes: Parquet bytes its scans have read (counted per finished row group) and
+ * the bytes of the sources opened so far. */
+bool tn_sql_session_progress_bytes(tn_sql_session *s, uint64_t *done, uint64_t *total);
 
 /* deny = true: SQL of this session may not name files by path (read_parquet/read_csv/
  * read_json/delta_scan, COPY ... FROM/TO 'file'): TN_EUNSUPPORTED naming the function. Tables of
  * the warehouse are unaffected. The pgwire server sets it unless started with file access. */
 void tn_sql_session_deny_files(tn_sql_session *s, bool deny);
+
+/* The client of the session as PostgreSQL's catalog shows it (pg_catalog.c): the user name
+ * (current_user, the owner of every object) and the database name (current_database()).
+ * Copied; NULL keeps "tarn". tn_sql_session_client returns the user ("" unset) and *database. */
+int tn_sql_session_set_client(tn_sql_session *s, const char *user, const char *database);
+const char *tn_sql_session_client(const tn_sql_session *s, const char **database);
+/* The rows of pg_catalog.pg_settings (the front end's parameters, e.g. the pgwire server's):
+ * fn(ctx, i, ...) fills parameter i and returns false past the last. NULL: pg_settings empty. */
+typedef bool (*tn_sql_settings_fn)(void *ctx, int i, const char **name, const char **value, const char **desc);
+void tn_sql_session_set_settings(tn_sql_session *s, tn_sql_settings_fn fn, void *ctx);
 
 /* Asks the statement running on s (if any) to stop: it fails with TN_EINTERRUPT "Interrupted"
  * at its next check (within a chunk of rows or a block of a sort; a canceled write commits
@@ -119,6 +132,29 @@ int tn_sql_execute_stream(tn_sql_result **out, tn_sql_session *s, const char *sq
 /* DuckDB's error class for a TN_E* code ("Binder Error", "Out of Range Error"), or NULL.
  * Messages leaving the session begin with "<class>: ". */
 const char *tn_sql_error_class(int code);
+
+/* COPY ... FROM STDIN / TO STDOUT (copy_stdin.c): the rows travel over a front end's stream
+ * (the pgwire server). tn_sql_copy_is_stdio: whether st is such a COPY (*to: TO STDOUT). */
+bool tn_sql_copy_is_stdio(const tn_sql_stmt *st, bool *to);
+/* PostgreSQL's COPY options of st: format text (default) or csv, header, delimiter (tab / ','),
+ * null string ('\N' / ''), quote and escape (csv, '"'), encoding UTF8; others refused. */
+typedef struct tn_sql_copy_format {
+    bool csv, header;
+    char delimiter, quote, escape;
+    char null_string[64];
+} tn_sql_copy_format;
+int tn_sql_copy_stdio_format(const tn_sql_stmt *st, tn_sql_copy_format *out);
+/* A loader of COPY t [(cols)] FROM STDIN (st, from the script whose text is sql[0, len) for
+ * error carets): *nfields = fields per row. Rows go in as text fields (nulls[k]: NULL), each
+ * cast to its column's type as a string literal is; errors name the line (the caller's count)
+ * and the column. Nothing is visible until commit, which writes every row in one commit and
+ * frees the loader; abort (also after a failed row) frees it and leaves the table as it was. */
+typedef struct tn_sql_copy_in tn_sql_copy_in;
+int tn_sql_copy_in_open(tn_sql_copy_in **out, tn_sql_session *s, const tn_sql_stmt *st, const char *sql, size_t len,
+                        uint32_t *nfields);
+int tn_sql_copy_in_row(tn_sql_copy_in *ci, const tn_str *fields, const bool *nulls, uint32_t n, int64_t line);
+int tn_sql_copy_in_commit(tn_sql_copy_in *ci, uint64_t *rows);
+void tn_sql_copy_in_abort(tn_sql_copy_in *ci);
 
 /* Position of the last SQL error on this thread (line 0 when it had none). */
 tn_sql_pos tn_sql_error_pos(void);

@@ -102,6 +102,8 @@ int tn_bind_travel_options(tn_binder *b, tn_sql_tableref *t, tn_table_open_optio
 /* bind_system.c: FROM t$files / t$buckets / t$partitions of a catalog table t (*found false:
  * not one; the name is bound as usual). */
 int tn_bind_system_table(tn_binder *b, tn_sql_tableref *t, bool *found, tn_plan **out);
+/* pg_catalog.c: pg_catalog.x and information_schema.x (PostgreSQL's catalogs) as VALUES. */
+int tn_bind_pg_table(tn_binder *b, tn_sql_tableref *t, bool *found, tn_plan **out);
 /* FROM delta_scan('path'). */
 int tn_bind_delta_scan(tn_binder *b, tn_sql_tableref *t, tn_plan **out);
 /* FROM table_changes('name', start[, end]): the table's change data feed (versions as integers,

@@ -685,6 +685,16 @@ int tn_stmt_optimize(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     wo.pool = b->ex->pool;
     optimize_files match;
     tn_delta_kv pred_param;
+    bool impl = false;
+    const char *layout = tn_layout_name(t, &impl);
+    if (o->where && layout && strcmp(layout, "otree") == 0) {
+        /* qbeast selects what to rewrite by revision, sample fraction or files; here the whole
+         * index is rebuilt (before binding: `fraction` is no column) */
+        rc = tn_bind_error_code(b, TN_EUNSUPPORTED, o->where->pos, "not supported yet: OPTIMIZE ... WHERE on qbeast "
+                                "table %s (qbeast's optimize by revision, fraction or files); OPTIMIZE without WHERE "
+                                "re-indexes the whole table", label);
+        goto cleanup;
+    }
     if (o->where) {
         rc = optimize_where(b, stmt, t, cn.name, &match);
         if (rc) goto cleanup;
@@ -1095,6 +1105,10 @@ static int copy_to(tn_binder *b, tn_sql_stmt *stmt, const copy_opts *co, tn_stmt
 }
 
 int tn_stmt_copy(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    if (stmt->u.copy.stdio)
+        return tn_bind_error_code(b, TN_EUNSUPPORTED, stmt->pos,
+                                  "COPY %s needs a client that streams the rows (psql's \\copy, a driver's COPY over "
+                                  "tarn serve); here, name a file", stmt->u.copy.to ? "TO STDOUT" : "FROM STDIN");
     if (b->session->files_denied)
         return tn_bind_error_code(b, TN_EUNSUPPORTED, stmt->pos,
                                   "COPY %s a file, which this session does not allow (tarn serve --allow-file-access)",

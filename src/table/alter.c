@@ -374,6 +374,11 @@ int tn_table_add_columns(tn_table *t, const tn_table_column_def *defs, uint32_t 
     if (!arena || !names) { rc = tn_error_set(TN_ENOMEM, "out of memory"); goto cleanup; }
     tn_delta_metadata md = t->snap->metadata;
     uint32_t first = md.ncolumns;
+    if ((uint64_t)md.ncolumns + ndefs > TN_TABLE_MAX_COLUMNS) {
+        rc = tn_error_set(TN_ELIMIT, "table '%s': too many columns (%llu; the limit is %u)", t->path,
+                          (unsigned long long)md.ncolumns + ndefs, (unsigned)TN_TABLE_MAX_COLUMNS);
+        goto cleanup;
+    }
     rc = copy_columns(&md, arena, ndefs);
     if (rc) goto cleanup;
     for (uint32_t i = 0; i < ndefs; i++) {

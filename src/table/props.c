@@ -112,7 +112,7 @@ double tb_interval_hours(const char *s) {
     while (*s == ' ') s++;
     char *end;
     double n = strtod(s, &end);
-    if (end == s || n < 0) return -1;
+    if (end == s || !(n >= 0) || n > 1e15) return -1;   /* NaN, inf and 10^15 units refused */
     while (*end == ' ') end++;
     static const struct { const char *unit; double hours; } units[] = {
         {"weeks", 168}, {"week", 168}, {"days", 24}, {"day", 24}, {"hours", 1}, {"hour", 1},

@@ -999,7 +999,8 @@ int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn,
     uint32_t *keep = NULL;
     bool swapped[512];
     bool acquired = false;
-    if (s->ncols > 512) return tn_error_set(TN_ELIMIT, "too many columns in a scan (%u)", s->ncols);
+    if (s->ncols > 512) return tn_error_set(TN_ELIMIT, "table '%s': too many columns in a scan (%u; the limit is 512)",
+                                            s->t->path, s->ncols);
     keep = tn_malloc(sizeof *keep * TN_VECTOR_SIZE);
     if (!keep) { rc = TN_ENOMEM; goto cleanup; }
     if (s->ncols) {

@@ -317,6 +317,11 @@ static int create_actions(tn_fs *fs, const char *path, const tn_table_create_opt
         rc = tn_error_set(TN_EINVAL, "table '%s': a table needs at least one column", path);
         goto cleanup;
     }
+    if (opts->ncolumns > TN_TABLE_MAX_COLUMNS) {
+        rc = tn_error_set(TN_ELIMIT, "table '%s': too many columns (%u; the limit is %u)", path, opts->ncolumns,
+                          (unsigned)TN_TABLE_MAX_COLUMNS);
+        goto cleanup;
+    }
     int64_t latest = -1;
     rc = tn_delta_latest_version(fs, path, &latest);
     if (rc) goto cleanup;

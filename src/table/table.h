@@ -23,6 +23,8 @@
 #define TN_ENGINE_INFO "tarn/0.1.0"
 #define TN_TABLE_DEFAULT_TARGET_FILE_BYTES ((uint64_t)128 << 20)
 #define TN_TABLE_DEFAULT_RETENTION_HOURS 168.0
+/* Columns a table may have: the writer and the scan keep per-column arrays of this size. */
+#define TN_TABLE_MAX_COLUMNS 512
 
 /* ---------------------------------------------------------------------------------------------
  * Create and open.

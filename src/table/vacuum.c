@@ -9,6 +9,7 @@
  */
 #include "table/tableInt.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,24 +215,6 @@ static int walk(vac *v, const char *dir, bool top, uint32_t *left) {
     return rc;
 }
 
-/* "interval 7 days" / "interval 168 hours" / "1 week" -> hours; < 0 unknown. */
-static double parse_interval_hours(const char *s) {
-    if (!s) return -1;
-    const char *p = s;
-    if (tn_str_iequal_n(p, 8, "interval")) p += 8;
-    while (*p == ' ') p++;
-    char *end;
-    double n = strtod(p, &end);
-    if (end == p) return -1;
-    while (*end == ' ') end++;
-    if (tn_str_iequal_n(end, 4, "week")) return n * 168;
-    if (tn_str_iequal_n(end, 3, "day")) return n * 24;
-    if (tn_str_iequal_n(end, 4, "hour")) return n;
-    if (tn_str_iequal_n(end, 6, "minute")) return n / 60;
-    if (tn_str_iequal_n(end, 6, "second")) return n / 3600;
-    return -1;
-}
-
 /* Adds a file's full path (and its 'u' DV file's) to a set. */
 static int add_file(vac *v, const tn_delta_file *f, char ***set, uint32_t *n, uint32_t *cap) {
     const tn_delta_snapshot *snap = v->t->snap;
@@ -288,7 +271,11 @@ int tn_table_vacuum(tn_table *t, double retain_hours, bool force, bool dry_run, 
     tn_arena *arena = tn_arena_create(0);
     if (!arena) return TN_ENOMEM;
     const tn_delta_snapshot *snap = t->snap;
-    double configured = parse_interval_hours(tn_table_property(t, "delta.deletedFileRetentionDuration"));
+    double configured = tb_interval_hours(tn_table_property(t, "delta.deletedFileRetentionDuration"));
+    if (retain_hours != retain_hours) {           /* NaN: no retention at all, never "0" */
+        rc = tn_error_set(TN_EINVAL, "table '%s': VACUUM retention is not a number", t->path);
+        goto cleanup;
+    }
     if (retain_hours < 0) retain_hours = configured >= 0 ? configured : TN_TABLE_DEFAULT_RETENTION_HOURS;
     double floor_h = configured >= 0 ? configured : TN_TABLE_DEFAULT_RETENTION_HOURS;
     if (floor_h > TN_TABLE_DEFAULT_RETENTION_HOURS) floor_h = TN_TABLE_DEFAULT_RETENTION_HOURS;
@@ -306,7 +293,11 @@ int tn_table_vacuum(tn_table *t, double retain_hours, bool force, bool dry_run, 
     v.arena = arena;
     v.dry_run = dry_run;
     v.res = &res;
-    v.cutoff_ms = tb_now_ms() - (int64_t)(retain_hours * 3600000.0);
+    /* a retention longer than the time since 1970 keeps everything (and a huge one must not
+     * overflow the conversion to milliseconds) */
+    int64_t now_ms = tb_now_ms();
+    double keep_ms = retain_hours * 3600000.0;
+    v.cutoff_ms = keep_ms >= (double)now_ms ? INT64_MIN : now_ms - (int64_t)keep_ms;
     for (uint32_t i = 0; i < snap->nfiles && !rc; i++) rc = add_file(&v, &snap->files[i], &v.keep, &v.nkeep, &v.capkeep);
     /* a removed file stays while its remove is younger than the retention (time travel), its
      * mtime aside; without a deletionTimestamp the file's mtime decides */

@@ -598,7 +598,9 @@ int tn_table_file_writer_open(tn_table_file_writer **out, tn_table_txn *txn, con
         if (md->columns[i].nested)
             return tn_error_set(TN_EUNSUPPORTED, "table '%s': column '%s' has a nested type: writing is not supported",
                                 t->path, md->columns[i].name);
-    if (md->ncolumns > 512) return tn_error_set(TN_ELIMIT, "table '%s': too many columns", t->path);
+    if (md->ncolumns > TN_TABLE_MAX_COLUMNS)     /* a table written by another engine */
+        return tn_error_set(TN_ELIMIT, "table '%s': too many columns (%u; tarn writes at most %u)", t->path,
+                            md->ncolumns, (unsigned)TN_TABLE_MAX_COLUMNS);
     rc = tb_write_check_features(t, txn->constraints_checked, txn->rows_from_table);
     if (rc) return rc;
     if (opts->name_infix && !infix_ok(opts->name_infix))

@@ -228,6 +228,52 @@ if [ $rc -eq 0 ] && grep -q GZIP "$tmp/meta.txt" && grep -q "tstz" "$tmp/meta.tx
     ok "meta duckdb_gzip_rowgroups: names the codec and the columns ($(wc -l <"$tmp/meta.txt") lines)"
 else bad "meta duckdb_gzip_rowgroups: exit $rc"; head -n 10 "$tmp/meta.txt"; fi
 
+# (c2) schema and meta of every golden file, flat and nested, and of Delta checkpoints (golden
+# and tarn's own), field by field against DuckDB's parquet_schema() / parquet_metadata()
+# (tests/interop/parquet_describe.mjs: the tree, levels, every leaf's column chunks).
+"$DUCK" "COPY (SELECT [1, 2, NULL] AS l, {'a': 1, 'b': 'x'} AS s, MAP {'k': 1.5} AS m,
+    [{'x': [1]}] AS ls, [[['a\\b' || chr(10) || 'c']]] AS deep, 42 AS flat FROM range(3))
+    TO '$tmp/duck_nested.parquet'" >/dev/null
+sql="CREATE TABLE ck (id INT, s VARCHAR) PARTITIONED BY (s);"
+for i in $(seq 1 10); do sql="$sql INSERT INTO ck VALUES ($i, 'p$((i % 3))');"; done
+"$TARN" -w "$tmp/ckwh" -c "$sql" >/dev/null 2>"$tmp/err" || head -n 3 "$tmp/err"
+tarn_ck=$tmp/ckwh/ck/_delta_log/00000000000000000010.checkpoint.parquet
+[ -f "$tarn_ck" ] && ok "tarn wrote a checkpoint after 10 commits" || bad "no tarn checkpoint at $tarn_ck"
+describe=()
+for f in "$G"/data/*.parquet "$G"/bad_data/*.parquet "$G"/local/*/*.parquet \
+         tests/data/delta/*/_delta_log/*.checkpoint*.parquet "$tmp/duck_nested.parquet" "$tarn_ck"; do
+    case $(basename "$f") in
+        # DuckDB refuses to describe these: MAP_KEY_VALUE with one child (checked below),
+        # GeoParquet metadata without geometry types, an out-of-range enum
+        map_no_value.parquet|ARROW-GH-41317.parquet|ARROW-GH-41321.parquet|PARQUET-1481.parquet) continue ;;
+    esac
+    [ -f "$f" ] && describe+=("$f")
+done
+node tests/interop/parquet_describe.mjs "$TARN" "${describe[@]}" >"$tmp/describe.out" 2>&1
+grep -v '^[0-9]* passed' "$tmp/describe.out"
+dp=$(grep -c '^pass ' "$tmp/describe.out"); df=$(grep -c '^FAIL ' "$tmp/describe.out")
+pass=$((pass + dp)); fail=$((fail + df))
+nested=$(grep -c '^pass .*(nested)' "$tmp/describe.out")
+missing=""
+for n in datapage_v2.snappy incorrect_map_schema large_string_map.brotli list_columns nested_lists.snappy \
+         nested_maps.snappy nested_structs.rust nonnullable.impala null_list nullable.impala nulls.snappy \
+         old_list_structure repeated_no_annotation repeated_primitive_no_list ARROW-GH-45185 \
+         ARROW-RS-GH-6229-LEVELS 00000000000000000010.checkpoint duck_nested; do
+    grep -q "^pass $n.parquet: .*(nested)" "$tmp/describe.out" || missing="$missing $n"
+done
+if [ "$df" -eq 0 ] && [ "$dp" -eq "${#describe[@]}" ] && [ -z "$missing" ]; then ok "describe: ${#describe[@]} files equal to DuckDB's, $nested of them nested"
+else bad "describe: $dp of ${#describe[@]} files equal to DuckDB's; nested files not checked:$missing"; fi
+"$TARN" parquet schema "$G/data/map_no_value.parquet" >"$tmp/schema.txt" 2>&1
+if grep -Eq '^my_map_no_v +MAP +REQUIRED group, 1 child, converted MAP, logical MAP, def 0, rep 0$' "$tmp/schema.txt" &&
+   grep -Eq '^    key +INTEGER +REQUIRED INT32, def 1, rep 1, column 2$' "$tmp/schema.txt" &&
+   grep -q '^3 rows, 1 row groups, 3 columns (4 leaf columns)$' "$tmp/schema.txt"; then ok "schema map_no_value (DuckDB refuses it): the one-child MAP described"
+else bad "schema map_no_value"; cat "$tmp/schema.txt"; fi
+"$TARN" parquet meta "$tarn_ck" >"$tmp/meta.txt" 2>&1
+if grep -q "^  column [0-9]* 'add.partitionValues.key_value.key': VARCHAR (BYTE_ARRAY), def 3, rep 1$" "$tmp/meta.txt" &&
+   grep -q "^  column [0-9]* 'metaData.partitionColumns.list.element': VARCHAR (BYTE_ARRAY), def 4, rep 1$" "$tmp/meta.txt"; then
+    ok "meta of tarn's checkpoint: map and list leaves with their levels"
+else bad "meta of tarn's checkpoint"; grep "column" "$tmp/meta.txt" | head; fi
+
 # ---------------------------------------------------------------------------------------------
 # (d) errors: exit 1 with "tarn: " + the file name + what is wrong; usage errors exit 2.
 err_check() {   # label pattern(ERE, case-insensitive) file [subcommand]

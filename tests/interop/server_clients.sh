@@ -54,6 +54,89 @@ COMMIT" "$(psql -X -h 127.0.0.1 -p "$SRV_PORT" -U tester -d tarn -c 'begin' -c '
 check_contains "failed block 25P02" "25P02: current transaction is aborted" "$(q -c 'begin; select * from nope' -c 'select 1' 2>&1)"
 check_contains "rollback warns about committed writes" "ROLLBACK cannot undo the 1 statement(s)" "$(q -c 'begin' -c "insert into t (a) values (9)" -c 'rollback' 2>&1)"
 
+# --- the catalog as psql's \d commands ask it (pg_catalog / information_schema views, plus
+# server/compat.c for the \d queries that need arrays). Expected outputs are what PostgreSQL 15
+# prints for the same objects (checked once against a postgresql-15 server; text for varchar).
+qa() { PGCONNECT_TIMEOUT=10 psql -X -h 127.0.0.1 -p "$SRV_PORT" -U tester -d tarn "$@" 2>&1; }
+qa -q -c "create schema sales" -c "create table sales.orders (id bigint not null, amount decimal(12,2), note varchar, placed timestamp, day date, ok boolean, ratio double, b varbinary)" \
+   -c "create view sales.big as select id, amount from sales.orders where amount > 100" -c "create table sales.items (sku varchar)" >/dev/null
+describe() { qa -c '\dt sales.*' -c '\dt' -c '\dv sales.*' -c '\d sales.orders' -c '\d sales.big' -c '\d nope' -c '\dn' -c '\l' -c '\df' -c '\di'; }
+check "psql \\d commands = tests/server/psql_describe.out" "$(cat tests/server/psql_describe.out)" "$(describe)"
+# what BI tools send on connect (DBeaver, Metabase, Grafana) and the functions catalog queries call
+check "session functions" "public|tester|tester|tarn|public" "$(q -c 'select current_schema(), session_user, current_user, current_database(), current_schema')"
+check_contains "version()" "PostgreSQL 15.0 (tarn" "$(q -c 'select version()')"
+check "namespaces with descriptions" "information_schema|
+pg_catalog|
+public|
+sales|" "$(q -c "SELECT n.oid,n.*,d.description FROM pg_catalog.pg_namespace n LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid=n.oid AND d.objsubid=0 AND d.classoid='pg_namespace'::regclass ORDER BY nspname" | cut -d'|' -f3,6)"
+check "pg_database" "tarn|6|t" "$(q -c "SELECT db.datname, db.encoding, db.datallowconn FROM pg_catalog.pg_database db WHERE datname = current_database()")"
+check "regclass is pg_class.oid" "t|1259" "$(q -c "select 'sales.orders'::regclass = (select c.oid from pg_class c join pg_namespace n on n.oid = c.relnamespace where relname = 'orders' and nspname = 'sales'), 'pg_class'::regclass")"
+check "information_schema.tables" "sales|big|VIEW
+sales|items|BASE TABLE
+sales|orders|BASE TABLE" "$(q -c "select table_schema, table_name, table_type from information_schema.tables where table_schema = 'sales' order by table_name")"
+check "information_schema.columns" "id|1|bigint|NO|64|0
+amount|2|numeric|YES|12|2
+note|3|text|YES||" "$(q -c "select column_name, ordinal_position, data_type, is_nullable, numeric_precision, numeric_scale from information_schema.columns where table_schema = 'sales' and table_name = 'orders' and ordinal_position <= 3 order by 2")"
+check "format_type" "character varying(16)|numeric(10,2)|text[]|integer" "$(q -c "select format_type(1043, 20), format_type(1700, 655366), format_type(1009, -1), format_type(23, NULL)")"
+check "regex operators, OPERATOR(), COLLATE" "t|t|t|t|t" "$(q -c "select 'abc' ~ 'b', 'abc' !~ 'B', 'abc' ~* 'B', 'x' OPERATOR(pg_catalog.=) 'x', 'a' collate \"C\" < 'b'")"
+check_contains "other collations refused" 'collation "de_DE" is not supported' "$(q -c "select 'a' collate \"de_DE\" < 'b'")"
+check "= ANY over array text, subscripts" "public|sales|b c" "$(q -c "select nspname from pg_namespace where nspname = any('{public,sales}') order by 1" -c "select ('{a,\"b c\"}')[2]" | paste -sd'|')"
+check "pg_settings (DBeaver's connect query), the session's values" "standard_conforming_strings|on
+application_name|dbv" "$(q -c "set application_name = 'dbv'" -c "select name, setting from pg_catalog.pg_settings where name in ('standard_conforming_strings', 'application_name') order by name desc")"
+check "pg_type" "numeric|N|1231" "$(q -c "select typname, typcategory, typarray from pg_type where oid = 1700")"
+check "pg_attribute of a table" "id|20|t
+amount|1700|f" "$(q -c "select attname, atttypid, attnotnull from pg_attribute where attrelid = 'sales.orders'::regclass and attnum <= 2 order by attnum")"
+qa -q -c "drop view sales.big" -c "drop table sales.orders" -c "drop table sales.items" -c "drop schema sales" >/dev/null
+
+# --- COPY FROM STDIN / TO STDOUT (server/copy.c): psql's \copy, text and CSV, errors mid-copy
+qa -q -c "create table cp (a int, b varchar, d date, x decimal(10,2), bb varbinary)" >/dev/null
+printf '1\thello\t2020-01-02\t1.50\t\\\\x6162\n2\t\\N\t\\N\t\\N\t\\N\n3\ttab\\there\t2021-12-31\t-2\t\\\\x\n' >"$SRV_DIR/in.txt"
+printf 'a,b,d,x,bb\n4,"",2022-01-01,3.25,\n5,"multi\nline ""q""",,0,\n' >"$SRV_DIR/in.csv"
+check "\\copy from text" "COPY 3" "$(qa -c "\\copy cp from '$SRV_DIR/in.txt'")"
+check "\\copy from csv header" "COPY 2" "$(qa -c "\\copy cp from '$SRV_DIR/in.csv' csv header")"
+check "copied rows (NULL vs empty, escapes, quoted newline, bytea)" "1|f|hello|2020-01-02|1.50|\\x6162
+2|t||||
+3|f|tab	here|2021-12-31|-2.00|\\x
+4|f||2022-01-01|3.25|
+5|f|multi
+line \"q\"||0.00|" "$(q -c "select a, b is null, b, d, x, bb from cp order by a")"
+qa -c "\\copy cp to '$SRV_DIR/out.txt'" >/dev/null
+check "\\copy to text (PostgreSQL's text format)" '1	hello	2020-01-02	1.50	\\x6162
+2	\N	\N	\N	\N
+3	tab\there	2021-12-31	-2.00	\\x
+4		2022-01-01	3.25	\N
+5	multi\nline "q"	\N	0.00	\N' "$(sort "$SRV_DIR/out.txt")"
+qa -c "\\copy (select a, b from cp where a > 3 order by a) to '$SRV_DIR/out.csv' csv header" >/dev/null
+check "\\copy (query) to csv header" 'a,b
+4,""
+5,"multi
+line ""q"""' "$(cat "$SRV_DIR/out.csv")"
+check "text round trip" "COPY 5" "$(qa -c "create table cp2 (a int, b varchar, d date, x decimal(10,2), bb varbinary)" -c "\\copy cp2 from '$SRV_DIR/out.txt'" | tail -n 1)"
+check "round trip equal" "0" "$(q -c "select count(*) from (select * from cp except select * from cp2)")"
+printf '6\tok\t2020-01-01\t1\t\n7\tbad\tnotadate\t1\t\n' >"$SRV_DIR/bad.txt"
+check_contains "bad row: error names line and column" "COPY cp, line 2, column d" "$(qa -c "\\copy cp from '$SRV_DIR/bad.txt'")"
+check "bad row: nothing committed" "5" "$(q -c 'select count(*) from cp')"
+check_contains "missing column data" 'line 1: missing data for column "d"' "$(printf '8\tx\n' | qa -c "\\copy cp from stdin")"
+check_contains "COPY FROM STDIN outside a client stream" "COPY FROM STDIN needs a client" "$("$BUILD"/tarn -w "$SRV_DIR/w" -c 'copy cp from stdin' 2>&1)"
+check "copy_expert (psycopg2), CopyFail leaves the table as it was" "COPY 2 2
+failed: nothing written 5" "$(/usr/bin/python3 - "$SRV_PORT" <<'PY'
+import io, sys, psycopg2
+c = psycopg2.connect(host="127.0.0.1", port=int(sys.argv[1]), user="tester", dbname="tarn")
+c.autocommit = True
+cur = c.cursor()
+cur.copy_expert("COPY cp2 (a, b) FROM STDIN WITH (FORMAT csv)", io.StringIO("10,x\n11,y\n"))
+print("COPY", cur.rowcount, end=" ")
+out = io.StringIO(); cur.copy_expert("COPY (select a from cp2 where a >= 10) TO STDOUT", out); print(len(out.getvalue().split()))
+class Boom(io.StringIO):
+    def read(self, n=-1):
+        raise RuntimeError("boom")
+try:
+    cur.copy_expert("COPY cp FROM STDIN", Boom())
+except Exception:
+    cur.execute("select count(*) from cp"); print("failed: nothing written", cur.fetchone()[0])
+PY
+)"
+
 # --- drivers: each prints "ok NAME" / "FAIL NAME: why" lines ------------------------------------
 run_client() {   # run_client LABEL COMMAND...: counts the lines the client prints
     local out; out=$("${@:2}" 2>&1)

@@ -52,6 +52,13 @@ typ() {   # types a line and Enter (a trailing ';' escaped for tmux)
     X send-keys -t $S Enter
 }
 prompts() { screen | grep -c '^tarn> '; }
+# more_prompts N: until the screen shows more than N prompts (the shell is reading a new line;
+# keys sent before that may reach the previous one on a loaded machine)
+more_prompts() {
+    local i
+    for ((i = 0; i < wait_for * 5; i++)); do [ "$(prompts)" -gt "$1" ] && return 0; sleep 0.2; done
+    return 1
+}
 
 # -- UTF-8 typed at the prompt
 start_shell TARN_NO_PROGRESS=1
@@ -82,7 +89,9 @@ typ "SELECT * FROM (VALUES (1, '日本語テキスト', 'ab'), (2, 'emoji 😀�
 if await "4 rows" && r=$(aligned); then ok "table mode aligned with CJK, emoji, combining mark, fullwidth ($r)"; else ko "table alignment: $r $(shown 12)"; fi
 clear_screen
 r=""
+np=$(prompts)
 typ ".mode box"
+more_prompts "$np"
 typ "SELECT * FROM (VALUES (1, '日本語テキスト', 'ab'), (2, 'emoji 😀🎉', 'x'), (3, 'cafe$COMB', '中')) t(id, wide, other);"
 if await "3 rows" && r=$(aligned); then ok "box mode aligned ($r)"; else ko "box alignment: $r $(shown 12)"; fi
 typ ".mode table"
@@ -136,28 +145,40 @@ sleep 0.5
 start_shell TARN_NO_PROGRESS=1
 X send-keys -t $S Up
 if await "tarn> SELECT 'remember me' AS h;"; then ok "history survives kill -9 (Up recalls the last statement)"; else ko "history after kill: $(shown 3)"; fi
+np=$(prompts)
 X send-keys -t $S C-c
+more_prompts "$np"
 
 # -- .shell in an interactive shell
 typ ".shell echo shell-says-\$((6 * 7))"
 await "shell-says-42" && ok ".shell runs a command" || ko ".shell: $(shown 3)"
 
-# -- the progress bar advances (a join: the total is both sides from the start)
+# -- the progress bar advances (a join: the total is both sides from the start). The build side
+# is read in the first second, so the bar starts near 50%; it must then go on past 50% as the
+# probe side's rows are read, and show the rows and bytes read of the totals.
 S=s$((++nsess))
 X new-session -d -s $S -x 160 -y 50 "env -u CI -u TARN_NO_PROGRESS LANG=C.UTF-8 HOME=$tmp/home TERM=xterm $T $tmp/wh; sleep 600"
 await "tarn> "
 clear_screen
 typ "$LONG"
-: > "$tmp/pcts"
-for ((i = 0; i < 60; i++)); do        # the bar as drawn on the screen, sampled for ~12 s
-    screen | grep -oE '^ *[0-9]+% \[' | grep -oE '[0-9]+' >> "$tmp/pcts"
+: > "$tmp/bars"
+# the bar as drawn on the screen, sampled every 0.2 s until it is past 50% with 3 row counts
+# seen (at least 12 s, at most the wait limit: a loaded or sanitized run is slower)
+for ((i = 0; i < wait_for * 5; i++)); do
+    screen | grep -oE '^ *[0-9]+% \[[^]]*\] [0-9.]+[KMG]?/[0-9.]+[KMG]? rows, [0-9.]+ [KMG]?B/[0-9.]+ [KMG]?B' >> "$tmp/bars"
     sleep 0.2
+    [ $i -ge 60 ] && [ "$(grep -oE '\] [0-9.]+[KMG]?/' "$tmp/bars" | sort -u | grep -c .)" -ge 3 ] &&
+        [ "$(grep -oE '^ *[0-9]+%' "$tmp/bars" | tr -d ' %' | sort -n | tail -n 1)" -gt 50 ] && break
 done
 X send-keys -t $S C-c
 await "Interrupted" && ok "Interrupted after the progress bar" || ko "progress run not interrupted: $(shown 3)"
-pcts=$(sort -n -u "$tmp/pcts")
+pcts=$(grep -oE '^ *[0-9]+%' "$tmp/bars" | tr -d ' %' | sort -n -u)
 first=$(echo "$pcts" | head -1); last=$(echo "$pcts" | tail -1); n=$(echo "$pcts" | grep -c .)
-if [ "$n" -ge 2 ] && [ "$last" -gt "$first" ]; then ok "progress bar advances ($n values, $first% .. $last%)"; else ko "progress: $(echo $pcts | head -c 200)"; fi
+rows=$(grep -oE '\] [0-9.]+[KMG]?/' "$tmp/bars" | sort -u | grep -c .)
+total=$(grep -oE '/[0-9.]+[KMG]? rows' "$tmp/bars" | sort -u)
+if [ "$n" -ge 2 ] && [ "${last:-0}" -gt 50 ] && [ "${last:-0}" -gt "${first:-0}" ] && [ "$rows" -ge 3 ] && [ "$total" = "/6.0M rows" ]; then
+    ok "progress bar advances past 50% ($n values, $first% .. $last%; $rows row counts of 6.0M; $(tail -n 1 "$tmp/bars" | grep -oE 'rows, .*'))"
+else ko "progress: percents $(echo $pcts | head -c 200); $rows row counts; totals $total; $(tail -n 1 "$tmp/bars")"; fi
 
 X kill-server 2>/dev/null
 tn_cleanup "$tmp/wh"

@@ -5,7 +5,8 @@
 # statistics of long strings and binaries are truncated: Parquet min/max to a 64-byte prefix,
 # the max rounded up as parquet-mr does (checked with DuckDB's parquet_metadata), Delta stats to
 # 32 characters (max + U+10FFFF), and skipping stays correct (tarn and DuckDB answer the same
-# predicates on the truncated region); a 100 MB value writes a small file in bounded memory.
+# predicates on the truncated region); a 100 MB value writes a small file in bounded memory;
+# too wide files and tables are refused naming the file/table and the limit.
 # Ends with "N passed, N failed".
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -96,6 +97,28 @@ extra=$(( (peak - base) / 1024 ))
 got=$(duck "SELECT length(s), s[99999991:100000000] FROM read_parquet('$dir/big.parquet')" | tail -1)
 [ "$got" = "100000000,abcdefghij" ] && ok "DuckDB reads the 100 MB value back" || bad "DuckDB read" "$got"
 rm -f "$dir/big.parquet"
+
+# --- column limits: the message names the file or table and the limit ---------------------------
+python3 -c "
+print(','.join('c%d' % i for i in range(5000)))
+print(','.join(str(i) for i in range(5000)))" >"$dir/wide.csv"
+got=$(q "SELECT * FROM read_csv('$dir/wide.csv')")
+[[ "$got" == *"$dir/wide.csv: too many columns (5000 read; the limit is 4096)"* ]] \
+    && ok "read_csv of a 5,000-column file names the file and the limit" || bad "wide read_csv" "$got"
+got=$(q "SELECT c4999 FROM read_csv('$dir/wide.csv')")
+[ "$got" = $'c4999\n4999' ] && ok "a wide file reads when fewer columns are selected" || bad "wide projection" "$got"
+duck "COPY (SELECT * FROM read_csv('$dir/wide.csv')) TO '$dir/wide.parquet'" >/dev/null
+got=$(q "SELECT * FROM read_parquet('$dir/wide.parquet')")
+[[ "$got" == *"$dir/wide.parquet: too many columns (5000 read; the limit is 4096)"* ]] \
+    && ok "read_parquet of a 5,000-column file names the file and the limit" || bad "wide read_parquet" "$got"
+cols=$(python3 -c "print(','.join('c%d INT' % i for i in range(600)))")
+got=$(q "CREATE TABLE wide ($cols)")
+[[ "$got" == *"wide': too many columns (600; the limit is 512)"* && ! -e "$wh/wide/_delta_log" ]] \
+    && ok "CREATE TABLE of 600 columns is refused, naming the table and the limit" || bad "wide CREATE" "$got"
+run "CREATE TABLE full512 ($(python3 -c "print(','.join('c%d INT' % i for i in range(512)))"))"
+got=$(q "ALTER TABLE full512 ADD COLUMN d INT")
+[[ "$got" == *"full512': too many columns (513; the limit is 512)"* ]] \
+    && ok "ALTER TABLE ADD COLUMN past 512 is refused with the limit" || bad "wide ALTER" "$got"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

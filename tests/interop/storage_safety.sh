@@ -144,6 +144,26 @@ out=$(q "VACUUM r1")
 expect_error "VACUUM RETAIN 0 HOURS says how to force it" "VACUUM r1 RETAIN 0 HOURS" \
     "SET spark.databricks.delta.retentionDurationCheck.enabled = false"
 
+# a huge retention keeps everything (no overflow turning it into "delete all"); inf/NaN refused
+run "DELETE FROM r1 WHERE id = 3"
+python3 - "$wh/r1/_delta_log/00000000000000000003.json" <<'EOF'
+import json, sys, time
+p = sys.argv[1]
+lines = [json.loads(l) for l in open(p) if l.strip()]
+for a in lines:
+    if "remove" in a: a["remove"]["deletionTimestamp"] = int((time.time() - 8 * 86400) * 1000)
+open(p, "w").write("".join(json.dumps(a) + "\n" for a in lines))
+EOF
+expect "VACUUM RETAIN 10^20 HOURS deletes nothing" "VACUUM r1 RETAIN 99999999999999999999 HOURS" \
+    $'files_deleted,bytes_deleted,dirs_deleted,files_not_owned,not_owned\n0,0,0,0,""'
+expect "VACUUM RETAIN 10^320 HOURS deletes nothing" "VACUUM r1 RETAIN $(printf '9%.0s' $(seq 1 320)) HOURS" \
+    $'files_deleted,bytes_deleted,dirs_deleted,files_not_owned,not_owned\n0,0,0,0,""'
+expect "VACUUM: the removed file is still there for time travel" "SELECT sum(id) FROM r1 VERSION AS OF 2" $'sum(id)\n4'
+for iv in "interval inf hours" "interval nan days" "interval 1e300 days"; do
+    expect_error "delta.deletedFileRetentionDuration = '$iv' refused" \
+        "CREATE TABLE rbad (id INT) WITH ('delta.deletedFileRetentionDuration' = '$iv')" "delta.deletedFileRetentionDuration"
+done
+
 # --- an /etc-like target, in a private mount namespace ------------------------------------------
 if unshare -rm true 2>/dev/null; then
     out=$(unshare -rm bash -c '
@@ -159,6 +179,24 @@ if unshare -rm true 2>/dev/null; then
     fi
 else
     skip=$((skip + 1)); echo "skip LOCATION /etc: unshare -rm (a private mount namespace) is not available"
+fi
+
+# --- a full disk (a 2 MB tmpfs in a private mount namespace): the path is said once ------------
+if unshare -rm true 2>/dev/null; then
+    mkdir -p "$dir/small"
+    out=$(unshare -rm bash -c '
+        mount -t tmpfs -o size=2m tmpfs "$1" || exit 3
+        "$2" -w "$1/wh" -c "CREATE TABLE full1 AS SELECT md5(CAST(r AS VARCHAR)) s FROM range(200000) t(r)" 2>&1
+        echo "rc=$?"; ls "$1/wh/full1" 2>&1 | tr "\n" " "' _ "$dir/small" "$BIN" 2>&1)
+    f=$(echo "$out" | grep -o '/part-[^:]*\.parquet' | head -1)
+    if [[ "$out" == *"No space left on device"* && "$out" == *"rc=1"* && -n "$f" ]] \
+        && [ "$(echo "$out" | grep -o -- "$f" | wc -l)" -eq 1 ]; then
+        ok "ENOSPC: the error names the data file once"
+    else
+        bad "ENOSPC message" "$out"
+    fi
+else
+    skip=$((skip + 1)); echo "skip ENOSPC: unshare -rm (a private mount namespace) is not available"
 fi
 
 echo "$pass passed, $fail failed, $skip skipped"

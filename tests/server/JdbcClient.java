@@ -2,7 +2,8 @@
 // compiled by tests/interop/server_clients.sh at test time: PreparedStatement with parameters
 // of every common type, text and binary transfer (prepareThreshold=-1 makes pgjdbc use named
 // server-side statements and binary results from the first execution), batch inserts, NULLs,
-// errors with SQLSTATE. Prints one "ok NAME" or "FAIL NAME: why" line per check.
+// errors with SQLSTATE, DatabaseMetaData (getTables, getColumns, getSchemas: pgjdbc's own
+// queries over pg_catalog). Prints one "ok NAME" or "FAIL NAME: why" line per check.
 import java.math.BigDecimal;
 import java.sql.*;
 import java.util.*;
@@ -81,6 +82,50 @@ public class JdbcClient {
         }
     }
 
+    // pgjdbc's DatabaseMetaData queries pg_catalog (sql/pg_catalog.c) with its own SQL.
+    static void metadata(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("create schema jmeta");
+            s.execute("create table jmeta.facts (id bigint not null, amount decimal(10,2), name varchar, day date)");
+            s.execute("create view jmeta.big as select id, amount from jmeta.facts where amount > 100");
+        }
+        DatabaseMetaData md = c.getMetaData();
+        List<String> got = new ArrayList<>();
+        try (ResultSet rs = md.getTables(null, "jmeta", "%", new String[] {"TABLE", "VIEW"})) {
+            while (rs.next()) got.add(rs.getString("TABLE_SCHEM") + "." + rs.getString("TABLE_NAME") + " " + rs.getString("TABLE_TYPE"));
+        }
+        check("getTables", "[jmeta.facts TABLE, jmeta.big VIEW]", got.toString());
+        got.clear();
+        try (ResultSet rs = md.getTables(null, null, "jt_%", new String[] {"TABLE"})) {
+            while (rs.next()) got.add(rs.getString("TABLE_SCHEM") + "." + rs.getString("TABLE_NAME"));
+        }
+        check("getTables by pattern", "[public.jt_binary, public.jt_text]", got.toString());
+        got.clear();
+        try (ResultSet rs = md.getColumns(null, "jmeta", "facts", "%")) {
+            while (rs.next())
+                got.add(rs.getInt("ORDINAL_POSITION") + " " + rs.getString("COLUMN_NAME") + " " + rs.getString("TYPE_NAME") + " "
+                        + rs.getInt("DATA_TYPE") + " " + rs.getString("IS_NULLABLE") + " " + rs.getInt("COLUMN_SIZE") + " "
+                        + rs.getInt("DECIMAL_DIGITS"));
+        }
+        check("getColumns", "[1 id int8 " + Types.BIGINT + " NO 19 0, 2 amount numeric " + Types.NUMERIC + " YES 10 2, 3 name text "
+              + Types.VARCHAR + " YES 2147483647 0, 4 day date " + Types.DATE + " YES 13 0]", got.toString());
+        got.clear();
+        try (ResultSet rs = md.getColumns(null, "jmeta", "big", null)) {
+            while (rs.next()) got.add(rs.getString("COLUMN_NAME") + " " + rs.getString("TYPE_NAME"));
+        }
+        check("getColumns of a view", "[id int8, amount numeric]", got.toString());
+        got.clear();
+        try (ResultSet rs = md.getSchemas()) {
+            while (rs.next()) got.add(rs.getString("TABLE_SCHEM"));
+        }
+        check("getSchemas", "[information_schema, jmeta, pg_catalog, public]", got.toString());
+        try (Statement s = c.createStatement()) {
+            s.execute("drop view jmeta.big");
+            s.execute("drop table jmeta.facts");
+            s.execute("drop schema jmeta");
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         String base = "jdbc:postgresql://127.0.0.1:" + args[0] + "/tarn?user=tester&ApplicationName=jdbc-test";
         try (Connection c = DriverManager.getConnection(base)) {
@@ -111,6 +156,7 @@ public class JdbcClient {
         }
         try (Connection c = DriverManager.getConnection(base + "&prepareThreshold=-1")) {
             roundTrip(c, "binary");
+            metadata(c);
         }
     }
 }

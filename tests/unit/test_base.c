@@ -30,6 +30,21 @@ TEST(error_set_and_prefix) {
     CHECK_EQ_STR(tn_error_message(), "");
 }
 
+/* a prefix the callee already gave is not repeated (ENOSPC printed the path twice) */
+TEST(error_prefix_not_doubled) {
+    tn_error_set(TN_EIO, "/w/t/part-0.parquet: write: No space left on device");
+    int rc = tn_error_prefix(TN_EIO, "%s", "/w/t/part-0.parquet");
+    CHECK_EQ_INT(rc, TN_EIO);
+    CHECK_EQ_STR(tn_error_message(), "/w/t/part-0.parquet: write: No space left on device");
+    tn_error_set(TN_EIO, "IO Error: /w/a: write: No space left on device");
+    tn_error_prefix(TN_EIO, "/w/a");
+    CHECK_EQ_STR(tn_error_message(), "IO Error: /w/a: write: No space left on device");
+    tn_error_set(TN_EIO, "/w/ab: write: x");     /* a longer name is not the same prefix */
+    tn_error_prefix(TN_EIO, "/w/a");
+    CHECK_EQ_STR(tn_error_message(), "/w/a: /w/ab: write: x");
+    tn_error_clear();
+}
+
 TEST(error_long_messages_truncate) {
     char big[3000];
     memset(big, 'a', sizeof big - 1);

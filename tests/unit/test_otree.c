@@ -193,6 +193,31 @@ TEST(index_visualizer_table) {
     tn_table_close(t);
 }
 
+/* The last index is shared by the statements on the same snapshot, rebuilt for another one;
+ * a reference outlives the cache's. */
+TEST(index_cache) {
+    char p[1024], q[1024];
+    tn_table *t = NULL, *u = NULL;
+    CHECK_OK(tn_table_open(&t, tn_fs_default(), qb_path("visualizer-test_table", p, sizeof p), NULL));
+    CHECK_OK(tn_table_open(&u, tn_fs_default(), qb_path("string-histogram-table", q, sizeof q), NULL));
+    ot_index *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+    CHECK_OK(ot_index_load(&a, t));
+    CHECK_OK(ot_index_load(&b, t));
+    CHECK(a == b);                                   /* same snapshot: shared */
+    CHECK_OK(ot_index_load(&c, u));                  /* another table: its own, now the cached one */
+    CHECK(c != a && c->nfiles == 1);
+    ot_index_free(a);
+    CHECK_EQ_INT(b->ncols, 2);                       /* b still holds it */
+    CHECK_EQ_INT(ot_index_rev_index(b, 1)->ncubes > 0, 1);
+    ot_index_free(b);
+    CHECK_OK(ot_index_load(&d, u));
+    CHECK(d == c);
+    ot_index_free(c);
+    ot_index_free(d);
+    tn_table_close(t);
+    tn_table_close(u);
+}
+
 TEST(index_golden_tables) {
     char p[1024];
     const char *tables[] = {"string-histogram-table", "pre-0.6-table_with_remove"};

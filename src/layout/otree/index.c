@@ -8,6 +8,7 @@
 #include "layout/otree/otreeInt.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -267,7 +268,9 @@ static int build_cubes(ot_index *ix) {
     return 0;
 }
 
-int ot_index_load(ot_index **out, const tn_table *t) {
+static void index_destroy(ot_index *ix);
+
+static int index_build(ot_index **out, const tn_table *t) {
     const tn_delta_snapshot *snap = tn_table_snapshot(t);
     const tn_delta_metadata *md = &snap->metadata;
     const char *path = tn_table_path(t);
@@ -361,12 +364,71 @@ int ot_index_load(ot_index **out, const tn_table *t) {
     *out = ix;
     ix = NULL;
 cleanup:
-    ot_index_free(ix);
+    index_destroy(ix);
     return rc;
+}
+
+/* The last index built, kept for the statements that follow on the same snapshot (a table's
+ * version never changes once committed: same path, table id, version and files = same index).
+ * Shared read-only; refs counts its users, the cache's own reference included. */
+static pthread_mutex_t g_cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static ot_index *g_cache;
+
+static bool cache_fits(const ot_index *ix, const tn_table *t) {
+    const tn_delta_snapshot *snap = tn_table_snapshot(t);
+    const char *id = snap->metadata.id ? snap->metadata.id : "";
+    if (!ix || ix->version != snap->version || ix->nfiles != snap->nfiles || strcmp(ix->path, tn_table_path(t)) != 0 ||
+        strcmp(ix->table_id, id) != 0)
+        return false;
+    for (uint32_t f = 0; f < snap->nfiles; f++)
+        if (strcmp(ix->file_paths[f], snap->files[f].path) != 0) return false;
+    return true;
+}
+
+static void index_destroy(ot_index *ix) {
+    if (!ix) return;
+    tn_arena_destroy(ix->arena);
+    tn_free(ix);
+}
+
+int ot_index_load(ot_index **out, const tn_table *t) {
+    *out = NULL;
+    pthread_mutex_lock(&g_cache_mu);
+    if (cache_fits(g_cache, t)) {
+        g_cache->refs++;
+        *out = g_cache;
+        pthread_mutex_unlock(&g_cache_mu);
+        return 0;
+    }
+    pthread_mutex_unlock(&g_cache_mu);
+    ot_index *ix = NULL;
+    int rc = index_build(&ix, t);
+    if (rc) return rc;
+    /* the key, in the index's arena */
+    const tn_delta_snapshot *snap = tn_table_snapshot(t);
+    ix->version = snap->version;
+    ix->path = tn_arena_strdup(ix->arena, tn_table_path(t));
+    ix->table_id = tn_arena_strdup(ix->arena, snap->metadata.id ? snap->metadata.id : "");
+    ix->file_paths = tn_arena_alloc(ix->arena, sizeof *ix->file_paths * (snap->nfiles ? snap->nfiles : 1));
+    bool keyed = ix->path && ix->table_id && ix->file_paths;
+    for (uint32_t f = 0; f < snap->nfiles && keyed; f++) keyed = (ix->file_paths[f] = tn_arena_strdup(ix->arena, snap->files[f].path)) != NULL;
+    ix->refs = 1;
+    if (keyed) {
+        pthread_mutex_lock(&g_cache_mu);
+        ot_index *old = g_cache;
+        g_cache = ix;
+        ix->refs++;                    /* the cache's */
+        if (old && --old->refs == 0) index_destroy(old);
+        pthread_mutex_unlock(&g_cache_mu);
+    }
+    *out = ix;
+    return 0;
 }
 
 void ot_index_free(ot_index *ix) {
     if (!ix) return;
-    tn_arena_destroy(ix->arena);
-    tn_free(ix);
+    pthread_mutex_lock(&g_cache_mu);
+    bool last = --ix->refs == 0;
+    pthread_mutex_unlock(&g_cache_mu);
+    if (last) index_destroy(ix);
 }

@@ -136,10 +136,17 @@ typedef struct ot_index {
     /* the indexed columns (of the last revision), as table logical indexes */
     uint32_t *cols;
     uint32_t ncols;
+    /* the snapshot it was built from (index.c keeps the last index for the next statements) */
+    const char *path, *table_id;
+    int64_t version;
+    const char **file_paths;
+    uint32_t refs;
 } ot_index;
 
 /* Loads and validates the qbeast metadata and every file's tags of t's snapshot. Errors name the
- * table and the key or file. */
+ * table and the key or file. The index is read-only and may be shared: the last one built is
+ * reused while the snapshot is the same (path, table id, version, files); ot_index_free
+ * releases a reference. */
 int ot_index_load(ot_index **out, const tn_table *t);
 void ot_index_free(ot_index *ix);
 const ot_revision *ot_index_revision(const ot_index *ix, int64_t id);

@@ -324,6 +324,7 @@ int ot_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layou
         any_rev = strncmp(md->configuration[i].key, "qbeast.revision.", 16) == 0;
     if (!any_rev || (!want_sample && opts->scan.nfilters == 0)) return tn_table_scan_open(out, t, &opts->scan);
     ot_index *ix = NULL;
+    tn_arena *box_arena = NULL;
     int rc = ot_index_load(&ix, t);
     if (rc) return rc;
     tn_table_scan_options so = opts->scan;
@@ -332,7 +333,8 @@ int ot_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layou
         rc = tn_error_set(TN_ELIMIT, "table '%s': more than 64 indexed columns", tn_table_path(t));
         goto cleanup;
     }
-    rc = build_boxes(&fc, opts->scan.filters, opts->scan.nfilters, ix->arena);
+    box_arena = tn_arena_create(0);   /* the index is shared: nothing is added to its arena */
+    rc = box_arena ? build_boxes(&fc, opts->scan.filters, opts->scan.nfilters, box_arena) : TN_ENOMEM;
     if (rc) goto cleanup;
     row_filter_ctx rf = {0, false, 0, ix->ncols};
     bool filter_rows = false;
@@ -383,6 +385,7 @@ int ot_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layou
     }
     rc = tn_table_scan_open(out, t, &so);
 cleanup:
+    tn_arena_destroy(box_arena);
     ot_index_free(ix);
     return rc;
 }

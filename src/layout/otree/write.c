@@ -129,7 +129,9 @@ static int ot_write(tn_layout_writer *base, const tn_chunk *chunk) {
     if (!rc && !w->has_buf) {
         uint32_t nc = tn_table_num_columns(w->t);
         tn_type types[512];
-        if (nc > 512) rc = tn_error_set(TN_ELIMIT, "table '%s': too many columns", tn_table_path(w->t));
+        if (nc > 512)
+            rc = tn_error_set(TN_ELIMIT, "table '%s': too many columns (%u; tarn writes at most 512)",
+                              tn_table_path(w->t), nc);
         for (uint32_t i = 0; i < nc && !rc; i++) types[i] = tn_table_column(w->t, i)->type;
         if (!rc) rc = tn_chunk_init(&w->buf, nc, types, TN_VECTOR_SIZE);
         if (!rc) w->has_buf = true;

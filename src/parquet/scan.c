@@ -327,7 +327,7 @@ int tn_parquet_scan_set_filter(tn_parquet_scan *s, const tn_parquet_row_filter *
     for (uint32_t i = 0; i < f->nin_lists && !rc; i++) {
         const tn_parquet_in_list *l = &f->in_lists[i];
         if (l->nvalues && !l->values) continue;
-        fpred t = {TN_PQ_EQ, true, {{TN_TYPE_NULL, 0, 0}, true, {0}}, l->values, l->nvalues};
+        fpred t = {TN_PQ_EQ, true, {{TN_TYPE_NULL, 0, 0, NULL}, true, {0}}, l->values, l->nvalues};
         rc = add_term(s, l->column, &t, max_terms);
     }
     if (rc) goto cleanup;

@@ -2,9 +2,11 @@
 # bench/server_bench.sh: `tarn serve` against PostgreSQL 15 over the wire, same machine, same
 # run, same client (pgbench from postgresql-15): custom scripts `SELECT 1` and a point query on
 # a small table (1,000 rows, primary-key lookup in PostgreSQL), -M simple and -M prepared, 1 and
-# 8 clients, BENCH_SECONDS each (default 5); then a flights-3m group-by through psql (tarn reads
-# its table; PostgreSQL the same rows loaded with COPY). Prints ratios (tarn / PostgreSQL tps,
-# PostgreSQL / tarn time). PostgreSQL runs under a temporary directory on a private port and
+# 8 clients, BENCH_SECONDS each (default 5); then flights-3m group-bys and top-N through psql
+# (tarn reads its table; PostgreSQL the same rows loaded with COPY); then result streaming:
+# `SELECT *` of flights-3m through libpq in single-row mode (bench/pg_stream.c), text and
+# binary, with the server's peak resident memory. Prints ratios (tarn / PostgreSQL tps and
+# rows/s, PostgreSQL / tarn time). PostgreSQL runs under a temporary directory on a private port and
 # socket directory, as the current (non-root) user, and is stopped at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -76,4 +78,19 @@ for qsql in "select origin, count(*), avg(delay) from flights group by origin or
             "select * from flights order by delay desc limit 10"; do
     t=$(timeq tarn "$qsql"); p=$(timeq pg "$qsql")
     printf '| `%s` | %d | %d | %.1f |\n' "$qsql" "$t" "$p" "$(echo "$p / ($t + 0.001)" | bc -l)"
+done
+
+# result streaming: SELECT * of flights-3m, text and binary, one libpq client for both
+cc -O2 $(pkg-config --cflags libpq) bench/pg_stream.c -o "$tmp/pg_stream" $(pkg-config --libs libpq)
+rss() { awk '/^VmHWM/ {print int($2 / 1024)}' "/proc/$1/status"; }
+echo
+echo "| SELECT * FROM flights (3M rows) | tarn rows/s | PostgreSQL rows/s | tarn / PostgreSQL | tarn server peak RSS MB |"
+echo "|---|---:|---:|---:|---:|"
+for fmt in 0 1; do
+    read -r trows _ tms < <("$tmp/pg_stream" "host=127.0.0.1 port=$tport user=bench dbname=tarn" "$fmt" "select * from flights")
+    read -r prows _ pms < <("$tmp/pg_stream" "host=127.0.0.1 port=$pgport user=bench dbname=postgres" "$fmt" "select * from flights")
+    [ "$trows" = "$prows" ] || { echo "server_bench: tarn sent $trows rows, PostgreSQL $prows" >&2; exit 1; }
+    printf '| %s | %.0f | %.0f | %.2f | %d |\n' "$([ $fmt = 0 ] && echo text || echo binary)" \
+        "$(echo "$trows * 1000 / $tms" | bc -l)" "$(echo "$prows * 1000 / $pms" | bc -l)" \
+        "$(echo "$pms / $tms" | bc -l)" "$(rss "$srv_pid")"
 done

@@ -6,6 +6,9 @@
 # tests/fuzz/corpus/<target without "fuzz_">/ (the checked-in corpus is never modified).
 # A crash/leak/timeout/OOM found is copied to tests/fuzz/regressions/<target>-<kind>-<sha1>
 # and fails that target. Prints one line per target, then "N passed, N failed".
+# FUZZ_SEED=N fixes libFuzzer's random seed (CI does, so that its run is reproducible and a
+# finding is not a matter of luck there); unset, every run explores from a new random seed, as
+# the longer local campaigns should.
 set -u
 cd "$(dirname "$0")/.."
 secs=${1:-${FUZZ_SECONDS:-30}}
@@ -59,7 +62,9 @@ for s in "${srcs[@]}"; do
     mkdir -p "$corpus" "$art"
     seed_dir=tests/fuzz/corpus/${target#fuzz_}
     [ -d "$seed_dir" ] && cp "$seed_dir"/* "$corpus"/ 2>/dev/null
-    "$bin" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=262144 \
+    seed_opt=()
+    [ -n "${FUZZ_SEED:-}" ] && seed_opt=(-seed="$FUZZ_SEED")
+    "$bin" "${seed_opt[@]}" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=262144 \
         -artifact_prefix="$art" -print_final_stats=1 "$corpus" >"$log" 2>&1
     rc=$?
     # A slow unit (over libFuzzer's 10 s report threshold, under the 20 s timeout) is named,

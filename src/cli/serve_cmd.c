@@ -15,11 +15,14 @@ static const char serve_usage[] =
     "                  [--password-file FILE] [--max-connections N] [--max-message BYTES]\n"
     "                  [--idle-timeout SECONDS] [--statement-timeout MS] [--threads N]\n"
     "                  [--read-only] [--allow-file-access] [--log-queries] [--ready-file FILE]\n"
+    "                  [--tls-cert FILE --tls-key FILE [--require-tls]]\n"
     "\n"
     "PostgreSQL wire protocol v3 over the warehouse: psql, JDBC, node-pg, psycopg connect\n"
     "unchanged. SQL may not name files by path (read_parquet('/x'), COPY 'file') unless\n"
     "--allow-file-access is given. Without --password only a loopback address is accepted. The password may also\n"
-    "come from $TARN_SERVER_PASSWORD or --password-file (first line).\n";
+    "come from $TARN_SERVER_PASSWORD or --password-file (first line).\n"
+    "With --tls-cert/--tls-key (PEM) clients may connect with TLS (sslmode=require);\n"
+    "--require-tls refuses those that do not.\n";
 
 static int int_arg(const char *opt, const char *v, long lo, long hi, long *out) {
     char *end = NULL;
@@ -46,6 +49,7 @@ int tn_cli_serve(int argc, char **argv, const char *warehouse) {
         if (strcmp(a, "--read-only") == 0) { o.read_only = true; continue; }
         if (strcmp(a, "--log-queries") == 0) { o.log_queries = true; continue; }
         if (strcmp(a, "--allow-file-access") == 0) { o.allow_file_access = true; continue; }
+        if (strcmp(a, "--require-tls") == 0) { o.require_tls = true; continue; }
         if (!v) return tn_cli_errorf(TN_CLI_USAGE, "serve: unknown option %s (or it needs a value)\n%s", a, serve_usage);
         i++;
         if (strcmp(a, "-w") == 0) o.warehouse = v;
@@ -69,8 +73,8 @@ int tn_cli_serve(int argc, char **argv, const char *warehouse) {
         else if (strcmp(a, "--statement-timeout") == 0) { if (!(rc = int_arg(a, v, 0, 1L << 31, &x))) o.statement_timeout_ms = (int)x; }
         else if (strcmp(a, "--threads") == 0) { if (!(rc = int_arg(a, v, 1, 1024, &x))) o.threads = (int)x; }
         else if (strcmp(a, "--ready-file") == 0) o.ready_file = v;
-        else if (strcmp(a, "--tls-cert") == 0 || strcmp(a, "--tls-key") == 0)
-            return tn_cli_errorf(TN_CLI_USAGE, "serve: TLS is not supported yet (%s): SSLRequest is answered 'N'", a);
+        else if (strcmp(a, "--tls-cert") == 0) o.tls_cert = v;
+        else if (strcmp(a, "--tls-key") == 0) o.tls_key = v;
         else return tn_cli_errorf(TN_CLI_USAGE, "serve: unknown option %s\n%s", a, serve_usage);
         if (rc) return rc;
     }

@@ -483,8 +483,10 @@ static int decode_values(ck_reader *r, int type, int encoding, const uint8_t *p,
     return tn_error_set(TN_EUNSUPPORTED, "encoding %d for physical type %d in a checkpoint", encoding, type);
 }
 
+/* Room for n more levels; allocates even for n = 0 so the arrays are never NULL
+ * (a page of zero values still computes reps + nlev). */
 static int push_levels(ck_reader *r, uint32_t n) {
-    if (r->nlev + n > r->cap_lev) {
+    if (r->nlev + n > r->cap_lev || !r->reps) {
         size_t cap = r->cap_lev ? r->cap_lev : 256;
         while (cap < r->nlev + n) cap *= 2;
         uint32_t *a = tn_realloc(r->reps, cap * sizeof *a);

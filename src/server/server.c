@@ -36,12 +36,14 @@ struct tn_pg_server {
     int32_t next_pid;
     volatile int stopping;
     pthread_mutex_t log_lock;
+    SSL_CTX *tls;                /* --tls-cert/--tls-key; NULL: SSLRequest answered 'N' */
 };
 
 static volatile sig_atomic_t got_signal;
 static void on_signal(int sig) { got_signal = sig; }
 
 const tn_server_options *tn_pg_server_opts(const tn_pg_server *s) { return &s->o; }
+SSL_CTX *tn_pg_server_tls(const tn_pg_server *s) { return s->tls; }
 bool tn_pg_server_stopping(const tn_pg_server *s) { return __atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE) != 0; }
 
 void tn_pg_server_log(tn_pg_server *s, const char *fmt, ...) {
@@ -224,6 +226,16 @@ int tn_server_run(const tn_server_options *opts) {
         rc = tn_error_set(TN_EINVAL, "--user needs --password (without a password every user name is accepted)");
         goto cleanup;
     }
+    if (!s->o.tls_cert != !s->o.tls_key) {
+        rc = tn_error_set(TN_EINVAL, "%s needs %s too (TLS takes a certificate and its private key)",
+                          s->o.tls_cert ? "--tls-cert" : "--tls-key", s->o.tls_cert ? "--tls-key" : "--tls-cert");
+        goto cleanup;
+    }
+    if (s->o.require_tls && !s->o.tls_cert) {
+        rc = tn_error_set(TN_EINVAL, "--require-tls needs --tls-cert and --tls-key");
+        goto cleanup;
+    }
+    if (s->o.tls_cert && (rc = tn_pg_tls_context(s->o.tls_cert, s->o.tls_key, &s->tls))) goto cleanup;
     if ((rc = listen_on(&s->o, &lfd, &port))) goto cleanup;
 
     struct sigaction sa;
@@ -235,8 +247,9 @@ int tn_server_run(const tn_server_options *opts) {
     signal(SIGPIPE, SIG_IGN);
     got_signal = 0;
 
-    tn_pg_server_log(s, "listening on %s port %d, warehouse %s, %s, max %d connections", s->o.host, port,
+    tn_pg_server_log(s, "listening on %s port %d, warehouse %s, %s, %s, max %d connections", s->o.host, port,
                      s->o.warehouse, s->o.password ? "SCRAM-SHA-256 authentication" : "no authentication (loopback only)",
+                     !s->tls ? "no TLS" : s->o.require_tls ? "TLS required" : "TLS offered",
                      s->o.max_connections);
     if (s->o.ready_file) {
         char tmp[4096];
@@ -324,6 +337,7 @@ int tn_server_run(const tn_server_options *opts) {
 cleanup:
     if (lfd >= 0) close(lfd);
     tn_free(s->slots);
+    tn_pg_tls_context_free(s->tls);
     pthread_mutex_destroy(&s->lock);
     pthread_mutex_destroy(&s->log_lock);
     pthread_cond_destroy(&s->idle);

@@ -24,6 +24,9 @@ typedef struct tn_server_options {
     bool read_only;              /* refuse statements that write */
     bool allow_file_access;      /* SQL may name files by path (read_parquet('/...'), COPY 'file') */
     bool log_queries;            /* log every statement on stderr */
+    const char *tls_cert;        /* PEM certificate (chain) file; with tls_key: SSLRequest answered 'S' */
+    const char *tls_key;         /* PEM private key file (unencrypted) */
+    bool require_tls;            /* refuse connections that did not start TLS (cancel requests excepted) */
     const char *ready_file;      /* when set, "PORT\n" is written there once listening */
 } tn_server_options;
 

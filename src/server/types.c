@@ -33,6 +33,9 @@ static const tn_pg_type_info type_table[] = {
     {TN_TYPE_TIMESTAMP, 1114, 8, "timestamp"},
     {TN_TYPE_TIMESTAMP_TZ, 1184, 8, "timestamptz"},
     {TN_TYPE_INTERVAL, 1186, 16, "interval"},
+    {TN_TYPE_LIST, 25, -1, "text"},          /* nested values in DuckDB's text spelling */
+    {TN_TYPE_STRUCT, 25, -1, "text"},
+    {TN_TYPE_MAP, 25, -1, "text"},
 };
 _Static_assert(sizeof type_table / sizeof type_table[0] == TN_TYPE_COUNT, "one row per tarn type");
 

@@ -50,6 +50,10 @@ typedef struct bind_scope {
     struct bind_scope *parent;   /* the enclosing query's scope (correlated references) */
     bool allow_outer;            /* outer references allowed (a subquery's WHERE) */
     bool correlated;             /* an outer reference was bound */
+    /* DuckDB's select-list aliases: a name not found in the scope binds the expression of
+     * alias_sel's item j < alias_limit named so (WHERE, HAVING, later select items) */
+    const struct tn_sql_select *alias_sel;
+    int alias_limit;
 } bind_scope;
 
 typedef struct cte_frame {

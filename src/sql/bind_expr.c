@@ -211,6 +211,29 @@ static int find_in_scope(const bind_scope *s, const tn_sql_qname *q, int *found_
     return table_seen || !tab ? 0 : 1;   /* 1: qualifier not found */
 }
 
+/* A select-list alias a bare column name stands for (DuckDB: SELECT a + 1 AS x, x * 2 ...
+ * WHERE x > 1 HAVING x > 0): the item j < alias_limit so named, when the scope has no such
+ * column; NULL otherwise. */
+static const tn_sql_select_item *find_alias(bind_ctx *c, const tn_sql_expr *e, int *jout) {
+    const bind_scope *S = c->agg ? c->agg->pre : c->scope;
+    if (e->kind != TN_SQL_E_COLUMN || e->u.column.n != 1 || !S || !S->alias_sel || c->in_agg) return NULL;
+    const char *col = e->u.column.parts[0].name;
+    const tn_sql_select *sel = S->alias_sel;
+    int j = 0;
+    for (; j < S->alias_limit && j < sel->n_items; j++) {
+        const tn_sql_select_item *it = &sel->items[j];
+        if (it->alias.name && tn_str_iequal(it->alias.name, col) && it->expr->kind != TN_SQL_E_STAR) break;
+    }
+    if (j >= S->alias_limit || j >= sel->n_items) return NULL;
+    int idx = -1, n = 0;
+    tn_type t;
+    const char *other = NULL, *first = NULL;
+    find_in_scope(S, &e->u.column, &idx, &t, &n, &other, &first);
+    if (n > 0) return NULL;                      /* the FROM clause's column wins */
+    *jout = j;
+    return &sel->items[j];
+}
+
 static int bind_column(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     tn_binder *b = c->b;
     const tn_sql_qname *q = &e->u.column;
@@ -1042,6 +1065,15 @@ static int bind_interval_cast(bind_ctx *c, tn_sql_expr *e, tn_expr **out, bool *
     return 0;
 }
 
+/* Does e name a select-list alias whose expression holds an aggregate or window function?
+ * (Over an aggregate such an expression binds by parts, like one that holds them itself.) */
+static _Thread_local bind_ctx *g_alias_ctx;
+static bool is_agg_alias(const tn_sql_expr *e) {
+    int j;
+    const tn_sql_select_item *it = find_alias(g_alias_ctx, e, &j);
+    return it && (tn_bind_contains_agg(it->expr) || tn_bind_contains_window(it->expr));
+}
+
 int tn_bind_expr(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     tn_binder *b = c->b;
     int rc = 0;
@@ -1050,10 +1082,20 @@ int tn_bind_expr(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         b->depth--;
         return tn_bind_error_code(b, TN_ELIMIT, e->pos, "expression nested too deeply");
     }
+    int alias_j = -1;
+    const tn_sql_select_item *alias = find_alias(c, e, &alias_j);
+    if (alias) {
+        bind_scope *S = c->agg ? c->agg->pre : c->scope;
+        int saved = S->alias_limit;
+        S->alias_limit = alias_j;              /* no self or forward references */
+        rc = tn_bind_expr(c, alias->expr, out);
+        S->alias_limit = saved;
+        goto done;
+    }
     /* Over an aggregate: group expressions, aggregates, constants. */
     if (c->agg && !c->in_agg && !is_agg_call(e) && e->kind != TN_SQL_E_LITERAL &&
         e->kind != TN_SQL_E_PARAM && e->kind != TN_SQL_E_SUBQUERY && !tn_bind_contains_agg(e) &&
-        !tn_bind_contains_window(e)) {
+        !tn_bind_contains_window(e) && !(g_alias_ctx = c, ast_any(e, is_agg_alias))) {
         bind_ctx pc = {b, c->agg->pre, NULL, false, c->clause, NULL, NULL};
         tn_expr *x = NULL;
         rc = tn_bind_expr(&pc, e, &x);

@@ -1019,6 +1019,8 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
         P = one_row(b);
         if (!P) { rc = TN_ENOMEM; goto cleanup; }
     }
+    S.alias_sel = s;
+    S.alias_limit = s->n_items;
     if (s->where) {
         if (tn_bind_contains_agg(s->where)) {
             rc = tn_bind_error(b, s->where->pos, "WHERE clause cannot contain aggregates!");
@@ -1045,7 +1047,9 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
             continue;
         }
         tn_expr *x = NULL;
+        S.alias_limit = i;                      /* earlier items' aliases only */
         rc = tn_bind_expr(&c, it->expr, &x);
+        S.alias_limit = s->n_items;
         if (!rc) rc = tn_bind_fold(b, &x);
         if (rc) { tn_expr_free(x); goto cleanup; }
         const char *name = it->alias.name;

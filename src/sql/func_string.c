@@ -186,6 +186,25 @@ static int left_right(FN_ARGS, bool left) {
     })
     return rc;
 }
+tn_str tn_func_str_char_at(tn_str s, int64_t k) {
+    int64_t nch = (int64_t)utf8_count(s.ptr, s.len);
+    if (k < 0) k += nch + 1;
+    if (k < 1 || k > nch) return (tn_str){"", 0};
+    uint32_t a = utf8_offset(s.ptr, s.len, k - 1), b = a;
+    tn_utf8_next(s.ptr, s.len, &b);
+    return (tn_str){s.ptr + a, b - a};
+}
+
+/* array_extract(s, k): s[k] (DuckDB's string subscript). */
+static int f_array_extract(FN_ARGS) {
+    int rc = 0;
+    FOR_ROWS({
+        tn_str c = tn_func_str_char_at(STR(0, i), I64(1, i));
+        if ((rc = tn_vector_set_str(out, i, c.ptr, c.len))) break;
+    })
+    return rc;
+}
+
 static int f_left(FN_ARGS) { return left_right(call, args, nargs, n, out, true); }
 static int f_right(FN_ARGS) { return left_right(call, args, nargs, n, out, false); }
 
@@ -747,6 +766,7 @@ const tn_func_def tn_funcs_string[] = {
     {"substr", {V, B, N}, V, 0, f_substr, NULL, NULL},
     {"substr", {V, B, B, N}, V, 0, f_substr, NULL, NULL},
     {"left", {V, B, N}, V, 0, f_left, NULL, NULL},
+    {"array_extract", {V, B, N}, V, 0, f_array_extract, NULL, NULL},
     {"right", {V, B, N}, V, 0, f_right, NULL, NULL},
     {"concat", {TN_SIG_ANY, N}, V, TN_FUNC_VARIADIC | TN_FUNC_SPECIAL_NULLS, f_concat, bind_all_varchar, NULL},
     {"concat_ws", {V, TN_SIG_ANY, N}, V, TN_FUNC_VARIADIC | TN_FUNC_SPECIAL_NULLS, f_concat_ws, bind_all_varchar, NULL},

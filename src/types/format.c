@@ -4,7 +4,7 @@
  * Gregorian civil-date conversions. The tn_format_* functions write a NUL-terminated string
  * into buf and return its length like snprintf (output truncated if cap is too small).
  */
-#include "types/types.h"
+#include "types/typesInt.h"
 
 #include <float.h>
 #include <math.h>
@@ -633,6 +633,9 @@ int tn_value_to_text(tn_buf *out, const tn_value *v) {
     case TN_TYPE_VARCHAR: return tn_buf_append(out, v->u.s.ptr, v->u.s.len);
     case TN_TYPE_VARBINARY: return append_blob(out, (const uint8_t *)v->u.s.ptr, v->u.s.len);
     case TN_TYPE_INTERVAL: n = tn_format_interval(tmp, sizeof tmp, v->u.iv); break;
+    case TN_TYPE_LIST:
+    case TN_TYPE_STRUCT:
+    case TN_TYPE_MAP: return tn_nested_to_text(out, v->u.ref.vec, v->u.ref.row);
     default: return tn_error_set(TN_EINTERNAL, "format: unknown type id %d", (int)v->type.id);
     }
     if (n < 0 || (size_t)n >= sizeof tmp) return tn_error_set(TN_EINTERNAL, "format: value too long");

@@ -1,7 +1,7 @@
 /*
  * types/type.c: the logical-type table (names, widths) and predicates over tn_type.
  */
-#include "types/types.h"
+#include "types/typesInt.h"
 
 #include <stdio.h>
 
@@ -20,6 +20,7 @@ static const uint8_t g_type_widths[TN_TYPE_COUNT] = {
 bool tn_type_equal(tn_type a, tn_type b) {
     if (a.id != b.id) return false;
     if (a.id == TN_TYPE_DECIMAL) return a.precision == b.precision && a.scale == b.scale;
+    if (tn_type_is_nested(a)) return a.nested == b.nested;   /* interned */
     return true;
 }
 
@@ -28,6 +29,8 @@ size_t tn_type_width(tn_type t) {
     case TN_TYPE_DECIMAL: return t.precision <= TN_DECIMAL_INT64_MAX_PRECISION ? 8 : 16;
     case TN_TYPE_VARCHAR:
     case TN_TYPE_VARBINARY: return sizeof(tn_str);
+    case TN_TYPE_LIST:
+    case TN_TYPE_MAP: return sizeof(tn_list_entry);
     default: return t.id < TN_TYPE_COUNT ? g_type_widths[t.id] : 0;
     }
 }
@@ -40,7 +43,12 @@ char *tn_type_format(tn_type t, char *buf, size_t cap) {
     if (cap == 0) return buf;
     if (t.id == TN_TYPE_DECIMAL)
         snprintf(buf, cap, "DECIMAL(%u,%u)", (unsigned)t.precision, (unsigned)t.scale);
-    else
+    else if (tn_type_is_nested(t) && t.nested) {
+        tn_buf b = TN_BUF_INIT;
+        if (tn_type_append_name(&b, t) == 0 && b.len) snprintf(buf, cap, "%.*s", (int)b.len, (const char *)b.data);
+        else snprintf(buf, cap, "%s", tn_type_id_name((tn_type_id)t.id));
+        tn_buf_free(&b);
+    } else
         snprintf(buf, cap, "%s", tn_type_id_name((tn_type_id)t.id));
     return buf;
 }

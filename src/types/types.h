@@ -25,7 +25,10 @@
     X(TN_TYPE_DATE, "DATE", 4)                    \
     X(TN_TYPE_TIMESTAMP, "TIMESTAMP", 8)          \
     X(TN_TYPE_TIMESTAMP_TZ, "TIMESTAMPTZ", 8)     \
-    X(TN_TYPE_INTERVAL, "INTERVAL", 16)
+    X(TN_TYPE_INTERVAL, "INTERVAL", 16)           \
+    X(TN_TYPE_LIST, "LIST", 8)                    \
+    X(TN_TYPE_STRUCT, "STRUCT", 0)                \
+    X(TN_TYPE_MAP, "MAP", 8)
 
 typedef enum tn_type_id {
 #define TN_TYPE_ENUM(id, name, width) id,
@@ -43,10 +46,12 @@ typedef enum tn_type_id {
  * tn_interval; it is a computed type (literals, date/timestamp arithmetic), never a column of a
  * file or table.
  */
+typedef struct tn_type_nested tn_type_nested;
 typedef struct tn_type {
     uint8_t id;          /* tn_type_id */
     uint8_t precision;   /* DECIMAL only */
     uint8_t scale;       /* DECIMAL only */
+    const tn_type_nested *nested;   /* LIST, STRUCT, MAP only (else NULL): see below */
 } tn_type;
 
 typedef __int128 tn_int128;
@@ -61,11 +66,72 @@ typedef struct tn_interval {
 #define TN_DECIMAL_MAX_PRECISION 38
 #define TN_DECIMAL_INT64_MAX_PRECISION 18
 
-static inline tn_type tn_type_make(tn_type_id id) { tn_type t = {(uint8_t)id, 0, 0}; return t; }
+static inline tn_type tn_type_make(tn_type_id id) { tn_type t = {(uint8_t)id, 0, 0, NULL}; return t; }
 static inline tn_type tn_type_decimal(int precision, int scale) {
-    tn_type t = {TN_TYPE_DECIMAL, (uint8_t)precision, (uint8_t)scale};
+    tn_type t = {TN_TYPE_DECIMAL, (uint8_t)precision, (uint8_t)scale, NULL};
     return t;
 }
+
+/* ---------------------------------------------------------------------------------------------
+ * Nested types (types/nested.c). LIST<T> (also T[] / ARRAY<T>), STRUCT(a T, ...) (ROW) and
+ * MAP(K, V) nest to any depth (up to TN_TYPE_MAX_DEPTH levels). A nested tn_type points at an
+ * interned, immutable descriptor that lives as long as the process: tn_type stays a small value
+ * that is copied freely (no ownership, no free), and two nested types are equal exactly when
+ * their id and descriptor pointer are. Descriptors:
+ *   LIST:   nchildren 1, children[0] the element type, names NULL.
+ *   STRUCT: nchildren = fields (>= 1), children[i] / names[i] the fields in order (names keep
+ *           their spelling; lookups by name are case-insensitive, as DuckDB's).
+ *   MAP:    nchildren 1, children[0] = STRUCT(key K, value V): a MAP is a LIST of key/value
+ *           structs in type and in vector.
+ * Spelled as DuckDB does: INTEGER[], STRUCT(a INTEGER, "b c" VARCHAR[]), MAP(VARCHAR, DOUBLE).
+ *
+ * Vectors of nested types (tn_vector.children, owned by the vector, freed with it):
+ *   LIST / MAP: data[row] is a tn_list_entry {offset, length} into children[0], the one element
+ *      vector (for MAP: the STRUCT(key, value) entries vector) whose count is the number of
+ *      elements stored. Entries of different rows may point anywhere in the child (a producer
+ *      normally writes them back to back, offset = running element count; gather/append write
+ *      them back to back); readers must go through offset/length, never assume contiguity.
+ *      A NULL list: validity bit 0 and length 0. An empty list: valid, length 0. A NULL
+ *      element: the child vector's validity. MAP keys are never NULL and unique within a row.
+ *   STRUCT: data holds nothing (width 0); children[i] is field i, with the parent's count and
+ *      at least its capacity. A NULL struct: the struct's validity bit 0 AND every child NULL at
+ *      that row (producers keep this so a field read alone, s.a, is right). A valid struct may
+ *      have NULL fields.
+ * Validity at each level is independent, so NULLs are expressible at every level:
+ *   NULL list / empty list / list of one NULL element / valid struct with a NULL field.
+ */
+#define TN_TYPE_MAX_DEPTH 100
+
+struct tn_type_nested {
+    uint32_t nchildren;
+    uint32_t depth;               /* 1 + the deepest child's depth (a scalar child counts 0) */
+    const tn_type *children;
+    const char *const *names;     /* STRUCT field names; MAP's entry struct: "key", "value" */
+    uint64_t hash;
+};
+
+/* One row of a LIST or MAP vector. */
+typedef struct tn_list_entry {
+    uint32_t offset;
+    uint32_t length;
+} tn_list_entry;
+
+static inline bool tn_type_is_nested(tn_type t) {
+    return t.id == TN_TYPE_LIST || t.id == TN_TYPE_STRUCT || t.id == TN_TYPE_MAP;
+}
+/* Constructors (interned; thread-safe). 0, or TN_ELIMIT past TN_TYPE_MAX_DEPTH, TN_EINVAL for a
+ * STRUCT with no fields, an empty or duplicate (case-insensitive) field name, TN_ENOMEM. */
+int tn_type_list(tn_type *out, tn_type element);
+int tn_type_map(tn_type *out, tn_type key, tn_type value);
+int tn_type_struct(tn_type *out, uint32_t nfields, const char *const *names, const tn_type *types);
+/* LIST's element type; MAP's key / value type; STRUCT's field i. Caller checks the id. */
+static inline tn_type tn_type_element(tn_type t) { return t.nested->children[0]; }
+static inline tn_type tn_type_map_key(tn_type t) { return t.nested->children[0].nested->children[0]; }
+static inline tn_type tn_type_map_value(tn_type t) { return t.nested->children[0].nested->children[1]; }
+/* Index of the STRUCT field called name (case-insensitive), or -1. */
+int tn_type_struct_find(tn_type t, const char *name, size_t len);
+/* Appends the DuckDB spelling of t ("INTEGER[]", "STRUCT(a INTEGER)") to out. */
+int tn_type_append_name(tn_buf *out, tn_type t);
 bool tn_type_equal(tn_type a, tn_type b);
 size_t tn_type_width(tn_type t);                 /* bytes per value in a vector's data array */
 const char *tn_type_id_name(tn_type_id id);      /* "INTEGER" */
@@ -95,6 +161,10 @@ typedef struct tn_value {
         tn_int128 i128;      /* DECIMAL with precision > 18 */
         tn_str s;            /* VARCHAR, VARBINARY */
         tn_interval iv;      /* INTERVAL */
+        struct {             /* LIST, STRUCT, MAP: borrowed row `row` of vector `vec` */
+            const tn_vector *vec;
+            uint32_t row;
+        } ref;
     } u;
 } tn_value;
 
@@ -104,7 +174,9 @@ void tn_vector_get_value(const tn_vector *v, uint32_t row, tn_value *out);
  * the vector's heap; val must have v's type (FLOAT is read from u.d). */
 int tn_vector_set_value(tn_vector *v, uint32_t row, const tn_value *val);
 /* Total order used by statistics and sorting: NULLs excluded by the caller; strings compare
- * byte-wise unsigned; NaN sorts above every other float. Types must be equal. */
+ * byte-wise unsigned; NaN sorts above every other float. Types must be equal. Nested values as
+ * DuckDB orders them: lists element by element then by length, structs field by field, a NULL
+ * element or field above every value and equal to another NULL ([1, NULL] = [1, NULL]). */
 int tn_value_compare(const tn_value *a, const tn_value *b);
 /* Append the value's text (same spelling as tn_value_format). NULL appends nothing. */
 int tn_value_to_text(tn_buf *out, const tn_value *v);
@@ -122,6 +194,7 @@ struct tn_vector {
     void *data;
     uint64_t *validity;
     tn_arena *heap;
+    tn_vector *children;   /* nested types only: type.nested->nchildren vectors (see above) */
 };
 
 #define TN_VECTOR_SIZE 2048
@@ -149,6 +222,9 @@ int tn_vector_gather(tn_vector *dst, const tn_vector *src, const uint32_t *sel, 
 /* Append rows of src to dst at dst->count, copying strings into dst's heap (capacity grows
  * geometrically). Same physical type (VARCHAR and VARBINARY mix). */
 int tn_vector_append_rows(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n);
+/* Copy row srow of src into row drow of dst (same type; drow < dst->capacity); nested values
+ * are copied deeply (list elements appended to dst's child). dst->count is not changed. */
+int tn_vector_copy_row(tn_vector *dst, uint32_t drow, const tn_vector *src, uint32_t srow);
 /* Set rows [from, from+n) of v to NULL (validity allocated). */
 int tn_vector_fill_null(tn_vector *v, uint32_t from, uint32_t n);
 uint32_t tn_vector_null_count(const tn_vector *v);
@@ -173,6 +249,10 @@ void tn_chunk_reset(tn_chunk *c);
  * form that round-trips (Python repr style: 1.0, 0.1, 1e+20, 1.5e-07, nan, inf, -inf),
  * DECIMAL with exactly `scale` fraction digits, VARBINARY with printable ASCII as is and other
  * bytes (and backslash) as \xNN. Appends to out; a NULL appends nothing and returns 1.
+ * Nested: [1, 2, NULL], {'a': 1, 'b': x}, {k=1, j=NULL}; an element's text is quoted as
+ * 'it\'s' when it is empty, is null (any case), has leading/trailing white space, or holds one
+ * of [ ] { } ( ) , ' " : = (then ' and \ are backslash-escaped); struct field names are
+ * always quoted.
  */
 int tn_value_format(tn_buf *out, const tn_vector *v, uint32_t row);
 int tn_format_double(char *buf, size_t cap, double d);

@@ -2,7 +2,7 @@
  * types/value.c: reading one row of a vector into a tn_value, and the total order on values
  * (statistics, sorting). Text spelling lives in format.c.
  */
-#include "types/types.h"
+#include "types/typesInt.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -49,6 +49,9 @@ int tn_vector_set_value(tn_vector *v, uint32_t row, const tn_value *val) {
     case TN_TYPE_VARCHAR:
     case TN_TYPE_VARBINARY: return tn_vector_set_str(v, row, val->u.s.ptr, val->u.s.len);
     case TN_TYPE_INTERVAL: ((tn_interval *)v->data)[row] = val->u.iv; return 0;
+    case TN_TYPE_LIST:
+    case TN_TYPE_STRUCT:
+    case TN_TYPE_MAP: return tn_vector_copy_row(v, row, val->u.ref.vec, val->u.ref.row);
     default: return tn_vector_set_null(v, row);
     }
 }
@@ -80,6 +83,12 @@ void tn_vector_get_value(const tn_vector *v, uint32_t row, tn_value *out) {
     case TN_TYPE_VARCHAR:
     case TN_TYPE_VARBINARY: out->u.s = ((const tn_str *)data)[row]; break;
     case TN_TYPE_INTERVAL: memcpy(&out->u.iv, (const tn_interval *)data + row, sizeof(tn_interval)); break;
+    case TN_TYPE_LIST:
+    case TN_TYPE_STRUCT:
+    case TN_TYPE_MAP:
+        out->u.ref.vec = v;
+        out->u.ref.row = row;
+        break;
     default: out->is_null = true; break;
     }
 }
@@ -111,6 +120,9 @@ int tn_value_compare(const tn_value *a, const tn_value *b) {
         return CMP(a->u.s.len, b->u.s.len);
     }
     case TN_TYPE_NULL: return 0;
+    case TN_TYPE_LIST:
+    case TN_TYPE_STRUCT:
+    case TN_TYPE_MAP: return tn_nested_compare(a->u.ref.vec, a->u.ref.row, b->u.ref.vec, b->u.ref.row);
     case TN_TYPE_INTERVAL: {
         /* DuckDB orders intervals by their normalized length (a month counts 30 days) */
         const tn_int128 day = (tn_int128)86400000000LL;

@@ -3,7 +3,7 @@
  * arena created on first string) and chunks of vectors. Does not interpret values beyond
  * copying them; see value.c for reading and comparing, format.c for text.
  */
-#include "types/types.h"
+#include "types/typesInt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +18,17 @@ int tn_vector_init(tn_vector *v, tn_type type, uint32_t capacity) {
     v->data = tn_calloc(capacity, width ? width : 1);
     if (!v->data) return TN_ENOMEM;
     v->capacity = capacity;
+    if (tn_type_is_nested(type)) {
+        int rc = tn_nested_vector_init(v, capacity);
+        if (rc) tn_vector_free(v);
+        return rc;
+    }
     return 0;
 }
 
 void tn_vector_free(tn_vector *v) {
     if (!v) return;
+    if (v->children) tn_nested_vector_free(v);
     free(v->data);
     free(v->validity);
     tn_arena_destroy(v->heap);
@@ -36,6 +42,7 @@ void tn_vector_reset(tn_vector *v) {
     v->count = 0;
     if (v->validity) memset(v->validity, 0xff, validity_words(v->capacity) * sizeof(uint64_t));
     if (v->heap) tn_arena_reset(v->heap);
+    if (v->children) tn_nested_vector_reset(v);
 }
 
 int tn_vector_reserve(tn_vector *v, uint32_t capacity) {
@@ -58,7 +65,7 @@ int tn_vector_reserve(tn_vector *v, uint32_t capacity) {
         }
     }
     v->capacity = capacity;
-    return 0;
+    return v->children ? tn_nested_vector_reserve(v, capacity) : 0;
 }
 
 int tn_vector_ensure_validity(tn_vector *v) {
@@ -78,7 +85,7 @@ int tn_vector_set_null(tn_vector *v, uint32_t row) {
     tn_vector_set_valid_bit(v, row, false);
     size_t width = tn_type_width(v->type);
     memset((uint8_t *)v->data + (size_t)row * width, 0, width);
-    return 0;
+    return v->children ? tn_nested_vector_set_null(v, row) : 0;
 }
 
 int tn_vector_set_str(tn_vector *v, uint32_t row, const char *ptr, size_t len) {
@@ -110,20 +117,24 @@ int tn_vector_append_from(tn_vector *dst, const tn_vector *src, uint32_t row) {
         if (rc) return rc;
     }
     uint32_t at = dst->count;
-    if (!tn_vector_is_valid(src, row)) {
-        int rc = tn_vector_set_null(dst, at);
-        if (rc) return rc;
-    } else if (tn_type_is_string(src->type)) {
-        const tn_str *s = (const tn_str *)src->data + row;
-        int rc = tn_vector_set_str(dst, at, s->ptr, s->len);
-        if (rc) return rc;
-    } else {
-        size_t width = tn_type_width(src->type);
-        memcpy((uint8_t *)dst->data + (size_t)at * width, (const uint8_t *)src->data + (size_t)row * width,
-               width);
-        if (dst->validity) tn_vector_set_valid_bit(dst, at, true);
-    }
+    int rc = tn_vector_copy_row(dst, at, src, row);
+    if (rc) return rc;
     dst->count = at + 1;
+    return 0;
+}
+
+int tn_vector_copy_row(tn_vector *dst, uint32_t drow, const tn_vector *src, uint32_t srow) {
+    if (drow >= dst->capacity)
+        return tn_error_set(TN_EINTERNAL, "vector: row %u beyond capacity %u", drow, dst->capacity);
+    if (!tn_vector_is_valid(src, srow) || src->type.id == TN_TYPE_NULL) return tn_vector_set_null(dst, drow);
+    if (tn_type_is_string(src->type)) {
+        const tn_str *s = (const tn_str *)src->data + srow;
+        return tn_vector_set_str(dst, drow, s->ptr, s->len);
+    }
+    if (src->children) return tn_nested_vector_copy_row(dst, drow, src, srow);
+    size_t width = tn_type_width(src->type);
+    memcpy((uint8_t *)dst->data + (size_t)drow * width, (const uint8_t *)src->data + (size_t)srow * width, width);
+    if (dst->validity) tn_vector_set_valid_bit(dst, drow, true);
     return 0;
 }
 
@@ -214,7 +225,7 @@ int tn_vector_gather(tn_vector *dst, const tn_vector *src, const uint32_t *sel, 
         memset(dst->validity, 0xff, validity_words(n) * 8);
     }
     dst->count = n;
-    return 0;
+    return src->children ? tn_nested_vector_gather(dst, src, sel, n) : 0;
 }
 
 int tn_vector_append_rows(tn_vector *dst, const tn_vector *src, const uint32_t *sel, uint32_t n) {
@@ -257,6 +268,7 @@ int tn_vector_append_rows(tn_vector *dst, const tn_vector *src, const uint32_t *
             d[i].len = x->len;
         }
     }
+    if (src->children && (rc = tn_nested_vector_append_rows(dst, base, src, sel, n))) return rc;
     dst->count = base + n;
     return 0;
 }
@@ -271,5 +283,5 @@ int tn_vector_fill_null(tn_vector *v, uint32_t from, uint32_t n) {
         for (uint32_t i = 0; i < n; i++) ((tn_str *)v->data)[from + i].ptr = "";
     for (uint32_t i = 0; i < n; i++) tn_vector_set_valid_bit(v, from + i, false);
     if (v->count < from + n) v->count = from + n;
-    return 0;
+    return v->children ? tn_nested_vector_fill_null(v, from, n) : 0;
 }

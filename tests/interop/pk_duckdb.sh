@@ -3,7 +3,9 @@
 # batches of upserts (duplicate keys inside a batch) and deletes on random keys, for each merge
 # engine (deduplicate; sequence.field; partial-update; first-row; aggregation with every
 # aggregate function): after each batch tarn's SELECT, DuckDB's read_parquet over exactly the
-# files the table's _delta_log lists (no deletion vectors: copy-on-write per bucket), and DuckDB's
+# files the table's _delta_log lists (copy-on-write per bucket: no deletion vectors; with
+# delta.enableDeletionVectors the same engines again, DuckDB applying the DVs itself: this script
+# decodes the DV files and drops those row positions with file_row_number), and DuckDB's
 # own reference (INSERT OR REPLACE into a table with a PRIMARY KEY, or GROUP BY/window functions
 # over every row inserted) are equal, and the live files hold one row per key. (2) Every live
 # file's rows hash to the bucket its tags name (DuckDB reads the rows, tarn's bucket pruning
@@ -24,7 +26,7 @@ dir=$(mktemp -d /tmp/tn_pk.XXXXXX)
 trap 'tn_cleanup "$dir"' EXIT   # checks every table written, then removes
 
 python3 - "$BIN" "$dir" "$DUCK" <<'EOF'
-import csv, io, json, os, random, signal, subprocess, sys, time, urllib.parse
+import csv, io, json, os, random, signal, subprocess, sys, time, urllib.parse, zlib
 tarn, base, duck = sys.argv[1:4]
 wh = os.path.join(base, "wh")
 refdb = os.path.join(base, "ref.duckdb")
@@ -70,6 +72,83 @@ def parquet_list(table, files):
     return "[" + ",".join("'" + os.path.join(wh, table, urllib.parse.unquote(p)).replace("'", "''") + "'"
                           for p in sorted(files)) + "]"
 
+# Deletion vectors read independently of tarn (Delta protocol: 'u' descriptors, RoaringBitmapArray
+# of 32-bit portable roaring bitmaps, big-endian size + CRC-32 framing in the DV file).
+Z85 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
+
+def z85_decode(s):
+    out = b""
+    for i in range(0, len(s), 5):
+        v = 0
+        for ch in s[i:i + 5]: v = v * 85 + Z85.index(ch)
+        out += v.to_bytes(4, "big")
+    return out
+
+def u16(b, p): return int.from_bytes(b[p:p + 2], "little")
+
+def roaring32(buf, off):
+    cookie = int.from_bytes(buf[off:off + 4], "little")
+    if cookie & 0xFFFF == 12347:
+        size = (cookie >> 16) + 1; p = off + 4
+        runbits = buf[p:p + (size + 7) // 8]; p += (size + 7) // 8
+        hasrun = lambda i: runbits[i // 8] >> (i % 8) & 1
+        offsets = size >= 4
+    elif cookie == 12346:
+        size = int.from_bytes(buf[off + 4:off + 8], "little"); p = off + 8
+        hasrun = lambda i: 0
+        offsets = True
+    else:
+        raise ValueError(f"bad roaring cookie {cookie}")
+    hdr = [(u16(buf, p + 4 * i), u16(buf, p + 4 * i + 2) + 1) for i in range(size)]
+    p += 4 * size + (4 * size if offsets else 0)
+    vals = []
+    for i, (key, card) in enumerate(hdr):
+        hi = key << 16
+        if hasrun(i):
+            nr = u16(buf, p); p += 2
+            for _ in range(nr):
+                st, ln = u16(buf, p), u16(buf, p + 2); p += 4
+                vals.extend(range(hi + st, hi + st + ln + 1))
+        elif card > 4096:
+            for j, byte in enumerate(buf[p:p + 8192]):
+                vals.extend(hi + 8 * j + b for b in range(8) if byte >> b & 1)
+            p += 8192
+        else:
+            vals.extend(hi + u16(buf, p + 2 * j) for j in range(card)); p += 2 * card
+    return vals, p
+
+def dv_rows(table, dv):
+    assert dv["storageType"] == "u", dv
+    s = dv["pathOrInlineDv"]
+    prefix, u = s[:-20], z85_decode(s[-20:]).hex()
+    path = os.path.join(wh, table, prefix, f"deletion_vector_{u[:8]}-{u[8:12]}-{u[12:16]}-{u[16:20]}-{u[20:]}.bin")
+    buf = open(path, "rb").read()
+    off = dv.get("offset", 1)
+    size = int.from_bytes(buf[off:off + 4], "big")
+    data = buf[off + 4:off + 4 + size]
+    assert int.from_bytes(data[:4], "little") == 1681511377, "DV magic"
+    assert zlib.crc32(data) == int.from_bytes(buf[off + 4 + size:off + 8 + size], "big"), "DV CRC"
+    n, p, rows = int.from_bytes(data[4:12], "little"), 12, []
+    for _ in range(n):
+        key = int.from_bytes(data[p:p + 4], "little")
+        vals, p = roaring32(data, p + 4)
+        rows.extend((key << 32) + v for v in vals)
+    assert len(rows) == dv["cardinality"], (len(rows), dv)
+    return rows
+
+def live_sql(table, files, cols, hive=True):
+    # DuckDB over the live files with their deletion vectors applied
+    opts = ", hive_partitioning = true, hive_types_autocast = false" if hive else ""
+    src = f"read_parquet({parquet_list(table, files)}{opts}, filename = true, file_row_number = true)"
+    dels = []
+    for p, a in files.items():
+        if a.get("deletionVector"):
+            full = os.path.join(wh, table, urllib.parse.unquote(p)).replace("'", "''")
+            dels += [f"('{full}', {r})" for r in dv_rows(table, a["deletionVector"])]
+    if not dels: return f"SELECT {cols} FROM {src}"
+    return (f"SELECT {cols} FROM {src} AS s ANTI JOIN (VALUES {', '.join(dels)}) AS dv(fn, rn) "
+            "ON s.filename = dv.fn AND s.file_row_number = dv.rn")
+
 def vc(cols):
     return ", ".join(f"coalesce(CAST({c} AS VARCHAR), '<NULL>')" for c in cols)
 
@@ -90,10 +169,15 @@ engines = {
              "'fields.n.aggregate-function' = 'first_non_null_value', 'fields.s.aggregate-function' = 'listagg', "
              "'fields.s.list-agg-delimiter' = '|'", None),
 }
+# the same engines with deletion-vector upserts (merge-on-write)
+DVOPT = ", 'delta.enableDeletionVectors' = 'true'"
+for e in ["dedup", "seq", "partial", "firstrow", "agg"]:
+    engines["dv_" + e] = (engines[e][0] + DVOPT, None)
 cols = ["k", "a", "b", "c", "n", "x", "s", "f", "g", "sq", "p"]
 val_cols = ["a", "b", "c", "n", "x", "s", "f", "g", "sq"]
 
 def expected_sql(engine):
+    engine = engine[3:] if engine.startswith("dv_") else engine
     key = "p, k"
     o = "bt * 100000 + ord"
     if engine == "dedup":
@@ -141,7 +225,7 @@ def live_at(table, version):
 # live at it, and DuckDB's reference after the same statements (one DuckDB run per engine).
 for engine, (opts, _) in engines.items():
     tname = "pk_" + engine
-    nb = rng.choice([1, 3, 8])
+    nb = rng.choice([1, 3, 8]) if not engine.startswith("dv_") else rng.choice([1, 3])
     t(f"CREATE TABLE {tname} ({schema}, PRIMARY KEY (k, p) NOT ENFORCED) PARTITIONED BY (p) "
       f"WITH ('bucket' = '{nb}'{opts})")
     ref_sql = f"CREATE TABLE ref ({schema}, PRIMARY KEY (p, k)); CREATE TABLE hist (bt INT, ord INT, {schema});\n"
@@ -180,8 +264,7 @@ for engine, (opts, _) in engines.items():
         parts.append(f"SELECT {bt} AS bt, 'ref' AS src, {vc(cols)} FROM snap_{bt}")
         files = live_at(tname, v)
         if files:
-            parts.append(f"SELECT {bt}, 'live', {vc(cols)} FROM read_parquet({parquet_list(tname, files)}, "
-                         "hive_partitioning = true, hive_types_autocast = false)")
+            parts.append(f"SELECT {bt}, 'live', {vc(cols)} FROM ({live_sql(tname, files, '*')})")
     out = rows_of(d(ref_sql + " UNION ALL ".join(parts)))
     all_ok = True
     for bt, v in checks:
@@ -196,6 +279,21 @@ for engine, (opts, _) in engines.items():
                    f"only tarn: {sorted(set(mine) - set(ref))[:3]}\nonly reference: {sorted(set(ref) - set(mine))[:3]}\n"
                    f"live-file keys twice: {len(keys) - len(set(keys))}")
             break
+    if all_ok and engine.startswith("dv_"):
+        # deletion vectors were written; the protocol names the feature; compaction keeps every
+        # bucket at most 5 files (Paimon's num-sorted-run.compaction-trigger)
+        files = live_files(tname)
+        proto = [json.loads(l)["protocol"] for l in open(os.path.join(wh, tname, "_delta_log", "%020d.json" % 0))
+                 if '"protocol"' in l][0]
+        per_bucket = {}
+        for a in files.values():
+            b = (a["partitionValues"]["p"], a["tags"]["bucket"])
+            per_bucket[b] = per_bucket.get(b, 0) + 1
+        ndv = sum(1 for a in files.values() if a.get("deletionVector"))
+        ok = (ndv > 0 and "deletionVectors" in proto.get("readerFeatures", []) and proto["minReaderVersion"] == 3
+              and max(per_bucket.values()) <= 5)
+        report(ok, f"{engine}: upserts wrote deletion vectors ({ndv} live files with one), protocol (3, 7) "
+               f"deletionVectors, at most {max(per_bucket.values())} files per bucket", f"{proto} {per_bucket}")
     if all_ok:
         n = len([r for r in out if r[1] == "ref"])
         report(True, f"{engine}: {batches} batches ({nb} buckets, {n} rows checked): tarn = DuckDB over the live files = "
@@ -273,28 +371,33 @@ big = os.path.join(base, "big.parquet")
 d(f"COPY (SELECT i AS k, 'v' || i AS v FROM range(1500000) r(i)) TO '{big}' (FORMAT parquet)")
 t("CREATE TABLE crash (k BIGINT, v VARCHAR, PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '4')")
 t("INSERT INTO crash SELECT i, 'old' FROM (VALUES (1), (2), (3)) v(i)")
-def crash_check(name, stmt, delays, finish=()):
+def crash_check(name, stmt, delays, finish=(), table="crash"):
     outcomes, lists = [], []
     for delay in delays:
         p = subprocess.Popen([tarn, "-w", wh, "-c", stmt], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(delay)
         p.send_signal(signal.SIGKILL)
         p.wait()
-        n = rows_of(t("SELECT count(*), count(DISTINCT k) FROM crash").stdout)[0]
+        n = rows_of(t(f"SELECT count(*), count(DISTINCT k) FROM {table}").stdout)[0]
         outcomes.append(n)
-        lists.append(parquet_list("crash", live_files("crash")))
-    q = " UNION ALL ".join(f"SELECT {i} AS i, count(*), count(DISTINCT k) FROM read_parquet({l})" for i, l in enumerate(lists))
+        lists.append(live_sql(table, live_files(table), "k", hive=False))
+    q = " UNION ALL ".join(f"SELECT {i} AS i, count(*), count(DISTINCT k) FROM ({l})" for i, l in enumerate(lists))
     live = sorted(rows_of(d(q)))
     for i, n in enumerate(outcomes):
         if n[0] != n[1] or live[i][1:] != n:
             report(False, name, f"after SIGKILL at {delays[i]}s: tarn {n}, DuckDB over live files {live[i]}")
             return
     for f in finish: t(f)
-    t("INSERT INTO crash VALUES (1, 'after')")
-    v = rows_of(t("SELECT v FROM crash WHERE k = 1").stdout)
+    t(f"INSERT INTO {table} VALUES (1, 'after')")
+    v = rows_of(t(f"SELECT v FROM {table} WHERE k = 1").stdout)
     report(v == [("after",)], f"{name}: every SIGKILL left a committed state with one row per key {sorted(set(outcomes))}, writes go on",
            v)
 crash_check("SIGKILL during an upsert", f"INSERT INTO crash SELECT k, v FROM read_parquet('{big}')", [0.2, 0.5, 1.0])
+t("CREATE TABLE crashdv (k BIGINT, v VARCHAR, PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '4', "
+  "'delta.enableDeletionVectors' = 'true')")
+t("INSERT INTO crashdv SELECT i * 2, 'old' FROM range(400000) r(i)")
+crash_check("SIGKILL during a deletion-vector upsert", f"INSERT INTO crashdv SELECT k, v FROM read_parquet('{big}')",
+            [0.2, 0.5, 1.0], table="crashdv")
 t("ALTER TABLE crash SET ('bucket' = '8')")
 crash_check("SIGKILL during a rescale INSERT OVERWRITE", "INSERT OVERWRITE crash SELECT k, v || 'x' FROM crash", [0.1, 0.3],
             ["INSERT OVERWRITE crash SELECT k, v FROM crash"])

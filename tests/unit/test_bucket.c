@@ -140,11 +140,11 @@ TEST(bucket_of_negative_hash) {
  * Specification checks.
  */
 static tn_bucket_column spec_cols[] = {
-    {"a", {TN_TYPE_INTEGER, 0, 0}, false, false},
-    {"b", {TN_TYPE_INTEGER, 0, 0}, false, false},
-    {"c", {TN_TYPE_INTEGER, 0, 0}, false, true},
-    {"dt", {TN_TYPE_VARCHAR, 0, 0}, true, false},
-    {"s", {TN_TYPE_VARCHAR, 0, 0}, false, true},
+    {"a", {TN_TYPE_INTEGER, 0, 0, NULL}, false, false},
+    {"b", {TN_TYPE_INTEGER, 0, 0, NULL}, false, false},
+    {"c", {TN_TYPE_INTEGER, 0, 0, NULL}, false, true},
+    {"dt", {TN_TYPE_VARCHAR, 0, 0, NULL}, true, false},
+    {"s", {TN_TYPE_VARCHAR, 0, 0, NULL}, false, true},
 };
 
 static const char *spec_error(const tn_delta_kv *kv, uint32_t n) {

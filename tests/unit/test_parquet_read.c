@@ -13,18 +13,7 @@
 /* ---------------------------------------------------------------------------------------------
  * Helpers: paths, CSV (RFC 4180, NULL = empty unquoted field), scanning a file to text cells.
  */
-static const char *gpath(const char *fmt, ...) {
-    static char buf[4][1024];
-    static int k;
-    char rel[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(rel, sizeof rel, fmt, ap);
-    va_end(ap);
-    char *b = buf[k++ & 3];
-    snprintf(b, 1024, "%s/parquet/%s", tn_test_data_dir(), rel);
-    return b;
-}
+#define gpath tn_test_parquet_path
 
 typedef struct table {
     uint32_t ncols;

@@ -442,9 +442,9 @@ TEST(catalog_name_validation) {
 }
 
 static tn_table_column_def simple_cols[] = {
-    {"id", {TN_TYPE_BIGINT, 0, 0}, true, NULL},
-    {"name", {TN_TYPE_VARCHAR, 0, 0}, true, NULL},
-    {"dt", {TN_TYPE_VARCHAR, 0, 0}, true, NULL},
+    {"id", {TN_TYPE_BIGINT, 0, 0, NULL}, true, NULL},
+    {"name", {TN_TYPE_VARCHAR, 0, 0, NULL}, true, NULL},
+    {"dt", {TN_TYPE_VARCHAR, 0, 0, NULL}, true, NULL},
 };
 
 TEST(catalog_create_open_drop_rename_views) {
@@ -547,21 +547,21 @@ TEST(catalog_create_open_drop_rename_views) {
 enum { C_ID, C_B, C_I8, C_I16, C_I32, C_F, C_D, C_DEC, C_DEC38, C_S, C_BIN, C_DT, C_TS, C_PS, C_PD, NCOLS_ALL };
 
 static tn_table_column_def all_cols[NCOLS_ALL] = {
-    {"id", {TN_TYPE_BIGINT, 0, 0}, false, NULL},
-    {"b", {TN_TYPE_BOOLEAN, 0, 0}, true, NULL},
-    {"i8", {TN_TYPE_TINYINT, 0, 0}, true, NULL},
-    {"i16", {TN_TYPE_SMALLINT, 0, 0}, true, NULL},
-    {"i32", {TN_TYPE_INTEGER, 0, 0}, true, NULL},
-    {"f", {TN_TYPE_FLOAT, 0, 0}, true, NULL},
-    {"d", {TN_TYPE_DOUBLE, 0, 0}, true, NULL},
-    {"dec", {TN_TYPE_DECIMAL, 10, 2}, true, "ten two"},
-    {"dec38", {TN_TYPE_DECIMAL, 30, 5}, true, NULL},
-    {"s", {TN_TYPE_VARCHAR, 0, 0}, true, NULL},
-    {"bin", {TN_TYPE_VARBINARY, 0, 0}, true, NULL},
-    {"dt", {TN_TYPE_DATE, 0, 0}, true, NULL},
-    {"ts", {TN_TYPE_TIMESTAMP_TZ, 0, 0}, true, NULL},
-    {"ps", {TN_TYPE_VARCHAR, 0, 0}, true, NULL},
-    {"pd", {TN_TYPE_DATE, 0, 0}, true, NULL},
+    {"id", {TN_TYPE_BIGINT, 0, 0, NULL}, false, NULL},
+    {"b", {TN_TYPE_BOOLEAN, 0, 0, NULL}, true, NULL},
+    {"i8", {TN_TYPE_TINYINT, 0, 0, NULL}, true, NULL},
+    {"i16", {TN_TYPE_SMALLINT, 0, 0, NULL}, true, NULL},
+    {"i32", {TN_TYPE_INTEGER, 0, 0, NULL}, true, NULL},
+    {"f", {TN_TYPE_FLOAT, 0, 0, NULL}, true, NULL},
+    {"d", {TN_TYPE_DOUBLE, 0, 0, NULL}, true, NULL},
+    {"dec", {TN_TYPE_DECIMAL, 10, 2, NULL}, true, "ten two"},
+    {"dec38", {TN_TYPE_DECIMAL, 30, 5, NULL}, true, NULL},
+    {"s", {TN_TYPE_VARCHAR, 0, 0, NULL}, true, NULL},
+    {"bin", {TN_TYPE_VARBINARY, 0, 0, NULL}, true, NULL},
+    {"dt", {TN_TYPE_DATE, 0, 0, NULL}, true, NULL},
+    {"ts", {TN_TYPE_TIMESTAMP_TZ, 0, 0, NULL}, true, NULL},
+    {"ps", {TN_TYPE_VARCHAR, 0, 0, NULL}, true, NULL},
+    {"pd", {TN_TYPE_DATE, 0, 0, NULL}, true, NULL},
 };
 
 static const char *pstrings[] = {"a/b", "x:y=z", "100%", "#hash", "with space", "plain", "ünï", NULL, "q?*[]^{}\\\"'", "tab\there"};
@@ -1055,7 +1055,7 @@ TEST(alter_properties_and_add_column) {
     CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
     CHECK_EQ_STR(tn_table_property(t, "bucket"), "32");
     CHECK_EQ_STR(tn_table_property(t, "x"), "y");
-    tn_table_column_def add[] = {{"extra", {TN_TYPE_INTEGER, 0, 0}, true, NULL}};
+    tn_table_column_def add[] = {{"extra", {TN_TYPE_INTEGER, 0, 0, NULL}, true, NULL}};
     CHECK_OK(tn_table_add_columns(t, add, 1, &v));
     tn_table_close(t);
     CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));

@@ -8,6 +8,7 @@
 #define TN_TESTLIB_H
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 /* Failure messages are cut to the harness's buffer on purpose; at -O1 (the sanitizer build)
@@ -79,6 +80,22 @@ extern char tn_test_fail_msg[2048];
 static inline const char *tn_test_data_dir(void) {
     const char *s = getenv("TARN_TESTDATA");
     return s && *s ? s : "tests/data";
+}
+
+/* The path of a file under tests/data/parquet, from a printf format: a static buffer, one of four
+ * used in turn (so up to four results may be alive at once). */
+static inline const char *tn_test_parquet_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline const char *tn_test_parquet_path(const char *fmt, ...) {
+    static char buf[4][1024];
+    static int k;
+    char rel[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rel, sizeof rel, fmt, ap);
+    va_end(ap);
+    char *b = buf[k++ & 3];
+    snprintf(b, 1024, "%s/parquet/%s", tn_test_data_dir(), rel);
+    return b;
 }
 
 /* Removes a test's temporary directory after checking every Delta table under it with the

@@ -237,26 +237,21 @@ static int run_cmp(const void *a, const void *b) {
     return (x->file > y->file) - (x->file < y->file);
 }
 
-/* Which of a bucket's nf live files (snapshot indexes fsel) a write of the new rows sel[0..n)
- * reads and replaces: they are moved to the front of fsel; returns how many. All of them when a
- * new key may be in one of them (the bounding box of the new keys against each file's add.stats
- * and partition values; float keys and files without usable stats count as "may"). Otherwise
- * the files Paimon's universal compaction picks, the new file counted as one more sorted run:
- * none below TN_BUCKET_RUN_TRIGGER runs; else the smallest first while each is at most
- * TN_BUCKET_SIZE_RATIO % larger than the rows picked so far, and at least as many as bring the
- * bucket back under the trigger. */
-static int pick_files(const tn_table *t, const tn_bucket_spec *spec, const tn_bucket_rows *rows, const uint32_t *sel,
-                      uint32_t n, uint32_t *fsel, uint32_t nf, uint32_t *nread) {
-    *nread = nf;
-    if (nf == 0 || n == 0) return 0;
-    const tn_delta_snapshot *snap = tn_table_snapshot(t);
-    tn_table_filter filters[2 * TN_BUCKET_MAX_KEYS];
-    uint32_t nf_ = 0;                  /* filters: the key columns (partition ones are the files' own) */
+/* The bounding box of the new keys sel[0..n) as filters on the key columns (partition ones are
+ * the files' own) into filters (room for 2 * TN_BUCKET_MAX_KEYS); false when there is none that
+ * is safe (float keys: NaN and -0.0 have no safe range). */
+static bool key_box(const tn_table *t, const tn_bucket_spec *spec, const tn_bucket_rows *rows, const uint32_t *sel,
+                    uint32_t n, tn_table_filter *filters, uint32_t *nfilters) {
+    *nfilters = 0;
+    if (n == 0) return false;
     for (uint32_t k = 0; k < spec->nkey; k++) {
         uint32_t c = spec->key[k];
         if (rows->skip[c]) continue;
         tn_type_id ty = tn_table_column(t, c)->type.id;
-        if (ty == TN_TYPE_FLOAT || ty == TN_TYPE_DOUBLE) return 0;   /* NaN and -0.0 have no safe range */
+        if (ty == TN_TYPE_FLOAT || ty == TN_TYPE_DOUBLE) {
+            *nfilters = 0;
+            return false;
+        }
         tn_value mn, mx, v;
         tn_vector_get_value(&rows->cols[c], sel[0], &mn);
         mx = mn;
@@ -265,35 +260,88 @@ static int pick_files(const tn_table *t, const tn_bucket_spec *spec, const tn_bu
             if (tn_value_compare(&v, &mn) < 0) mn = v;
             if (tn_value_compare(&v, &mx) > 0) mx = v;
         }
-        filters[nf_++] = (tn_table_filter){c, TN_PQ_GE, mn};
-        filters[nf_++] = (tn_table_filter){c, TN_PQ_LE, mx};
+        filters[(*nfilters)++] = (tn_table_filter){c, TN_PQ_GE, mn};
+        filters[(*nfilters)++] = (tn_table_filter){c, TN_PQ_LE, mx};
     }
-    for (uint32_t i = 0; i < nf; i++)
-        if (tn_table_file_may_match(t, &snap->files[fsel[i]], filters, nf_)) return 0;
-    *nread = 0;
-    if (nf + 1 < TN_BUCKET_RUN_TRIGGER) return 0;
+    return true;
+}
+
+/* Live rows of a snapshot file (numRecords less its deletion vector; unknown: large). */
+static int64_t live_rows(const tn_delta_file *f) {
+    int64_t r = tn_delta_file_num_records(f);
+    if (r < 0) return INT64_MAX / 256;
+    return f->has_dv && f->dv.cardinality > 0 ? r - f->dv.cardinality : r;
+}
+
+/* Which of a bucket's nf live files (snapshot indexes fsel) a write of the new rows sel[0..n)
+ * reads (reordered: the *nmerge files it rewrites first, then the ones it keeps with a deletion
+ * vector, *nread in all). A file "may hold a new key" by the bounding box of the new keys
+ * against its add.stats and partition values (float keys and files without usable stats: may).
+ * Copy-on-write (dv false): every file when a new key may be in one of them; else the files
+ * Paimon's universal compaction picks, the new file counted as one more sorted run: none below
+ * TN_BUCKET_RUN_TRIGGER runs; else the smallest first while each is at most
+ * TN_BUCKET_SIZE_RATIO % larger than the rows picked so far, and at least as many as bring the
+ * bucket back under the trigger. Deletion vectors (dv true): the same compaction pick is
+ * rewritten, plus every file that may hold a new key and has lost half its rows; the other
+ * files that may hold a new key are kept (their replaced rows marked deleted). So a bucket holds
+ * at most TN_BUCKET_RUN_TRIGGER files, none with a majority of deleted rows. */
+static int pick_files(const tn_table *t, const tn_bucket_spec *spec, const tn_bucket_rows *rows, const uint32_t *sel,
+                      uint32_t n, uint32_t *fsel, uint32_t nf, bool dv, uint32_t *nmerge, uint32_t *nread) {
+    *nread = *nmerge = nf;
+    if (nf == 0 || n == 0) return 0;
+    const tn_delta_snapshot *snap = tn_table_snapshot(t);
+    tn_table_filter filters[2 * TN_BUCKET_MAX_KEYS];
+    uint32_t nfl = 0;
+    bool box = key_box(t, spec, rows, sel, n, filters, &nfl);
+    uint8_t *cls = tn_calloc(nf, 1);             /* 1 may hold a new key, 2 rewritten */
     run_size *runs = tn_malloc(sizeof *runs * nf);
-    if (!runs) return TN_ENOMEM;
+    uint32_t *tmp = tn_malloc(sizeof *tmp * nf);
+    int rc = 0;
+    if (!cls || !runs || !tmp) { rc = TN_ENOMEM; goto cleanup; }
+    bool any = false;
     for (uint32_t i = 0; i < nf; i++) {
-        int64_t r = tn_delta_file_num_records(&snap->files[fsel[i]]);
-        runs[i] = (run_size){fsel[i], r < 0 ? INT64_MAX / 256 : r};
+        cls[i] = !box || tn_table_file_may_match(t, &snap->files[fsel[i]], filters, nfl);
+        any |= cls[i];
     }
-    qsort(runs, nf, sizeof *runs, run_cmp);
-    uint32_t force = nf + 1 - TN_BUCKET_RUN_TRIGGER + 1;   /* runs to merge, the new one included */
-    int64_t acc = n;
-    uint32_t picked = 0;
-    while (picked < nf && (picked + 1 < force || runs[picked].rows * 100 <= acc * (100 + TN_BUCKET_SIZE_RATIO)))
-        acc += runs[picked++].rows;
-    for (uint32_t i = 0; i < nf; i++) fsel[i] = runs[i].file;
+    if (any && !dv) goto cleanup;                /* copy-on-write of the whole bucket */
+    if (nf + 1 >= TN_BUCKET_RUN_TRIGGER) {
+        for (uint32_t i = 0; i < nf; i++) runs[i] = (run_size){i, live_rows(&snap->files[fsel[i]])};
+        qsort(runs, nf, sizeof *runs, run_cmp);
+        uint32_t force = nf + 1 - TN_BUCKET_RUN_TRIGGER + 1;   /* runs to merge, the new one included */
+        int64_t acc = n;
+        uint32_t picked = 0;
+        while (picked < nf && (picked + 1 < force || runs[picked].rows * 100 <= acc * (100 + TN_BUCKET_SIZE_RATIO)))
+            acc += runs[picked++].rows;
+        for (uint32_t i = 0; i < picked; i++) cls[runs[i].file] = 2;
+    }
+    for (uint32_t i = 0; i < nf; i++) {
+        const tn_delta_file *f = &snap->files[fsel[i]];
+        int64_t rec = tn_delta_file_num_records(f);
+        if (cls[i] == 1 && f->has_dv && rec > 0 && f->dv.cardinality * 2 >= rec) cls[i] = 2;
+    }
+    uint32_t m = 0;
+    for (uint8_t want = 3; want-- > 0;)
+        for (uint32_t i = 0; i < nf; i++)
+            if (cls[i] == want) tmp[m++] = fsel[i];
+    uint32_t n2 = 0, n1 = 0;
+    for (uint32_t i = 0; i < nf; i++) {
+        n2 += cls[i] == 2;
+        n1 += cls[i] == 1;
+    }
+    memcpy(fsel, tmp, sizeof *fsel * nf);
+    *nmerge = n2;
+    *nread = n2 + n1;
+cleanup:
+    tn_free(cls);
     tn_free(runs);
-    *nread = picked;
-    return 0;
+    tn_free(tmp);
+    return rc;
 }
 
 /* Writes the merged rows of one (partition, bucket) into one file writer. */
 static int write_bucket(bucket_writer *w, tn_table *t, tn_table_txn *txn, const tn_bucket_spec *spec,
                         const tn_layout_partition *lp, int32_t b, tn_bucket_rows *stored, tn_bucket_rows *fresh,
-                        const uint32_t *rows, uint32_t nrows, uint64_t *rows_out) {
+                        const uint32_t *rows, uint32_t nrows, tn_bucket_dv *dv, uint64_t *rows_out) {
     uint32_t nref = stored->count + nrows;
     tn_bucket_ref *refs = tn_malloc(sizeof *refs * (nref ? nref : 1));
     if (!refs) return TN_ENOMEM;
@@ -316,7 +364,7 @@ static int write_bucket(bucket_writer *w, tn_table *t, tn_table_txn *txn, const 
     emit_ctx e = {NULL};
     int rc = tn_table_file_writer_open(&e.fw, txn, &fo);
     tn_bucket_rows *sets[2] = {stored, fresh};
-    if (!rc) rc = tn_bucket_merge(spec, t, sets, refs, nref, emit_rows, &e, rows_out);
+    if (!rc) rc = tn_bucket_merge(spec, t, sets, refs, nref, dv, emit_rows, &e, rows_out);
     tn_free(refs);
     if (e.fw) {
         if (rc) tn_table_file_writer_abort(e.fw);
@@ -326,8 +374,10 @@ static int write_bucket(bucket_writer *w, tn_table *t, tn_table_txn *txn, const 
 }
 
 /* One (partition, bucket) of a write: its new rows (order[0..nrows) of rows), and the snapshot
- * files it reads and replaces (fsel[0..nf), already removed in the transaction). Tasks of one
- * commit run on the write's pool, each into its own file writer of the one transaction. */
+ * files it reads: fsel[0..nmerge) it rewrites (already removed in the transaction), then, with
+ * deletion vectors, fsel[nmerge..nf) it keeps, marking its replaced rows in del_file/del_pos.
+ * Tasks of one commit run on the write's pool, each into its own file writer of the one
+ * transaction. */
 typedef struct bucket_task {
     const tn_layout_partition *lp;
     int32_t b;
@@ -335,8 +385,11 @@ typedef struct bucket_task {
     const uint32_t *order;
     uint32_t nrows;
     uint32_t *fsel;                    /* owned */
-    uint32_t nf;
+    uint32_t nf, nmerge;
     uint64_t rows_out;
+    uint32_t *del_file;                /* owned: replaced rows of kept files */
+    uint64_t *del_pos;
+    uint32_t ndel;
 } bucket_task;
 
 typedef struct task_job {
@@ -352,19 +405,92 @@ static int run_bucket_task(void *ctx, uint32_t i, uint32_t worker) {
     task_job *j = ctx;
     bucket_task *k = &j->tasks[i];
     tn_bucket_rows stored;
+    tn_bucket_keyset ks;
+    tn_bucket_kept kp;
+    tn_bucket_dv dv = {NULL, NULL, 0};
+    memset(&ks, 0, sizeof ks);
+    memset(&kp, 0, sizeof kp);
     int rc = tn_interrupt_check(j->w->opts.interrupt);
     if (rc) return rc;
     rc = tn_bucket_rows_init(&stored, j->t);
-    if (!rc && k->nf) {
+    if (!rc && k->nmerge) {
         tn_table_scan_options so = TN_TABLE_SCAN_OPTIONS_INIT;
         so.all_columns = true;
         tn_table_scan *scan = NULL;
-        rc = tn_table_scan_open_files(&scan, j->t, &so, k->fsel, k->nf);
+        rc = tn_table_scan_open_files(&scan, j->t, &so, k->fsel, k->nmerge);
         if (!rc) rc = tn_table_scan_run(scan, collect_rows, &stored);
         tn_table_scan_close(scan);
     }
-    if (!rc) rc = write_bucket(j->w, j->t, j->txn, j->spec, k->lp, k->b, &stored, k->rows, k->order, k->nrows, &k->rows_out);
+    bool kept = k->nf > k->nmerge;
+    if (!rc && kept) {
+        tn_table_filter filters[2 * TN_BUCKET_MAX_KEYS];
+        uint32_t nfl = 0;
+        key_box(j->t, j->spec, k->rows, k->order, k->nrows, filters, &nfl);
+        rc = tn_bucket_keyset_build(&ks, j->t, j->spec, k->rows, k->order, k->nrows);
+        if (!rc) rc = tn_bucket_kept_reserve(&kp, stored.count + 1);
+        if (!rc)
+            rc = tn_bucket_read_kept(j->t, k->fsel + k->nmerge, k->nf - k->nmerge, filters, nfl, &ks, &stored, &kp);
+        if (!rc) rc = tn_bucket_kept_reserve(&kp, stored.count + 1);
+        dv.kept = kp.kept;
+        dv.deleted = tn_malloc(sizeof *dv.deleted * (stored.count + 1));
+        if (!rc && !dv.deleted) rc = TN_ENOMEM;
+    }
+    if (!rc)
+        rc = write_bucket(j->w, j->t, j->txn, j->spec, k->lp, k->b, &stored, k->rows, k->order, k->nrows,
+                          kept ? &dv : NULL, &k->rows_out);
+    if (!rc && dv.ndeleted) {
+        k->del_file = tn_malloc(sizeof *k->del_file * dv.ndeleted);
+        k->del_pos = tn_malloc(sizeof *k->del_pos * dv.ndeleted);
+        if (!k->del_file || !k->del_pos) rc = TN_ENOMEM;
+        for (uint32_t d = 0; d < dv.ndeleted && !rc; d++) {
+            k->del_file[d] = kp.file[dv.deleted[d]];
+            k->del_pos[d] = kp.pos[dv.deleted[d]];
+        }
+        k->ndel = rc ? 0 : dv.ndeleted;
+    }
+    tn_free(dv.deleted);
+    tn_bucket_kept_free(&kp);
+    tn_bucket_keyset_free(&ks);
     tn_bucket_rows_free(&stored);
+    return rc;
+}
+
+/* Deletion-vector upserts: the rows the tasks replaced in kept files, marked in one DV file; the
+ * files re-added with their new DV (a file whose every row went is removed). */
+static int commit_dvs(tn_table *t, tn_table_txn *txn, tn_arena *arena, const bucket_task *tasks, uint32_t ntasks,
+                      uint64_t *rows, uint64_t *files) {
+    tn_table_dv_batch *b = NULL;
+    uint64_t *pos = NULL;
+    uint32_t cap = 0;
+    int rc = 0;
+    bool any = false;
+    for (uint32_t i = 0; i < ntasks; i++) any |= tasks[i].ndel > 0;
+    if (!any) return 0;
+    rc = tn_table_dv_batch_open(&b, t);
+    for (uint32_t i = 0; i < ntasks && !rc; i++) {
+        const bucket_task *k = &tasks[i];
+        if (k->ndel > cap) {
+            tn_free(pos);
+            cap = k->ndel;
+            if (!(pos = tn_malloc(sizeof *pos * cap))) { rc = TN_ENOMEM; break; }
+        }
+        for (uint32_t f = k->nmerge; f < k->nf && !rc; f++) {     /* per kept file */
+            uint32_t n = 0;
+            for (uint32_t d = 0; d < k->ndel; d++)
+                if (k->del_file[d] == k->fsel[f]) pos[n++] = k->del_pos[d];
+            if (n) rc = tn_table_dv_batch_mark(b, k->fsel[f], pos, n);
+        }
+    }
+    tn_table_dv_result r;
+    memset(&r, 0, sizeof r);
+    if (!rc) rc = tn_table_dv_batch_finish(b, arena, &r);
+    if (!rc && r.dv_path) rc = tn_table_txn_track_file(txn, r.dv_path);
+    for (uint32_t i = 0; i < r.nremoves && !rc; i++) rc = tn_table_txn_remove(txn, r.removes[i], true);
+    for (uint32_t i = 0; i < r.nadds && !rc; i++) rc = tn_table_txn_add(txn, &r.adds[i].u.file);
+    *rows = r.rows_deleted;
+    *files = r.nadds;
+    tn_free(pos);
+    tn_table_dv_batch_free(b);
     return rc;
 }
 
@@ -422,6 +548,8 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
     sel = tn_malloc(sizeof *sel * (snap->nfiles + 1));
     if (!scope.parts || !sel) { rc = TN_ENOMEM; goto cleanup; }
     bool overwrite = o->mode != TN_LAYOUT_APPEND;
+    bool dv = !overwrite && tn_table_dv_enabled(t);   /* upserts mark replaced rows in deletion vectors */
+    uint64_t dv_rows = 0, dv_files = 0;
     /* overwrites: remove what they replace, read what they replace */
     if (overwrite) {
         if (o->npartition_spec) {
@@ -509,7 +637,7 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
                 cap_tasks = cap;
             }
             bucket_task *k = &tasks[ntasks++];
-            *k = (bucket_task){lp, b, &p->rows, order + start[b], cnt, NULL, 0, 0};
+            *k = (bucket_task){lp, b, &p->rows, order + start[b], cnt, NULL, 0, 0, 0, NULL, NULL, 0};
             /* the bucket's live files it reads and replaces (read by the task) */
             if (!overwrite) {
                 k->fsel = tn_malloc(sizeof *k->fsel * (nsel + 1));
@@ -519,8 +647,8 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
                     tn_bucket_file_tags(&snap->files[sel[f]], &fb, &fc);
                     if (fb == b) k->fsel[k->nf++] = sel[f];
                 }
-                rc = pick_files(t, &spec, &p->rows, k->order, cnt, k->fsel, k->nf, &k->nf);
-                for (uint32_t f = 0; f < k->nf && !rc; f++) rc = tn_table_txn_remove(txn, &snap->files[k->fsel[f]], true);
+                rc = pick_files(t, &spec, &p->rows, k->order, cnt, k->fsel, k->nf, dv, &k->nmerge, &k->nf);
+                for (uint32_t f = 0; f < k->nmerge && !rc; f++) rc = tn_table_txn_remove(txn, &snap->files[k->fsel[f]], true);
             }
         }
     }
@@ -531,6 +659,7 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
             for (uint32_t i = 0; i < ntasks && !rc; i++) rc = run_bucket_task(&job, i, 0);
         for (uint32_t i = 0; i < ntasks && !rc; i++) rows_out += tasks[i].rows_out;
         if (!rc) w->files_written += ntasks;
+        if (!rc && dv) rc = commit_dvs(t, txn, arena, tasks, ntasks, &dv_rows, &dv_files);
     }
     if (rc) goto cleanup;
     if (!overwrite && scope.nparts) {
@@ -548,14 +677,22 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
     char in_rows[32], out_rows[32];
     snprintf(in_rows, sizeof in_rows, "%llu", (unsigned long long)w->rows_in);
     snprintf(out_rows, sizeof out_rows, "%llu", (unsigned long long)rows_out);
-    tn_delta_kv metrics[] = {{"numSourceRows", in_rows}, {"numOutputRows", out_rows}};
-    rc = tn_table_txn_set_commit_info(txn, o->operation ? o->operation : "WRITE", params, nparams, metrics, 2);
+    char dvr[32], dvf[32];
+    snprintf(dvr, sizeof dvr, "%llu", (unsigned long long)dv_rows);
+    snprintf(dvf, sizeof dvf, "%llu", (unsigned long long)dv_files);
+    tn_delta_kv metrics[] = {{"numSourceRows", in_rows}, {"numOutputRows", out_rows}, {"numDeletedRows", dvr},
+                             {"numDeletionVectorsAdded", dvf}};
+    rc = tn_table_txn_set_commit_info(txn, o->operation ? o->operation : "WRITE", params, nparams, metrics, dv ? 4 : 2);
     if (rc) goto cleanup;
     tn_table_txn *x = txn;
     txn = NULL;
     rc = tn_table_txn_commit(x, res);
 cleanup:
-    for (uint32_t i = 0; i < ntasks; i++) tn_free(tasks[i].fsel);
+    for (uint32_t i = 0; i < ntasks; i++) {
+        tn_free(tasks[i].fsel);
+        tn_free(tasks[i].del_file);
+        tn_free(tasks[i].del_pos);
+    }
     tn_free(tasks);
     tn_free(sel);
     tn_buf_free(&scope.key);
@@ -745,7 +882,7 @@ static int optimize_task(void *ctx, uint32_t i, uint32_t worker) {
         if (!rc) rc = tn_table_file_writer_open(&ec.fw, j->txn, &fo);
         tn_bucket_rows *sets[2] = {&stored, &stored};
         uint64_t nout = 0;
-        if (!rc) rc = tn_bucket_merge(&j->w->spec, j->t, sets, refs, stored.count, emit_rows, &ec, &nout);
+        if (!rc) rc = tn_bucket_merge(&j->w->spec, j->t, sets, refs, stored.count, NULL, emit_rows, &ec, &nout);
         if (ec.fw) {
             if (rc) tn_table_file_writer_abort(ec.fw);
             else rc = tn_table_file_writer_close(ec.fw);

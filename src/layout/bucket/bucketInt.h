@@ -156,7 +156,48 @@ typedef struct tn_bucket_ref {
  * engine into output rows, calling emit with chunks of all columns (at most TN_VECTOR_SIZE rows,
  * ordered by key). sets[0] holds stored rows (already one per key), sets[1] new rows. */
 typedef int (*tn_bucket_emit_fn)(void *ctx, const tn_chunk *chunk);
+/* Deletion-vector upserts: which stored rows lie in files that stay (with a deletion vector)
+ * rather than being rewritten. The merge then emits only the keys that change (a key of kept
+ * rows alone is not emitted) and lists in deleted[] (room for sets[0]->count) the kept rows
+ * replaced. NULL: every stored row is rewritten (copy-on-write, compaction). */
+typedef struct tn_bucket_dv {
+    const uint8_t *kept;               /* per row of sets[0] */
+    uint32_t *deleted;                 /* out: rows of sets[0] */
+    uint32_t ndeleted;
+} tn_bucket_dv;
 int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_rows *const *sets, tn_bucket_ref *refs,
-                    uint32_t nrefs, tn_bucket_emit_fn emit, void *ctx, uint64_t *rows_out);
+                    uint32_t nrefs, tn_bucket_dv *dv, tn_bucket_emit_fn emit, void *ctx, uint64_t *rows_out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Merge-on-write (mow.c): deletion-vector upserts read a bucket's kept files for the stored rows
+ * whose key may be new (a hash set of the new keys; false positives are harmless, the merge
+ * compares keys), each with its snapshot file and file row index.
+ */
+typedef struct tn_bucket_keyset {
+    uint32_t ncols;                    /* non-partition key columns */
+    uint32_t cols[TN_BUCKET_MAX_KEYS];
+    uint8_t width[TN_BUCKET_MAX_KEYS]; /* 4/8: read raw from the vector, 0: through a value */
+    uint64_t *slots;                   /* open addressing, 0 = empty */
+    uint32_t mask;
+} tn_bucket_keyset;
+int tn_bucket_keyset_build(tn_bucket_keyset *ks, const tn_table *t, const tn_bucket_spec *spec,
+                           const tn_bucket_rows *rows, const uint32_t *sel, uint32_t n);
+void tn_bucket_keyset_free(tn_bucket_keyset *ks);
+
+/* Per stored row (index into the stored set): kept[] 1 when it came from a kept file, then its
+ * snapshot file and row position; 0 for rows of rewritten files. */
+typedef struct tn_bucket_kept {
+    uint8_t *kept;
+    uint32_t *file;
+    uint64_t *pos;
+    uint32_t cap;
+} tn_bucket_kept;
+/* Room for n rows (new entries kept = 0). */
+int tn_bucket_kept_reserve(tn_bucket_kept *kp, uint32_t n);
+void tn_bucket_kept_free(tn_bucket_kept *kp);
+/* Scans snapshot files[0..nfiles) of t (filters only skip row groups) and appends to stored the
+ * rows whose key is in ks, recording them in kp. */
+int tn_bucket_read_kept(tn_table *t, const uint32_t *files, uint32_t nfiles, const tn_table_filter *filters,
+                        uint32_t nfilters, const tn_bucket_keyset *ks, tn_bucket_rows *stored, tn_bucket_kept *kp);
 
 #endif

@@ -336,8 +336,25 @@ static int out_flush(out_chunk *o) {
     return rc;
 }
 
+/* Deletion-vector upserts (dv != NULL): a key whose rows are all kept stored rows is left as it
+ * is (not emitted); a key with new rows is emitted merged and its kept stored rows are listed as
+ * deleted, except when the merge result is that kept row itself (first-row, or a larger stored
+ * sequence.field): then nothing changes for the key. */
+static bool dv_group(tn_bucket_dv *dv, const tn_bucket_ref *refs, uint32_t a, uint32_t b, const tn_bucket_ref *pick) {
+    bool fresh = false, kept = false;
+    for (uint32_t k = a; k < b; k++) {
+        if (refs[k].set != 0) fresh = true;
+        else if (dv->kept[refs[k].row]) kept = true;
+    }
+    if (!kept) return true;
+    if (!fresh || (pick && pick->set == 0 && dv->kept[pick->row])) return false;
+    for (uint32_t k = a; k < b; k++)
+        if (refs[k].set == 0 && dv->kept[refs[k].row]) dv->deleted[dv->ndeleted++] = refs[k].row;
+    return true;
+}
+
 int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_rows *const *sets, tn_bucket_ref *refs,
-                    uint32_t nrefs, tn_bucket_emit_fn emit, void *ctx, uint64_t *rows_out) {
+                    uint32_t nrefs, tn_bucket_dv *dv, tn_bucket_emit_fn emit, void *ctx, uint64_t *rows_out) {
     sort_ctx s = {spec, sets, 0, {0}, -1};
     for (uint32_t k = 0; k < spec->nkey; k++)
         if (!tn_table_column(t, spec->key[k])->is_partition) s.sort[s.nsort++] = spec->key[k];
@@ -416,8 +433,13 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
         else
             while (b < nrefs && key_cmp(&s, &refs[a], &refs[b]) == 0) b++;
         uint32_t row = o.c.count;
+        const tn_bucket_ref *pick = picks ? (spec->engine == TN_BUCKET_DEDUPLICATE ? &refs[b - 1] : &refs[a]) : NULL;
+        if (dv && !dv_group(dv, refs, a, b, pick)) {
+            a = b;
+            continue;
+        }
         if (picks) {
-            picks[npicks++] = spec->engine == TN_BUCKET_DEDUPLICATE ? refs[b - 1] : refs[a];
+            picks[npicks++] = *pick;
             nout++;
             if (npicks == TN_VECTOR_SIZE) {
                 rc = picks_flush(&o, sets, picks, npicks);
@@ -431,14 +453,14 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
                     o.c.cols[c].count = row + 1;
                     continue;
                 }
-                const tn_bucket_ref *pick = &refs[a];
+                const tn_bucket_ref *from = &refs[a];
                 for (uint32_t k = b; k-- > a;)
                     if (tn_vector_is_valid(&sets[refs[k].set]->cols[c], refs[k].row)) {
-                        pick = &refs[k];
+                        from = &refs[k];
                         break;
                     }
                 o.c.cols[c].count = row;
-                rc = tn_vector_append_from(&o.c.cols[c], &sets[pick->set]->cols[c], pick->row);
+                rc = tn_vector_append_from(&o.c.cols[c], &sets[from->set]->cols[c], from->row);
             }
         } else {
             for (uint32_t c = 0; c < ncols && !rc; c++) {

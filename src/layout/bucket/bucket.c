@@ -427,13 +427,26 @@ static int run_bucket_task(void *ctx, uint32_t i, uint32_t worker) {
         uint32_t nfl = 0;
         key_box(j->t, j->spec, k->rows, k->order, k->nrows, filters, &nfl);
         rc = tn_bucket_keyset_build(&ks, j->t, j->spec, k->rows, k->order, k->nrows);
-        if (!rc) rc = tn_bucket_kept_reserve(&kp, stored.count + 1);
-        if (!rc)
-            rc = tn_bucket_read_kept(j->t, k->fsel + k->nmerge, k->nf - k->nmerge, filters, nfl, &ks, &stored, &kp);
-        if (!rc) rc = tn_bucket_kept_reserve(&kp, stored.count + 1);
-        dv.kept = kp.kept;
-        dv.deleted = tn_malloc(sizeof *dv.deleted * (stored.count + 1));
-        if (!rc && !dv.deleted) rc = TN_ENOMEM;
+        /* deduplicate without a sequence field: the replaced rows' positions are all it needs */
+        bool keys_only = j->spec->engine == TN_BUCKET_DEDUPLICATE &&
+                         (j->spec->seq_col < 0 || stored.skip[j->spec->seq_col]) && !ks.collision;
+        if (!rc && keys_only) {
+            uint32_t nk = 0;
+            rc = tn_bucket_read_kept_keys(j->t, k->fsel + k->nmerge, k->nf - k->nmerge, filters, nfl, &ks, &kp, &nk);
+            dv.deleted = tn_malloc(sizeof *dv.deleted * (nk + 1));
+            if (!rc && !dv.deleted) rc = TN_ENOMEM;
+            for (uint32_t d = 0; d < nk && !rc; d++) dv.deleted[d] = d;
+            dv.ndeleted = rc ? 0 : nk;
+            kept = false;          /* the merge sees no kept rows */
+        } else {
+            if (!rc) rc = tn_bucket_kept_reserve(&kp, stored.count + 1);
+            if (!rc)
+                rc = tn_bucket_read_kept(j->t, k->fsel + k->nmerge, k->nf - k->nmerge, filters, nfl, &ks, &stored, &kp);
+            if (!rc) rc = tn_bucket_kept_reserve(&kp, stored.count + 1);
+            dv.kept = kp.kept;
+            dv.deleted = tn_malloc(sizeof *dv.deleted * (stored.count + 1));
+            if (!rc && !dv.deleted) rc = TN_ENOMEM;
+        }
     }
     if (!rc)
         rc = write_bucket(j->w, j->t, j->txn, j->spec, k->lp, k->b, &stored, k->rows, k->order, k->nrows,

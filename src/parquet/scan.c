@@ -192,7 +192,7 @@ cleanup:
     return rc;
 }
 
-static int rg_begin(tn_parquet_scan *s, uint32_t rg_index) {
+int pq_sc_row_group_begin(tn_parquet_scan *s, uint32_t rg_index) {
     const pq_file_meta *m = pq_rd_meta(s->file);
     const pq_row_group *rg = &m->row_groups[rg_index];
     int rc;
@@ -207,6 +207,7 @@ static int rg_begin(tn_parquet_scan *s, uint32_t rg_index) {
     for (uint32_t c = 0; c < s->ncols; c++) {
         colreader *cr = &s->cols[c];
         rc = chunk_load(s, cr, &rg->columns[cr->col], chunk_end(s, rg, cr->col));
+        if (rc == 0 && cr->nested) rc = pq_sc_nested_read_chunk(s, cr);
         if (rc) return tn_error_prefix(rc, "%s: row group %u, column '%s'", s->path, rg_index,
                                        cr->name);
     }
@@ -408,11 +409,16 @@ int tn_parquet_scan_reset(tn_parquet_scan *s, const uint32_t *row_groups, uint32
 
 int tn_parquet_scan_open(tn_parquet_scan **out, tn_parquet_file *file,
                          const tn_parquet_scan_options *opts) {
-    int rc = 0;
     *out = NULL;
     if (pq_rd_nested(file))
         return tn_error_set(TN_EUNSUPPORTED, "%s: column '%s': nested columns are not supported",
                             tn_parquet_path(file), pq_rd_nested(file));
+    return pq_sc_open(out, file, opts);
+}
+
+int pq_sc_open(tn_parquet_scan **out, tn_parquet_file *file, const tn_parquet_scan_options *opts) {
+    int rc = 0;
+    *out = NULL;
     tn_parquet_scan *s = tn_calloc(1, sizeof *s);
     if (!s) return TN_ENOMEM;
     uint32_t nfcols = tn_parquet_num_columns(file);
@@ -445,7 +451,10 @@ int tn_parquet_scan_open(tn_parquet_scan **out, tn_parquet_file *file,
         cr->type = ci->type;
         cr->width = (uint32_t)tn_type_width(ci->type);
         cr->phys = cr->elem->type;
-        cr->max_def = cr->elem->repetition == PQ_REQUIRED ? 0 : 1;
+        const pq_rd_node *nd = pq_rd_node_at(file, (uint32_t)(cr->elem - pq_rd_meta(file)->schema));
+        cr->max_def = nd->def;
+        cr->max_rep = nd->rep;
+        cr->nested = nd->parent != 0 || nd->rep > 0;
         cr->is_str = tn_type_is_string(ci->type);
         rc = pick_conv(cr);
         if (rc) goto cleanup;
@@ -482,7 +491,7 @@ static int scan_next_filtered(tn_parquet_scan *s, tn_chunk *out, int64_t *row_id
         if (!s->rg_active) {
             if (out->count > 0) return 0;          /* strings may point into this row group */
             if (s->rg_i >= s->nrgs) return 0;
-            rc = rg_begin(s, s->rgs[s->rg_i++]);
+            rc = pq_sc_row_group_begin(s, s->rgs[s->rg_i++]);
             if (rc) return rc;
             continue;
         }
@@ -553,7 +562,7 @@ int tn_parquet_scan_next(tn_parquet_scan *s, tn_chunk *out, int64_t *first_row) 
                 if (first_row) *first_row = tn_parquet_num_rows(s->file);
                 return 0;
             }
-            rc = rg_begin(s, s->rgs[s->rg_i++]);
+            rc = pq_sc_row_group_begin(s, s->rgs[s->rg_i++]);
             if (rc) goto fail;
             continue;
         }

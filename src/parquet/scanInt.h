@@ -77,6 +77,13 @@ typedef struct colreader {
     /* page buffers (decompressed data, materialised strings) */
     pbuf *pool; uint32_t npool, pool_cap;       /* [0, nfree) free, [nfree, npool) in use */
     uint32_t nfree;
+    /* nested leaf (max_rep > 0 or under a group): the whole chunk's levels and values */
+    int max_rep;
+    bool nested;
+    uint32_t nlev, lev_cap;
+    uint32_t *rep, *def;      /* nlev each (rep NULL when max_rep is 0, def when max_def is 0) */
+    uint32_t nvals;
+    sbuf nvals_buf;           /* nvals logical values of width bytes */
     /* row filter: the predicates on this column (filter_rows) */
     fpred *fp;
     uint32_t nfp;
@@ -130,14 +137,38 @@ static inline uint32_t count_valid(const uint64_t *bits, uint32_t from, uint32_t
     return c;
 }
 
+/* scan.c: a scan of any file (tn_parquet_scan_open refuses nested files; this does not: its
+ * nested leaves are read by pq_sc_nested_read_chunk), and the start of a row group (chunks
+ * read, nested leaves decoded). */
+int pq_sc_open(tn_parquet_scan **out, tn_parquet_file *file, const tn_parquet_scan_options *opts);
+int pq_sc_row_group_begin(tn_parquet_scan *s, uint32_t rg);
+
 /* scan_page.c: buffers, pages, values. */
 void *pq_sc_sbuf_get(sbuf *b, size_t size);
 void pq_sc_pool_release(colreader *cr, bool keep_current);
 void pq_sc_colreader_free(colreader *cr);
 int pq_sc_dict_take(colreader *cr, uint8_t *dst, uint32_t k);
 int pq_sc_load_page(tn_parquet_scan *s, colreader *cr, int64_t row);
+/* The next data page of the chunk, loading dictionary pages on the way (index and unknown pages
+ * are skipped): header and body checked against the chunk and the page limit. 1 at the end of
+ * the chunk. The CRC of a data page is checked by pq_sc_check_crc (pages may be skipped). */
+int pq_sc_next_page(tn_parquet_scan *s, colreader *cr, pq_page_header *h, const uint8_t **body,
+                    uint32_t *page_no);
+int pq_sc_check_crc(tn_parquet_scan *s, const pq_page_header *h, const uint8_t *body,
+                    uint32_t page_no);
+/* A page body decompressed (into a pooled buffer) unless stored uncompressed. */
+int pq_sc_page_data(tn_parquet_scan *s, colreader *cr, const uint8_t *src, size_t slen,
+                    size_t ulen, bool compressed, const uint8_t **out, size_t *out_len);
+/* The values section of a page: nn non-NULL values decoded to logical dense values. */
+int pq_sc_decode_values(tn_parquet_scan *s, colreader *cr, int encoding, const uint8_t *p,
+                        size_t len, uint32_t nn, const uint8_t **dense);
 int pq_sc_copy_out(colreader *cr, uint32_t from, uint32_t n, tn_vector *v, uint32_t at);
 int pq_sc_fill_column(tn_parquet_scan *s, colreader *cr, int64_t row, uint32_t n, tn_vector *v);
+
+/* scan_nested.c: nested leaves. Reads every page of cr's loaded chunk into cr->rep/def/
+ * nvals_buf (strings point into the chunk's page buffers, kept for the row group); checks the
+ * levels against the schema and counts the records, which must be the row group's rows. */
+int pq_sc_nested_read_chunk(tn_parquet_scan *s, colreader *cr);
 
 /* scan_filter.c: the row filter. */
 bool pq_sc_filter_supported(tn_type t, const fpred *p);

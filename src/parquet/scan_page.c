@@ -70,11 +70,14 @@ void pq_sc_pool_release(colreader *cr, bool keep_current) {
 void pq_sc_colreader_free(colreader *cr) {
     tn_free(cr->chunk);
     sbuf *bufs[] = {&cr->dict, &cr->dict_raw, &cr->s_defs, &cr->s_idx, &cr->s_i64, &cr->s_phys,
-                    &cr->s_strs, &cr->s_dense, &cr->s_vals, &cr->s_valid, &cr->dpass};
+                    &cr->s_strs, &cr->s_dense, &cr->s_vals, &cr->s_valid, &cr->dpass,
+                    &cr->nvals_buf};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) tn_free(bufs[i]->p);
     for (uint32_t i = 0; i < cr->npool; i++) tn_free(cr->pool[i].p);
     tn_free(cr->pool);
     tn_free(cr->fp);
+    tn_free(cr->rep);
+    tn_free(cr->def);
 }
 
 
@@ -518,8 +521,8 @@ int pq_sc_dict_take(colreader *cr, uint8_t *dst, uint32_t k) {
 }
 
 /* Decompresses a page body into a pooled buffer; data with len==0 never reaches the codec. */
-static int page_data(tn_parquet_scan *s, colreader *cr, const uint8_t *src, size_t slen,
-                     size_t ulen, bool compressed, const uint8_t **out, size_t *out_len) {
+int pq_sc_page_data(tn_parquet_scan *s, colreader *cr, const uint8_t *src, size_t slen,
+                    size_t ulen, bool compressed, const uint8_t **out, size_t *out_len) {
     if (!compressed || cr->cm->codec == TN_CODEC_UNCOMPRESSED) {
         *out = src;
         *out_len = slen;
@@ -542,8 +545,8 @@ static int page_data(tn_parquet_scan *s, colreader *cr, const uint8_t *src, size
 }
 
 /* Decodes the values section (n_nonnull values) of a data page into logical dense values. */
-static int decode_values(tn_parquet_scan *s, colreader *cr, int encoding, const uint8_t *p,
-                         size_t len, uint32_t nn, const uint8_t **dense) {
+int pq_sc_decode_values(tn_parquet_scan *s, colreader *cr, int encoding, const uint8_t *p,
+                        size_t len, uint32_t nn, const uint8_t **dense) {
     pdense pd = {NULL, NULL, NULL};
     int rc;
     if (nn == 0) {
@@ -632,7 +635,7 @@ static int load_data_page(tn_parquet_scan *s, colreader *cr, const pq_page_heade
     cr->valid = NULL;
     if (h->type == PQ_PAGE_DATA) {
         encoding = h->data.encoding;
-        rc = page_data(s, cr, body, csize, usize, true, &vp, &vlen);
+        rc = pq_sc_page_data(s, cr, body, csize, usize, true, &vp, &vlen);
         if (rc) return rc;
         if (cr->max_def > 0) {
             if (h->data.definition_level_encoding != PQ_ENC_RLE)
@@ -663,7 +666,7 @@ static int load_data_page(tn_parquet_scan *s, colreader *cr, const pq_page_heade
             if (rc) return rc;
         }
         skip += dl;
-        rc = page_data(s, cr, body + skip, csize - skip, usize - skip, v2->is_compressed, &vp,
+        rc = pq_sc_page_data(s, cr, body + skip, csize - skip, usize - skip, v2->is_compressed, &vp,
                        &vlen);
         if (rc) return rc;
     }
@@ -687,7 +690,7 @@ static int load_data_page(tn_parquet_scan *s, colreader *cr, const pq_page_heade
         return 0;
     }
     const uint8_t *dense = NULL;
-    rc = decode_values(s, cr, encoding, vp, vlen, nn, &dense);
+    rc = pq_sc_decode_values(s, cr, encoding, vp, vlen, nn, &dense);
     if (rc) return rc;
     if (cr->valid) {
         uint8_t *v = pq_sc_sbuf_get(&cr->s_vals, (size_t)n * cr->width);
@@ -700,70 +703,91 @@ static int load_data_page(tn_parquet_scan *s, colreader *cr, const pq_page_heade
     return 0;
 }
 
-/* Advances to the data page holding row `row` (in the row group), decoding it. */
-int pq_sc_load_page(tn_parquet_scan *s, colreader *cr, int64_t row) {
+static int check_crc(tn_parquet_scan *s, const pq_page_header *h, const uint8_t *body,
+                     uint32_t page_no, const char *what) {
+    if (!h->has_crc || !s->verify) return 0;
+    uint32_t c = tn_crc32(0, body, (size_t)h->compressed_page_size);
+    if (c == (uint32_t)h->crc) return 0;
+    return tn_error_set(TN_ECHECKSUM, "page %u%s: CRC mismatch (stored %08x, computed %08x)",
+                        page_no, what, (uint32_t)h->crc, c);
+}
+
+int pq_sc_next_page(tn_parquet_scan *s, colreader *cr, pq_page_header *h, const uint8_t **body,
+                    uint32_t *page_no_out) {
     for (;;) {
-        if (cr->pos >= cr->chunk_len)
-            return tn_error_set(TN_ECORRUPT, "column chunk ends at row %lld, row group has %lld "
-                                "rows", (long long)cr->next_row, (long long)s->rg_rows);
-        pq_page_header h;
+        if (cr->pos >= cr->chunk_len) return 1;
         size_t hlen = 0;
         uint32_t page_no = cr->page_no++;
-        int rc = pq_decode_page_header(&h, cr->chunk + cr->pos, cr->chunk_len - cr->pos, &hlen);
+        int rc = pq_decode_page_header(h, cr->chunk + cr->pos, cr->chunk_len - cr->pos, &hlen);
         if (rc) return tn_error_prefix(rc, "page %u: header", page_no);
-        if (h.compressed_page_size < 0 || h.uncompressed_page_size < 0 ||
-            (uint64_t)h.compressed_page_size > cr->chunk_len - cr->pos - hlen)
+        if (h->compressed_page_size < 0 || h->uncompressed_page_size < 0 ||
+            (uint64_t)h->compressed_page_size > cr->chunk_len - cr->pos - hlen)
             return tn_error_set(TN_ECORRUPT, "page %u: %d bytes at offset %zu run past the column "
-                                "chunk (%zu bytes)", page_no, (int)h.compressed_page_size,
+                                "chunk (%zu bytes)", page_no, (int)h->compressed_page_size,
                                 cr->pos + hlen, cr->chunk_len);
-        if ((uint64_t)h.uncompressed_page_size > s->max_page_bytes)
+        if ((uint64_t)h->uncompressed_page_size > s->max_page_bytes)
             return tn_error_set(TN_ELIMIT, "page %u: %d bytes uncompressed exceeds the limit of "
-                                "%llu", page_no, (int)h.uncompressed_page_size,
+                                "%llu", page_no, (int)h->uncompressed_page_size,
                                 (unsigned long long)s->max_page_bytes);
-        const uint8_t *body = cr->chunk + cr->pos + hlen;
-        cr->pos += hlen + (size_t)h.compressed_page_size;
-        bool is_data = (h.type == PQ_PAGE_DATA && h.has_data) ||
-                       (h.type == PQ_PAGE_DATA_V2 && h.has_data_v2);
-        if (h.type == PQ_PAGE_DATA && !h.has_data)
+        *body = cr->chunk + cr->pos + hlen;
+        *page_no_out = page_no;
+        cr->pos += hlen + (size_t)h->compressed_page_size;
+        bool is_data = (h->type == PQ_PAGE_DATA && h->has_data) ||
+                       (h->type == PQ_PAGE_DATA_V2 && h->has_data_v2);
+        if (h->type == PQ_PAGE_DATA && !h->has_data)
             return tn_error_set(TN_ECORRUPT, "page %u: data page without header", page_no);
-        if (h.type == PQ_PAGE_DATA_V2 && !h.has_data_v2)
+        if (h->type == PQ_PAGE_DATA_V2 && !h->has_data_v2)
             return tn_error_set(TN_ECORRUPT, "page %u: v2 data page without header", page_no);
-        if (h.type != PQ_PAGE_DICTIONARY && !is_data) continue;   /* index / unknown pages */
-        if (h.type == PQ_PAGE_DICTIONARY) {
-            if (h.has_crc && s->verify) {
-                uint32_t c = tn_crc32(0, body, (size_t)h.compressed_page_size);
-                if (c != (uint32_t)h.crc)
-                    return tn_error_set(TN_ECHECKSUM, "page %u (dictionary): CRC mismatch "
-                                        "(stored %08x, computed %08x)", page_no, (uint32_t)h.crc, c);
-            }
+        if (h->type != PQ_PAGE_DICTIONARY && !is_data) continue;   /* index / unknown pages */
+        if (h->type == PQ_PAGE_DICTIONARY) {
+            rc = check_crc(s, h, *body, page_no, " (dictionary)");
+            if (rc) return rc;
             s->counters.pages_read++;
-            rc = load_dictionary(s, cr, &h, body);
+            rc = load_dictionary(s, cr, h, *body);
             if (rc) return tn_error_prefix(rc, "page %u", page_no);
             continue;
         }
-        int32_t nv = h.type == PQ_PAGE_DATA ? h.data.num_values : h.data_v2.num_values;
-        if (h.type == PQ_PAGE_DATA_V2 && h.data_v2.num_rows != nv)
-            return tn_error_set(TN_ECORRUPT, "page %u: v2 page has %d rows but %d values in a "
-                                "flat column", page_no, (int)h.data_v2.num_rows, (int)nv);
-        if (nv < 0 || nv > s->rg_rows - cr->next_row)
-            return tn_error_set(TN_ECORRUPT, "page %u: %d values exceed the row group's %lld "
-                                "rows", page_no, (int)nv, (long long)s->rg_rows);
+        int32_t nv = h->type == PQ_PAGE_DATA ? h->data.num_values : h->data_v2.num_values;
+        if (nv < 0) return tn_error_set(TN_ECORRUPT, "page %u: %d values", page_no, (int)nv);
         if ((uint64_t)nv * 16 > s->max_page_bytes * 4)
             return tn_error_set(TN_ELIMIT, "page %u: %d values exceed the page limit", page_no,
                                 (int)nv);
         cr->seen_data = true;
+        return 0;
+    }
+}
+
+int pq_sc_check_crc(tn_parquet_scan *s, const pq_page_header *h, const uint8_t *body,
+                    uint32_t page_no) {
+    return check_crc(s, h, body, page_no, "");
+}
+
+/* Advances to the data page holding row `row` (in the row group), decoding it. */
+int pq_sc_load_page(tn_parquet_scan *s, colreader *cr, int64_t row) {
+    for (;;) {
+        pq_page_header h;
+        const uint8_t *body;
+        uint32_t page_no;
+        int rc = pq_sc_next_page(s, cr, &h, &body, &page_no);
+        if (rc == 1)
+            return tn_error_set(TN_ECORRUPT, "column chunk ends at row %lld, row group has %lld "
+                                "rows", (long long)cr->next_row, (long long)s->rg_rows);
+        if (rc) return rc;
+        int32_t nv = h.type == PQ_PAGE_DATA ? h.data.num_values : h.data_v2.num_values;
+        if (h.type == PQ_PAGE_DATA_V2 && h.data_v2.num_rows != nv)
+            return tn_error_set(TN_ECORRUPT, "page %u: v2 page has %d rows but %d values in a "
+                                "flat column", page_no, (int)h.data_v2.num_rows, (int)nv);
+        if (nv > s->rg_rows - cr->next_row)
+            return tn_error_set(TN_ECORRUPT, "page %u: %d values exceed the row group's %lld "
+                                "rows", page_no, (int)nv, (long long)s->rg_rows);
         int64_t first = cr->next_row;
         cr->next_row += nv;
         if (first + nv <= row) {                    /* not needed: skip without decoding */
             s->counters.pages_skipped++;
             continue;
         }
-        if (h.has_crc && s->verify) {
-            uint32_t c = tn_crc32(0, body, (size_t)h.compressed_page_size);
-            if (c != (uint32_t)h.crc)
-                return tn_error_set(TN_ECHECKSUM, "page %u: CRC mismatch (stored %08x, computed "
-                                    "%08x)", page_no, (uint32_t)h.crc, c);
-        }
+        rc = check_crc(s, &h, body, page_no, "");
+        if (rc) return rc;
         /* the previous page's buffers are unreferenced unless strings point into them */
         if (!cr->is_str) pq_sc_pool_release(cr, false);
         cr->page_gen++;

@@ -1,6 +1,7 @@
 /*
  * server/conn.c: one client connection from accept to close, on its own thread: the startup
- * packet (SSLRequest/GSSENCRequest answered 'N', CancelRequest handed to the server), SCRAM
+ * packet (SSLRequest: TLS in tls.c when configured, else 'N'; GSSENCRequest 'N'; CancelRequest
+ * handed to the server), SCRAM
  * or trust authentication, the session (a tarn SQL session of its own, settings, prepared
  * statements, portals, transaction status), and the simple and extended query protocols.
  * Result rows are encoded straight from tarn's chunks and sent as they come (streaming results
@@ -25,7 +26,7 @@ int tn_pg_conn_flush(tn_pg_conn *c) {
     if (c->out.err) return c->out.err;
     size_t off = 0;
     while (off < c->out.buf.len) {
-        ssize_t n = send(c->fd, c->out.buf.data + off, c->out.buf.len - off, MSG_NOSIGNAL);
+        ssize_t n = tn_pg_io_send(c, c->out.buf.data + off, c->out.buf.len - off);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             c->dead = true;
@@ -52,7 +53,7 @@ static int conn_read(tn_pg_conn *c, void *dst, size_t n, bool waiting) {
             continue;
         }
         struct pollfd p = {c->fd, POLLIN, 0};
-        int pr = poll(&p, 1, 200);
+        int pr = tn_pg_io_pending(c) ? 1 : poll(&p, 1, 200);
         if (pr < 0 && errno == EINTR) continue;
         if (pr == 0) {
             if (tn_pg_server_stopping(c->srv)) return TN_PG_STOP;
@@ -61,7 +62,7 @@ static int conn_read(tn_pg_conn *c, void *dst, size_t n, bool waiting) {
                 return TN_PG_IDLE;
             continue;
         }
-        ssize_t r = recv(c->fd, c->rbuf, sizeof c->rbuf, 0);
+        ssize_t r = tn_pg_io_recv(c, c->rbuf, sizeof c->rbuf);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) {
             c->dead = true;
@@ -615,10 +616,30 @@ static int read_startup(tn_pg_conn *c, tn_pg_startup *st) {
             return TN_PG_EOF;
         }
         if (st->kind == TN_PG_SSL || st->kind == TN_PG_GSSENC) {
-            /* No TLS / GSSAPI encryption: 'N', the client goes on in the clear (or gives up). */
-            uint8_t n = 'N';
+            /* TLS when configured ('S', then the handshake); no GSSAPI encryption. 'N': the
+             * client goes on in the clear (or gives up, as its sslmode says). */
+            SSL_CTX *tls = st->kind == TN_PG_SSL && !c->ssl ? tn_pg_server_tls(c->srv) : NULL;
+            uint8_t n = tls ? 'S' : 'N';
             if (send(c->fd, &n, 1, MSG_NOSIGNAL) != 1) return TN_PG_EOF;
+            if (!tls) continue;
+            if (c->rpos < c->rlen) {
+                /* bytes sent after the SSLRequest before the handshake could be injected by a
+                 * man in the middle (CVE-2021-23214): refused, as PostgreSQL does */
+                tn_pg_server_log(c->srv, "%s: unencrypted data after SSLRequest: connection closed", c->peer);
+                c->dead = true;
+                return TN_PG_EOF;
+            }
+            if ((rc = tn_pg_tls_accept(c, tls))) {
+                c->dead = true;
+                return rc;
+            }
             continue;
+        }
+        if (st->kind != TN_PG_CANCEL && !c->ssl && tn_pg_server_opts(c->srv)->require_tls) {
+            tn_pg_conn_error(c, "FATAL", "28000",
+                             "connection without TLS refused: the server was started with --require-tls "
+                             "(connect with sslmode=require)");
+            return TN_PG_EOF;
         }
         return 0;
     }
@@ -645,21 +666,28 @@ static void put_auth(tn_pg_conn *c, int32_t code, const void *data, size_t n) {
 
 static int authenticate(tn_pg_conn *c) {
     const tn_server_options *o = tn_pg_server_opts(c->srv);
-    if (!o->password) {
+    const tn_pg_users *users = tn_pg_server_users(c->srv);
+    if (!o->password && !users) {
         put_auth(c, 0, NULL, 0);                 /* trust: only ever on a loopback listener */
         return 0;
     }
-    bool user_ok = !o->user || strcmp(o->user, c->user) == 0;
     tn_pg_scram scram;
-    /* An unknown user goes through the same exchange against a random password, so the
-     * answer does not tell which user names exist. */
-    char fake[33];
-    if (!user_ok) {
-        uint8_t r[16];
-        for (int i = 0; i < 16; i++) r[i] = (uint8_t)(tn_time_ns() >> (i % 8));
-        for (int i = 0; i < 16; i++) snprintf(fake + 2 * i, 3, "%02x", r[i]);
+    bool user_ok;
+    int rc = 0;
+    if (users) {
+        user_ok = tn_pg_users_lookup(users, c->user, &scram);   /* unknown: mock keys */
+    } else {
+        user_ok = !o->user || strcmp(o->user, c->user) == 0;
+        /* An unknown user goes through the same exchange against a random password, so the
+         * answer does not tell which user names exist. */
+        char fake[33];
+        if (!user_ok) {
+            uint8_t r[16];
+            for (int i = 0; i < 16; i++) r[i] = (uint8_t)(tn_time_ns() >> (i % 8));
+            for (int i = 0; i < 16; i++) snprintf(fake + 2 * i, 3, "%02x", r[i]);
+        }
+        rc = tn_pg_scram_init(&scram, user_ok ? o->password : fake);
     }
-    int rc = tn_pg_scram_init(&scram, user_ok ? o->password : fake);
     if (rc) {
         tn_pg_conn_error(c, "FATAL", "XX000", "%s", tn_error_message());
         return TN_PG_EOF;
@@ -776,6 +804,7 @@ static void conn_free(tn_pg_conn *c) {
     tn_pg_settings_free(&c->settings);
     tn_buf_free(&c->out.buf);
     tn_free(c->msg);
+    tn_pg_tls_close(c);
     close(c->fd);
     tn_free(c);
 }
@@ -828,8 +857,10 @@ void tn_pg_conn_run(tn_pg_server *srv, int fd, const char *peer) {
         tn_pg_conn_error(c, "FATAL", rc == TN_ELIMIT ? "53300" : "58000", "%s", tn_error_message());
         goto done;
     }
-    tn_pg_server_log(srv, "%s: connection authorized: user=%s database=%s application_name=%s", c->peer, c->user,
-                     c->database, tn_pg_setting_get(&c->settings, "application_name", NULL));
+    tn_pg_server_log(srv, "%s: connection authorized: user=%s database=%s application_name=%s%s%s%s%s", c->peer,
+                     c->user, c->database, tn_pg_setting_get(&c->settings, "application_name", NULL),
+                     c->ssl ? " TLS=" : "", c->ssl ? tn_pg_tls_version(c) : "", c->ssl ? " cipher=" : "",
+                     c->ssl ? tn_pg_tls_cipher(c) : "");
     size_t at = tn_pg_begin(&c->out, 'K');
     tn_pg_put_i32(&c->out, c->backend->pid);
     tn_pg_put_i32(&c->out, c->backend->key);

@@ -6,6 +6,9 @@
 #ifndef TN_CONN_INT_H
 #define TN_CONN_INT_H
 
+#include <openssl/ssl.h>
+#include <sys/types.h>
+
 #include "server/pgwireInt.h"
 #include "server/server.h"
 #include "sql/sql.h"
@@ -35,6 +38,7 @@ typedef struct tn_pg_backend {
 } tn_pg_backend;
 
 const tn_server_options *tn_pg_server_opts(const tn_pg_server *s);
+SSL_CTX *tn_pg_server_tls(const tn_pg_server *s);   /* NULL: no TLS configured */
 bool tn_pg_server_stopping(const tn_pg_server *s);
 int tn_pg_server_attach(tn_pg_server *s, tn_sql_session *session, tn_pg_backend **out);
 void tn_pg_server_detach(tn_pg_server *s, tn_pg_backend *b);
@@ -84,6 +88,7 @@ typedef struct tn_pg_portal {
 
 typedef struct tn_pg_conn {
     int fd;
+    SSL *ssl;                    /* after an SSLRequest answered 'S' and the handshake; else NULL */
     tn_pg_server *srv;
     char peer[64];
     char user[64];
@@ -125,6 +130,30 @@ void tn_pg_conn_begin_statement(tn_pg_conn *c);
 void tn_pg_conn_end_statement(tn_pg_conn *c);
 int tn_pg_conn_command(tn_pg_conn *c, const tn_pg_cmd *cmd, bool describe_rows, bool send_rows, char *tag,
                        size_t cap);
+
+/* users.c: --auth-file (format at the top of users.c). load: an error names FILE:LINE.
+ * lookup: the user's keys into out and true; false for an unknown name (out then holds mock
+ * keys, the same for that name every time, so the exchange fails only at the proof). */
+typedef struct tn_pg_users tn_pg_users;
+int tn_pg_users_load(const char *path, tn_pg_users **out);
+void tn_pg_users_free(tn_pg_users *u);
+size_t tn_pg_users_count(const tn_pg_users *u);
+bool tn_pg_users_lookup(const tn_pg_users *u, const char *name, tn_pg_scram *out);
+const tn_pg_users *tn_pg_server_users(const tn_pg_server *s);   /* NULL without --auth-file */
+
+/* tls.c: the context from --tls-cert/--tls-key (an error names the file and the reason), the
+ * handshake (TN_PG_EOF after logging why it failed), and the connection's byte I/O. */
+int tn_pg_tls_context(const char *cert, const char *key, SSL_CTX **out);
+void tn_pg_tls_context_free(SSL_CTX *ctx);
+int tn_pg_tls_accept(tn_pg_conn *c, SSL_CTX *ctx);
+const char *tn_pg_tls_version(const tn_pg_conn *c);   /* NULL without TLS */
+const char *tn_pg_tls_cipher(const tn_pg_conn *c);
+void tn_pg_tls_close(tn_pg_conn *c);
+/* send(2)/recv(2) over the connection (TLS when c->ssl): bytes, 0 at a close, -1 with errno
+ * (EINTR: call again). io_pending: TLS holds decrypted bytes that poll(2) cannot see. */
+ssize_t tn_pg_io_send(tn_pg_conn *c, const void *p, size_t n);
+ssize_t tn_pg_io_recv(tn_pg_conn *c, void *p, size_t n);
+bool tn_pg_io_pending(const tn_pg_conn *c);
 
 /* extended.c */
 int tn_pg_conn_extended(tn_pg_conn *c, uint8_t type, const uint8_t *body, uint32_t len);

@@ -213,7 +213,7 @@ static int parse_date_part(const char *s, size_t n, size_t *i, int32_t *days) {
     if (digits(s, n, i, 2, &d) == 0) return 1;
     if (neg) y = -y;
     /* " (BC)" suffix */
-    if (*i + 5 <= n && memcmp(s + *i, " (BC)", 5) == 0) {
+    if (*i + 5 <= n && tn_str_iequal_n(s + *i, 5, " (BC)")) {
         y = 1 - y;
         *i += 5;
     }

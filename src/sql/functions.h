@@ -149,6 +149,7 @@ int64_t tn_pg_type_oid(tn_type t);
 extern const tn_func_def tn_funcs_interval[];   /* func_interval.c */
 extern const tn_func_def tn_funcs_bitmap[];     /* func_bitmap.c */
 extern const tn_func_def tn_funcs_similarity[]; /* func_similarity.c */
+extern const tn_func_def tn_funcs_regex[];      /* func_regex.c */
 extern const tn_func_def tn_funcs_trig[];       /* func_trig.c */
 extern const tn_func_def tn_funcs_list[];       /* func_list.c: LIST, STRUCT, MAP */
 
@@ -168,6 +169,10 @@ static inline void tn_func_str_empty(tn_vector *out, uint32_t row) {
     ((tn_str *)out->data)[row].ptr = "";
     ((tn_str *)out->data)[row].len = 0;
 }
+
+/* DuckDB's s[k] on a string: the k-th code point (1-based, negative counts from the end), the
+ * empty string when k is 0 or out of range. Borrowed from s. */
+tn_str tn_func_str_char_at(tn_str s, int64_t k);
 
 /* Statement clock for now()/current_date (microseconds since epoch, UTC); 0 = wall clock. */
 void tn_func_set_statement_time(int64_t micros);

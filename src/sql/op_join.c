@@ -258,7 +258,20 @@ int tn_join_build(tn_exec *ex, tn_plan *node, tn_collection *build, bool build_i
         if ((rc = tn_exec_check(ex))) break;
         for (uint32_t k = 0; k < t->nkeys && !rc; k++) {
             rc = tn_vector_init(&kv[k], keys[k]->type, ch->count ? ch->count : 1);
-            if (!rc) rc = tn_expr_eval(keys[k], ch, &kv[k], st[k]);
+            if (!rc && tn_type_is_string(keys[k]->type) && keys[k]->kind != TN_EXPR_COLUMN) {
+                /* a computed string key (lower(k)) points into st[k], which the next chunk
+                   reuses: kv[k] keeps its own copy of the bytes */
+                tn_vector tmp;
+                rc = tn_vector_init(&tmp, keys[k]->type, ch->count ? ch->count : 1);
+                if (!rc) rc = tn_expr_eval(keys[k], ch, &tmp, st[k]);
+                if (!rc) {
+                    kv[k].count = 0;
+                    rc = tn_vector_append_rows(&kv[k], &tmp, NULL, ch->count);
+                }
+                tn_vector_free(&tmp);
+            } else if (!rc) {
+                rc = tn_expr_eval(keys[k], ch, &kv[k], st[k]);
+            }
             if (!rc) tn_vector_hash(&kv[k], ch->count, t->hashes + id, k == 0);
         }
         for (uint32_t r = 0; r < ch->count && !rc; r++, id++) {

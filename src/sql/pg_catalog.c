@@ -282,7 +282,8 @@ static int64_t rel_oid(const char *schema, const char *name) {
         rel_id r = rel_lookup(info, name);
         return r < R_COUNT ? g_rels[r].oid : 0;
     }
-    if (!*schema || strcmp(schema, "public") == 0) return 16385 + name_hash(schema, name);
+    if (!*schema) schema = "public";          /* 't'::regclass is public.t's oid, as in pg_class */
+    if (strcmp(schema, "public") == 0) return 16385 + name_hash(schema, name);
     return OID_VISIBLE_LIMIT + name_hash(schema, name);
 }
 
@@ -409,8 +410,9 @@ static int f_array_to_string(FN_ARGS) {
     return rc;
 }
 
-/* Element k (1-based) of a PostgreSQL array text, k-th of the comma-separated elements;
- * NULL when out of range or the element is NULL. */
+/* s[k]. On a PostgreSQL array text ('{a,b}': catalog columns), element k (1-based) of the
+ * comma-separated elements, NULL when out of range or the element is NULL. On any other string,
+ * DuckDB's string subscript: the k-th character (tn_func_str_char_at). */
 static int f_array_subscript(FN_ARGS) {
     tn_buf el = TN_BUF_INIT;
     int rc = 0;
@@ -418,6 +420,11 @@ static int f_array_subscript(FN_ARGS) {
         if (!tn_vector_is_valid(out, i)) { tn_func_str_empty(out, i); continue; }
         tn_str a = STR(0, i);
         int64_t want = I64(1, i), k = 0;
+        if (!(a.len >= 2 && a.ptr[0] == '{' && a.ptr[a.len - 1] == '}')) {
+            tn_str c = tn_func_str_char_at(a, want);
+            rc = tn_vector_set_str(out, i, c.ptr, c.len);
+            continue;
+        }
         uint32_t j, end;
         array_bounds(a, &j, &end);
         bool found = false, is_null = false;

@@ -2,7 +2,8 @@
  * tests/fuzz/fuzz_parquet_reader.c: libFuzzer target for the whole Parquet read path: the input
  * bytes are served as a file by the in-memory tn_fs of memfs.h; the target opens it, walks the
  * metadata (schema, statistics, describe, row-group skipping) and scans every column to the end;
- * then again opened with metadata_only (nested schemas accepted, scans refused).
+ * then again opened with metadata_only (nested schemas accepted, scans refused), where every
+ * nested leaf is decoded (scan_nested.c) and assembled into records (nested.c).
  * Errors are expected; crashes, hangs, leaks and out-of-bounds reads are bugs.
  */
 #include <stdio.h>
@@ -10,7 +11,8 @@
 #include <string.h>
 
 #include "memfs.h"
-#include "parquet/parquet.h"
+#include "parquet/nestedInt.h"
+#include "parquet/scanInt.h"
 
 #define MEM_PATH "fuzz.parquet"
 
@@ -89,6 +91,40 @@ cleanup:
     free(types);
 }
 
+/* Nested leaves: each row group's chunks decoded, each column's tree built, each leaf assembled. */
+static void exercise_nested(tn_parquet_file *f) {
+    uint32_t ncols = tn_parquet_num_columns(f);
+    const pq_file_meta *m = pq_rd_meta(f);
+    uint32_t *cols = calloc(ncols ? ncols : 1, sizeof *cols);
+    tn_arena *a = tn_arena_create(0);
+    tn_parquet_scan *s = NULL;
+    if (!cols || !a) goto cleanup;
+    for (uint32_t c = 0; c < ncols; c++) cols[c] = c;
+    tn_parquet_scan_options so = {cols, ncols, NULL, 0, NULL, 0};
+    if (pq_sc_open(&s, f, &so) != 0) goto cleanup;
+    for (uint32_t rg = 0; rg < tn_parquet_num_row_groups(f) && rg < 16; rg++) {
+        if (pq_sc_row_group_begin(s, rg) != 0) continue;
+        for (uint32_t e = 1; e < m->nschema; e++) {
+            pq_nest *tree = NULL;
+            if (pq_rd_node_at(f, e)->parent != 0) continue;
+            if (pq_nest_build(&tree, a, m->schema, pq_rd_node_at(f, 0), m->nschema, e, "fuzz") != 0) continue;
+            for (uint32_t c = 0; c < ncols; c++) {
+                const pq_nest *path[PQ_MAX_SCHEMA_DEPTH + 1];
+                uint32_t depth;
+                pq_asm as;
+                if (!s->cols[c].nested || !pq_nest_path(tree, (int32_t)c, path, &depth)) continue;
+                (void)pq_levels_assemble(&as, a, path, depth, s->cols[c].rep, s->cols[c].def,
+                                         s->cols[c].nlev);
+            }
+        }
+        tn_arena_reset(a);
+    }
+cleanup:
+    tn_parquet_scan_close(s);
+    tn_arena_destroy(a);
+    free(cols);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memfs m;
@@ -105,6 +141,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     opts.metadata_only = true;
     if (tn_parquet_open(&f, &m.fs, MEM_PATH, &opts) == 0) {
         exercise_file(f);
+        exercise_nested(f);
         tn_parquet_close(f);
     }
     memfs_check_closed(&m, "fuzz_parquet_reader");

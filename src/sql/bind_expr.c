@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sql/aggregates.h"
 #include "sql/bindInt.h"
@@ -450,6 +451,9 @@ static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
 static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     tn_binder *b = c->b;
     const char *name = tn_bind_func_name(e);
+    if (strcmp(name, "~") == 0)        /* the a ~ b operator (parser_expr.c): SET regex_match_operator_semantics */
+        name = tn_str_iequal(tn_setting_get(b->session, "regex_match_operator_semantics"), "full") ? "regexp_full_match"
+                                                                                                  : "regexp_matches";
     if (e->u.func.over) return tn_bind_window(c, e, out);
     if (tn_bind_is_agg_name(name)) {
         if (c->in_agg) return tn_bind_error(b, e->pos, "aggregate function calls cannot be nested");
@@ -488,16 +492,50 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     } else if (tn_pg_is_session_function(name) && !tn_func_exists(name)) {   /* pg_catalog.c */
         rc = tn_pg_session_function(b, name, (uint32_t)n, out);
         free_args(args, n);
-    } else if (tn_str_iequal(name, "current_setting")) {   /* settings.c: a constant, as in DuckDB */
-        if (n != 1 || args[0]->kind != TN_EXPR_CONSTANT || args[0]->u.value.is_null ||
-            args[0]->u.value.type.id != TN_TYPE_VARCHAR) {
+    } else if (tn_str_iequal(name, "current_setting")) {
+        /* A constant, as in DuckDB: tarn's setting (settings.c), else the front end's
+         * (the server's PostgreSQL parameters, tn_sql_session_set_settings); PostgreSQL's
+         * current_setting(name, missing_ok) gives NULL for an unknown name when missing_ok. */
+        if (n < 1 || n > 2 || args[0]->kind != TN_EXPR_CONSTANT || args[0]->u.value.is_null ||
+            args[0]->u.value.type.id != TN_TYPE_VARCHAR ||
+            (n == 2 && (args[1]->kind != TN_EXPR_CONSTANT || args[1]->u.value.is_null ||
+                        args[1]->u.value.type.id != TN_TYPE_BOOLEAN))) {
             free_args(args, n);
-            return tn_bind_error(b, e->pos, "current_setting takes one constant string (a setting's name)");
+            return tn_bind_error(b, e->pos,
+                                 "current_setting takes a constant string (a setting's name) and optionally a constant "
+                                 "boolean (missing_ok)");
         }
+        bool missing_ok = n == 2 && args[1]->u.value.u.b;
         char key[256];
         snprintf(key, sizeof key, "%.*s", (int)args[0]->u.value.u.s.len, args[0]->u.value.u.s.ptr);
         tn_value v;
         rc = tn_setting_value(b->session, key, b->arena, &v);
+        const char *pname, *pvalue, *pdesc;
+        tn_sql_session *ss = b->session;
+        for (int i = 0; rc && ss->settings_fn && ss->settings_fn(ss->settings_ctx, i, &pname, &pvalue, &pdesc); i++) {
+            if (strcasecmp(pname, key) != 0) continue;
+            memset(&v, 0, sizeof v);
+            v.type = tn_type_make(TN_TYPE_VARCHAR);
+            v.is_null = !pvalue;
+            rc = 0;
+            if (pvalue) {
+                size_t len = strlen(pvalue);
+                char *cp = tn_arena_alloc(b->arena, len + 1);
+                if (!cp) rc = TN_ENOMEM;
+                else {
+                    memcpy(cp, pvalue, len + 1);
+                    v.u.s.ptr = cp;
+                    v.u.s.len = (uint32_t)len;
+                }
+            }
+            break;
+        }
+        if (rc && missing_ok) {
+            memset(&v, 0, sizeof v);
+            v.type = tn_type_make(TN_TYPE_VARCHAR);
+            v.is_null = true;
+            rc = 0;
+        }
         free_args(args, n);
         if (rc) return tn_bind_error_at(b, rc, e->u.func.args.items[0]->pos);
         rc = tn_expr_constant(out, &v);

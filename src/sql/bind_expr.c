@@ -451,6 +451,9 @@ static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
 static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     tn_binder *b = c->b;
     const char *name = tn_bind_func_name(e);
+    if (strcmp(name, "~") == 0)        /* the a ~ b operator (parser_expr.c): SET regex_match_operator_semantics */
+        name = tn_str_iequal(tn_setting_get(b->session, "regex_match_operator_semantics"), "full") ? "regexp_full_match"
+                                                                                                  : "regexp_matches";
     if (e->u.func.over) return tn_bind_window(c, e, out);
     if (tn_bind_is_agg_name(name)) {
         if (c->in_agg) return tn_bind_error(b, e->pos, "aggregate function calls cannot be nested");

@@ -959,7 +959,8 @@ static tn_sql_expr *predicate(tn_sql_parser *p) {
         if (tn_sqlp_is_kw(p, 0, KW_NOT)) {
             tn_kw next = tn_sqlp_peek(p, 1)->kw;
             if (tn_sqlp_peek(p, 1)->type != TK_IDENT ||
-                (next != KW_BETWEEN && next != KW_IN && next != KW_LIKE && next != KW_ILIKE))
+                (next != KW_BETWEEN && next != KW_IN && next != KW_LIKE && next != KW_ILIKE &&
+                 !tok_word(tn_sqlp_peek(p, 1), "glob") && !tok_word(tn_sqlp_peek(p, 1), "similar")))
                 break;
             neg = true;
             k = 1;
@@ -1009,6 +1010,21 @@ static tn_sql_expr *predicate(tn_sql_parser *p) {
                 e->u.like.escape = concat(p);
                 if (!e->u.like.escape) return NULL;
             }
+        } else if (tok_word(t, "glob") || (tok_word(t, "similar") && tok_word(tn_sqlp_peek(p, k + 1), "to"))) {
+            /* a GLOB p: DuckDB's ~~~ operator; a SIMILAR TO p: regexp_full_match (DuckDB) */
+            bool glob = tok_word(t, "glob");
+            p->i += k + (glob ? 1 : 2);
+            tn_sql_expr *r = concat(p);
+            if (!r) return NULL;
+            e = call_n(p, glob ? "~~~" : "regexp_full_match", pos, l, r, NULL);
+            if (e && neg) {
+                tn_sql_expr *ne = new_expr(p, TN_SQL_E_UNARY, pos);
+                if (!ne) return NULL;
+                ne->u.unary.op = TN_SQL_OP_NOT;
+                ne->u.unary.arg = e;
+                e = ne;
+            }
+            if (!e) return NULL;
         } else {
             break;
         }
@@ -1036,7 +1052,7 @@ static tn_sql_expr *comparison(tn_sql_parser *p) {
             t = tn_sqlp_peek(p, op_at);
             skip = op_at + 1;          /* OPERATOR ( schema . op ): the tokens after op */
         }
-        if (t->type == TK_REGEX) {     /* a ~ b: regexp_matches(a, b [, 'i']), negated for !~ */
+        if (t->type == TK_REGEX) {     /* a ~ b: "~"(a, b [, 'i']), negated for !~ */
             tn_sql_pos pos = t->pos;
             int64_t flags = t->ival;
             p->i += skip + 1;
@@ -1051,7 +1067,7 @@ static tn_sql_expr *comparison(tn_sql_parser *p) {
                 opt = string_literal(p, &it, TN_SQL_LIT_STRING);
                 if (!opt) return NULL;
             }
-            tn_sql_expr *m = call_n(p, "regexp_matches", pos, l, r, opt);
+            tn_sql_expr *m = call_n(p, "~", pos, l, r, opt);   /* regexp_matches or _full_match (binder) */
             if (!m) return NULL;
             if (flags & 1) {
                 tn_sql_expr *n = new_expr(p, TN_SQL_E_UNARY, pos);

@@ -4,7 +4,7 @@
  *   bitmap_bench lib IDS.csv REPS          from (g, r, id) rows: one bitmap per (g, r) written by
  *       CRoaring (run-optimized, portable) into memory; then timed: the per-group OR with CRoaring
  *       alone (deserialize + or_inplace per row, the practical limit), the same with tarn's
- *       validating tn_bitmap_or_bytes, and serialization / validation throughput of tarn vs
+ *       validating accumulator of bitmap() (tn_bitmap_acc_or_bytes), and serialization / validation throughput of tarn vs
  *       CRoaring over the row bitmaps. Prints key=value lines.
  */
 #include <roaring/roaring.h>
@@ -95,18 +95,18 @@ static int run_lib(const char *csv, int reps) {
         free(acc);
     }
     printf("croaring_merge_ms=%.1f\n", median(t, reps));
-    /* tarn: validate + OR */
+    /* tarn: validate + OR, as the bitmap() aggregate does */
     for (int k = 0; k <= reps; k++) {
-        tn_bitmap **acc = calloc(ng, sizeof *acc);
-        for (uint32_t i = 0; i < ng; i++) acc[i] = tn_bitmap_create();
+        tn_bitmap_acc **acc = calloc(ng, sizeof *acc);
+        for (uint32_t i = 0; i < ng; i++) acc[i] = tn_bitmap_acc_create();
         double t0 = now_ms();
         for (size_t i = 0; i < nrows; i++)
-            if (tn_bitmap_or_bytes(acc[rows[i].g], rows[i].bytes, rows[i].len)) { fprintf(stderr, "%s\n", tn_error_message()); return 1; }
+            if (tn_bitmap_acc_or_bytes(acc[rows[i].g], rows[i].bytes, rows[i].len)) { fprintf(stderr, "%s\n", tn_error_message()); return 1; }
         sum_t = 0;
-        for (uint32_t i = 0; i < ng; i++) sum_t += tn_bitmap_cardinality(acc[i]);
+        for (uint32_t i = 0; i < ng; i++) sum_t += tn_bitmap_acc_cardinality(acc[i]);
         double t1 = now_ms();
         if (k) t[k - 1] = t1 - t0;
-        for (uint32_t i = 0; i < ng; i++) tn_bitmap_free(acc[i]);
+        for (uint32_t i = 0; i < ng; i++) tn_bitmap_acc_free(acc[i]);
         free(acc);
     }
     printf("tarn_merge_ms=%.1f\n", median(t, reps));

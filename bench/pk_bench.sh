@@ -10,7 +10,10 @@
 #    keys, each batch distinct (BENCH_REPS + 1 per size, the first a warm-up): tarn `INSERT INTO
 #    pk SELECT * FROM read_parquet(batch)` (in-process, bench/pk_bench.c) vs DuckDB `INSERT OR
 #    REPLACE INTO t SELECT * FROM read_parquet(batch)` (the oracle's --time). Also the files and
-#    bytes each tarn batch wrote (its commit's adds).
+#    bytes each tarn batch wrote (its commit's adds). The same batches go, in the same tarn run,
+#    into a second table pkdv with 'delta.enableDeletionVectors' = 'true' (deletion-vector
+#    upserts: new rows in a new file per bucket, replaced rows marked in a DV) against the
+#    copy-on-write table pk (every touched bucket rewritten).
 #  - point lookup by the whole key, tarn vs DuckDB (its primary-key index), and the files tarn
 #    read for it (--stats).
 #  - rescale: a table rs with BENCH_PK_RESCALE_ROWS rows (default ROWS; the issue's: 10,000,000)
@@ -59,10 +62,16 @@ done
     if has_part upsert; then
         printf 'create\tCREATE TABLE pk (k BIGINT, p VARCHAR, v DOUBLE, s VARCHAR, PRIMARY KEY (p, k) NOT ENFORCED) PARTITIONED BY (p) WITH (%s)\n' "'bucket' = '16'"
         printf 'load\tINSERT INTO pk SELECT * FROM read_parquet(%s)\n' "'$tmp/base.parquet'"
+        printf 'createdv\tCREATE TABLE pkdv (k BIGINT, p VARCHAR, v DOUBLE, s VARCHAR, PRIMARY KEY (p, k) NOT ENFORCED) PARTITIONED BY (p) WITH (%s)\n' "'bucket' = '16', 'delta.enableDeletionVectors' = 'true'"
+        printf 'loaddv\tINSERT INTO pkdv SELECT * FROM read_parquet(%s)\n' "'$tmp/base.parquet'"
         for n in $SIZES; do
             for r in $(seq 0 "$REPS"); do
                 printf 'up_%s_%s\tINSERT INTO pk SELECT * FROM read_parquet(%s)\n' "$n" "$r" "'$tmp/b_${n}_$r.parquet'"
+                printf 'dv_%s_%s\tINSERT INTO pkdv SELECT * FROM read_parquet(%s)\n' "$n" "$r" "'$tmp/b_${n}_$r.parquet'"
             done
+        done
+        for r in $(seq 0 "$REPS"); do
+            printf 'lookdv_%s\tSELECT v FROM pkdv WHERE p = %s AND k = %s\n' "$r" "'p$(( (r * 7 + 1) % 4 ))'" "$(( (r * 7 + 1) * 9973 % ROWS ))"
         done
         for r in $(seq 0 "$REPS"); do
             printf 'lookup_%s\tSELECT v FROM pk WHERE p = %s AND k = %s\n' "$r" "'p$(( (r * 7 + 1) % 4 ))'" "$(( (r * 7 + 1) * 9973 % ROWS ))"
@@ -119,21 +128,30 @@ fi
 key=$(( (1 * 7 + 1) * 9973 % ROWS ))
 "$BUILD/tarn" -w "$W" --stats -c "SELECT v FROM pk WHERE p = 'p1' AND k = $key" >/dev/null 2>"$tmp/stats" || true
 lookup_files=$(python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])['files_scanned'])" "$tmp/stats" 2>/dev/null || echo '?')
+"$BUILD/tarn" -w "$W" --stats -c "SELECT v FROM pkdv WHERE p = 'p1' AND k = $key" >/dev/null 2>"$tmp/stats" || true
+lookdv_files=$(python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])['files_scanned'])" "$tmp/stats" 2>/dev/null || echo '?')
+live_files=$(python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])['table_files'])" "$tmp/stats" 2>/dev/null || echo '?')
 
-# files and bytes of each tarn upsert commit (versions 2.. in the order of tarn.tsv)
-python3 - "$W/pk/_delta_log" "$REPS" "$SIZES" >"$tmp/files.out" <<'EOF'
+# files and bytes of each tarn upsert commit (versions 2.. in the order of tarn.tsv): data files
+# written (a file re-added with a new deletion vector is not one), and the DVs' bytes
+for tb in pk pkdv; do
+python3 - "$W/$tb/_delta_log" "$REPS" "$SIZES" >"$tmp/files_$tb.out" <<'EOF'
 import json, os, sys
 log, reps, sizes = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
 v = 2
 for n in sizes:
-    files = []; size = []
+    files = []; size = []; dvs = []
     for r in range(reps + 1):
         adds = [json.loads(l)["add"] for l in open(os.path.join(log, "%020d.json" % v)) if l.startswith('{"add"')]
-        if r > 0: files.append(len(adds)); size.append(sum(a["size"] for a in adds))
+        new = [a for a in adds if not a.get("deletionVector")]
+        if r > 0:
+            files.append(len(new)); size.append(sum(a["size"] for a in new))
+            dvs.append(sum(a["deletionVector"]["sizeInBytes"] + 8 for a in adds if a.get("deletionVector")))
         v += 1
-    files.sort(); size.sort()
-    print(n, files[len(files) // 2], size[len(size) // 2])
+    files.sort(); size.sort(); dvs.sort()
+    print(n, files[len(files) // 2], size[len(size) // 2], dvs[len(dvs) // 2])
 EOF
+done
 
 # --- DuckDB
 "$DUCK" "CREATE TABLE t (k BIGINT, p VARCHAR, v DOUBLE, s VARCHAR, PRIMARY KEY (p, k)); INSERT INTO t SELECT * FROM read_parquet('$tmp/base.parquet'); SELECT count(*) FROM t" --db "$DB" >/dev/null ||
@@ -156,9 +174,11 @@ DL=$(cat "$tmp/dl")
 
 # checks: the same rows on both sides after every upsert
 tsum=$("$BUILD/tarn" -w "$W" --csv -c "SELECT count(*), CAST(round(sum(v), 3) AS VARCHAR) FROM pk WHERE p <> 'p0'" | tail -n 1)
+tsumdv=$("$BUILD/tarn" -w "$W" --csv -c "SELECT count(*), CAST(round(sum(v), 3) AS VARCHAR) FROM pkdv WHERE p <> 'p0'" | tail -n 1)
 dsum=$("$DUCK" "SELECT count(*), CAST(round(sum(v), 3) AS VARCHAR) FROM t WHERE p <> 'p0'" --db "$DB" | tail -n 1)
 check="same rows as DuckDB after the upserts ($tsum)"
 [ "$tsum" = "$dsum" ] || check="MISMATCH: tarn $tsum, DuckDB $dsum"
+[ "$tsumdv" = "$dsum" ] || check="MISMATCH: tarn (deletion vectors) $tsumdv, DuckDB $dsum"
 echo "pk_bench: $check" >&2
 load_after=$(load1)
 
@@ -168,12 +188,18 @@ load_after=$(load1)
     echo "| benchmark | tarn ms | DuckDB ms | tarn / DuckDB | tarn files / bytes written |"
     echo "|---|---:|---:|---:|---:|"
     for n in $SIZES; do
-        read -r _ nf nb < <(awk -v n="$n" '$1 == n' "$tmp/files.out")
+        read -r _ nf nb _ < <(awk -v n="$n" '$1 == n' "$tmp/files_pk.out")
         t=$(tmed "up_$n")
-        echo "| upsert $n rows (50% updates) | $t | ${DU[$n]} | $(ratio "$t" "${DU[$n]}") | $nf / $nb |"
+        echo "| upsert $n rows (50% updates), copy-on-write | $t | ${DU[$n]} | $(ratio "$t" "${DU[$n]}") | $nf / $nb |"
+        read -r _ nf nb ndv < <(awk -v n="$n" '$1 == n' "$tmp/files_pkdv.out")
+        t2=$(tmed "dv_$n")
+        echo "| upsert $n rows (50% updates), deletion vectors | $t2 | ${DU[$n]} | $(ratio "$t2" "${DU[$n]}") | $nf / $nb + DVs $ndv |"
+        echo "| deletion vectors against copy-on-write, $n rows | $t2 | (tarn CoW) $t | $(ratio "$t2" "$t") | |"
     done
     t=$(tmed lookup)
-    echo "| point lookup by the whole key ($lookup_files file(s) read) | $t | $DL | $(ratio "$t" "$DL") | |"
+    echo "| point lookup by the whole key, copy-on-write table ($lookup_files file(s) read) | $t | $DL | $(ratio "$t" "$DL") | |"
+    t=$(tmed lookdv)
+    echo "| point lookup by the whole key, deletion-vector table ($lookdv_files file(s) read of its $live_files) | $t | $DL | $(ratio "$t" "$DL") | |"
     echo "| initial load ($ROWS rows into 64 buckets) | $(tms load) | | | |"
     if has_part rescale; then rescale_rows; fi
 } >"$tmp/table.md"

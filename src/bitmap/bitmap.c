@@ -108,9 +108,7 @@ tn_bitmap *tn_bitmap_copy(const tn_bitmap *b) {
 }
 
 /* OR a CRoaring bitmap (taken) into bucket hi. */
-/* OR bm (taken) into bucket hi; lazily (CRoaring's lazy union: cardinalities and container
- * kinds repaired later by tn_bitmap_settle) when lazy. */
-static int merge_taken(tn_bitmap *b, uint32_t hi, roaring_bitmap_t *bm, bool lazy) {
+static int merge_taken(tn_bitmap *b, uint32_t hi, roaring_bitmap_t *bm) {
     if (roaring_bitmap_is_empty(bm)) {
         roaring_bitmap_free(bm);
         return 0;
@@ -122,15 +120,12 @@ static int merge_taken(tn_bitmap *b, uint32_t hi, roaring_bitmap_t *bm, bool laz
         b->bm[i] = bm;
         return 0;
     }
-    /* no forced bitsets: CRoaring turns a union past 1,024 values into one by itself, and a
-     * forced 8 KB bitset per container would blow up many small groups */
-    if (lazy) roaring_bitmap_lazy_or_inplace(b->bm[i], bm, false);
-    else roaring_bitmap_or_inplace(b->bm[i], bm);
+    roaring_bitmap_or_inplace(b->bm[i], bm);
     roaring_bitmap_free(bm);
     return 0;
 }
 
-static int or_bytes(tn_bitmap *b, const void *buf, size_t len, bool lazy) {
+int tn_bitmap_or_bytes(tn_bitmap *b, const void *buf, size_t len) {
     tn_bitmap_info info;
     int rc = tn_bitmap_validate(buf, len, &info);
     if (rc) return rc;
@@ -139,7 +134,7 @@ static int or_bytes(tn_bitmap *b, const void *buf, size_t len, bool lazy) {
         if (info.cardinality == 0) return 0;
         roaring_bitmap_t *bm = roaring_bitmap_portable_deserialize_safe(p, len);
         if (!bm) return tn_error_set(TN_ENOMEM, "out of memory decoding a bitmap");
-        return merge_taken(b, 0, bm, lazy);
+        return merge_taken(b, 0, bm);
     }
     size_t pos = 8;
     for (uint32_t k = 0; k < info.buckets; k++) {
@@ -149,19 +144,10 @@ static int or_bytes(tn_bitmap *b, const void *buf, size_t len, bool lazy) {
         if (sz == 0) return tn_error_set(TN_EINTERNAL, "bitmap: CRoaring disagrees with the validator at byte %zu", pos);
         roaring_bitmap_t *bm = roaring_bitmap_portable_deserialize_safe(p + pos, sz);
         if (!bm) return tn_error_set(TN_ENOMEM, "out of memory decoding a bitmap");
-        if ((rc = merge_taken(b, hi, bm, lazy))) return rc;
+        if ((rc = merge_taken(b, hi, bm))) return rc;
         pos += sz;
     }
     return 0;
-}
-
-int tn_bitmap_or_bytes(tn_bitmap *b, const void *buf, size_t len) { return or_bytes(b, buf, len, false); }
-
-int tn_bitmap_or_bytes_lazy(tn_bitmap *b, const void *buf, size_t len) { return or_bytes(b, buf, len, true); }
-
-void tn_bitmap_settle(tn_bitmap *b) {
-    if (!b) return;
-    for (uint32_t i = 0; i < b->n; i++) roaring_bitmap_repair_after_lazy(b->bm[i]);
 }
 
 int tn_bitmap_decode(tn_bitmap **out, const void *buf, size_t len) {

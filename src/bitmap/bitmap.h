@@ -58,10 +58,19 @@ int tn_bitmap_validate(const void *buf, size_t len, tn_bitmap_info *info);
 int tn_bitmap_decode(tn_bitmap **out, const void *buf, size_t len);
 /* Validate, then OR the bytes into b (no intermediate copy of b). */
 int tn_bitmap_or_bytes(tn_bitmap *b, const void *buf, size_t len);
-/* The same for folding many values into one bitmap: CRoaring's lazy union (cardinalities and
- * container kinds left to repair). b must go through tn_bitmap_settle before any other use. */
-int tn_bitmap_or_bytes_lazy(tn_bitmap *b, const void *buf, size_t len);
-void tn_bitmap_settle(tn_bitmap *b);
+/*
+ * An accumulator of the OR of many values (the bitmap() aggregate): each value's bytes are
+ * validated and OR-ed in container by container, no bitmap built per value (accum.c). An error
+ * (TN_ECORRUPT naming the byte) may leave part of that value OR-ed in. _merge ORs src into dst
+ * (src unchanged); _to_bitmap gives the set as a new tn_bitmap (for its bytes).
+ */
+typedef struct tn_bitmap_acc tn_bitmap_acc;
+tn_bitmap_acc *tn_bitmap_acc_create(void);
+void tn_bitmap_acc_free(tn_bitmap_acc *a);
+int tn_bitmap_acc_or_bytes(tn_bitmap_acc *a, const void *buf, size_t len);
+int tn_bitmap_acc_merge(tn_bitmap_acc *dst, tn_bitmap_acc *src);
+uint64_t tn_bitmap_acc_cardinality(tn_bitmap_acc *a);
+int tn_bitmap_acc_to_bitmap(tn_bitmap_acc *a, tn_bitmap **out);
 /* Serialize b with Java's container choices (array up to 4096 values, else bitset; then a run
  * container where runOptimize() makes one) into out (appended). */
 int tn_bitmap_serialize(const tn_bitmap *b, tn_bitmap_layout layout, tn_buf *out);

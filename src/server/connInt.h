@@ -131,6 +131,16 @@ void tn_pg_conn_end_statement(tn_pg_conn *c);
 int tn_pg_conn_command(tn_pg_conn *c, const tn_pg_cmd *cmd, bool describe_rows, bool send_rows, char *tag,
                        size_t cap);
 
+/* users.c: --auth-file (format at the top of users.c). load: an error names FILE:LINE.
+ * lookup: the user's keys into out and true; false for an unknown name (out then holds mock
+ * keys, the same for that name every time, so the exchange fails only at the proof). */
+typedef struct tn_pg_users tn_pg_users;
+int tn_pg_users_load(const char *path, tn_pg_users **out);
+void tn_pg_users_free(tn_pg_users *u);
+size_t tn_pg_users_count(const tn_pg_users *u);
+bool tn_pg_users_lookup(const tn_pg_users *u, const char *name, tn_pg_scram *out);
+const tn_pg_users *tn_pg_server_users(const tn_pg_server *s);   /* NULL without --auth-file */
+
 /* tls.c: the context from --tls-cert/--tls-key (an error names the file and the reason), the
  * handshake (TN_PG_EOF after logging why it failed), and the connection's byte I/O. */
 int tn_pg_tls_context(const char *cert, const char *key, SSL_CTX **out);

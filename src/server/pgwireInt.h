@@ -172,7 +172,8 @@ typedef struct tn_pg_scram {
     char client_first_bare[512];
     char server_first[512];
     char nonce[128];             /* client nonce + server nonce */
-    uint8_t salt[16];
+    uint8_t salt[64];
+    uint32_t salt_len;
     uint32_t iterations;
     uint8_t stored_key[32], server_key[32];
 } tn_pg_scram;
@@ -182,6 +183,12 @@ int tn_pg_scram_init(tn_pg_scram *s, const char *password);
 /* The same with a given salt and iteration count (tests use RFC 7677's vector). */
 int tn_pg_scram_init_salt(tn_pg_scram *s, const char *password, const uint8_t *salt, size_t salt_len,
                           uint32_t iterations);
+/* The keys of a stored verifier (PostgreSQL's pg_authid.rolpassword format,
+ * "SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>", base64) into s. TN_EINVAL with
+ * the reason when v is not one. */
+int tn_pg_scram_init_verifier(tn_pg_scram *s, const char *v);
+/* s's keys as such a verifier (NUL-terminated into out, cap >= 160). */
+void tn_pg_scram_verifier(const tn_pg_scram *s, char *out, size_t cap);
 /* client-first-message → server-first-message (into out). TN_EINVAL when malformed. */
 int tn_pg_scram_first(tn_pg_scram *s, const uint8_t *msg, int32_t len, tn_buf *out);
 /* The same with a given server nonce (printable, no ','). */

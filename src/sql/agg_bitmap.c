@@ -3,9 +3,10 @@
  * the seed's bitmap(col) (OR of RoaringBitmap bytes -> BIGINT cardinality), Doris/StarRocks
  * bitmap_union[_count], bitmap_intersect, bitmap_xor_agg, bitmap_agg, bitmap_union_int,
  * ClickHouse groupBitmap*, Paimon rbm32/rbm64, and intersect_count (a rewrite into the others,
- * below). State per group: one tn_bitmap built in place
- * (bytes are validated and OR-ed into it with CRoaring's lazy union, settled before a merge or
- * the result; nothing is re-serialized per row); per-thread states merge by OR/AND/XOR. Bytes come from bitmap/ (validated decoder, Java-compatible writer).
+ * below). State per group: for the ORs a tn_bitmap_acc (each value's bytes validated and OR-ed
+ * in container by container; no bitmap decoded or re-serialized per row), for AND/XOR/integers a
+ * tn_bitmap built in place; per-thread states merge by OR/AND/XOR. Bytes come from bitmap/
+ * (validated decoder, Java-compatible writer).
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,9 +16,9 @@
 #include "sql/ast.h"
 
 typedef struct bstate {
-    tn_bitmap *bm;
-    uint8_t seen;      /* a non-NULL value was folded in */
-    uint8_t lazy;      /* bm holds lazy unions: tn_bitmap_settle before reading it */
+    tn_bitmap *bm;         /* AND, XOR, from integers */
+    tn_bitmap_acc *acc;    /* OR of bitmap values */
+    uint8_t seen;          /* a non-NULL value was folded in */
 } bstate;
 
 enum {
@@ -44,8 +45,12 @@ static int value_error(const tn_agg_call *call, const tn_str *s) {
                            call->arg_name ? call->arg_name : "", hex, s->len > 8 ? "..." : "", s->len);
 }
 
-static int ensure(bstate *st) {
-    if (!st->bm && !(st->bm = tn_bitmap_create())) return TN_ENOMEM;
+static int ensure(bstate *st, int op) {
+    if (op == OP_OR) {
+        if (!st->acc && !(st->acc = tn_bitmap_acc_create())) return TN_ENOMEM;
+    } else if (!st->bm && !(st->bm = tn_bitmap_create())) {
+        return TN_ENOMEM;
+    }
     return 0;
 }
 
@@ -58,11 +63,10 @@ static int upd_bytes(const tn_agg_call *call, uint8_t *states, const uint32_t *g
         if (mask && !mask[i]) continue;
         if (!tn_vector_is_valid(v, i)) continue;
         bstate *st = (bstate *)(states + (size_t)gids[i] * sz);
-        int rc = ensure(st);
+        int rc = ensure(st, op);
         if (rc) return rc;
         if (op == OP_OR) {
-            rc = tn_bitmap_or_bytes_lazy(st->bm, x[i].ptr, x[i].len);
-            st->lazy = 1;
+            rc = tn_bitmap_acc_or_bytes(st->acc, x[i].ptr, x[i].len);
         } else {
             tn_bitmap *t = NULL;
             rc = tn_bitmap_decode(&t, x[i].ptr, x[i].len);
@@ -95,7 +99,7 @@ static int upd_ints(const tn_agg_call *call, uint8_t *states, const uint32_t *gi
         if (mask && !mask[i]) continue;
         if (!tn_vector_is_valid(v, i)) continue;
         bstate *st = (bstate *)(states + (size_t)gids[i] * sz);
-        int rc = ensure(st);
+        int rc = ensure(st, OP_BUILD);
         if (rc) return rc;
         st->seen = 1;
         if (x[i] < 0 && !is_signed) continue;
@@ -104,36 +108,31 @@ static int upd_ints(const tn_agg_call *call, uint8_t *states, const uint32_t *gi
     return 0;
 }
 
-static void settle(bstate *st) {
-    if (st->lazy) tn_bitmap_settle(st->bm);
-    st->lazy = 0;
-}
-
 static int merge(const tn_agg_call *call, void *dp, void *sp) {
     bstate *d = dp, *s = sp;
     if (!s->seen) return 0;
-    settle(d);
-    settle(s);
-    if (!d->seen || !d->bm) {
+    if (!d->seen) {
         tn_bitmap_free(d->bm);
+        tn_bitmap_acc_free(d->acc);
         *d = *s;
         s->bm = NULL;
+        s->acc = NULL;
         s->seen = 0;
         return 0;
     }
     int op = OP_OF(call);
+    if (op == OP_OR) return tn_bitmap_acc_merge(d->acc, s->acc);
     return op == OP_AND ? tn_bitmap_and(d->bm, s->bm) : op == OP_XOR ? tn_bitmap_xor(d->bm, s->bm) : tn_bitmap_or(d->bm, s->bm);
 }
 
 static int finalize(const tn_agg_call *call, void *sp, tn_vector *out, uint32_t row) {
     bstate *s = sp;
-    settle(s);
     tn_value v;
     memset(&v, 0, sizeof v);
     int r = RES_OF(call);
     if (r == R_COUNT) {
         v.type = tn_type_make(TN_TYPE_BIGINT);
-        v.u.i = s->bm ? (int64_t)tn_bitmap_cardinality(s->bm) : 0;
+        v.u.i = s->acc ? (int64_t)tn_bitmap_acc_cardinality(s->acc) : s->bm ? (int64_t)tn_bitmap_cardinality(s->bm) : 0;
         return tn_vector_set_value(out, row, &v);
     }
     v.type = tn_type_make(TN_TYPE_VARBINARY);
@@ -145,10 +144,12 @@ static int finalize(const tn_agg_call *call, void *sp, tn_vector *out, uint32_t 
     tn_bitmap_layout layout = (r == R_BYTES32 || r == R_BYTES32_OR_NULL) ? TN_BITMAP_32
                             : (r == R_BYTES64 || r == R_BYTES64_OR_NULL) ? TN_BITMAP_64 : TN_BITMAP_AUTO;
     tn_buf b = TN_BUF_INIT;
-    tn_bitmap *empty = NULL;
+    tn_bitmap *owned = NULL;     /* the OR's set, or the empty bitmap of no input */
     const tn_bitmap *bm = s->bm;
     int rc = 0;
-    if (!bm && !(bm = empty = tn_bitmap_create())) return TN_ENOMEM;
+    if (s->acc && (rc = tn_bitmap_acc_to_bitmap(s->acc, &owned))) return rc;
+    if (s->acc) bm = owned;
+    if (!bm && !(bm = owned = tn_bitmap_create())) return TN_ENOMEM;
     rc = tn_bitmap_serialize(bm, layout, &b);
     if (rc) rc = tn_error_prefix(rc, "%s(%s)", call->fn->name, call->arg_name ? call->arg_name : "");
     if (!rc) {
@@ -157,14 +158,16 @@ static int finalize(const tn_agg_call *call, void *sp, tn_vector *out, uint32_t 
         rc = tn_vector_set_value(out, row, &v);
     }
     tn_buf_free(&b);
-    tn_bitmap_free(empty);
+    tn_bitmap_free(owned);
     return rc;
 }
 
 static void destroy(void *sp) {
     bstate *s = sp;
     tn_bitmap_free(s->bm);
+    tn_bitmap_acc_free(s->acc);
     s->bm = NULL;
+    s->acc = NULL;
 }
 
 #define VB TN_TYPE_VARBINARY

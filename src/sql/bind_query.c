@@ -229,6 +229,8 @@ static int try_decorrelate(tn_binder *b, tn_sql_expr *conj, bind_scope *S, tn_pl
         for (uint32_t i = 0; i < filt.n; i++) { fx[i] = filt.items[i].expr; filt.items[i].expr = NULL; }
         if (filt.n == 1) f = fx[0];
         else if ((rc = tn_expr_and(&f, fx, filt.n))) goto cleanup;
+        rc = tn_bind_fold(b, &f);   /* constants folded as in WHERE: date + interval bounds */
+        if (rc) { tn_expr_free(f); goto cleanup; }
         rc = add_filter(b, &inner, f);
         if (rc) goto cleanup;
     }
@@ -546,6 +548,8 @@ int tn_bind_scalar_decorrelate(bind_ctx *c, tn_sql_query *q, tn_expr **out, bool
         if (filt.n == 1) f = filt.items[0];
         else if ((rc = tn_expr_and(&f, filt.items, filt.n))) { filt.n = 0; goto cleanup; }
         filt.n = 0;
+        rc = tn_bind_fold(b, &f);   /* constants folded as in WHERE: date + interval bounds */
+        if (rc) { tn_expr_free(f); goto cleanup; }
         rc = add_filter(b, &inner, f);
         if (rc) goto cleanup;
     }

@@ -869,6 +869,8 @@ int tn_optimize(tn_plan **root, tn_arena *arena) {
     if (!rc) {
         tn_opt_estimate(*root);
         rc = tn_opt_join_order(arena, root);
+        if (!rc) rc = tn_opt_reduce_groups(arena, *root);
+        if (!rc) tn_opt_estimate(*root);
     }
     if (!rc) rc = join_keys(arena, *root);
     if (!rc) {

@@ -35,4 +35,9 @@ int tn_opt_date_casts(tn_plan *p);
  * projection restores the chain's column order when it changes. */
 int tn_opt_join_order(tn_arena *arena, tn_plan **slot);
 
+/* Semi-join reduction of aggregates joined on their group keys (optimize_reduce.c): the
+ * aggregate's input keeps only rows whose keys occur in a cheap superset of the other side's
+ * keys (a copy of its filtered scan). After join ordering, before join keys are extracted. */
+int tn_opt_reduce_groups(tn_arena *arena, tn_plan *p);
+
 #endif

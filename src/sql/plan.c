@@ -18,6 +18,7 @@ void tn_plan_free(tn_plan *p) {
     p->child[0] = p->child[1] = NULL;
     switch (p->kind) {
     case TN_PLAN_SCAN:
+        if (p->u.scan.borrowed) break;
         if (p->u.scan.files) {
             for (uint32_t i = 0; i < p->u.scan.npaths; i++) tn_parquet_close(p->u.scan.files[i]);
             p->u.scan.files = NULL;

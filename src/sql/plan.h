@@ -147,6 +147,9 @@ typedef struct tn_plan_scan {
      * columns), released by tn_plan_free through source_free. */
     void *source;
     void (*source_free)(void *source);
+    /* files and source belong to another scan of the same plan, of which this one is a copy
+     * (optimize_reduce.c): tn_plan_free leaves them to that scan. */
+    bool borrowed;
 } tn_plan_scan;
 
 struct tn_plan {

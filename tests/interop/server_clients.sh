@@ -47,6 +47,10 @@ check_contains "datestyle refused" "DateStyle 'German' is not supported" "$(q -c
 check_contains "read-only parameter" "parameter \"server_version\" cannot be changed" "$(q -c "set server_version = '9'")"
 check "statement_timeout units" "5000ms" "$(q -c "set statement_timeout = '5s'" -c 'show statement_timeout')"
 check "server_version" "15.0 (tarn $("$BUILD"/tarn --version | cut -d' ' -f2))" "$(q -c 'show server_version')"
+check "current_setting of PostgreSQL parameters and tarn settings" '"$user", public|cs-app|UTF8|t|4' \
+    "$(PGAPPNAME=cs-app q -c "select current_setting('search_path'), current_setting('application_name'), current_setting('client_encoding'), current_setting('no_such', true) is null, current_setting('threads')" -c '' 2>&1 | head -n 1 | sed 's/|[0-9]*$/|4/')"
+check_contains "current_setting of an unknown name" 'ERROR:  42704: unrecognized configuration parameter "no_such"' "$(q -c "select current_setting('no_such')")"
+check "'t'::regclass and 'public.t'::regclass are pg_class's oid" "t|t" "$(q -c "select oid = 't'::regclass, oid = 'public.t'::regclass from pg_class where relname = 't'")"
 
 # transactions: status in ReadyForQuery; a failed block refuses until ROLLBACK
 check "begin/commit" "BEGIN

@@ -66,6 +66,13 @@ for nb in "q04 o_orderdate" "q06 l_shipdate" "q12 l_receiptdate" "q14 l_shipdate
     if grep -q "pushed: \[.*$2 >= [0-9-]*, $2 < [0-9-]*" "$dir/$1.plan"; then ok "$1 plan: both $2 bounds pushed into the scan"
     else bad "$1 plan: the $2 bounds are not both pushed into the scan: $(grep -o "pushed: .*" "$dir/$1.plan" | head -c 300)"; fi
 done
+# The correlated aggregates of Q2 and Q17 read only the parts the outer query keeps: a semi join
+# with a copy of the filtered part scan below the aggregate (sql/optimize_reduce.c).
+for q in q02 q17; do
+    if awk '/HASH_AGGREGATE groups: \[#/ { a = 1 } a && /HASH_JOIN SEMI/ { s = 1 } END { exit !s }' "$dir/$q.plan"; then
+        ok "$q plan: the correlated aggregate's input is reduced by a semi join"
+    else bad "$q plan: no semi join below the correlated aggregate"; fi
+done
 "$BIN" -w "$dir/wh" -c "DROP VIEW revenue0" > /dev/null 2>&1
 # Q15 drops its view again.
 if "$BIN" -w "$dir/wh" -c "SELECT * FROM revenue0" > "$dir/v.out" 2>&1; then

@@ -2,7 +2,8 @@
  * tests/unit/test_bitmap.c: the bitmap layer against bytes written by Java RoaringBitmap and
  * CRoaring (tests/data/roaring: decoded sets, byte-identical re-serialization), malformed values
  * (named errors with byte offsets), and random sets checked against a sorted-array model and
- * against CRoaring's own reader of the bytes we write (thousands of cases per run).
+ * against CRoaring's own reader of the bytes we write (thousands of cases per run); the OR
+ * accumulator of the bitmap() aggregate against the same model, on bytes we and CRoaring write.
  */
 #include <roaring/roaring.h>
 
@@ -462,6 +463,93 @@ TEST(random_against_model) {
     free(a);
     free(b);
     free(m);
+}
+
+/* The OR accumulator (tn_bitmap_acc): k random values, each as our bytes or CRoaring's (with
+ * run containers after run_optimize), OR-ed into two accumulators that are then merged; the
+ * union, its cardinality and its bytes against the sorted-array model. Small sets in one
+ * container cross the array/bitset switch of the accumulator at every size. */
+TEST(accumulator_against_model) {
+    enum { CAP = 140000, K = 8 };
+    uint64_t *v = malloc(CAP * 8), *u = malloc((size_t)K * CAP * 8), *t = malloc((size_t)K * CAP * 8);
+    int cases = 0;
+    for (int iter = 0; iter < 600; iter++) {
+        tn_bitmap_acc *A = tn_bitmap_acc_create(), *B = tn_bitmap_acc_create();
+        size_t nu = 0;
+        int k = 1 + (int)(rnd() % K);
+        for (int j = 0; j < k; j++) {
+            int shape = (int)(rnd() % 9);
+            size_t n;
+            if (shape == 8) { /* a range covering a whole container (held as "full") */
+                uint64_t base = (rnd() % 3) * 65536 + rnd() % 2 * (rnd() % 65536);
+                n = 65536 + rnd() % 1000;
+                for (size_t i = 0; i < n; i++) v[i] = base + i;
+            } else if (shape >= 6) { /* small, one container: 1..400 values below 2048 or 65536 */
+                n = 1 + rnd() % 400;
+                uint64_t span = rnd() % 2 ? 2048 : 65536;
+                for (size_t i = 0; i < n; i++) v[i] = rnd() % span;
+                qsort(v, n, sizeof *v, cmp_u64);
+                size_t w = 0;
+                for (size_t i = 0; i < n; i++) if (w == 0 || v[w - 1] != v[i]) v[w++] = v[i];
+                n = w;
+            } else {
+                n = random_set(v, CAP, shape);
+            }
+            tn_buf s = TN_BUF_INIT;
+            bool high = n && v[n - 1] > 0xffffffffu;
+            if (!high && rnd() % 2) { /* CRoaring's bytes */
+                roaring_bitmap_t *cr = roaring_bitmap_create();
+                for (size_t i = 0; i < n; i++) roaring_bitmap_add(cr, (uint32_t)v[i]);
+                roaring_bitmap_run_optimize(cr);
+                size_t len = roaring_bitmap_portable_size_in_bytes(cr);
+                CHECK_OK(tn_buf_reserve(&s, len));
+                s.len = roaring_bitmap_portable_serialize(cr, (char *)s.data);
+                roaring_bitmap_free(cr);
+            } else {
+                tn_bitmap *b = tn_bitmap_create();
+                CHECK_OK(tn_bitmap_add_many(b, v, n));
+                CHECK_OK(tn_bitmap_serialize(b, rnd() % 4 ? TN_BITMAP_AUTO : TN_BITMAP_64, &s));
+                tn_bitmap_free(b);
+            }
+            CHECK_OK(tn_bitmap_acc_or_bytes(j % 2 ? B : A, s.data, s.len));
+            tn_buf_free(&s);
+            nu = model_op(u, nu, v, n, 0, t);
+            memcpy(u, t, nu * sizeof *u);
+        }
+        if (rnd() % 2) CHECK_OK(tn_bitmap_acc_merge(A, B));
+        else {
+            CHECK_OK(tn_bitmap_acc_merge(B, A));
+            tn_bitmap_acc *x = A;
+            A = B;
+            B = x;
+        }
+        CHECK_MSG(tn_bitmap_acc_cardinality(A) == nu, "iter %d: cardinality %llu, model %zu", iter,
+                  (unsigned long long)tn_bitmap_acc_cardinality(A), nu);
+        tn_bitmap *R = NULL;
+        CHECK_OK(tn_bitmap_acc_to_bitmap(A, &R));
+        CHECK_MSG(same_as(R, u, nu), "iter %d", iter);
+        /* merging the same sets again changes nothing; the source of a merge is unchanged */
+        uint64_t nb = tn_bitmap_acc_cardinality(B);
+        CHECK_OK(tn_bitmap_acc_merge(A, B));
+        CHECK(tn_bitmap_acc_cardinality(A) == nu && tn_bitmap_acc_cardinality(B) == nb);
+        tn_bitmap_free(R);
+        tn_bitmap_acc_free(A);
+        tn_bitmap_acc_free(B);
+        cases++;
+    }
+    /* bytes that are not a bitmap: the validator's error, whatever came before */
+    tn_bitmap_acc *A = tn_bitmap_acc_create();
+    static const uint8_t java[] = {0xAC, 0xED, 0x00, 0x05, 0x73, 0x72};
+    CHECK(tn_bitmap_acc_or_bytes(A, java, sizeof java) == TN_ECORRUPT);
+    CHECK(strstr(tn_error_message(), "Java object serialization") != NULL);
+    static const uint8_t unsorted[] = {0x3A, 0x30, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 16, 0, 0, 0, 5, 0, 3, 0};
+    CHECK(tn_bitmap_acc_or_bytes(A, unsorted, sizeof unsorted) == TN_ECORRUPT);
+    CHECK(strstr(tn_error_message(), "ascend") != NULL);
+    tn_bitmap_acc_free(A);
+    CHECK(cases == 600);
+    free(v);
+    free(u);
+    free(t);
 }
 
 /* Container choices: Java's runOptimize rules at their edges. */

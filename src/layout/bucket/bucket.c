@@ -11,6 +11,13 @@
  * (pick_files: at most TN_BUCKET_RUN_TRIGGER files per bucket), so that appending new keys (a
  * stream of new orders) costs the new rows, not a rewrite of the bucket.
  *
+ * Deletion-vector upserts (merge-on-write; tables with delta.enableDeletionVectors = true): the
+ * files that may hold a new key are kept; only their rows whose key is new are read (mow.c),
+ * those rows are marked in one DV file for the commit (the kept files re-added with their DV,
+ * Delta's protocol) and the merged rows go to a new file of the bucket, so a batch costs the keys
+ * it touches and a scan of the bucket's key columns, not a rewrite. The same universal pick
+ * bounds the files per bucket, and a touched file with half its rows deleted is rewritten.
+ *
  * Rescale: 'bucket' changes are metadata only; a partition keeps the count its files were written
  * with (AddFile tag bucketCount) until INSERT OVERWRITE rewrites it; INSERT INTO such a partition
  * fails with Paimon's message. Scans prune to one bucket per partition on equality of the whole
@@ -427,13 +434,26 @@ static int run_bucket_task(void *ctx, uint32_t i, uint32_t worker) {
         uint32_t nfl = 0;
         key_box(j->t, j->spec, k->rows, k->order, k->nrows, filters, &nfl);
         rc = tn_bucket_keyset_build(&ks, j->t, j->spec, k->rows, k->order, k->nrows);
-        if (!rc) rc = tn_bucket_kept_reserve(&kp, stored.count + 1);
-        if (!rc)
-            rc = tn_bucket_read_kept(j->t, k->fsel + k->nmerge, k->nf - k->nmerge, filters, nfl, &ks, &stored, &kp);
-        if (!rc) rc = tn_bucket_kept_reserve(&kp, stored.count + 1);
-        dv.kept = kp.kept;
-        dv.deleted = tn_malloc(sizeof *dv.deleted * (stored.count + 1));
-        if (!rc && !dv.deleted) rc = TN_ENOMEM;
+        /* deduplicate without a sequence field: the replaced rows' positions are all it needs */
+        bool keys_only = j->spec->engine == TN_BUCKET_DEDUPLICATE &&
+                         (j->spec->seq_col < 0 || stored.skip[j->spec->seq_col]) && !ks.collision;
+        if (!rc && keys_only) {
+            uint32_t nk = 0;
+            rc = tn_bucket_read_kept_keys(j->t, k->fsel + k->nmerge, k->nf - k->nmerge, filters, nfl, &ks, &kp, &nk);
+            dv.deleted = tn_malloc(sizeof *dv.deleted * (nk + 1));
+            if (!rc && !dv.deleted) rc = TN_ENOMEM;
+            for (uint32_t d = 0; d < nk && !rc; d++) dv.deleted[d] = d;
+            dv.ndeleted = rc ? 0 : nk;
+            kept = false;          /* the merge sees no kept rows */
+        } else {
+            if (!rc) rc = tn_bucket_kept_reserve(&kp, stored.count + 1);
+            if (!rc)
+                rc = tn_bucket_read_kept(j->t, k->fsel + k->nmerge, k->nf - k->nmerge, filters, nfl, &ks, &stored, &kp);
+            if (!rc) rc = tn_bucket_kept_reserve(&kp, stored.count + 1);
+            dv.kept = kp.kept;
+            dv.deleted = tn_malloc(sizeof *dv.deleted * (stored.count + 1));
+            if (!rc && !dv.deleted) rc = TN_ENOMEM;
+        }
     }
     if (!rc)
         rc = write_bucket(j->w, j->t, j->txn, j->spec, k->lp, k->b, &stored, k->rows, k->order, k->nrows,

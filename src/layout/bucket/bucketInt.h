@@ -178,7 +178,10 @@ typedef struct tn_bucket_keyset {
     uint32_t cols[TN_BUCKET_MAX_KEYS];
     uint8_t width[TN_BUCKET_MAX_KEYS]; /* 4/8: read raw from the vector, 0: through a value */
     uint64_t *slots;                   /* open addressing, 0 = empty */
+    uint32_t *row;                     /* per slot: a new row with that hash */
     uint32_t mask;
+    const tn_bucket_rows *rows;        /* the new rows (borrowed) */
+    bool collision;                    /* two different new keys share a hash */
 } tn_bucket_keyset;
 int tn_bucket_keyset_build(tn_bucket_keyset *ks, const tn_table *t, const tn_bucket_spec *spec,
                            const tn_bucket_rows *rows, const uint32_t *sel, uint32_t n);
@@ -199,5 +202,10 @@ void tn_bucket_kept_free(tn_bucket_kept *kp);
  * rows whose key is in ks, recording them in kp. */
 int tn_bucket_read_kept(tn_table *t, const uint32_t *files, uint32_t nfiles, const tn_table_filter *filters,
                         uint32_t nfilters, const tn_bucket_keyset *ks, tn_bucket_rows *stored, tn_bucket_kept *kp);
+/* Reads only the key columns and records in kp[0..*n) the positions of the rows whose key equals
+ * a new key (ks without collision): enough when no stored row can outlive a new row of its key
+ * (deduplicate without a sequence field). */
+int tn_bucket_read_kept_keys(tn_table *t, const uint32_t *files, uint32_t nfiles, const tn_table_filter *filters,
+                             uint32_t nfilters, const tn_bucket_keyset *ks, tn_bucket_kept *kp, uint32_t *n);
 
 #endif

@@ -9,11 +9,12 @@
 
 #include <string.h>
 
-/* A 64-bit hash of the non-partition key columns of a row (0 never: it marks an empty slot). */
-static uint64_t key_hash(const tn_bucket_keyset *ks, const tn_vector *cols, uint32_t row) {
+/* A 64-bit hash of the non-partition key columns of a row (0 never: it marks an empty slot);
+ * cols holds every table column, or (compact) just the key columns in ks->cols order. */
+static uint64_t key_hash(const tn_bucket_keyset *ks, const tn_vector *cols, bool compact, uint32_t row) {
     uint64_t h = 0x9e3779b97f4a7c15ull;
     for (uint32_t k = 0; k < ks->ncols; k++) {
-        const tn_vector *v = &cols[ks->cols[k]];
+        const tn_vector *v = compact ? &cols[k] : &cols[ks->cols[k]];
         uint64_t x;
         if (!tn_vector_is_valid(v, row)) {
             x = 0x5bd1e995u;
@@ -71,26 +72,40 @@ int tn_bucket_keyset_build(tn_bucket_keyset *ks, const tn_table *t, const tn_buc
     }
     uint32_t cap = 16;
     while (cap < 2 * (uint64_t)n + 16) cap *= 2;
+    ks->rows = rows;
     ks->slots = tn_calloc(cap, sizeof *ks->slots);
-    if (!ks->slots) return TN_ENOMEM;
+    ks->row = tn_malloc(sizeof *ks->row * cap);
+    if (!ks->slots || !ks->row) return TN_ENOMEM;
     ks->mask = cap - 1;
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t h = key_hash(ks, rows->cols, sel[i]);
+        uint64_t h = key_hash(ks, rows->cols, false, sel[i]);
         uint32_t s = (uint32_t)h & ks->mask;
         while (ks->slots[s] && ks->slots[s] != h) s = (s + 1) & ks->mask;
+        if (ks->slots[s] && !ks->collision) {          /* the same hash: the same key, or a collision */
+            for (uint32_t k = 0; k < ks->ncols && !ks->collision; k++) {
+                tn_value a, b;
+                tn_vector_get_value(&rows->cols[ks->cols[k]], ks->row[s], &a);
+                tn_vector_get_value(&rows->cols[ks->cols[k]], sel[i], &b);
+                ks->collision = tn_value_compare(&a, &b) != 0;
+            }
+        }
         ks->slots[s] = h;
+        ks->row[s] = sel[i];
     }
     return 0;
 }
 
 void tn_bucket_keyset_free(tn_bucket_keyset *ks) {
-    if (ks) tn_free(ks->slots);
+    if (!ks) return;
+    tn_free(ks->slots);
+    tn_free(ks->row);
 }
 
-static bool keyset_has(const tn_bucket_keyset *ks, uint64_t h) {
+/* The slot of hash h, -1 when absent. */
+static int64_t keyset_find(const tn_bucket_keyset *ks, uint64_t h) {
     for (uint32_t s = (uint32_t)h & ks->mask; ks->slots[s]; s = (s + 1) & ks->mask)
-        if (ks->slots[s] == h) return true;
-    return false;
+        if (ks->slots[s] == h) return s;
+    return -1;
 }
 
 int tn_bucket_kept_reserve(tn_bucket_kept *kp, uint32_t n) {
@@ -130,7 +145,7 @@ static int collect_kept(void *ctx, const tn_chunk *chunk, uint32_t file, int64_t
     kept_ctx *c = ctx;
     uint32_t n = 0;
     for (uint32_t r = 0; r < chunk->count; r++)
-        if (keyset_has(c->ks, key_hash(c->ks, chunk->cols, r))) c->sel[n++] = r;
+        if (keyset_find(c->ks, key_hash(c->ks, chunk->cols, false, r)) >= 0) c->sel[n++] = r;
     if (n == 0) return 0;
     int rc = tn_table_scan_row_indexes(c->scan, file, first_row, chunk->count, c->idx);
     uint32_t base = c->stored->count;
@@ -160,6 +175,67 @@ int tn_bucket_read_kept(tn_table *t, const uint32_t *files, uint32_t nfiles, con
     int rc = tn_table_scan_open_files(&c->scan, t, &so, files, nfiles);
     if (!rc) rc = tn_table_scan_run(c->scan, collect_kept, c);
     tn_table_scan_close(c->scan);
+    tn_free(c);
+    return rc;
+}
+
+/* Keys only (deduplicate without a sequence field: a stored row never survives a new row of its
+ * key, so only where the replaced rows are matters): the kept files' key columns are read and
+ * the positions of rows equal to a new key are appended to kp (kept = 1, file, pos), n rows. */
+typedef struct keys_ctx {
+    const tn_bucket_keyset *ks;
+    tn_bucket_kept *kp;
+    uint32_t n;
+    tn_table_scan *scan;
+    uint64_t idx[TN_VECTOR_SIZE];
+} keys_ctx;
+
+static int collect_keys(void *ctx, const tn_chunk *chunk, uint32_t file, int64_t first_row) {
+    keys_ctx *c = ctx;
+    const tn_bucket_keyset *ks = c->ks;
+    bool have_idx = false;
+    for (uint32_t r = 0; r < chunk->count; r++) {
+        int64_t s = keyset_find(ks, key_hash(ks, chunk->cols, true, r));
+        if (s < 0) continue;
+        bool same = true;
+        for (uint32_t k = 0; k < ks->ncols && same; k++) {
+            tn_value a, b;
+            tn_vector_get_value(&chunk->cols[k], r, &a);
+            tn_vector_get_value(&ks->rows->cols[ks->cols[k]], ks->row[s], &b);
+            same = tn_value_compare(&a, &b) == 0;
+        }
+        if (!same) continue;
+        int rc = 0;
+        if (!have_idx) rc = tn_table_scan_row_indexes(c->scan, file, first_row, chunk->count, c->idx);
+        have_idx = true;
+        if (!rc) rc = tn_bucket_kept_reserve(c->kp, c->n + 1);
+        if (rc) return rc;
+        c->kp->kept[c->n] = 1;
+        c->kp->file[c->n] = file;
+        c->kp->pos[c->n++] = c->idx[r];
+    }
+    return 0;
+}
+
+int tn_bucket_read_kept_keys(tn_table *t, const uint32_t *files, uint32_t nfiles, const tn_table_filter *filters,
+                             uint32_t nfilters, const tn_bucket_keyset *ks, tn_bucket_kept *kp, uint32_t *n) {
+    *n = 0;
+    if (nfiles == 0) return 0;
+    keys_ctx *c = tn_malloc(sizeof *c);
+    if (!c) return TN_ENOMEM;
+    c->ks = ks;
+    c->kp = kp;
+    c->n = 0;
+    c->scan = NULL;
+    tn_table_scan_options so = TN_TABLE_SCAN_OPTIONS_INIT;
+    so.columns = ks->cols;
+    so.ncolumns = ks->ncols;
+    so.filters = filters;
+    so.nfilters = nfilters;
+    int rc = tn_table_scan_open_files(&c->scan, t, &so, files, nfiles);
+    if (!rc) rc = tn_table_scan_run(c->scan, collect_keys, c);
+    tn_table_scan_close(c->scan);
+    *n = c->n;
     tn_free(c);
     return rc;
 }

@@ -4,8 +4,10 @@
  * portable.c, container by container, straight from the bytes: no CRoaring bitmap is built per
  * value (decoding one allocated a bitmap and its containers per row, which cost more than the
  * union itself). Containers are kept as a sorted u16 array while the union stays small and as an
- * 8 KB bitset past ACC_ARRAY_MAX values (the cardinality of a bitset is counted when asked), keyed
- * by (high 32 bits, 16-bit key) in ascending order. Knows nothing of CRoaring; the result becomes
+ * 8 KB bitset past ACC_ARRAY_MAX values (the cardinality of a bitset is counted when asked), or as
+ * "full" with no storage once a value holds all 65,536 (a run container of a few bytes must not
+ * cost 8 KB: ranges of billions of values stay small), keyed by (high 32 bits, 16-bit key) in
+ * ascending order. Knows nothing of CRoaring; the result becomes
  * a tn_bitmap (tn_bitmap_acc_to_bitmap) when bytes are wanted.
  */
 #include "bitmap/bitmapInt.h"
@@ -16,10 +18,12 @@
  * moves more bytes than setting bits does (CRoaring's lazy union uses the same bound). */
 #define ACC_ARRAY_MAX 1024u
 #define CARD_UNKNOWN UINT32_MAX
+#define CARD_FULL 65536u     /* with no storage: every value of the container */
 
 typedef struct acc_ct {
     uint64_t key;          /* high 32 bits << 16 | the container's 16-bit key */
-    uint32_t card;         /* values; CARD_UNKNOWN for a bitset not counted since it changed */
+    uint32_t card;         /* values; CARD_UNKNOWN for a bitset not counted since it changed;
+                              CARD_FULL with arr = bits = NULL: all of them */
     uint32_t cap;          /* array: capacity in values; 0 = bitset */
     uint16_t *arr;         /* array: ascending values */
     uint64_t *bits;        /* bitset: 1024 words */
@@ -159,6 +163,14 @@ static int or_into_array(acc_ct *c, const uint16_t *v, uint32_t n) {
 static int or_container(tn_bitmap_acc *a, const rb_src *s) {
     acc_ct *c = container(a, (uint64_t)a->hi << 16 | s->key);
     if (!c) return TN_ENOMEM;
+    bool full = !c->bits && c->card == CARD_FULL;
+    if (full) return 0;
+    if (s->card == CARD_FULL) {
+        tn_free(c->arr);
+        tn_free(c->bits);
+        *c = (acc_ct){.key = c->key, .card = CARD_FULL};
+        return 0;
+    }
     if (!c->bits && (s->kind == RB_BITSET || c->card + s->card > ACC_ARRAY_MAX)) {
         int rc = to_bitset(c);
         if (rc) return rc;
@@ -201,8 +213,13 @@ static uint32_t card_of(acc_ct *c) {
 /* A container of the accumulator as a view (host little-endian: arrays and bitsets are already
  * the bytes portable.c reads). */
 static rb_src view_of(acc_ct *c) {
+    static const uint8_t whole_run[4] = {0x00, 0x00, 0xff, 0xff}; /* start 0, length - 1 = 65535 */
     rb_src s = {.key = (uint16_t)(c->key & 0xffff), .card = card_of(c)};
-    if (c->bits) {
+    if (!c->bits && c->card == CARD_FULL) {
+        s.kind = RB_RUN;
+        s.n = 1;
+        s.data = whole_run;
+    } else if (c->bits) {
         s.kind = RB_BITSET;
         s.data = (const uint8_t *)c->bits;
     } else {
@@ -241,6 +258,10 @@ int tn_bitmap_acc_to_bitmap(tn_bitmap_acc *a, tn_bitmap **out) {
         acc_ct *c = &a->c[i];
         uint64_t base = c->key << 16;
         uint32_t m = 0;
+        if (!c->bits && c->card == CARD_FULL) {
+            rc = tn_bitmap_add_range(b, base, base | 0xffff);
+            continue;
+        }
         if (c->bits) {
             for (uint32_t w = 0; w < 1024; w++)
                 for (uint64_t x = c->bits[w]; x; x &= x - 1) vals[m++] = base | (w * 64 + (uint32_t)__builtin_ctzll(x));

@@ -3,6 +3,7 @@
  * reads the options and runs the PostgreSQL wire-protocol server (server/server.h) until
  * SIGTERM/SIGINT.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,14 +16,16 @@ static const char serve_usage[] =
     "                  [--password-file FILE] [--max-connections N] [--max-message BYTES]\n"
     "                  [--idle-timeout SECONDS] [--statement-timeout MS] [--threads N]\n"
     "                  [--read-only] [--allow-file-access] [--log-queries] [--ready-file FILE]\n"
-    "                  [--tls-cert FILE --tls-key FILE [--require-tls]]\n"
+    "                  [--tls-cert FILE --tls-key FILE [--require-tls]] [--auth-file FILE]\n"
+    "       tarn serve --scram-verifier < password\n"
     "\n"
     "PostgreSQL wire protocol v3 over the warehouse: psql, JDBC, node-pg, psycopg connect\n"
     "unchanged. SQL may not name files by path (read_parquet('/x'), COPY 'file') unless\n"
     "--allow-file-access is given. Without --password only a loopback address is accepted. The password may also\n"
     "come from $TARN_SERVER_PASSWORD or --password-file (first line).\n"
     "With --tls-cert/--tls-key (PEM) clients may connect with TLS (sslmode=require);\n"
-    "--require-tls refuses those that do not.\n";
+    "--require-tls refuses those that do not. --auth-file: one user a line, name:password or\n"
+    "name:SCRAM-SHA-256$... (the verifier --scram-verifier prints for a password on stdin).\n";
 
 static int int_arg(const char *opt, const char *v, long lo, long hi, long *out) {
     char *end = NULL;
@@ -31,6 +34,18 @@ static int int_arg(const char *opt, const char *v, long lo, long hi, long *out) 
         return tn_cli_errorf(TN_CLI_USAGE, "serve: %s expects a number from %ld to %ld, got '%s'", opt, lo, hi, v);
     *out = x;
     return 0;
+}
+
+/* `tarn serve --scram-verifier`: the verifier of the password on stdin's first line, for an
+ * --auth-file line "name:SCRAM-SHA-256$...". */
+static int scram_verifier(void) {
+    char pw[1024], v[256];
+    if (!fgets(pw, sizeof pw, stdin)) return tn_cli_errorf(TN_CLI_USAGE, "serve --scram-verifier: give the password on stdin");
+    pw[strcspn(pw, "\r\n")] = 0;
+    if (!pw[0]) return tn_cli_errorf(TN_CLI_USAGE, "serve --scram-verifier: the password is empty");
+    if (tn_server_scram_verifier(pw, v, sizeof v)) return tn_cli_fail(NULL);
+    printf("%s\n", v);
+    return TN_CLI_OK;
 }
 
 int tn_cli_serve(int argc, char **argv, const char *warehouse) {
@@ -50,6 +65,7 @@ int tn_cli_serve(int argc, char **argv, const char *warehouse) {
         if (strcmp(a, "--log-queries") == 0) { o.log_queries = true; continue; }
         if (strcmp(a, "--allow-file-access") == 0) { o.allow_file_access = true; continue; }
         if (strcmp(a, "--require-tls") == 0) { o.require_tls = true; continue; }
+        if (strcmp(a, "--scram-verifier") == 0) return scram_verifier();
         if (!v) return tn_cli_errorf(TN_CLI_USAGE, "serve: unknown option %s (or it needs a value)\n%s", a, serve_usage);
         i++;
         if (strcmp(a, "-w") == 0) o.warehouse = v;
@@ -73,6 +89,7 @@ int tn_cli_serve(int argc, char **argv, const char *warehouse) {
         else if (strcmp(a, "--statement-timeout") == 0) { if (!(rc = int_arg(a, v, 0, 1L << 31, &x))) o.statement_timeout_ms = (int)x; }
         else if (strcmp(a, "--threads") == 0) { if (!(rc = int_arg(a, v, 1, 1024, &x))) o.threads = (int)x; }
         else if (strcmp(a, "--ready-file") == 0) o.ready_file = v;
+        else if (strcmp(a, "--auth-file") == 0) o.auth_file = v;
         else if (strcmp(a, "--tls-cert") == 0) o.tls_cert = v;
         else if (strcmp(a, "--tls-key") == 0) o.tls_key = v;
         else return tn_cli_errorf(TN_CLI_USAGE, "serve: unknown option %s\n%s", a, serve_usage);

@@ -245,7 +245,15 @@ typedef struct tn_delta_snapshot {
     int64_t commits_replayed;        /* JSON commit files read */
     tn_delta_last_checkpoint last_checkpoint;
     bool type_widening;              /* a column's data files may hold a narrower type */
-    tn_arena *arena;                 /* owns everything above */
+    tn_arena *arena;                 /* owns everything above, but what parent owns */
+    /* Sharing (snapshot.c): a snapshot is immutable and may be shared; tn_delta_snapshot_free
+     * releases one reference. A snapshot built from an earlier one plus later commits borrows
+     * the earlier one's bytes (parent, referenced; depth = length of that chain). */
+    struct tn_delta_snapshot *parent;
+    uint32_t extra_refs;             /* references beyond the first (atomic) */
+    uint32_t depth;
+    uint64_t commit_size;            /* of the version's commit file, to tell a cached snapshot */
+    int64_t commit_mtime_us;         /* from a table re-created at the same path */
 } tn_delta_snapshot;
 
 typedef struct tn_delta_open_options {
@@ -261,10 +269,21 @@ typedef struct tn_delta_open_options {
 
 /* Opens the snapshot of the Delta table at table_path. opts may be NULL (latest). Errors name
  * the log file and line, or the problem ("versions are not contiguous: ([0, 2])",
- * "No metadata found", "unsupported reader feature 'foo'"). */
+ * "No metadata found", "unsupported reader feature 'foo'").
+ * On the default file system the process keeps the last snapshot of a few tables: opening the
+ * latest version (or one at or after the kept one) reads only the commits after the kept
+ * version (none: the kept snapshot itself is returned, shared), after checking that the kept
+ * version's commit file is still the one it was read from (size, mtime). The result is
+ * read-only; tn_delta_snapshot_fork gives a copy a caller may change. */
 int tn_delta_snapshot_open(tn_delta_snapshot **out, tn_fs *fs, const char *table_path,
                            const tn_delta_open_options *opts);
 void tn_delta_snapshot_free(tn_delta_snapshot *snap);
+/* A shallow copy of snap that the caller may change (its arrays and metadata are snap's until
+ * replaced; new ones go in its arena): holds a reference on snap. */
+int tn_delta_snapshot_fork(tn_delta_snapshot **out, tn_delta_snapshot *snap);
+/* Forgets the kept snapshots: the next opens read the log from scratch (tests that change a
+ * checkpoint or delete commits under a table the process has read). */
+void tn_delta_snapshot_cache_clear(void);
 
 /* Latest committed version, -1 when there is no log (no error). */
 int tn_delta_latest_version(tn_fs *fs, const char *table_path, int64_t *out);

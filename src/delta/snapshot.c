@@ -18,6 +18,7 @@
 #include "delta/deltaInt.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -745,11 +746,280 @@ static int open_by_listing(tn_fs *fs, tn_delta_snapshot *s, replay *rp, listing 
     return 0;
 }
 
+/* The snapshot's arrays from a finished replay (in s's arena). */
+static int collect(tn_delta_snapshot *s, const replay *r) {
+    tn_arena *arena = s->arena;
+    s->protocol = r->protocol;
+    s->metadata = r->metadata;
+    for (uint32_t i = 0; i < r->metadata.ncolumns; i++)
+        if (r->metadata.columns[i].type_changed) s->type_widening = true;
+
+    /* Collect live files and tombstones. */
+    uint32_t nlive = 0, ntomb = 0;
+    for (uint32_t i = 0; i < r->nfiles; i++) {
+        if (r->files[i].live) nlive++;
+        else ntomb++;
+    }
+    s->files = tn_arena_alloc(arena, sizeof *s->files * (nlive ? nlive : 1));
+    s->tombstones = tn_arena_alloc(arena, sizeof *s->tombstones * (ntomb ? ntomb : 1));
+    s->txns = tn_arena_alloc(arena, sizeof *s->txns * (r->ntxns ? r->ntxns : 1));
+    s->domains = tn_arena_alloc(arena, sizeof *s->domains * (r->ndomains ? r->ndomains : 1));
+    if (!s->files || !s->tombstones || !s->txns || !s->domains) return TN_ENOMEM;
+    for (uint32_t i = 0; i < r->nfiles; i++) {
+        if (r->files[i].live) s->files[s->nfiles++] = r->files[i].file;
+        else s->tombstones[s->ntombstones++] = r->files[i].file;
+    }
+    /* Live files stay in replay order (the order their add actions were committed), so that a
+     * table read without ORDER BY returns rows in commit order; checkpoints keep that order. */
+    qsort(s->tombstones, s->ntombstones, sizeof *s->tombstones, cmp_files);
+    if (r->ntxns) memcpy(s->txns, r->txns, sizeof *s->txns * r->ntxns);
+    s->ntxns = r->ntxns;
+    qsort(s->txns, s->ntxns, sizeof *s->txns, cmp_txns);
+    for (uint32_t i = 0; i < r->ndomains; i++)
+        if (!r->domains[i].removed) s->domains[s->ndomains++] = r->domains[i];
+    qsort(s->domains, s->ndomains, sizeof *s->domains, cmp_domains);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Sharing and the process's snapshot cache. Each statement opens the tables it reads; on a table
+ * with many files that meant re-reading a checkpoint of megabytes per statement. The cache keeps
+ * the last snapshot of CACHE_SLOTS tables (latest opens with the default options on the default
+ * file system only: a test's fault-injecting file system always reads); an open takes it, checks
+ * that its version's commit file is unchanged (size and mtime: a dropped and re-created table
+ * has other files), and replays only the commits after it. A snapshot so built borrows the
+ * kept one's bytes; after CACHE_MAX_DEPTH such steps a fresh open (from the checkpoint)
+ * bounds what a chain of snapshots keeps alive.
+ */
+#define CACHE_SLOTS 8
+#define CACHE_MAX_DEPTH 16
+
+typedef struct cache_slot {
+    tn_delta_snapshot *snap;         /* a reference; NULL = free */
+    uint64_t used;
+} cache_slot;
+
+static pthread_mutex_t g_cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static cache_slot g_cache[CACHE_SLOTS];
+static uint64_t g_cache_tick;
+
+static void snap_ref(tn_delta_snapshot *s) { __atomic_add_fetch(&s->extra_refs, 1, __ATOMIC_ACQ_REL); }
+
+static bool cacheable(tn_fs *fs, const tn_delta_open_options *opts) {
+    return fs == tn_fs_default() && opts->use_checkpoints && opts->check_protocol && !opts->has_at_timestamp;
+}
+
+/* A reference to the kept snapshot of table_path, or NULL. */
+static tn_delta_snapshot *cache_get(const char *table_path) {
+    tn_delta_snapshot *s = NULL;
+    pthread_mutex_lock(&g_cache_mu);
+    for (uint32_t i = 0; i < CACHE_SLOTS && !s; i++)
+        if (g_cache[i].snap && strcmp(g_cache[i].snap->table_path, table_path) == 0) {
+            s = g_cache[i].snap;
+            snap_ref(s);
+            g_cache[i].used = ++g_cache_tick;
+        }
+    pthread_mutex_unlock(&g_cache_mu);
+    return s;
+}
+
+static int commit_stat(tn_fs *fs, const tn_delta_snapshot *s, tn_fs_stat *st) {
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/%020" PRId64 ".json", s->log_path, s->version) >= (int)sizeof path)
+        return TN_EINVAL;
+    int rc = tn_fs_stat_path(fs, path, st);
+    if (rc) tn_error_clear();
+    return rc;
+}
+
+/* Keeps s (a new reference) as table's snapshot unless a newer one is kept. Before s is shared:
+ * records its commit file's size and mtime. */
+static void cache_put(tn_fs *fs, tn_delta_snapshot *s) {
+    tn_fs_stat st;
+    if (s->version < 0 || commit_stat(fs, s, &st)) return;
+    s->commit_size = st.size;
+    s->commit_mtime_us = st.mtime_us;
+    tn_delta_snapshot *old = NULL;
+    pthread_mutex_lock(&g_cache_mu);
+    uint32_t slot = 0;
+    bool found = false;
+    for (uint32_t i = 0; i < CACHE_SLOTS && !found; i++)
+        if (g_cache[i].snap && strcmp(g_cache[i].snap->table_path, s->table_path) == 0) { slot = i; found = true; }
+    if (!found)
+        for (uint32_t i = 1; i < CACHE_SLOTS; i++)
+            if (!g_cache[i].snap || (g_cache[slot].snap && g_cache[i].used < g_cache[slot].used)) slot = i;
+    if (!found || g_cache[slot].snap->version <= s->version) {
+        old = g_cache[slot].snap;
+        snap_ref(s);
+        g_cache[slot].snap = s;
+        g_cache[slot].used = ++g_cache_tick;
+    }
+    pthread_mutex_unlock(&g_cache_mu);
+    tn_delta_snapshot_free(old);
+}
+
+void tn_delta_snapshot_cache_clear(void) {
+    tn_delta_snapshot *old[CACHE_SLOTS];
+    pthread_mutex_lock(&g_cache_mu);
+    for (uint32_t i = 0; i < CACHE_SLOTS; i++) {
+        old[i] = g_cache[i].snap;
+        g_cache[i].snap = NULL;
+    }
+    pthread_mutex_unlock(&g_cache_mu);
+    for (uint32_t i = 0; i < CACHE_SLOTS; i++) tn_delta_snapshot_free(old[i]);
+}
+
+/* Seeds a replay with what snapshot p holds (its bytes stay p's). */
+static int replay_seed(replay *r, const tn_delta_snapshot *p) {
+    int rc = 0;
+    for (uint32_t i = 0; i < p->nfiles && !rc; i++) rc = apply_file(r, &p->files[i], true);
+    for (uint32_t i = 0; i < p->ntombstones && !rc; i++) rc = apply_file(r, &p->tombstones[i], false);
+    for (uint32_t i = 0; i < p->ntxns && !rc; i++) {
+        tn_delta_action a = {.kind = TN_DELTA_TXN, .u.txn = p->txns[i]};
+        rc = apply_action(r, &a);
+    }
+    for (uint32_t i = 0; i < p->ndomains && !rc; i++) {
+        tn_delta_action a = {.kind = TN_DELTA_DOMAIN_METADATA, .u.domain = p->domains[i]};
+        rc = apply_action(r, &a);
+    }
+    r->protocol = p->protocol;
+    r->metadata = p->metadata;
+    r->has_protocol = r->has_metadata = true;
+    return rc;
+}
+
+/* The snapshot at target (-1: latest) from the kept snapshot p of the same table: p itself when
+ * no commit follows it, else p plus the commits after it. *done = false (no error) whenever the
+ * caller should open from scratch instead (p stale, a commit unreadable or corrupt -- the fresh
+ * open reports it --, the chain too long, target before p). */
+static int open_from(tn_delta_snapshot **out, tn_fs *fs, tn_delta_snapshot *p, int64_t target, bool *done) {
+    int rc = 0;
+    replay r;
+    tn_fs_stat st;
+    tn_delta_snapshot *s = NULL;
+    memset(&r, 0, sizeof r);
+    *done = false;
+    if (target >= 0 && target < p->version) return 0;
+    if (commit_stat(fs, p, &st) || st.size != p->commit_size || st.mtime_us != p->commit_mtime_us) return 0;
+    tn_arena *arena = tn_arena_create(0);
+    if (!arena) return TN_ENOMEM;
+    tn_delta_action *acts = NULL;
+    uint32_t n = 0;
+    int64_t v = p->version + 1;
+    if (target < 0 || target > p->version) {
+        rc = tn_delta_read_commit(fs, p->table_path, v, arena, &acts, &n);
+        if (rc == TN_ENOTFOUND && target < 0) {
+            tn_error_clear();
+            rc = 0;
+            v = p->version;            /* nothing new */
+        } else if (rc) {
+            goto fallback;
+        }
+    } else {
+        v = p->version;
+    }
+    if (v == p->version) {
+        if (target < 0) {
+            /* no commit after p: unless one lies behind a hole (the fresh open reports it) */
+            int64_t latest = -1;
+            if ((rc = tn_delta_latest_version(fs, p->table_path, &latest))) goto fallback;
+            if (latest > p->version) goto fallback;
+        }
+        tn_arena_destroy(arena);
+        snap_ref(p);
+        *out = p;
+        *done = true;
+        return 0;
+    }
+    if (p->depth >= CACHE_MAX_DEPTH) goto fallback;
+    s = tn_arena_calloc(arena, sizeof *s);
+    if (!s) { rc = TN_ENOMEM; goto fallback; }
+    *s = *p;
+    s->arena = arena;
+    s->parent = NULL;
+    s->extra_refs = 0;
+    r.arena = arena;
+    r.commit_timestamp = -1;
+    if ((rc = replay_seed(&r, p))) goto fallback;
+    for (;;) {
+        if ((rc = apply_commit(&r, acts, n))) goto fallback;
+        s->commits_replayed++;
+        if (v == target || v == INT64_MAX) break;
+        rc = tn_delta_read_commit(fs, p->table_path, v + 1, arena, &acts, &n);
+        if (rc == TN_ENOTFOUND && target < 0) break;
+        if (rc) goto fallback;
+        v++;
+    }
+    tn_error_clear();
+    if (target < 0) {
+        int64_t latest = -1;
+        if ((rc = tn_delta_latest_version(fs, p->table_path, &latest))) goto fallback;
+        if (latest > v) goto fallback;
+    }
+    if ((rc = tn_delta_protocol_check_read(&r.protocol))) goto fallback;
+    s->version = v;
+    s->timestamp = r.commit_timestamp;
+    s->protocol = r.protocol;
+    s->metadata = r.metadata;
+    s->type_widening = false;
+    s->files = NULL;
+    s->nfiles = s->ntombstones = s->ntxns = s->ndomains = 0;
+    if ((rc = collect(s, &r))) goto fallback;
+    snap_ref(p);
+    s->parent = p;
+    s->depth = p->depth + 1;
+    cache_put(fs, s);
+    *out = s;
+    *done = true;
+    arena = NULL;
+    rc = 0;
+fallback:
+    smap_free(&r.files_by_key);
+    smap_free(&r.txn_by_app);
+    smap_free(&r.dom_by_name);
+    tn_free(r.files);
+    tn_free(r.txns);
+    tn_free(r.domains);
+    tn_free(r.sidecars);
+    tn_arena_destroy(arena);
+    if (rc == TN_ENOMEM) return rc;
+    if (rc) tn_error_clear();
+    return 0;
+}
+
+int tn_delta_snapshot_fork(tn_delta_snapshot **out, tn_delta_snapshot *snap) {
+    *out = NULL;
+    tn_arena *arena = tn_arena_create(0);
+    tn_delta_snapshot *s = arena ? tn_arena_alloc(arena, sizeof *s) : NULL;
+    if (!s) {
+        tn_arena_destroy(arena);
+        return TN_ENOMEM;
+    }
+    *s = *snap;
+    s->arena = arena;
+    s->parent = snap;
+    s->extra_refs = 0;
+    s->depth = snap->depth + 1;
+    snap_ref(snap);
+    *out = s;
+    return 0;
+}
+
 int tn_delta_snapshot_open(tn_delta_snapshot **out, tn_fs *fs, const char *table_path,
                            const tn_delta_open_options *opts) {
     tn_delta_open_options defaults = TN_DELTA_OPEN_OPTIONS_INIT;
     if (!opts) opts = &defaults;
     int rc = 0;
+    *out = NULL;
+    if (cacheable(fs, opts)) {
+        tn_delta_snapshot *kept = cache_get(table_path);
+        bool done = false;
+        if (kept) {
+            rc = open_from(out, fs, kept, opts->at_version, &done);
+            tn_delta_snapshot_free(kept);
+            if (rc || done) return rc;
+        }
+    }
     replay r;
     listing l;
     tn_delta_snapshot *s = NULL;
@@ -792,35 +1062,8 @@ int tn_delta_snapshot_open(tn_delta_snapshot **out, tn_fs *fs, const char *table
         goto cleanup;
     }
     s->version = target;
-    s->protocol = r.protocol;
-    s->metadata = r.metadata;
-    for (uint32_t i = 0; i < r.metadata.ncolumns; i++)
-        if (r.metadata.columns[i].type_changed) s->type_widening = true;
-
-    /* Collect live files and tombstones. */
-    uint32_t nlive = 0, ntomb = 0;
-    for (uint32_t i = 0; i < r.nfiles; i++) {
-        if (r.files[i].live) nlive++;
-        else ntomb++;
-    }
-    s->files = tn_arena_alloc(arena, sizeof *s->files * (nlive ? nlive : 1));
-    s->tombstones = tn_arena_alloc(arena, sizeof *s->tombstones * (ntomb ? ntomb : 1));
-    s->txns = tn_arena_alloc(arena, sizeof *s->txns * (r.ntxns ? r.ntxns : 1));
-    s->domains = tn_arena_alloc(arena, sizeof *s->domains * (r.ndomains ? r.ndomains : 1));
-    if (!s->files || !s->tombstones || !s->txns || !s->domains) { rc = TN_ENOMEM; goto cleanup; }
-    for (uint32_t i = 0; i < r.nfiles; i++) {
-        if (r.files[i].live) s->files[s->nfiles++] = r.files[i].file;
-        else s->tombstones[s->ntombstones++] = r.files[i].file;
-    }
-    /* Live files stay in replay order (the order their add actions were committed), so that a
-     * table read without ORDER BY returns rows in commit order; checkpoints keep that order. */
-    qsort(s->tombstones, s->ntombstones, sizeof *s->tombstones, cmp_files);
-    if (r.ntxns) memcpy(s->txns, r.txns, sizeof *s->txns * r.ntxns);
-    s->ntxns = r.ntxns;
-    qsort(s->txns, s->ntxns, sizeof *s->txns, cmp_txns);
-    for (uint32_t i = 0; i < r.ndomains; i++)
-        if (!r.domains[i].removed) s->domains[s->ndomains++] = r.domains[i];
-    qsort(s->domains, s->ndomains, sizeof *s->domains, cmp_domains);
+    if ((rc = collect(s, &r))) goto cleanup;
+    if (cacheable(fs, opts)) cache_put(fs, s);
     *out = s;
     s = NULL;
 cleanup:
@@ -839,7 +1082,17 @@ cleanup:
 }
 
 void tn_delta_snapshot_free(tn_delta_snapshot *snap) {
-    if (snap) tn_arena_destroy(snap->arena);
+    while (snap) {
+        uint32_t e = __atomic_load_n(&snap->extra_refs, __ATOMIC_ACQUIRE);
+        for (;;) {
+            if (e == 0) break;         /* the last reference */
+            if (__atomic_compare_exchange_n(&snap->extra_refs, &e, e - 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                return;
+        }
+        tn_delta_snapshot *parent = snap->parent;
+        tn_arena_destroy(snap->arena);
+        snap = parent;
+    }
 }
 
 int64_t tn_delta_snapshot_txn_version(const tn_delta_snapshot *snap, const char *app_id) {

@@ -10,6 +10,7 @@
  *   server-final   "v=base64(HMAC(ServerKey, AuthMessage))"
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <openssl/crypto.h>
@@ -37,11 +38,12 @@ int tn_pg_scram_init(tn_pg_scram *s, const char *password) {
 int tn_pg_scram_init_salt(tn_pg_scram *s, const char *password, const uint8_t *salt, size_t salt_len,
                           uint32_t iterations) {
     memset(s, 0, sizeof *s);
-    if (salt_len != sizeof s->salt) return tn_error_set(TN_EINVAL, "SCRAM salt of %zu bytes", salt_len);
+    if (salt_len == 0 || salt_len > sizeof s->salt) return tn_error_set(TN_EINVAL, "SCRAM salt of %zu bytes", salt_len);
     memcpy(s->salt, salt, salt_len);
+    s->salt_len = (uint32_t)salt_len;
     s->iterations = iterations;
     uint8_t salted[32], client_key[32];
-    if (PKCS5_PBKDF2_HMAC(password, (int)strlen(password), s->salt, sizeof s->salt, (int)s->iterations, EVP_sha256(),
+    if (PKCS5_PBKDF2_HMAC(password, (int)strlen(password), s->salt, (int)s->salt_len, (int)s->iterations, EVP_sha256(),
                           32, salted) != 1)
         return tn_error_set(TN_EINTERNAL, "PBKDF2 failed");
     int rc = hmac(salted, 32, "Client Key", 10, client_key);
@@ -50,6 +52,53 @@ int tn_pg_scram_init_salt(tn_pg_scram *s, const char *password, const uint8_t *s
     OPENSSL_cleanse(salted, sizeof salted);
     OPENSSL_cleanse(client_key, sizeof client_key);
     return rc;
+}
+
+/* Decodes base64 text p[0..n) into out (at most cap bytes); the decoded length, or -1. */
+static int unbase64(const char *p, size_t n, uint8_t *out, size_t cap) {
+    if (n == 0 || n % 4 || n / 4 * 3 > cap + 2) return -1;
+    uint8_t tmp[96];
+    if (n / 4 * 3 > sizeof tmp) return -1;
+    int len = EVP_DecodeBlock(tmp, (const unsigned char *)p, (int)n);
+    if (len < 0) return -1;
+    if (p[n - 1] == '=') len--;
+    if (p[n - 2] == '=') len--;
+    if ((size_t)len > cap) return -1;
+    memcpy(out, tmp, (size_t)len);
+    return len;
+}
+
+int tn_pg_scram_init_verifier(tn_pg_scram *s, const char *v) {
+    memset(s, 0, sizeof *s);
+    static const char prefix[] = "SCRAM-SHA-256$";
+    if (strncmp(v, prefix, sizeof prefix - 1) != 0) return tn_error_set(TN_EINVAL, "not a SCRAM-SHA-256 verifier");
+    const char *it = v + sizeof prefix - 1;
+    const char *colon = strchr(it, ':');
+    const char *dollar = colon ? strchr(colon, '$') : NULL;
+    const char *colon2 = dollar ? strchr(dollar, ':') : NULL;
+    if (!colon || !dollar || !colon2)
+        return tn_error_set(TN_EINVAL, "SCRAM verifier: expected SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>");
+    char *end = NULL;
+    unsigned long iters = strtoul(it, &end, 10);
+    if (end != colon || iters < 1 || iters > 10000000)
+        return tn_error_set(TN_EINVAL, "SCRAM verifier: iteration count '%.*s' is not a number from 1 to 10000000",
+                            (int)(colon - it), it);
+    s->iterations = (uint32_t)iters;
+    int n = unbase64(colon + 1, (size_t)(dollar - colon - 1), s->salt, sizeof s->salt);
+    if (n <= 0) return tn_error_set(TN_EINVAL, "SCRAM verifier: the salt is not base64 of 1 to 64 bytes");
+    s->salt_len = (uint32_t)n;
+    if (unbase64(dollar + 1, (size_t)(colon2 - dollar - 1), s->stored_key, 32) != 32 ||
+        unbase64(colon2 + 1, strlen(colon2 + 1), s->server_key, 32) != 32)
+        return tn_error_set(TN_EINVAL, "SCRAM verifier: StoredKey and ServerKey must be base64 of 32 bytes each");
+    return 0;
+}
+
+void tn_pg_scram_verifier(const tn_pg_scram *s, char *out, size_t cap) {
+    char salt64[96], stored64[48], server64[48];
+    EVP_EncodeBlock((unsigned char *)salt64, s->salt, (int)s->salt_len);
+    EVP_EncodeBlock((unsigned char *)stored64, s->stored_key, 32);
+    EVP_EncodeBlock((unsigned char *)server64, s->server_key, 32);
+    snprintf(out, cap, "SCRAM-SHA-256$%u:%s$%s:%s", s->iterations, salt64, stored64, server64);
 }
 
 static int malformed(const char *what) {
@@ -89,8 +138,8 @@ int tn_pg_scram_first_nonce(tn_pg_scram *s, const uint8_t *msg, int32_t len, con
     size_t rn = strcspn(r, ",");
     if (!printable(r, rn) || rn > 64) return malformed("invalid client nonce");
     strcpy(s->client_first_bare, bare);
-    char salt64[32];
-    EVP_EncodeBlock((unsigned char *)salt64, s->salt, sizeof s->salt);
+    char salt64[96];
+    EVP_EncodeBlock((unsigned char *)salt64, s->salt, (int)s->salt_len);
     snprintf(s->nonce, sizeof s->nonce, "%.*s%s", (int)rn, r, snonce);
     snprintf(s->server_first, sizeof s->server_first, "r=%s,s=%s,i=%u", s->nonce, salt64, s->iterations);
     return tn_buf_append(out, s->server_first, strlen(s->server_first));

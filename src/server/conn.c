@@ -394,6 +394,7 @@ int tn_pg_conn_command(tn_pg_conn *c, const tn_pg_cmd *cmd, bool describe_rows, 
         if (c->txn == 'I') tn_pg_conn_notice(c, "WARNING", "there is no transaction in progress");
         snprintf(tag, cap, c->txn == 'E' ? "ROLLBACK" : "COMMIT");
         c->txn = 'I';
+        tn_pg_cursors_close(c, false);           /* cursors WITHOUT HOLD end with the block */
         return 0;
     case TN_PG_CMD_ROLLBACK:
         if (c->txn == 'I') tn_pg_conn_notice(c, "WARNING", "there is no transaction in progress");
@@ -402,6 +403,7 @@ int tn_pg_conn_command(tn_pg_conn *c, const tn_pg_cmd *cmd, bool describe_rows, 
                               "ROLLBACK cannot undo the %d statement(s) of this block that wrote: each statement commits on its own",
                               c->txn_writes);
         c->txn = 'I';
+        tn_pg_cursors_close(c, false);
         snprintf(tag, cap, "ROLLBACK");
         return 0;
     case TN_PG_CMD_SET:
@@ -427,6 +429,7 @@ int tn_pg_conn_command(tn_pg_conn *c, const tn_pg_cmd *cmd, bool describe_rows, 
     case TN_PG_CMD_DISCARD:
         if (strcmp(cmd->name, "all") == 0) {
             tn_pg_conn_drop_all(c);
+            tn_pg_cursors_close(c, true);
             rc = tn_pg_setting_reset(&c->settings, "all", &reported);
             if (rc) return rc;
             report_all(c);
@@ -466,6 +469,8 @@ int tn_pg_conn_command(tn_pg_conn *c, const tn_pg_cmd *cmd, bool describe_rows, 
         }
         return 0;
     }
+    case TN_PG_CMD_DECLARE: case TN_PG_CMD_FETCH: case TN_PG_CMD_CLOSE:
+        return tn_pg_cursor_command(c, cmd, describe_rows, send_rows, tag, cap);
     case TN_PG_CMD_UNSUPPORTED:
         return tn_error_set(TN_EUNSUPPORTED, "%s is not supported yet by tarn's server", cmd->name);
     case TN_PG_CMD_BAD:
@@ -666,21 +671,28 @@ static void put_auth(tn_pg_conn *c, int32_t code, const void *data, size_t n) {
 
 static int authenticate(tn_pg_conn *c) {
     const tn_server_options *o = tn_pg_server_opts(c->srv);
-    if (!o->password) {
+    const tn_pg_users *users = tn_pg_server_users(c->srv);
+    if (!o->password && !users) {
         put_auth(c, 0, NULL, 0);                 /* trust: only ever on a loopback listener */
         return 0;
     }
-    bool user_ok = !o->user || strcmp(o->user, c->user) == 0;
     tn_pg_scram scram;
-    /* An unknown user goes through the same exchange against a random password, so the
-     * answer does not tell which user names exist. */
-    char fake[33];
-    if (!user_ok) {
-        uint8_t r[16];
-        for (int i = 0; i < 16; i++) r[i] = (uint8_t)(tn_time_ns() >> (i % 8));
-        for (int i = 0; i < 16; i++) snprintf(fake + 2 * i, 3, "%02x", r[i]);
+    bool user_ok;
+    int rc = 0;
+    if (users) {
+        user_ok = tn_pg_users_lookup(users, c->user, &scram);   /* unknown: mock keys */
+    } else {
+        user_ok = !o->user || strcmp(o->user, c->user) == 0;
+        /* An unknown user goes through the same exchange against a random password, so the
+         * answer does not tell which user names exist. */
+        char fake[33];
+        if (!user_ok) {
+            uint8_t r[16];
+            for (int i = 0; i < 16; i++) r[i] = (uint8_t)(tn_time_ns() >> (i % 8));
+            for (int i = 0; i < 16; i++) snprintf(fake + 2 * i, 3, "%02x", r[i]);
+        }
+        rc = tn_pg_scram_init(&scram, user_ok ? o->password : fake);
     }
-    int rc = tn_pg_scram_init(&scram, user_ok ? o->password : fake);
     if (rc) {
         tn_pg_conn_error(c, "FATAL", "XX000", "%s", tn_error_message());
         return TN_PG_EOF;
@@ -791,6 +803,7 @@ static int startup_parameters(tn_pg_conn *c, const tn_pg_startup *st, tn_buf *un
  * The connection.
  */
 static void conn_free(tn_pg_conn *c) {
+    tn_pg_cursors_close(c, true);
     tn_pg_conn_drop_all(c);
     if (c->backend) tn_pg_server_detach(c->srv, c->backend);
     tn_sql_session_close(c->session);

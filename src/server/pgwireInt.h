@@ -172,7 +172,8 @@ typedef struct tn_pg_scram {
     char client_first_bare[512];
     char server_first[512];
     char nonce[128];             /* client nonce + server nonce */
-    uint8_t salt[16];
+    uint8_t salt[64];
+    uint32_t salt_len;
     uint32_t iterations;
     uint8_t stored_key[32], server_key[32];
 } tn_pg_scram;
@@ -182,6 +183,12 @@ int tn_pg_scram_init(tn_pg_scram *s, const char *password);
 /* The same with a given salt and iteration count (tests use RFC 7677's vector). */
 int tn_pg_scram_init_salt(tn_pg_scram *s, const char *password, const uint8_t *salt, size_t salt_len,
                           uint32_t iterations);
+/* The keys of a stored verifier (PostgreSQL's pg_authid.rolpassword format,
+ * "SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>", base64) into s. TN_EINVAL with
+ * the reason when v is not one. */
+int tn_pg_scram_init_verifier(tn_pg_scram *s, const char *v);
+/* s's keys as such a verifier (NUL-terminated into out, cap >= 160). */
+void tn_pg_scram_verifier(const tn_pg_scram *s, char *out, size_t cap);
 /* client-first-message → server-first-message (into out). TN_EINVAL when malformed. */
 int tn_pg_scram_first(tn_pg_scram *s, const uint8_t *msg, int32_t len, tn_buf *out);
 /* The same with a given server nonce (printable, no ','). */
@@ -206,6 +213,9 @@ typedef enum tn_pg_cmd_kind {
     TN_PG_CMD_SET_TXN,           /* SET TRANSACTION / SET SESSION CHARACTERISTICS */
     TN_PG_CMD_UNSUPPORTED,       /* LISTEN, SAVEPOINT, ...: 0A000 naming it */
     TN_PG_CMD_BAD,               /* SET of a known parameter with an unreadable value */
+    TN_PG_CMD_DECLARE,           /* DECLARE name [BINARY] [NO SCROLL] CURSOR [WITH[OUT] HOLD] FOR query */
+    TN_PG_CMD_FETCH,             /* FETCH / MOVE [NEXT | FORWARD [n | ALL] | n | ALL] [FROM | IN] name */
+    TN_PG_CMD_CLOSE,             /* CLOSE name | ALL */
 } tn_pg_cmd_kind;
 
 typedef struct tn_pg_cmd {
@@ -214,6 +224,9 @@ typedef struct tn_pg_cmd {
     char *value;                 /* SET: the value (malloc'd; tn_pg_cmd_free) */
     bool local;                  /* SET LOCAL */
     bool read_only;              /* BEGIN READ ONLY */
+    bool binary, hold;           /* DECLARE BINARY, WITH HOLD (value: the query, malloc'd) */
+    bool move;                   /* FETCH: MOVE (rows skipped, not sent) */
+    int64_t count;               /* FETCH: rows, 0 = ALL */
 } tn_pg_cmd;
 
 int tn_pg_classify(const char *sql, size_t len, tn_pg_cmd *out);

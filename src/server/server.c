@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
 #include <openssl/rand.h>
 
 #include "server/connInt.h"
@@ -37,6 +38,7 @@ struct tn_pg_server {
     volatile int stopping;
     pthread_mutex_t log_lock;
     SSL_CTX *tls;                /* --tls-cert/--tls-key; NULL: SSLRequest answered 'N' */
+    tn_pg_users *users;          /* --auth-file; NULL: --password or no authentication */
 };
 
 static volatile sig_atomic_t got_signal;
@@ -44,6 +46,15 @@ static void on_signal(int sig) { got_signal = sig; }
 
 const tn_server_options *tn_pg_server_opts(const tn_pg_server *s) { return &s->o; }
 SSL_CTX *tn_pg_server_tls(const tn_pg_server *s) { return s->tls; }
+const tn_pg_users *tn_pg_server_users(const tn_pg_server *s) { return s->users; }
+
+int tn_server_scram_verifier(const char *password, char *out, size_t cap) {
+    tn_pg_scram k;
+    int rc = tn_pg_scram_init(&k, password);
+    if (!rc) tn_pg_scram_verifier(&k, out, cap);
+    OPENSSL_cleanse(&k, sizeof k);
+    return rc;
+}
 bool tn_pg_server_stopping(const tn_pg_server *s) { return __atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE) != 0; }
 
 void tn_pg_server_log(tn_pg_server *s, const char *fmt, ...) {
@@ -176,9 +187,9 @@ static int listen_on(const tn_server_options *o, int *out_fd, int *out_port) {
     if (gr) return tn_error_set(TN_EINVAL, "cannot listen on %s:%d: %s", o->host, o->port, gai_strerror(gr));
     int rc = 0, fd = -1;
     for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-        if (!is_loopback_host(ai) && !o->password) {
+        if (!is_loopback_host(ai) && !o->password && !o->auth_file) {
             rc = tn_error_set(TN_EINVAL,
-                              "refusing to listen on %s without authentication: give --user and --password (or listen on 127.0.0.1)",
+                              "refusing to listen on %s without authentication: give --user and --password or --auth-file (or listen on 127.0.0.1)",
                               o->host);
             break;
         }
@@ -235,6 +246,11 @@ int tn_server_run(const tn_server_options *opts) {
         rc = tn_error_set(TN_EINVAL, "--require-tls needs --tls-cert and --tls-key");
         goto cleanup;
     }
+    if (s->o.auth_file && (s->o.user || s->o.password)) {
+        rc = tn_error_set(TN_EINVAL, "--auth-file lists the users: give it without --user/--password");
+        goto cleanup;
+    }
+    if (s->o.auth_file && (rc = tn_pg_users_load(s->o.auth_file, &s->users))) goto cleanup;
     if (s->o.tls_cert && (rc = tn_pg_tls_context(s->o.tls_cert, s->o.tls_key, &s->tls))) goto cleanup;
     if ((rc = listen_on(&s->o, &lfd, &port))) goto cleanup;
 
@@ -247,8 +263,12 @@ int tn_server_run(const tn_server_options *opts) {
     signal(SIGPIPE, SIG_IGN);
     got_signal = 0;
 
+    char authn[128];
+    if (s->users) snprintf(authn, sizeof authn, "SCRAM-SHA-256 authentication of %zu users from %s",
+                           tn_pg_users_count(s->users), s->o.auth_file);
+    else snprintf(authn, sizeof authn, "%s", s->o.password ? "SCRAM-SHA-256 authentication" : "no authentication (loopback only)");
     tn_pg_server_log(s, "listening on %s port %d, warehouse %s, %s, %s, max %d connections", s->o.host, port,
-                     s->o.warehouse, s->o.password ? "SCRAM-SHA-256 authentication" : "no authentication (loopback only)",
+                     s->o.warehouse, authn,
                      !s->tls ? "no TLS" : s->o.require_tls ? "TLS required" : "TLS offered",
                      s->o.max_connections);
     if (s->o.ready_file) {
@@ -338,6 +358,7 @@ cleanup:
     if (lfd >= 0) close(lfd);
     tn_free(s->slots);
     tn_pg_tls_context_free(s->tls);
+    tn_pg_users_free(s->users);
     pthread_mutex_destroy(&s->lock);
     pthread_mutex_destroy(&s->log_lock);
     pthread_cond_destroy(&s->idle);

@@ -8,6 +8,7 @@
 #define TN_SERVER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct tn_server_options {
@@ -16,6 +17,8 @@ typedef struct tn_server_options {
     int port;                    /* 0: any free port (written to ready_file) */
     const char *user;            /* with password: the one user that may log in */
     const char *password;        /* NULL: no authentication (refused unless host is loopback) */
+    const char *auth_file;       /* users and their passwords or SCRAM verifiers (server/users.c);
+                                    instead of user/password */
     int max_connections;         /* 0: 64 */
     uint32_t max_message;        /* largest frontend message in bytes; 0: 64 MiB */
     int idle_timeout_s;          /* close a connection idle this long; 0: never */
@@ -37,5 +40,10 @@ typedef struct tn_server_options {
  * after a clean shutdown or a negative TN_E* code with the message set (bad options, cannot
  * listen). */
 int tn_server_run(const tn_server_options *opts);
+
+/* A SCRAM-SHA-256 verifier of password with a fresh salt, as --auth-file takes it and
+ * PostgreSQL stores it ("SCRAM-SHA-256$4096:<salt>$<StoredKey>:<ServerKey>"), into out
+ * (cap >= 160). 0 or a negative TN_E* code with the message set. */
+int tn_server_scram_verifier(const char *password, char *out, size_t cap);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sql/aggregates.h"
 #include "sql/bindInt.h"
@@ -274,6 +275,15 @@ static int bind_column(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
                                           col);
         }
     }
+    for (int k = (int)q->n - 1; k >= 1; k--) {         /* s.a.b: column s, then its fields */
+        tn_sql_qname pre = {q->parts, k};
+        int pidx = -1, pn = 0;
+        tn_type pt;
+        find_in_scope(c->scope, &pre, &pidx, &pt, &pn, &other, &first);
+        if (pn != 1 || pt.id != TN_TYPE_STRUCT) continue;
+        int rc = tn_expr_column(out, (uint32_t)pidx, pt);
+        return rc ? rc : tn_bind_field_path(c, out, q->parts + k, (int)q->n - k, e->pos);
+    }
     if (miss_tab && q->n >= 2)
         return tn_bind_error(b, e->pos, "Referenced table \"%s\" not found!", q->parts[q->n - 2].name);
     if (q->n == 1 && !q->parts[0].quoted && tn_pg_is_session_function(col) && !tn_str_iequal(col, "version")) {
@@ -450,6 +460,9 @@ static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
 static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     tn_binder *b = c->b;
     const char *name = tn_bind_func_name(e);
+    if (strcmp(name, "~") == 0)        /* the a ~ b operator (parser_expr.c): SET regex_match_operator_semantics */
+        name = tn_str_iequal(tn_setting_get(b->session, "regex_match_operator_semantics"), "full") ? "regexp_full_match"
+                                                                                                  : "regexp_matches";
     if (e->u.func.over) return tn_bind_window(c, e, out);
     if (tn_bind_is_agg_name(name)) {
         if (c->in_agg) return tn_bind_error(b, e->pos, "aggregate function calls cannot be nested");
@@ -465,6 +478,7 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     if (e->u.func.distinct || e->u.func.filter || e->u.func.order_by.n)
         return tn_bind_error(b, e->pos, "DISTINCT, FILTER and ORDER BY apply to aggregate functions only (%s is not one)", name);
     if (e->u.func.star) return tn_bind_error(b, e->pos, "%s(*) is not a function", name);
+    if (tn_str_iequal(name, "struct_pack")) return tn_bind_struct_pack_named(c, e, out);
     if (e->u.func.arg_names)
         for (int i = 0; i < e->u.func.args.n; i++)
             if (e->u.func.arg_names[i].name)
@@ -488,16 +502,50 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     } else if (tn_pg_is_session_function(name) && !tn_func_exists(name)) {   /* pg_catalog.c */
         rc = tn_pg_session_function(b, name, (uint32_t)n, out);
         free_args(args, n);
-    } else if (tn_str_iequal(name, "current_setting")) {   /* settings.c: a constant, as in DuckDB */
-        if (n != 1 || args[0]->kind != TN_EXPR_CONSTANT || args[0]->u.value.is_null ||
-            args[0]->u.value.type.id != TN_TYPE_VARCHAR) {
+    } else if (tn_str_iequal(name, "current_setting")) {
+        /* A constant, as in DuckDB: tarn's setting (settings.c), else the front end's
+         * (the server's PostgreSQL parameters, tn_sql_session_set_settings); PostgreSQL's
+         * current_setting(name, missing_ok) gives NULL for an unknown name when missing_ok. */
+        if (n < 1 || n > 2 || args[0]->kind != TN_EXPR_CONSTANT || args[0]->u.value.is_null ||
+            args[0]->u.value.type.id != TN_TYPE_VARCHAR ||
+            (n == 2 && (args[1]->kind != TN_EXPR_CONSTANT || args[1]->u.value.is_null ||
+                        args[1]->u.value.type.id != TN_TYPE_BOOLEAN))) {
             free_args(args, n);
-            return tn_bind_error(b, e->pos, "current_setting takes one constant string (a setting's name)");
+            return tn_bind_error(b, e->pos,
+                                 "current_setting takes a constant string (a setting's name) and optionally a constant "
+                                 "boolean (missing_ok)");
         }
+        bool missing_ok = n == 2 && args[1]->u.value.u.b;
         char key[256];
         snprintf(key, sizeof key, "%.*s", (int)args[0]->u.value.u.s.len, args[0]->u.value.u.s.ptr);
         tn_value v;
         rc = tn_setting_value(b->session, key, b->arena, &v);
+        const char *pname, *pvalue, *pdesc;
+        tn_sql_session *ss = b->session;
+        for (int i = 0; rc && ss->settings_fn && ss->settings_fn(ss->settings_ctx, i, &pname, &pvalue, &pdesc); i++) {
+            if (strcasecmp(pname, key) != 0) continue;
+            memset(&v, 0, sizeof v);
+            v.type = tn_type_make(TN_TYPE_VARCHAR);
+            v.is_null = !pvalue;
+            rc = 0;
+            if (pvalue) {
+                size_t len = strlen(pvalue);
+                char *cp = tn_arena_alloc(b->arena, len + 1);
+                if (!cp) rc = TN_ENOMEM;
+                else {
+                    memcpy(cp, pvalue, len + 1);
+                    v.u.s.ptr = cp;
+                    v.u.s.len = (uint32_t)len;
+                }
+            }
+            break;
+        }
+        if (rc && missing_ok) {
+            memset(&v, 0, sizeof v);
+            v.type = tn_type_make(TN_TYPE_VARCHAR);
+            v.is_null = true;
+            rc = 0;
+        }
         free_args(args, n);
         if (rc) return tn_bind_error_at(b, rc, e->u.func.args.items[0]->pos);
         rc = tn_expr_constant(out, &v);
@@ -506,6 +554,7 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
             free_args(args, n);
             return tn_bind_error_code(b, TN_ENOTFOUND, e->pos, "Scalar Function with name %s does not exist!", name);
         }
+        if (n == 2 && strcmp(name, "pg_array_subscript") == 0) name = tn_bind_subscript_function(args[0]);
         rc = tn_expr_function_ex(out, name, args, flags, (uint32_t)n);
     }
     if (rc) return tn_bind_error_at(b, rc, e->pos);
@@ -1263,9 +1312,9 @@ parts:
         break;
     }
     case TN_SQL_E_INTERVAL: rc = bind_interval(c, e, out); break;
-    case TN_SQL_E_LIST:
+    case TN_SQL_E_LIST: rc = tn_bind_list_literal(c, e, out); break;
     case TN_SQL_E_ROW:
-        rc = tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "list and row values are not supported yet");
+        rc = tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "row values are not supported yet");
         break;
     }
 done:

@@ -1,8 +1,8 @@
 /*
  * sql/func_string.c: string functions (UTF-8 aware, DuckDB semantics): length, lower/upper,
  * substr, left/right, concat/concat_ws/||, trim family, replace, split_part, starts_with,
- * ends_with, contains, instr, lpad/rpad, reverse, repeat, LIKE/ILIKE (with ESCAPE) and
- * regexp_matches over RE2 (base/regex.cc; compiled once when the pattern is a constant).
+ * ends_with, contains, instr, lpad/rpad, reverse, repeat, LIKE/ILIKE (with ESCAPE), s[k].
+ * Regular expressions and GLOB are in func_regex.c.
  */
 #include "sql/functions.h"
 
@@ -662,95 +662,6 @@ static int f_like_escape(FN_ARGS) { return like_fn(call, args, nargs, n, out, fa
 static int f_ilike_escape(FN_ARGS) { return like_fn(call, args, nargs, n, out, true, false, true); }
 
 /* ---------------------------------------------------------------------------------------------
- * regexp_matches(s, pattern[, options]): true when the pattern matches anywhere in s, with RE2
- * (base/regex.cc) as DuckDB: linear-time matching, RE2 syntax, options c (case-sensitive), i
- * (case-insensitive), l (literal), m/n/p (newline-sensitive: . does not match \n, the default),
- * s (. matches \n). A constant pattern is compiled once at bind time.
- */
-typedef struct regex_data {
-    tn_regex *re;
-} regex_data;
-
-/* DuckDB's option letters into TN_REGEX_* flags (the later letter wins). */
-static int regex_flags(const char *o, size_t n, int *flags) {
-    int f = 0;
-    for (size_t i = 0; i < n; i++) {
-        switch (o[i]) {
-        case 'c': f &= ~TN_REGEX_ICASE; break;
-        case 'i': f |= TN_REGEX_ICASE; break;
-        case 'l': f |= TN_REGEX_LITERAL; break;
-        case 'm': case 'n': case 'p': f &= ~TN_REGEX_DOT_NL; break;
-        case 's': f |= TN_REGEX_DOT_NL; break;
-        case 'g': return tn_error_set(TN_EINVAL, "Option 'g' (global replace) is only valid for regexp_replace");
-        default: return tn_error_set(TN_EINVAL, "Unrecognized Regex option %c", o[i]);
-        }
-    }
-    *flags = f;
-    return 0;
-}
-
-static void free_regex(void *bd) {
-    regex_data *r = bd;
-    if (!r) return;
-    tn_regex_free(r->re);
-    tn_free(r);
-}
-
-static int bind_regex(tn_func_binding *b, const tn_value *const *consts, void **bd) {
-    const tn_value *p = consts[1];
-    if (!p || p->is_null || p->type.id != TN_TYPE_VARCHAR) return 0;
-    if (b->nargs > 2 && (!consts[2] || consts[2]->is_null || consts[2]->type.id != TN_TYPE_VARCHAR)) return 0;
-    int flags = 0;
-    int rc = b->nargs > 2 ? regex_flags(consts[2]->u.s.ptr, consts[2]->u.s.len, &flags) : 0;
-    if (rc) return rc;
-    regex_data *r = tn_calloc(1, sizeof *r);
-    if (!r) return TN_ENOMEM;
-    rc = tn_regex_compile(&r->re, p->u.s.ptr, p->u.s.len, flags);
-    if (rc) {
-        tn_free(r);
-        return rc;
-    }
-    *bd = r;
-    return 0;
-}
-
-static int f_regexp_matches(FN_ARGS) {
-    uint8_t *r = out->data;
-    regex_data *pre = call->bind_data;
-    tn_regex *local = NULL;
-    tn_str last = {NULL, 0}, last_opt = {NULL, 0};
-    int rc = 0;
-    for (uint32_t i = 0; i < n && !rc; i++) {
-        if (!VALID(i)) {
-            r[i] = 0;
-            continue;
-        }
-        const tn_regex *re;
-        if (pre) {
-            re = pre->re;
-        } else {
-            tn_str p = STR(1, i);
-            tn_str o = nargs > 2 ? STR(2, i) : (tn_str){"", 0};
-            if (!local || p.len != last.len || memcmp(p.ptr, last.ptr, p.len) != 0 || o.len != last_opt.len ||
-                memcmp(o.ptr, last_opt.ptr, o.len) != 0) {
-                tn_regex_free(local);
-                local = NULL;
-                int flags = 0;
-                if ((rc = regex_flags(o.ptr, o.len, &flags)) || (rc = tn_regex_compile(&local, p.ptr, p.len, flags)))
-                    break;
-                last = p;
-                last_opt = o;
-            }
-            re = local;
-        }
-        tn_str s = STR(0, i);
-        r[i] = tn_regex_search(re, s.ptr, s.len);
-    }
-    tn_regex_free(local);
-    return rc;
-}
-
-/* ---------------------------------------------------------------------------------------------
  * Table.
  */
 #define N TN_SIG_NONE
@@ -794,7 +705,5 @@ const tn_func_def tn_funcs_string[] = {
     {"!~~*", {V, V, N}, BOOL, 0, f_not_ilike, NULL, NULL},
     {"like_escape", {V, V, V, N}, BOOL, 0, f_like_escape, NULL, NULL},
     {"ilike_escape", {V, V, V, N}, BOOL, 0, f_ilike_escape, NULL, NULL},
-    {"regexp_matches", {V, V, N}, BOOL, 0, f_regexp_matches, bind_regex, free_regex},
-    {"regexp_matches", {V, V, V, N}, BOOL, 0, f_regexp_matches, bind_regex, free_regex},
     {NULL, {N}, 0, 0, NULL, NULL, NULL},
 };

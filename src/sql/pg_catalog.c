@@ -282,7 +282,8 @@ static int64_t rel_oid(const char *schema, const char *name) {
         rel_id r = rel_lookup(info, name);
         return r < R_COUNT ? g_rels[r].oid : 0;
     }
-    if (!*schema || strcmp(schema, "public") == 0) return 16385 + name_hash(schema, name);
+    if (!*schema) schema = "public";          /* 't'::regclass is public.t's oid, as in pg_class */
+    if (strcmp(schema, "public") == 0) return 16385 + name_hash(schema, name);
     return OID_VISIBLE_LIMIT + name_hash(schema, name);
 }
 

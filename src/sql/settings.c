@@ -83,6 +83,7 @@ static const char *const null_orders[] = {
     "NULLS_LAST_ON_ASC_FIRST_ON_DESC|postgres",
     NULL,
 };
+static const char *const regex_semantics[] = {"partial", "full", NULL};
 static const char *const overwrite_modes[] = {"dynamic", "static", NULL};
 static const char *const not_null_enforcers[] = {"ERROR|error", NULL};   /* 'drop' is not implemented */
 static const char *const runtime_modes[] = {"batch", "streaming", NULL};   /* streaming INSERT: says `tarn job start` */
@@ -113,6 +114,8 @@ const tn_setting_def tn_settings[] = {
      "false: a scalar subquery with several rows gives its first row instead of an error"},
     {"order_by_non_integer_literal", NULL, TN_SETTING_BOOL, "false", NULL, 0, 0, NULL, NULL,
      "true: ORDER BY 'literal' is allowed (it orders by a constant); false: an error, as in DuckDB"},
+    {"regex_match_operator_semantics", NULL, TN_SETTING_ENUM, "partial", regex_semantics, 0, 0, NULL, NULL,
+     "a ~ b matches anywhere in a (partial, regexp_matches) or all of it (full, regexp_full_match)"},
     {NULL, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL},
 };
 

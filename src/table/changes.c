@@ -132,6 +132,7 @@ int tn_table_changes_open(tn_table **out, tn_fs *fs, const char *path, const tn_
     tn_table_open_options oo = TN_TABLE_OPEN_OPTIONS_INIT;
     oo.at_version = to;
     rc = tn_table_open(&t, fs, path, &oo);
+    if (!rc) rc = tn_table_own_snapshot(t);   /* its files and columns are replaced below */
     if (rc) goto cleanup;
     tn_delta_snapshot *snap = t->snap;
     tn_arena *arena = snap->arena;

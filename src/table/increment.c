@@ -19,7 +19,11 @@ int tn_table_open_increment(tn_table **out, tn_fs *fs, const char *path, int64_t
     tn_table_open_options o = TN_TABLE_OPEN_OPTIONS_INIT;
     o.at_version = version;
     int rc = tn_table_open(&t, fs, path, &o);
-    if (rc) return rc;
+    if (!rc) rc = tn_table_own_snapshot(t);
+    if (rc) {
+        tn_table_close(t);
+        return rc;
+    }
     tn_delta_snapshot *snap = t->snap;
     tn_delta_file *v = tn_arena_alloc(snap->arena, sizeof *v * (nfiles + 1));
     if (!v) {

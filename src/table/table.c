@@ -591,6 +591,15 @@ void tn_table_close(tn_table *t) {
     tn_free(t);
 }
 
+int tn_table_own_snapshot(tn_table *t) {
+    tn_delta_snapshot *own;
+    int rc = tn_delta_snapshot_fork(&own, t->snap);
+    if (rc) return rc;
+    tn_delta_snapshot_free(t->snap);
+    t->snap = own;
+    return 0;
+}
+
 const tn_delta_snapshot *tn_table_snapshot(const tn_table *t) { return t->snap; }
 const char *tn_table_path(const tn_table *t) { return t->path; }
 tn_fs *tn_table_fs(const tn_table *t) { return t->fs; }

@@ -13,8 +13,12 @@
 struct tn_table {
     tn_fs *fs;
     char *path;
-    tn_delta_snapshot *snap;
+    tn_delta_snapshot *snap;           /* may be shared (delta's snapshot cache): read-only */
 };
+
+/* Gives t a snapshot of its own (a fork of the shared one) before code changes its files or
+ * columns (increment.c, changes.c). */
+int tn_table_own_snapshot(tn_table *t);
 
 /* Random UUID v4 text. */
 void tb_uuid(char out[37]);

@@ -2,8 +2,9 @@
  * tests/fuzz/fuzz_bitmap.c: libFuzzer target for the bitmap decoder (bitmap/portable.c): the
  * input as a 32-bit or 64-bit portable RoaringBitmap. Whatever validates must decode to its
  * stated cardinality, agree with CRoaring's reader (32-bit), serialize to bytes that validate
- * and decode to the same values, and re-serialize straight from the bytes to those same bytes.
- * Errors are expected; crashes, leaks and disagreements are bugs.
+ * and decode to the same values, and re-serialize straight from the bytes to those same bytes;
+ * the OR accumulator of bitmap() (tn_bitmap_acc) refuses what validate refuses and, OR-ing the
+ * input twice and into our own bytes of it, holds the same set. Errors are expected; crashes, leaks and disagreements are bugs.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -37,9 +38,13 @@ static int collect(void *ctx, uint64_t v) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tn_bitmap_info info;
+    tn_bitmap_acc *acc = tn_bitmap_acc_create();
+    if (!acc) abort();
     if (tn_bitmap_validate(data, size, &info)) {
         tn_bitmap *bm = NULL;
         if (tn_bitmap_decode(&bm, data, size) == 0) fail("decode accepted what validate refused");
+        if (tn_bitmap_acc_or_bytes(acc, data, size) == 0) fail("the accumulator accepted what validate refused");
+        tn_bitmap_acc_free(acc);
         return 0;
     }
     tn_bitmap *bm = NULL, *again = NULL;
@@ -73,6 +78,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!o || tn_bitmap_add(o, 12345) || tn_bitmap_or_bytes(o, data, size)) fail("or_bytes");
     if (tn_bitmap_cardinality(o) != info.cardinality + !tn_bitmap_contains(bm, 12345)) fail("or cardinality");
     tn_bitmap_free(o);
+    if (tn_bitmap_acc_or_bytes(acc, data, size) || tn_bitmap_acc_or_bytes(acc, data, size) ||
+        tn_bitmap_acc_or_bytes(acc, out.data, out.len))
+        fail("the accumulator refused a valid bitmap");
+    if (tn_bitmap_acc_cardinality(acc) != info.cardinality) fail("accumulator cardinality");
+    if (by_value) {
+        tn_bitmap *r = NULL;
+        vals c = {0};
+        if (tn_bitmap_acc_to_bitmap(acc, &r) || tn_bitmap_iterate(r, collect, &c)) fail("accumulator to bitmap");
+        if (a.n != c.n || (a.n && memcmp(a.v, c.v, a.n * sizeof *a.v))) fail("the accumulator holds other values");
+        tn_bitmap_free(r);
+        free(c.v);
+    }
+    tn_bitmap_acc_free(acc);
     free(a.v);
     free(b.v);
     tn_buf_free(&out);

@@ -55,6 +55,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             tn_pg_scram_first_nonce(&s, copy, (int32_t)(size / 2), "srv", &out) == 0)
             tn_pg_scram_final(&s, copy + size / 2, (int32_t)(size - size / 2), &out);
         tn_buf_free(&out);
+        char *text = malloc(size + 1);       /* an --auth-file verifier, NUL-terminated */
+        if (text) {
+            memcpy(text, copy, size);
+            text[size] = 0;
+            tn_pg_scram_init_verifier(&s, text);
+            free(text);
+        }
         size_t pos = 0, st, en;
         while (tn_pg_split_next((const char *)copy, size, &pos, &st, &en)) {
             if (en < st || en > size) __builtin_trap();

@@ -86,7 +86,7 @@ srv_stop
 
 # start-up refusals
 out=$("$BUILD/tarn" serve -w "$SRV_DIR/w" --host 0.0.0.0 --port 0 2>&1); rc=$?
-check "non-loopback without password refused" "1 tarn: refusing to listen on 0.0.0.0 without authentication: give --user and --password (or listen on 127.0.0.1)" "$rc $out"
+check "non-loopback without password refused" "1 tarn: refusing to listen on 0.0.0.0 without authentication: give --user and --password or --auth-file (or listen on 127.0.0.1)" "$rc $out"
 
 # --read-only
 srv_start --read-only

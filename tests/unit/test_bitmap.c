@@ -470,7 +470,7 @@ TEST(random_against_model) {
  * union, its cardinality and its bytes against the sorted-array model. Small sets in one
  * container cross the array/bitset switch of the accumulator at every size. */
 TEST(accumulator_against_model) {
-    enum { CAP = 60000, K = 8 };
+    enum { CAP = 140000, K = 8 };
     uint64_t *v = malloc(CAP * 8), *u = malloc((size_t)K * CAP * 8), *t = malloc((size_t)K * CAP * 8);
     int cases = 0;
     for (int iter = 0; iter < 600; iter++) {
@@ -478,9 +478,13 @@ TEST(accumulator_against_model) {
         size_t nu = 0;
         int k = 1 + (int)(rnd() % K);
         for (int j = 0; j < k; j++) {
-            int shape = (int)(rnd() % 8);
+            int shape = (int)(rnd() % 9);
             size_t n;
-            if (shape >= 6) { /* small, one container: 1..400 values below 2048 or 65536 */
+            if (shape == 8) { /* a range covering a whole container (held as "full") */
+                uint64_t base = (rnd() % 3) * 65536 + rnd() % 2 * (rnd() % 65536);
+                n = 65536 + rnd() % 1000;
+                for (size_t i = 0; i < n; i++) v[i] = base + i;
+            } else if (shape >= 6) { /* small, one container: 1..400 values below 2048 or 65536 */
                 n = 1 + rnd() % 400;
                 uint64_t span = rnd() % 2 ? 2048 : 65536;
                 for (size_t i = 0; i < n; i++) v[i] = rnd() % span;

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include <dirent.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *golden(const char *table) {
@@ -428,7 +429,7 @@ static int scan_table_column(const tn_delta_snapshot *s, const char **logical, i
             result = -1;
             break;
         }
-        tn_parquet_scan_options so = {&ci, 1, NULL, 0, NULL, 0};
+        tn_parquet_scan_options so = {&ci, 1, NULL, 0, NULL, 0, NULL};
         tn_type t = tn_parquet_column(pf, ci)->type;
         tn_chunk ch;
         if (tn_parquet_scan_open(&scan, pf, &so) || tn_chunk_init(&ch, 1, &t, TN_VECTOR_SIZE)) {
@@ -1231,6 +1232,7 @@ TEST(checkpoint_written_every_10_commits) {
     tn_delta_snapshot *a, *b;
     tn_delta_open_options o = TN_DELTA_OPEN_OPTIONS_INIT;
     o.use_checkpoints = false;
+    tn_delta_snapshot_cache_clear();   /* read from the checkpoint, not from the kept snapshot */
     CHECK_OK(tn_delta_snapshot_open(&a, tn_fs_default(), dir, NULL));
     CHECK_OK(tn_delta_snapshot_open(&b, tn_fs_default(), dir, &o));
     CHECK_EQ_INT(a->checkpoint_version, 10);
@@ -1341,6 +1343,76 @@ static void write_log(const char *dir, int64_t v, const char *text) {
 #define V0 "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}\n" \
            "{\"metaData\":{\"id\":\"x\",\"format\":{\"provider\":\"parquet\",\"options\":{}},\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\",\"partitionColumns\":[],\"configuration\":{}}}\n"
 
+/* The process keeps the last snapshot of a table: a later open reads only the newer commits
+ * (and gives the same state as a fresh open), returns the kept one itself when nothing changed,
+ * and never serves it for a table re-created at the same path. */
+#define ADD_LINE(path) "{\"add\":{\"path\":\"" path "\",\"partitionValues\":{},\"size\":1,\"modificationTime\":1,\"dataChange\":true}}\n"
+TEST(kept_snapshot_follows_commits) {
+    char *dir = make_tmpdir();
+    write_log(dir, 0, V0 ADD_LINE("a"));
+    tn_delta_snapshot *s0, *s1, *s2, *fresh;
+    CHECK_OK(tn_delta_snapshot_open(&s0, tn_fs_default(), dir, NULL));
+    CHECK_OK(tn_delta_snapshot_open(&s1, tn_fs_default(), dir, NULL));
+    CHECK(s0 == s1);                   /* nothing new: shared */
+    tn_delta_snapshot_free(s1);
+    write_log(dir, 1, ADD_LINE("b") "{\"remove\":{\"path\":\"a\",\"deletionTimestamp\":5,\"dataChange\":true}}\n");
+    write_log(dir, 2, "{\"txn\":{\"appId\":\"job\",\"version\":7}}\n" ADD_LINE("c"));
+    CHECK_OK(tn_delta_snapshot_open(&s2, tn_fs_default(), dir, NULL));
+    CHECK(s2 != s0 && s2->parent != NULL);
+    CHECK_EQ_INT(s2->version, 2);
+    tn_delta_open_options o = TN_DELTA_OPEN_OPTIONS_INIT;
+    o.use_checkpoints = false;         /* never served from the cache */
+    CHECK_OK(tn_delta_snapshot_open(&fresh, tn_fs_default(), dir, &o));
+    CHECK_EQ_INT(s2->nfiles, fresh->nfiles);
+    CHECK_EQ_INT(s2->nfiles, 2);
+    for (uint32_t i = 0; i < s2->nfiles; i++) CHECK_EQ_STR(s2->files[i].path, fresh->files[i].path);
+    CHECK_EQ_INT(s2->ntombstones, 1);
+    CHECK_EQ_STR(s2->tombstones[0].path, "a");
+    CHECK_EQ_INT(tn_delta_snapshot_txn_version(s2, "job"), 7);
+    /* the older snapshot is untouched, and outlives the newer one's parent reference */
+    CHECK_EQ_INT(s0->nfiles, 1);
+    CHECK_EQ_STR(s0->files[0].path, "a");
+    tn_delta_snapshot_free(s0);
+    tn_delta_snapshot_free(fresh);
+    /* at a version: the kept one when it is that version */
+    tn_delta_open_options at = TN_DELTA_OPEN_OPTIONS_INIT;
+    at.at_version = 2;
+    CHECK_OK(tn_delta_snapshot_open(&s1, tn_fs_default(), dir, &at));
+    CHECK(s1 == s2);
+    tn_delta_snapshot_free(s1);
+    at.at_version = 1;
+    CHECK_OK(tn_delta_snapshot_open(&s1, tn_fs_default(), dir, &at));
+    CHECK_EQ_INT(s1->version, 1);
+    CHECK_EQ_INT(s1->nfiles, 1);
+    tn_delta_snapshot_free(s1);
+    tn_delta_snapshot_free(s2);
+    /* dropped and re-created with as many versions: another table */
+    rm_rf(dir);
+    write_log(dir, 0, V0 ADD_LINE("x"));
+    write_log(dir, 1, ADD_LINE("y"));
+    char p[600];
+    snprintf(p, sizeof p, "%s/_delta_log/00000000000000000002.json", dir);
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL);              /* another mtime than the first table's version 2 */
+    const char *v2 = "{\"txn\":{\"appId\":\"other\",\"version\":1}}\n";
+    tn_fs_write_all(tn_fs_default(), p, v2, strlen(v2), false);
+    CHECK_OK(tn_delta_snapshot_open(&s1, tn_fs_default(), dir, NULL));
+    CHECK_EQ_INT(s1->version, 2);
+    CHECK_EQ_INT(s1->nfiles, 2);
+    CHECK_EQ_STR(s1->files[0].path, "x");
+    CHECK_EQ_INT(tn_delta_snapshot_txn_version(s1, "job"), -1);
+    /* a fork may be changed without touching the shared snapshot */
+    tn_delta_snapshot *f;
+    CHECK_OK(tn_delta_snapshot_fork(&f, s1));
+    f->nfiles = 0;
+    tn_delta_snapshot_free(s1);
+    CHECK_OK(tn_delta_snapshot_open(&s1, tn_fs_default(), dir, NULL));
+    CHECK_EQ_INT(s1->nfiles, 2);
+    tn_delta_snapshot_free(f);
+    tn_delta_snapshot_free(s1);
+    rm_rf(dir);
+}
+
 TEST(bad_input_names_file_and_line) {
     static const struct { const char *v1; const char *want; } cases[] = {
         {"{\"commitInfo\":{}}\n{\"add\":{\"path\":\"a\",\"partitionValues\":{},\"size\":1,\"modificationTime\":1,\"dataCh", "line 2: invalid JSON"},
@@ -1380,6 +1452,7 @@ TEST(bad_input_names_file_and_line) {
     /* a log without version 0 and no checkpoint is refused */
     snprintf(p, sizeof p, "%s/_delta_log/00000000000000000000.json", dir);
     unlink(p);
+    tn_delta_snapshot_cache_clear();   /* the kept snapshot of versions 0-1 would still be served */
     CHECK(tn_delta_snapshot_open(&s, tn_fs_default(), dir, NULL) != 0);
     CHECK(strstr(tn_error_message(), "version 0 is missing"));
     rm_rf(dir);
@@ -1406,6 +1479,7 @@ TEST(corrupt_checkpoint_is_reported) {
         unlink(p);
         CHECK_OK(tn_fs_write_all(tn_fs_default(), p, c.data, c.len, false));
         tn_delta_snapshot *s = NULL;
+        tn_delta_snapshot_cache_clear();   /* read the changed checkpoint */
         if (tn_delta_snapshot_open(&s, tn_fs_default(), dir, NULL) == 0) tn_delta_snapshot_free(s);
         else CHECK_MSG(strstr(tn_error_message(), "checkpoint.parquet") != NULL, "error does not name the file: %s", tn_error_message());
         tn_buf_free(&c);
@@ -1414,6 +1488,7 @@ TEST(corrupt_checkpoint_is_reported) {
     unlink(p);
     CHECK_OK(tn_fs_write_all(tn_fs_default(), p, b.data, b.len / 2, false));
     tn_delta_snapshot *s = NULL;
+    tn_delta_snapshot_cache_clear();
     CHECK(tn_delta_snapshot_open(&s, tn_fs_default(), dir, NULL) != 0);
     CHECK(strstr(tn_error_message(), "checkpoint.parquet"));
     tn_buf_free(&b);

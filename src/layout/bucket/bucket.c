@@ -11,6 +11,13 @@
  * (pick_files: at most TN_BUCKET_RUN_TRIGGER files per bucket), so that appending new keys (a
  * stream of new orders) costs the new rows, not a rewrite of the bucket.
  *
+ * Deletion-vector upserts (merge-on-write; tables with delta.enableDeletionVectors = true): the
+ * files that may hold a new key are kept; only their rows whose key is new are read (mow.c),
+ * those rows are marked in one DV file for the commit (the kept files re-added with their DV,
+ * Delta's protocol) and the merged rows go to a new file of the bucket, so a batch costs the keys
+ * it touches and a scan of the bucket's key columns, not a rewrite. The same universal pick
+ * bounds the files per bucket, and a touched file with half its rows deleted is rewritten.
+ *
  * Rescale: 'bucket' changes are metadata only; a partition keeps the count its files were written
  * with (AddFile tag bucketCount) until INSERT OVERWRITE rewrites it; INSERT INTO such a partition
  * fails with Paimon's message. Scans prune to one bucket per partition on equality of the whole

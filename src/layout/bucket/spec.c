@@ -178,6 +178,10 @@ int tn_bucket_spec_parse(tn_bucket_spec *out, const char *what, const tn_bucket_
     for (uint32_t i = 0; i < nconf; i++) {
         const char *k = conf[i].key;
         if (!k || tn_str_iequal_n(k, 6, "delta.") || tn_str_iequal_n(k, 5, "tarn.")) continue;
+        if (tn_str_iequal(k, "deletion-vectors.enabled"))
+            return tn_error_set(TN_EUNSUPPORTED, "%s: option 'deletion-vectors.enabled' is spelled "
+                                "'delta.enableDeletionVectors' = 'true' here (upserts then mark replaced rows in Delta "
+                                "deletion vectors instead of rewriting buckets)", what);
         if (!tn_bucket_option_known(k))
             return tn_error_set(TN_EUNSUPPORTED, "%s: option '%s' is not supported for primary-key tables (supported: "
                                 "'primary-key', 'bucket', 'bucket-key', 'merge-engine', 'sequence.field', "

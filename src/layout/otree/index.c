@@ -268,13 +268,82 @@ static int build_cubes(ot_index *ix) {
     return 0;
 }
 
+/* A file's blocks, cube ids included, in one allocation: files are immutable and uniquely named,
+ * so the blocks parsed from a file's tags hold for every later snapshot that still has the file.
+ * An index built after a commit takes a reference on the previous index's sets instead of
+ * parsing every file's 'blocks' again (an append then parses only the files it added). */
+struct ot_blockset {
+    uint32_t refs;                     /* atomic */
+    uint32_t n;
+    ot_block blocks[];                 /* then the cube ids, NUL-terminated */
+};
+
+static ot_blockset *blockset_make(const ot_block *b, uint32_t n) {
+    size_t strs = 0;
+    for (uint32_t i = 0; i < n; i++) strs += strlen(b[i].cube) + 1;
+    ot_blockset *s = tn_malloc(sizeof *s + sizeof *b * n + strs);
+    if (!s) return NULL;
+    s->refs = 1;
+    s->n = n;
+    char *p = (char *)&s->blocks[n];
+    for (uint32_t i = 0; i < n; i++) {
+        size_t len = strlen(b[i].cube) + 1;
+        s->blocks[i] = b[i];
+        s->blocks[i].cube = memcpy(p, b[i].cube, len);
+        p += len;
+    }
+    return s;
+}
+
+static void blockset_release(ot_blockset *s) {
+    if (s && __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) == 0) tn_free(s);
+}
+
+/* prev's files by path (open addressing; slot = file index + 1). */
+typedef struct prev_map {
+    const ot_index *ix;
+    uint32_t *slot;
+    uint32_t cap;
+} prev_map;
+
+static int prev_map_build(prev_map *m, const ot_index *prev) {
+    memset(m, 0, sizeof *m);
+    if (!prev || !prev->nfiles) return 0;
+    uint32_t cap = 16;
+    while (cap < 2 * prev->nfiles) cap *= 2;
+    m->slot = tn_malloc(sizeof *m->slot * cap);
+    if (!m->slot) return TN_ENOMEM;
+    memset(m->slot, 0, sizeof *m->slot * cap);
+    m->ix = prev;
+    m->cap = cap;
+    for (uint32_t f = 0; f < prev->nfiles; f++) {
+        if (!prev->files[f].set) continue;
+        const char *path = prev->file_paths[f];
+        uint32_t h = (uint32_t)tn_hash_bytes(path, strlen(path), 0) & (cap - 1);
+        while (m->slot[h]) h = (h + 1) & (cap - 1);
+        m->slot[h] = f + 1;
+    }
+    return 0;
+}
+
+static const ot_file *prev_map_get(const prev_map *m, const char *path) {
+    if (!m->slot) return NULL;
+    uint32_t h = (uint32_t)tn_hash_bytes(path, strlen(path), 0) & (m->cap - 1);
+    for (; m->slot[h]; h = (h + 1) & (m->cap - 1))
+        if (strcmp(m->ix->file_paths[m->slot[h] - 1], path) == 0) return &m->ix->files[m->slot[h] - 1];
+    return NULL;
+}
+
 static void index_destroy(ot_index *ix);
 
-static int index_build(ot_index **out, const tn_table *t) {
+/* prev: an index of an earlier snapshot of the same table (same path and table id), or NULL. */
+static int index_build(ot_index **out, const tn_table *t, const ot_index *prev) {
     const tn_delta_snapshot *snap = tn_table_snapshot(t);
     const tn_delta_metadata *md = &snap->metadata;
     const char *path = tn_table_path(t);
     int rc = 0;
+    prev_map pm = {0};
+    tn_arena *scratch = NULL;
     *out = NULL;
     ot_index *ix = tn_calloc(1, sizeof *ix);
     if (!ix) return TN_ENOMEM;
@@ -335,6 +404,9 @@ static int index_build(ot_index **out, const tn_table *t) {
             goto cleanup;
         }
     }
+    if ((rc = prev_map_build(&pm, prev))) goto cleanup;
+    scratch = tn_arena_create(0);
+    if (!scratch) { rc = TN_ENOMEM; goto cleanup; }
     ix->nfiles = snap->nfiles;
     ix->files = tn_arena_calloc(ix->arena, sizeof *ix->files * (snap->nfiles ? snap->nfiles : 1));
     if (!ix->files) { rc = TN_ENOMEM; goto cleanup; }
@@ -349,21 +421,36 @@ static int index_build(ot_index **out, const tn_table *t) {
                               path, df->path, rv);
             goto cleanup;
         }
+        const ot_file *pf = prev_map_get(&pm, df->path);
+        if (pf && pf->revision == of->revision) {
+            __atomic_add_fetch(&pf->set->refs, 1, __ATOMIC_ACQ_REL);
+            of->set = pf->set;
+            of->blocks = pf->blocks;
+            of->nblocks = pf->nblocks;
+            continue;
+        }
         const char *blocks = tag(df, "blocks");
-        if (blocks) rc = ot_blocks_parse(blocks, r->ncols, ix->arena, &of->blocks, &of->nblocks);
-        else if (tag(df, "cube")) rc = legacy_block(df, r->ncols, ix->arena, of);
+        ot_file parsed = {of->revision, NULL, 0, NULL};
+        if (blocks) rc = ot_blocks_parse(blocks, r->ncols, scratch, &parsed.blocks, &parsed.nblocks);
+        else if (tag(df, "cube")) rc = legacy_block(df, r->ncols, scratch, &parsed);
         else if (of->revision != 0)
             rc = tn_error_set(TN_ECORRUPT, "tag 'revision' = '%s' without a 'blocks' tag", rv);
         if (rc) {
             tn_error_prefix(rc, "table '%s': file '%s'", path, df->path);
             goto cleanup;
         }
+        if (!(of->set = blockset_make(parsed.blocks, parsed.nblocks))) { rc = TN_ENOMEM; goto cleanup; }
+        of->blocks = of->set->blocks;
+        of->nblocks = of->set->n;
+        tn_arena_reset(scratch);
     }
     rc = build_cubes(ix);
     if (rc) goto cleanup;
     *out = ix;
     ix = NULL;
 cleanup:
+    tn_free(pm.slot);
+    tn_arena_destroy(scratch);
     index_destroy(ix);
     return rc;
 }
@@ -387,6 +474,7 @@ static bool cache_fits(const ot_index *ix, const tn_table *t) {
 
 static void index_destroy(ot_index *ix) {
     if (!ix) return;
+    for (uint32_t f = 0; f < ix->nfiles && ix->files; f++) blockset_release(ix->files[f].set);
     tn_arena_destroy(ix->arena);
     tn_free(ix);
 }
@@ -400,12 +488,19 @@ int ot_index_load(ot_index **out, const tn_table *t) {
         pthread_mutex_unlock(&g_cache_mu);
         return 0;
     }
+    /* an index of an earlier (or other) snapshot of the same table: its parsed blocks are reused */
+    const tn_delta_snapshot *snap = tn_table_snapshot(t);
+    ot_index *prev = g_cache;
+    if (prev && (strcmp(prev->path, tn_table_path(t)) != 0 ||
+                 strcmp(prev->table_id, snap->metadata.id ? snap->metadata.id : "") != 0))
+        prev = NULL;
+    if (prev) prev->refs++;
     pthread_mutex_unlock(&g_cache_mu);
     ot_index *ix = NULL;
-    int rc = index_build(&ix, t);
+    int rc = index_build(&ix, t, prev);
+    ot_index_free(prev);
     if (rc) return rc;
     /* the key, in the index's arena */
-    const tn_delta_snapshot *snap = tn_table_snapshot(t);
     ix->version = snap->version;
     ix->path = tn_arena_strdup(ix->arena, tn_table_path(t));
     ix->table_id = tn_arena_strdup(ix->arena, snap->metadata.id ? snap->metadata.id : "");

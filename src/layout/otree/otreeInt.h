@@ -106,10 +106,14 @@ typedef struct ot_block {
     int64_t count;
 } ot_block;
 
+typedef struct ot_blockset ot_blockset;   /* index.c: a file's parsed blocks, shared by indexes */
+
 typedef struct ot_file {
     int64_t revision;                  /* 0 = unindexed (staging, or no qbeast tags) */
-    ot_block *blocks;
+    ot_block *blocks;                  /* in set */
     uint32_t nblocks;
+    ot_blockset *set;                  /* refcounted: an index built after a commit reuses the
+                                        * blocks of the files the previous index had parsed */
 } ot_file;
 
 typedef struct ot_cube {

@@ -988,8 +988,23 @@ static tn_sql_expr *postfix(tn_sql_parser *p) {
             /* arr[i]: an element of a PostgreSQL array text (catalog columns; pg_catalog.c) */
             tn_sql_pos pos = tn_sqlp_peek(p, 0)->pos;
             tn_sqlp_advance(p);
-            tn_sql_expr *ix = tn_sqlp_expr(p);
-            if (!ix || !tn_sqlp_expect(p, TK_RBRACKET, "']' after the subscript")) return NULL;
+            tn_sql_expr *ix = tok_is(p, 0, TK_COLON) ? NULL : tn_sqlp_expr(p);
+            if (!ix && !tok_is(p, 0, TK_COLON)) return NULL;
+            if (tn_sqlp_accept(p, TK_COLON)) {
+                /* l[a:b]: list_slice, a bound left out is the list's start or end */
+                tn_sql_expr *hi = tok_is(p, 0, TK_RBRACKET) ? NULL : tn_sqlp_expr(p);
+                if (!hi && !tok_is(p, 0, TK_RBRACKET)) return NULL;
+                if (!tn_sqlp_expect(p, TK_RBRACKET, "']' after the slice")) return NULL;
+                static const tn_sql_token one = {.type = TK_INTEGER, .text = "1", .text_len = 1};
+                static const tn_sql_token minus1 = {.type = TK_INTEGER, .text = "-1", .text_len = 2};
+                tn_sql_token t1 = one, t2 = minus1;
+                t1.pos = t2.pos = pos;
+                if (!ix) ix = number_literal(p, &t1);
+                if (!hi) hi = number_literal(p, &t2);
+                e = call_n(p, "list_slice", pos, e, ix, hi);
+                continue;
+            }
+            if (!tn_sqlp_expect(p, TK_RBRACKET, "']' after the subscript")) return NULL;
             e = call_n(p, "pg_array_subscript", pos, e, ix, NULL);
             continue;
         }

@@ -156,8 +156,47 @@ static int render_delimited(shell *sh, tn_sql_result *r, char sep, bool csv, con
     return rc;
 }
 
+static int json_value(tn_buf *b, tn_buf *cell, const tn_vector *v, uint32_t i);
+
+/* LIST as a JSON array, STRUCT as an object, MAP as an object keyed by the keys' text (as
+ * DuckDB's to_json). */
+static int json_nested(tn_buf *b, tn_buf *cell, const tn_vector *v, uint32_t i) {
+    int rc = 0;
+    if (v->type.id == TN_TYPE_STRUCT) {
+        rc = tn_buf_append_byte(b, '{');
+        for (uint32_t f = 0; !rc && f < v->type.nested->nchildren; f++) {
+            const char *name = v->type.nested->names[f];
+            if (f) rc = tn_buf_append_byte(b, ',');
+            if (!rc) rc = tn_json_append_string(b, name, strlen(name));
+            if (!rc) rc = tn_buf_append_byte(b, ':');
+            if (!rc) rc = json_value(b, cell, &v->children[f], i);
+        }
+        return rc ? rc : tn_buf_append_byte(b, '}');
+    }
+    tn_list_entry e = ((const tn_list_entry *)v->data)[i];
+    bool map = v->type.id == TN_TYPE_MAP;
+    rc = tn_buf_append_byte(b, map ? '{' : '[');
+    for (uint32_t k = 0; !rc && k < e.length; k++) {
+        if (k) rc = tn_buf_append_byte(b, ',');
+        if (rc) break;
+        if (!map) {
+            rc = json_value(b, cell, &v->children[0], e.offset + k);
+            continue;
+        }
+        const tn_vector *keys = &v->children[0].children[0];
+        tn_buf_clear(cell);
+        rc = tn_value_format(cell, keys, e.offset + k);
+        if (rc < 0) break;
+        rc = tn_json_append_string(b, cell->data ? (const char *)cell->data : "", cell->len);
+        if (!rc) rc = tn_buf_append_byte(b, ':');
+        if (!rc) rc = json_value(b, cell, &v->children[0].children[1], e.offset + k);
+    }
+    return rc ? rc : tn_buf_append_byte(b, map ? '}' : ']');
+}
+
 static int json_value(tn_buf *b, tn_buf *cell, const tn_vector *v, uint32_t i) {
     if (is_null(v, i)) return tn_buf_printf(b, "null");
+    if (tn_type_is_nested(v->type)) return json_nested(b, cell, v, i);
     tn_buf_clear(cell);
     int f = format_cell(cell, v, i);
     if (f < 0) return f;

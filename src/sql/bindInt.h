@@ -155,6 +155,11 @@ bool tn_pg_is_session_function(const char *name);
 int tn_pg_session_function(tn_binder *b, const char *name, uint32_t nargs, tn_expr **out);
 bool tn_bind_contains_agg(const tn_sql_expr *e);
 bool tn_bind_contains_window(const tn_sql_expr *e);
+/* bind_nested.c: [a, b] literals, struct_pack(a := x), x[i] by x's type, s.a.b field paths. */
+int tn_bind_list_literal(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
+int tn_bind_struct_pack_named(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
+const char *tn_bind_subscript_function(const tn_expr *x);
+int tn_bind_field_path(bind_ctx *c, tn_expr **inout, const tn_sql_ident *parts, int n, tn_sql_pos pos);
 /* Fold constant sub-expressions of *e in place. */
 int tn_bind_fold(tn_binder *b, tn_expr **e);
 /* Bind a constant integer expression (LIMIT / OFFSET / sample sizes). */

@@ -275,6 +275,15 @@ static int bind_column(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
                                           col);
         }
     }
+    for (int k = (int)q->n - 1; k >= 1; k--) {         /* s.a.b: column s, then its fields */
+        tn_sql_qname pre = {q->parts, k};
+        int pidx = -1, pn = 0;
+        tn_type pt;
+        find_in_scope(c->scope, &pre, &pidx, &pt, &pn, &other, &first);
+        if (pn != 1 || pt.id != TN_TYPE_STRUCT) continue;
+        int rc = tn_expr_column(out, (uint32_t)pidx, pt);
+        return rc ? rc : tn_bind_field_path(c, out, q->parts + k, (int)q->n - k, e->pos);
+    }
     if (miss_tab && q->n >= 2)
         return tn_bind_error(b, e->pos, "Referenced table \"%s\" not found!", q->parts[q->n - 2].name);
     if (q->n == 1 && !q->parts[0].quoted && tn_pg_is_session_function(col) && !tn_str_iequal(col, "version")) {
@@ -469,6 +478,7 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     if (e->u.func.distinct || e->u.func.filter || e->u.func.order_by.n)
         return tn_bind_error(b, e->pos, "DISTINCT, FILTER and ORDER BY apply to aggregate functions only (%s is not one)", name);
     if (e->u.func.star) return tn_bind_error(b, e->pos, "%s(*) is not a function", name);
+    if (tn_str_iequal(name, "struct_pack")) return tn_bind_struct_pack_named(c, e, out);
     if (e->u.func.arg_names)
         for (int i = 0; i < e->u.func.args.n; i++)
             if (e->u.func.arg_names[i].name)
@@ -544,6 +554,7 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
             free_args(args, n);
             return tn_bind_error_code(b, TN_ENOTFOUND, e->pos, "Scalar Function with name %s does not exist!", name);
         }
+        if (n == 2 && strcmp(name, "pg_array_subscript") == 0) name = tn_bind_subscript_function(args[0]);
         rc = tn_expr_function_ex(out, name, args, flags, (uint32_t)n);
     }
     if (rc) return tn_bind_error_at(b, rc, e->pos);
@@ -1301,9 +1312,9 @@ parts:
         break;
     }
     case TN_SQL_E_INTERVAL: rc = bind_interval(c, e, out); break;
-    case TN_SQL_E_LIST:
+    case TN_SQL_E_LIST: rc = tn_bind_list_literal(c, e, out); break;
     case TN_SQL_E_ROW:
-        rc = tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "list and row values are not supported yet");
+        rc = tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "row values are not supported yet");
         break;
     }
 done:

@@ -27,6 +27,10 @@ static int prep_vector(tn_vector *v, uint32_t rows) {
 /* Copy row `from` of src to row `to` of dst (same type; strings borrowed). */
 static void copy_row(tn_vector *dst, uint32_t to, const tn_vector *src, uint32_t from) {
     size_t w = tn_type_width(dst->type);
+    if (dst->children) {           /* nested: a deep copy (no borrowing of child vectors) */
+        if (tn_vector_copy_row(dst, to, src, from)) tn_vector_set_valid_bit(dst, to, false);
+        return;
+    }
     if (!tn_vector_is_valid(src, from)) {
         tn_vector_set_valid_bit(dst, to, false);
         memset((uint8_t *)dst->data + (size_t)to * w, 0, w);
@@ -39,6 +43,13 @@ static void copy_row(tn_vector *dst, uint32_t to, const tn_vector *src, uint32_t
 /* dst (rows rows, prepared) = src broadcast or copied; strings borrowed. */
 static int copy_vector(tn_vector *dst, const tn_vector *src, uint32_t rows) {
     size_t w = tn_type_width(dst->type);
+    if (dst->children) {           /* nested: gather (elements copied, strings borrowed) */
+        uint32_t *sel = NULL;
+        if (src->count == 1 && rows != 1 && !(sel = tn_calloc(rows, sizeof *sel))) return TN_ENOMEM;
+        int rc = tn_vector_gather(dst, src, sel, rows);
+        tn_free(sel);
+        return rc;
+    }
     if (src->count == 1 && rows != 1) {
         if (!tn_vector_is_valid(src, 0)) {
             int rc = tn_vector_ensure_validity(dst);
@@ -86,6 +97,21 @@ static void free_args(tn_expr **args, uint32_t n) {
 
 static int value_copy_owned(tn_value *dst, const tn_value *src) {
     *dst = *src;
+    if (!src->is_null && tn_type_is_nested(src->type)) {      /* a 1-row vector of its own */
+        tn_vector *v = tn_malloc(sizeof *v);
+        if (!v) return TN_ENOMEM;
+        int rc = tn_vector_init(v, src->type, 1);
+        if (!rc) rc = tn_vector_copy_row(v, 0, src->u.ref.vec, src->u.ref.row);
+        if (rc) {
+            tn_vector_free(v);
+            tn_free(v);
+            return rc;
+        }
+        v->count = 1;
+        dst->u.ref.vec = v;
+        dst->u.ref.row = 0;
+        return 0;
+    }
     if (!src->is_null && tn_type_is_string(src->type)) {
         char *p = tn_malloc(src->u.s.len ? src->u.s.len : 1);
         if (!p) return TN_ENOMEM;
@@ -97,6 +123,10 @@ static int value_copy_owned(tn_value *dst, const tn_value *src) {
 
 static void value_free_owned(tn_value *v) {
     if (!v->is_null && tn_type_is_string(v->type)) tn_free((void *)v->u.s.ptr);
+    if (!v->is_null && tn_type_is_nested(v->type)) {
+        tn_vector_free((tn_vector *)v->u.ref.vec);
+        tn_free((void *)v->u.ref.vec);
+    }
 }
 
 void tn_expr_free(tn_expr *e) {
@@ -1061,7 +1091,10 @@ int tn_expr_fold(const tn_expr *e, tn_arena *arena, tn_value *out) {
     tn_vector_get_value(&v, 0, out);
     out->type = e->type;
     if (e->type.id == TN_TYPE_NULL) out->is_null = true;
-    if (!out->is_null && tn_type_is_string(e->type)) {
+    if (!out->is_null && tn_type_is_nested(e->type)) {
+        rc = tn_vector_row_to_arena(arena, &v, 0, &out->u.ref.vec);
+        out->u.ref.row = 0;
+    } else if (!out->is_null && tn_type_is_string(e->type)) {
         char *p = tn_arena_alloc(arena, out->u.s.len ? out->u.s.len : 1);
         if (!p) {
             rc = TN_ENOMEM;

@@ -29,6 +29,13 @@ const char *tn_cast_type_name(tn_type t) {
 
 bool tn_cast_supported(tn_type from, tn_type to) {
     if (from.id == TN_TYPE_NULL || tn_type_equal(from, to)) return true;
+    if (tn_type_is_nested(from) || tn_type_is_nested(to)) {
+        if (to.id == TN_TYPE_VARCHAR) return true;
+        if (from.id != to.id || from.nested->nchildren != to.nested->nchildren) return false;
+        for (uint32_t i = 0; i < from.nested->nchildren; i++)
+            if (!tn_cast_supported(from.nested->children[i], to.nested->children[i])) return false;
+        return true;
+    }
     if (to.id == TN_TYPE_VARCHAR || from.id == TN_TYPE_VARCHAR) return to.id != TN_TYPE_NULL;
     bool fn = tn_type_is_numeric(from) || from.id == TN_TYPE_BOOLEAN;
     bool tnum = tn_type_is_numeric(to) || to.id == TN_TYPE_BOOLEAN;
@@ -710,6 +717,22 @@ static int cast_datetime(cast_ctx *c, uint32_t n) {
     return 0;
 }
 
+/* LIST -> LIST, MAP -> MAP, STRUCT -> STRUCT of as many fields (by position, as DuckDB's
+ * unnamed cast): the same entries and validity, each child cast. */
+static int cast_nested(const tn_vector *src, tn_vector *out, bool try_cast) {
+    if (src->type.id != out->type.id || src->type.nested->nchildren != out->type.nested->nchildren) {
+        char a[128], b[128];
+        return tn_error_set(TN_EUNSUPPORTED, "Unimplemented type for cast (%s -> %s)",
+                            tn_type_format(src->type, a, sizeof a), tn_type_format(out->type, b, sizeof b));
+    }
+    if (src->type.id != TN_TYPE_STRUCT) memcpy(out->data, src->data, (size_t)src->count * sizeof(tn_list_entry));
+    for (uint32_t i = 0; i < src->type.nested->nchildren; i++) {
+        int rc = tn_cast_vector(&src->children[i], &out->children[i], try_cast);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 int tn_cast_vector(const tn_vector *src, tn_vector *out, bool try_cast) {
     uint32_t n = src->count;
     int rc = 0;
@@ -726,9 +749,14 @@ int tn_cast_vector(const tn_vector *src, tn_vector *out, bool try_cast) {
         if (src->type.id == TN_TYPE_NULL) memset(out->validity, 0, ((size_t)n + 63) / 64 * 8);
         else memcpy(out->validity, src->validity, ((size_t)n + 63) / 64 * 8);
     }
-    if (src->type.id == TN_TYPE_NULL) goto cleanup;
+    if (src->type.id == TN_TYPE_NULL) {
+        if (out->children) rc = tn_vector_fill_null(out, 0, n);     /* struct fields NULL too */
+        goto cleanup;
+    }
     uint8_t from = src->type.id, to = out->type.id;
-    if (tn_type_equal(src->type, out->type) && !tn_type_is_string(src->type)) {
+    if (tn_type_is_nested(src->type) && to != TN_TYPE_VARCHAR) {
+        rc = cast_nested(src, out, try_cast);
+    } else if (tn_type_equal(src->type, out->type) && !tn_type_is_string(src->type)) {
         if (w) memcpy(out->data, src->data, w * n);
     } else if (from == to && tn_type_is_string(src->type)) {
         rc = cast_to_string(&c, n);
@@ -772,7 +800,10 @@ int tn_cast_value(const tn_value *src, tn_type to, bool try_cast, tn_arena *aren
     if (!rc) rc = tn_cast_vector(&a, &b, try_cast);
     if (!rc) {
         tn_vector_get_value(&b, 0, out);
-        if (!out->is_null && tn_type_is_string(to)) {
+        if (!out->is_null && tn_type_is_nested(to)) {
+            rc = tn_vector_row_to_arena(arena, &b, 0, &out->u.ref.vec);
+            out->u.ref.row = 0;
+        } else if (!out->is_null && tn_type_is_string(to)) {
             char *p = tn_arena_alloc(arena, out->u.s.len ? out->u.s.len : 1);
             if (!p) rc = TN_ENOMEM;
             else {

@@ -426,7 +426,7 @@ static const struct { const char *alias, *name; } g_aliases[] = {
 static const tn_func_def *const g_tables[] = {g_operators, tn_funcs_string, tn_funcs_math,
                                               tn_funcs_datetime, tn_funcs_hash, tn_funcs_interval, tn_funcs_pg,
                                               tn_funcs_bitmap, tn_funcs_similarity, tn_funcs_trig,
-                                              tn_funcs_regex};
+                                              tn_funcs_regex, tn_funcs_list};
 
 static const char *canonical_name(const char *name, char *buf, size_t cap) {
     size_t n = strlen(name);
@@ -474,9 +474,44 @@ static tn_type int_as_decimal(tn_type t) {
     }
 }
 
+/* Nested types convert implicitly child by child (INTEGER[] -> BIGINT[], "NULL"[] -> any list;
+ * STRUCTs need the same field names). */
+static int nested_cast_cost(tn_type from, tn_type to) {
+    if (from.id != to.id || from.nested->nchildren != to.nested->nchildren) return -1;
+    int total = 1;
+    for (uint32_t i = 0; i < from.nested->nchildren; i++) {
+        if (from.id == TN_TYPE_STRUCT && !tn_str_iequal(from.nested->names[i], to.nested->names[i])) return -1;
+        int c = tn_func_implicit_cast_cost(from.nested->children[i], to.nested->children[i]);
+        if (c < 0) return -1;
+        total += c;
+    }
+    return total;
+}
+
+static int nested_common_type(tn_type a, tn_type b, tn_type *out) {
+    char x[128], y[128];
+    uint32_t n = a.nested->nchildren;
+    if (a.id != b.id || n != b.nested->nchildren) goto mismatch;
+    tn_type kids[64];
+    if (n > 64) goto mismatch;
+    for (uint32_t i = 0; i < n; i++) {
+        if (a.id == TN_TYPE_STRUCT && !tn_str_iequal(a.nested->names[i], b.nested->names[i])) goto mismatch;
+        int rc = tn_func_common_type(a.nested->children[i], b.nested->children[i], &kids[i]);
+        if (rc) return rc;
+    }
+    if (a.id == TN_TYPE_LIST) return tn_type_list(out, kids[0]);
+    if (a.id == TN_TYPE_MAP) return tn_type_map(out, kids[0].nested->children[0], kids[0].nested->children[1]);
+    return tn_type_struct(out, n, a.nested->names, kids);
+mismatch:
+    return tn_error_set(TN_EBIND, "Cannot mix values of type %s and %s - an explicit cast is required",
+                        tn_type_format(a, x, sizeof x), tn_type_format(b, y, sizeof y));
+}
+
 int tn_func_implicit_cast_cost(tn_type from, tn_type to) {
     if (tn_type_equal(from, to)) return 0;
     if (from.id == TN_TYPE_NULL) return 1;
+    if (tn_type_is_nested(from) || tn_type_is_nested(to))
+        return tn_type_is_nested(from) && tn_type_is_nested(to) ? nested_cast_cost(from, to) : -1;
     int rf = numeric_rank(from.id), rt = numeric_rank(to.id);
     if (rf && rt) {
         if (from.id == TN_TYPE_DECIMAL && to.id == TN_TYPE_DECIMAL) {
@@ -517,6 +552,10 @@ static int sig_cost(tn_type from, uint8_t sig, uint8_t flags, tn_type *target) {
         }
         return -1;
     }
+    if (sig == TN_TYPE_LIST || sig == TN_TYPE_STRUCT || sig == TN_TYPE_MAP) {   /* any of that kind */
+        *target = from;
+        return from.id == sig ? 0 : -1;
+    }
     *target = tn_type_make((tn_type_id)sig);
     if (from.id == sig) return 0;
     if ((flags & TN_FUNC_ARG_STRING_LITERAL) && from.id == TN_TYPE_VARCHAR) return 20;
@@ -532,6 +571,7 @@ int tn_func_common_type(tn_type a, tn_type b, tn_type *out) {
         *out = b;
         return 0;
     }
+    if (tn_type_is_nested(a) && tn_type_is_nested(b)) return nested_common_type(a, b, out);
     if (a.id == TN_TYPE_DECIMAL || b.id == TN_TYPE_DECIMAL) {
         int ra = numeric_rank(a.id), rb = numeric_rank(b.id);
         if (ra && rb && ra <= 5 && rb <= 5) {

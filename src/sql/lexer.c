@@ -378,6 +378,8 @@ static int lex_one(lexer *lx) {
         case '(': type = TK_LPAREN; break;
         case ')': type = TK_RPAREN; break;
         case '[': type = TK_LBRACKET; break;
+        case '{': type = TK_LBRACE; break;
+        case '}': type = TK_RBRACE; break;
         case ']': type = TK_RBRACKET; break;
         case ',': type = TK_COMMA; break;
         case ';': type = TK_SEMI; break;

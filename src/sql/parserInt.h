@@ -90,6 +90,7 @@ typedef enum tn_tok_type {
     TK_ASSIGN,     /* := */
     TK_ARROW,      /* => */
     TK_REGEX,      /* ~ ~* !~ !~* (PostgreSQL regex match): ival bit 0 negated, bit 1 case-insensitive */
+    TK_LBRACE, TK_RBRACE,   /* { } (struct and map literals) */
 } tn_tok_type;
 
 typedef struct tn_sql_hint_span {

@@ -172,13 +172,83 @@ static char *upper_dup(tn_sql_parser *p, const char *s) {
     return u;
 }
 
+/* The nested type names: STRUCT(a INT, ...) / ROW(...), MAP(K, V), and Spark's ARRAY<T>,
+ * STRUCT<a: T, ...>, MAP<K, V>; T[] is handled after the base type (tn_sqlp_type). */
+static tn_sql_type *nested_type(tn_sql_parser *p, const tn_sql_token *t) {
+    bool angle = tok_is(p, 1, TK_LT);
+    tn_sql_type *ty = tn_sqlp_alloc(p, sizeof *ty);
+    if (!ty) return NULL;
+    ty->pos = t->pos;
+    ty->known = true;
+    p->i += 2;
+    tn_tok_type close = angle ? TK_GT : TK_RPAREN;
+    int rc = 0;
+    if (strcmp(t->text, "array") == 0) {
+        tn_sql_type *el = tn_sqlp_type(p);
+        if (!el) return NULL;
+        if (!el->known) return tn_sqlp_fail_at(p, el->pos, "type %s is not supported inside a nested type", el->name);
+        ty->name = "LIST";
+        rc = tn_type_list(&ty->type, el->type);
+    } else if (strcmp(t->text, "map") == 0) {
+        tn_sql_type *k = tn_sqlp_type(p);
+        if (!k || !tn_sqlp_expect(p, TK_COMMA, "',' between the key and value types of MAP")) return NULL;
+        tn_sql_type *v = tn_sqlp_type(p);
+        if (!v) return NULL;
+        if (!k->known || !v->known) return tn_sqlp_fail_at(p, ty->pos, "unsupported type inside MAP");
+        ty->name = "MAP";
+        rc = tn_type_map(&ty->type, k->type, v->type);
+    } else {
+        const char *names[64];
+        tn_type types[64];
+        uint32_t n = 0;
+        do {
+            const tn_sql_token *f = tn_sqlp_peek(p, 0);
+            if (f->type != TK_IDENT && f->type != TK_QIDENT && f->type != TK_STRING)
+                return tn_sqlp_fail_expected(p, "a field name");
+            if (n == 64) return tn_sqlp_fail_at(p, f->pos, "too many STRUCT fields (at most 64)");
+            names[n] = f->text;
+            tn_sqlp_advance(p);
+            tn_sqlp_accept(p, TK_COLON);
+            tn_sql_type *ft = tn_sqlp_type(p);
+            if (!ft) return NULL;
+            if (!ft->known) return tn_sqlp_fail_at(p, ft->pos, "type %s is not supported inside a STRUCT", ft->name);
+            types[n++] = ft->type;
+        } while (tn_sqlp_accept(p, TK_COMMA));
+        ty->name = "STRUCT";
+        rc = tn_type_struct(&ty->type, n, names, types);
+    }
+    if (rc) return tn_sqlp_fail_at(p, ty->pos, "%s", tn_error_message());
+    if (!tn_sqlp_expect(p, close, angle ? "'>' to close the type" : "')' to close the type")) return NULL;
+    return ty;
+}
+
+/* T[] and T[][]: lists (after a tarn type; PostgreSQL catalog spellings keep the old meaning). */
+static tn_sql_type *array_suffix(tn_sql_parser *p, tn_sql_type *ty) {
+    while (tok_is(p, 0, TK_LBRACKET) && tok_is(p, 1, TK_RBRACKET)) {
+        p->i += 2;
+        if (tn_type_list(&ty->type, ty->type)) return tn_sqlp_fail_at(p, ty->pos, "%s", tn_error_message());
+        ty->name = "LIST";
+        ty->n_params = 0;
+    }
+    return ty;
+}
+
 tn_sql_type *tn_sqlp_type(tn_sql_parser *p) {
     const tn_sql_token *t = tn_sqlp_peek(p, 0);
+    if (t->type == TK_IDENT &&
+        (((strcmp(t->text, "struct") == 0 || strcmp(t->text, "row") == 0 || strcmp(t->text, "map") == 0) &&
+          (tok_is(p, 1, TK_LPAREN) || tok_is(p, 1, TK_LT))) ||
+         (strcmp(t->text, "array") == 0 && tok_is(p, 1, TK_LT)))) {
+        tn_sql_type *ty = nested_type(p, t);
+        return ty ? array_suffix(p, ty) : NULL;
+    }
+    bool pg_prefixed = false;
     if (t->type != TK_IDENT && t->type != TK_QIDENT) return tn_sqlp_fail_expected(p, "a type name");
     if (t->type == TK_IDENT && tn_sql_keyword_class(t->kw) == KWC_RESERVED)
         return tn_sqlp_fail_expected(p, "a type name");
     if (t->type == TK_IDENT && strcmp(t->text, "pg_catalog") == 0 && tok_is(p, 1, TK_DOT)) {
         p->i += 2;                     /* ::pg_catalog.text: PostgreSQL's schema of its types */
+        pg_prefixed = true;
         t = tn_sqlp_peek(p, 0);
         if (t->type != TK_IDENT && t->type != TK_QIDENT) return tn_sqlp_fail_expected(p, "a type name");
     }
@@ -229,6 +299,16 @@ tn_sql_type *tn_sqlp_type(tn_sql_parser *p) {
             ty->type = tn_type_make(TN_TYPE_TIMESTAMP_TZ);
         }
         p->i += 3;
+    }
+    if (tok_is(p, 0, TK_LBRACKET) && tok_is(p, 1, TK_RBRACKET) && ty->known && !pg_prefixed &&
+        strcmp(t->text, "name") != 0 && strcmp(t->text, "oid") != 0) {
+        if (ty->known && ty->type.id == TN_TYPE_DECIMAL && ty->n_params) {
+            int64_t prec = ty->params[0], scale = ty->n_params >= 2 ? ty->params[1] : 0;
+            if (prec < 1 || prec > TN_DECIMAL_MAX_PRECISION || scale > prec)
+                return tn_sqlp_fail_at(p, ty->pos, "invalid DECIMAL type parameters");
+            ty->type = tn_type_decimal((int)prec, (int)scale);
+        } else if (ty->known && ty->type.id == TN_TYPE_DECIMAL) ty->type = tn_type_decimal(18, 3);
+        return array_suffix(p, ty);
     }
     if (tok_is(p, 0, TK_LBRACKET) && tok_is(p, 1, TK_RBRACKET)) {
         /* a PostgreSQL array type (text[]): tarn has no arrays; catalog array columns are
@@ -650,6 +730,47 @@ static tn_sql_expr *paren_expr(tn_sql_parser *p) {
     return e;
 }
 
+/* A call of an internal constructor with the collected arguments. */
+static tn_sql_expr *call_args(tn_sql_parser *p, const char *name, tn_sql_pos pos, tn_vec *args) {
+    tn_sql_ident *id = tn_sqlp_alloc(p, sizeof *id);
+    tn_sql_expr *e = new_expr(p, TN_SQL_E_FUNCTION, pos);
+    if (!id || !e) return NULL;
+    id->name = name;
+    id->pos = pos;
+    e->u.func.name.parts = id;
+    e->u.func.name.n = 1;
+    e->u.func.args.items = args->data;
+    e->u.func.args.n = (int)args->n;
+    return e;
+}
+
+/* {'a': 1, b: 'x'} -> __struct_pack('a', 1, 'b', 'x'); MAP {k: v, ...} -> __map_pack(k, v, ...). */
+static tn_sql_expr *brace_literal(tn_sql_parser *p, bool map, tn_sql_pos pos) {
+    tn_vec args = {0};
+    tn_sqlp_advance(p);                       /* { */
+    if (!tn_sqlp_accept(p, TK_RBRACE)) {
+        do {
+            tn_sql_expr *k;
+            const tn_sql_token *t = tn_sqlp_peek(p, 0);
+            if (!map && (t->type == TK_IDENT || t->type == TK_QIDENT || t->type == TK_STRING)) {
+                k = string_literal(p, t, TN_SQL_LIT_STRING);
+                tn_sqlp_advance(p);
+            } else if (!map) {
+                return tn_sqlp_fail_expected(p, "a field name in the struct literal");
+            } else {
+                k = tn_sqlp_expr(p);
+            }
+            if (!k || !tn_sqlp_expect(p, TK_COLON, map ? "':' after the map key" : "':' after the field name"))
+                return NULL;
+            tn_sql_expr *v = tn_sqlp_expr(p);
+            if (!v || !tn_sqlp_push(p, &args, &k, sizeof k) || !tn_sqlp_push(p, &args, &v, sizeof v)) return NULL;
+        } while (tn_sqlp_accept(p, TK_COMMA) && !tok_is(p, 0, TK_RBRACE));
+        if (!tn_sqlp_expect(p, TK_RBRACE, "'}' to close the literal")) return NULL;
+    }
+    if (!map && args.n == 0) return tn_sqlp_fail_at(p, pos, "an empty struct literal {} is not valid");
+    return call_args(p, map ? "__map_pack" : "__struct_pack", pos, &args);
+}
+
 static tn_sql_expr *list_literal(tn_sql_parser *p) {
     tn_sql_expr *e = new_expr(p, TN_SQL_E_LIST, tn_sqlp_peek(p, 0)->pos);
     if (!e) return NULL;
@@ -723,6 +844,8 @@ static tn_sql_expr *primary(tn_sql_parser *p) {
         return paren_expr(p);
     case TK_LBRACKET:
         return list_literal(p);
+    case TK_LBRACE:
+        return brace_literal(p, false, t->pos);
     case TK_QIDENT:
         return name_expr(p);
     case TK_IDENT:
@@ -799,6 +922,10 @@ static tn_sql_expr *primary(tn_sql_parser *p) {
         tn_sqlp_advance(p);
         return e;
     }
+    if (tok_word(t, "map") && n->type == TK_LBRACE) {
+        tn_sqlp_advance(p);
+        return brace_literal(p, true, pos);
+    }
     if (tok_word(t, "array") && n->type == TK_LBRACKET) {
         tn_sqlp_advance(p);
         return list_literal(p);
@@ -864,6 +991,15 @@ static tn_sql_expr *postfix(tn_sql_parser *p) {
             tn_sql_expr *ix = tn_sqlp_expr(p);
             if (!ix || !tn_sqlp_expect(p, TK_RBRACKET, "']' after the subscript")) return NULL;
             e = call_n(p, "pg_array_subscript", pos, e, ix, NULL);
+            continue;
+        }
+        if (e && tok_is(p, 0, TK_DOT) && (tok_is(p, 1, TK_IDENT) || tok_is(p, 1, TK_QIDENT)) &&
+            e->kind != TN_SQL_E_COLUMN) {
+            /* (expr).field: a STRUCT field (func_list.c) */
+            tn_sql_pos pos = tn_sqlp_peek(p, 0)->pos;
+            tn_sql_expr *f = string_literal(p, tn_sqlp_peek(p, 1), TN_SQL_LIT_STRING);
+            p->i += 2;
+            e = call_n(p, "struct_extract", pos, e, f, NULL);
             continue;
         }
         if (!e || !tok_is(p, 0, TK_CAST)) break;

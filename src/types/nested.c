@@ -170,6 +170,7 @@ int tn_type_append_name(tn_buf *out, tn_type t) {
                 return rc;
         }
         return tn_buf_append(out, ")", 1);
+    case TN_TYPE_NULL: return tn_buf_append(out, "\"NULL\"", 6);
     default: tn_type_format(t, tmp, sizeof tmp); return tn_buf_append(out, tmp, strlen(tmp));
     }
 }
@@ -406,4 +407,53 @@ int tn_nested_to_text(tn_buf *out, const tn_vector *v, uint32_t row) {
         } else if ((rc = append_child(out, child, e.offset + i))) return rc;
     }
     return tn_buf_append_byte(out, map ? '}' : ']');
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Arena copies (folded constants).
+ */
+static int clone_into(tn_arena *a, tn_vector *dst, const tn_vector *src) {
+    memset(dst, 0, sizeof *dst);
+    dst->type = src->type;
+    dst->count = src->count;
+    dst->capacity = src->count ? src->count : 1;
+    size_t w = tn_type_width(src->type);
+    if (!(dst->data = tn_arena_calloc(a, (size_t)dst->capacity * (w ? w : 1)))) return TN_ENOMEM;
+    if (w && src->count) memcpy(dst->data, src->data, (size_t)src->count * w);
+    if (src->validity) {
+        size_t words = ((size_t)dst->capacity + 63) / 64;
+        if (!(dst->validity = tn_arena_alloc(a, words * 8))) return TN_ENOMEM;
+        memcpy(dst->validity, src->validity, words * 8);
+    }
+    if (tn_type_is_string(src->type))
+        for (uint32_t i = 0; i < src->count; i++) {
+            tn_str *s = (tn_str *)dst->data + i;
+            if (!s->len) { s->ptr = ""; continue; }
+            char *p = tn_arena_alloc(a, s->len);
+            if (!p) return TN_ENOMEM;
+            memcpy(p, s->ptr, s->len);
+            s->ptr = p;
+        }
+    if (src->children) {
+        uint32_t n = src->type.nested->nchildren;
+        if (!(dst->children = tn_arena_calloc(a, n * sizeof *dst->children))) return TN_ENOMEM;
+        for (uint32_t i = 0; i < n; i++) {
+            int rc = clone_into(a, &dst->children[i], &src->children[i]);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
+int tn_vector_row_to_arena(tn_arena *arena, const tn_vector *src, uint32_t row, const tn_vector **out) {
+    tn_vector tmp, *dst = tn_arena_alloc(arena, sizeof *dst);
+    if (!dst) return TN_ENOMEM;
+    int rc = tn_vector_init(&tmp, src->type, 1);
+    if (rc) return rc;
+    rc = tn_vector_copy_row(&tmp, 0, src, row);
+    tmp.count = 1;
+    if (!rc) rc = clone_into(arena, dst, &tmp);
+    tn_vector_free(&tmp);
+    if (!rc) *out = dst;
+    return rc;
 }

@@ -225,6 +225,9 @@ int tn_vector_append_rows(tn_vector *dst, const tn_vector *src, const uint32_t *
 /* Copy row srow of src into row drow of dst (same type; drow < dst->capacity); nested values
  * are copied deeply (list elements appended to dst's child). dst->count is not changed. */
 int tn_vector_copy_row(tn_vector *dst, uint32_t drow, const tn_vector *src, uint32_t srow);
+/* A copy of row `row` of src as a 1-row vector whose memory (data, validity, children, string
+ * bytes) all lives in `arena`: valid until the arena is reset; never tn_vector_free it. */
+int tn_vector_row_to_arena(tn_arena *arena, const tn_vector *src, uint32_t row, const tn_vector **out);
 /* Set rows [from, from+n) of v to NULL (validity allocated). */
 int tn_vector_fill_null(tn_vector *v, uint32_t from, uint32_t n);
 uint32_t tn_vector_null_count(const tn_vector *v);

@@ -342,28 +342,31 @@ for r in sample:
 report(not bad, "point lookups by the whole key: the row, from one file (bucket pruning with each file's own count)", bad[:3])
 
 # ---------------------------------------------------------------------------------------------
-# (3) two processes upserting the same bucket at once
-t("CREATE TABLE conc (k INT, v VARCHAR, PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '1')")
-scripts = []
-expect_keys = set()
-for who, lo in (("A", 0), ("B", 50)):
-    sql = os.path.join(base, f"conc_{who}.sql")
-    with open(sql, "w") as fh:
-        for i in range(12):
-            kk = [lo + (i * 7 + j) % 100 for j in range(10)]
-            expect_keys |= set(str(k) for k in kk)
-            ks = ", ".join(f"({k}, '{who}{i}')" for k in kk)
-            fh.write(f"INSERT INTO conc VALUES {ks};\n")
-    scripts.append(subprocess.Popen([tarn, "-w", wh, "-f", sql], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
-errs = [(p.wait(), p.stderr.read()) for p in scripts]
-rows = rows_of(t("SELECT k, v FROM conc").stdout)
-files = live_files("conc")
-live = rows_of(d(f"SELECT k FROM read_parquet({parquet_list('conc', files)})"))
-ok = all(rc == 0 for rc, _ in errs) and sorted(r[0] for r in rows) == sorted(expect_keys) and len(live) == len(expect_keys)
-versions = len([f for f in os.listdir(os.path.join(wh, "conc", "_delta_log")) if f.endswith(".json") and len(f) == 25])
-ok = ok and versions == 25
-report(ok, f"two processes x 12 upserts into one bucket: all committed ({versions - 1} commits), {len(rows)} keys once each",
-       f"{errs} rows={len(rows)} live={len(live)} versions={versions}")
+# (3) two processes upserting the same bucket at once (copy-on-write, then deletion vectors:
+# both rewrite or re-add the same file, so the later one conflicts and merges again)
+def concurrent(tbl, opts):
+    t(f"CREATE TABLE {tbl} (k INT, v VARCHAR, PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '1'{opts})")
+    scripts = []
+    expect_keys = set()
+    for who, lo in (("A", 0), ("B", 50)):
+        sql = os.path.join(base, f"{tbl}_{who}.sql")
+        with open(sql, "w") as fh:
+            for i in range(12):
+                kk = [lo + (i * 7 + j) % 100 for j in range(10)]
+                expect_keys |= set(str(k) for k in kk)
+                ks = ", ".join(f"({k}, '{who}{i}')" for k in kk)
+                fh.write(f"INSERT INTO {tbl} VALUES {ks};\n")
+        scripts.append(subprocess.Popen([tarn, "-w", wh, "-f", sql], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+    errs = [(p.wait(), p.stderr.read()) for p in scripts]
+    rows = rows_of(t(f"SELECT k, v FROM {tbl}").stdout)
+    live = rows_of(d(live_sql(tbl, live_files(tbl), "k", hive=False)))
+    ok = all(rc == 0 for rc, _ in errs) and sorted(r[0] for r in rows) == sorted(expect_keys) and len(live) == len(expect_keys)
+    versions = len([f for f in os.listdir(os.path.join(wh, tbl, "_delta_log")) if f.endswith(".json") and len(f) == 25])
+    ok = ok and versions == 25
+    report(ok, f"two processes x 12 upserts into one bucket{' (deletion vectors)' if opts else ''}: all committed "
+           f"({versions - 1} commits), {len(rows)} keys once each", f"{errs} rows={len(rows)} live={len(live)} versions={versions}")
+concurrent("conc", "")
+concurrent("concdv", ", 'delta.enableDeletionVectors' = 'true'")
 
 # ---------------------------------------------------------------------------------------------
 # (4) SIGKILL during an upsert and during a rescale overwrite

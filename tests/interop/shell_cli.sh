@@ -57,6 +57,9 @@ run() { "$T" -w "$W" "$@" 2>"$tmp/err"; }
 check "-csv alias" $'a,b\n1,x' run -csv -c "SELECT 1 AS a, 'x' AS b"
 check "-json alias" '[{"a":1,"b":"x"}]' run -json -c "SELECT 1 AS a, 'x' AS b"
 check "-jsonlines" $'{"a":1}\n{"a":2}' run -jsonlines -c "SELECT * FROM (VALUES (1), (2)) t(a) ORDER BY a"
+# nested values as JSON arrays / objects (maps keyed by the key's text), as DuckDB's to_json
+check "--json nested values" '[{"a":[1,null],"b":{"a":"x","b":[1.5]},"c":{"k":1},"e":{"1":2},"d":["2020-01-01"],"f":null}]' \
+    run --json -c "SELECT [1,NULL] a, {'a': 'x', 'b': [1.5]} b, MAP{'k': 1} c, MAP{1: 2} e, [DATE '2020-01-01'] d, NULL::INT[] f"
 check "-noheader" '1' run -csv -noheader -c "SELECT 1 AS a"
 check "-header after .headers off in -cmd" $'a\n1' run -csv -cmd ".headers off" -header -c ".headers on" -c "SELECT 1 AS a"
 check ".headers off" $'1|x' run -c ".mode list" -c ".headers off" -c "SELECT 1 AS a, 'x' AS b"

@@ -94,7 +94,7 @@ static void *read_worker(void *arg) {
     }
     if (job->nrg > 4096) job->nrg = 4096;
     for (uint32_t i = 0; i < job->nrg; i++) rgs[i] = job->first_rg + i;
-    tn_parquet_scan_options so = {cols, NCOLS, rgs, job->nrg, NULL, 0};
+    tn_parquet_scan_options so = {cols, NCOLS, rgs, job->nrg, NULL, 0, NULL};
     if ((job->rc = tn_parquet_scan_open(&scan, f, &so)) != 0) goto cleanup;
     if ((job->rc = tn_chunk_init(&chunk, NCOLS, types, TN_VECTOR_SIZE)) != 0) goto cleanup;
     chunk_ok = true;
@@ -232,7 +232,7 @@ static int bench_write(const char *path, const char *out, int reps) {
     /* Load every row into memory: one chunk per scan call. */
     size_t nchunks = 0, cap = 1024;
     tn_chunk *chunks = malloc(cap * sizeof *chunks);
-    tn_parquet_scan_options so = {cols, ncols, NULL, 0, NULL, 0};
+    tn_parquet_scan_options so = {cols, ncols, NULL, 0, NULL, 0, NULL};
     if (tn_parquet_scan_open(&scan, f, &so) != 0) die(path);
     int64_t rows = 0;
     for (;;) {

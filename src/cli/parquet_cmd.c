@@ -90,7 +90,7 @@ int tn_cli_copy_parquet(tn_parquet_file *in, const char *out_path,
     tn_fs_temp_track(tmp);                /* SIGINT/SIGTERM remove it (cli/main.c) */
     if ((rc = tn_parquet_writer_open(&w, fs, tmp, specs, ncols, &opts)) != 0) goto cleanup;
     tmp_written = true;
-    tn_parquet_scan_options so = {cols, ncols, NULL, 0, NULL, 0};
+    tn_parquet_scan_options so = {cols, ncols, NULL, 0, NULL, 0, NULL};
     if ((rc = tn_parquet_scan_open(&scan, in, &so)) != 0) goto cleanup;
     if ((rc = tn_chunk_init(&chunk, ncols, types, TN_VECTOR_SIZE)) != 0) goto cleanup;
     chunk_ok = true;
@@ -258,7 +258,7 @@ static int cmd_cat(int argc, char **argv) {
         tn_cli_csv_field(&out, name, strlen(name));
     }
     tn_buf_append_byte(&out, '\n');
-    tn_parquet_scan_options so = {cols, ncols, NULL, 0, NULL, 0};
+    tn_parquet_scan_options so = {cols, ncols, NULL, 0, NULL, 0, NULL};
     if (tn_parquet_scan_open(&scan, f, &so) != 0) { rc = tn_cli_fail(path); goto cleanup; }
     if (tn_chunk_init(&chunk, ncols, types, TN_VECTOR_SIZE) != 0) {
         rc = tn_cli_fail(path);

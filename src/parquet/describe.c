@@ -76,7 +76,7 @@ static const char *element_kind(const tn_parquet_file *f, uint32_t i, char *buf,
     const pq_schema_element *e = &pq_rd_meta(f)->schema[i];
     const pq_rd_node *nd = pq_rd_node_at(f, i);
     if (nd->leaf >= 0)
-        return tn_type_format(tn_parquet_column(f, (uint32_t)nd->leaf)->type, buf, cap);
+        return tn_type_format(pq_rd_leaf_type(f, (uint32_t)nd->leaf), buf, cap);
     if (e->logical.kind == PQ_LT_LIST || e->converted_type == PQ_CT_LIST) return "LIST";
     if (e->logical.kind == PQ_LT_MAP || e->converted_type == PQ_CT_MAP) return "MAP";
     return "STRUCT";
@@ -132,7 +132,7 @@ int tn_parquet_describe_schema(const tn_parquet_file *f, tn_buf *out) {
     if (!rc)
         rc = tn_buf_printf(out, "%lld rows, %u row groups, %u columns", (long long)tn_parquet_num_rows(f),
                            tn_parquet_num_row_groups(f), top);
-    if (!rc && pq_rd_nested(f)) rc = tn_buf_printf(out, " (%u leaf columns)", tn_parquet_num_columns(f));
+    if (!rc && pq_rd_nested(f)) rc = tn_buf_printf(out, " (%u leaf columns)", pq_rd_num_leaves(f));
     if (!rc) rc = tn_buf_printf(out, "\n");
     return rc < 0 ? rc : 0;
 }
@@ -196,19 +196,19 @@ static int describe_chunk(const tn_parquet_file *f, uint32_t r, uint32_t c, uint
     const pq_file_meta *m = pq_rd_meta(f);
     const pq_column_chunk *cc = &m->row_groups[r].columns[c];
     const pq_column_meta *cm = &cc->meta;
-    const tn_parquet_column_info *ci = tn_parquet_column(f, c);
     const pq_rd_node *nd = pq_rd_node_at(f, element);
     char tbuf[48];
-    int rc = tn_buf_printf(out, "  column %u '%s': %s (%s), def %d, rep %d", c, ci->name,
-                           tn_type_format(ci->type, tbuf, sizeof tbuf), physical_name(cm->type),
+    int rc = tn_buf_printf(out, "  column %u '%s': %s (%s), def %d, rep %d", c, pq_rd_leaf_name(f, c),
+                           tn_type_format(pq_rd_leaf_type(f, c), tbuf, sizeof tbuf), physical_name(cm->type),
                            (int)nd->def, (int)nd->rep);
     /* path_in_schema, when it is not the schema's path */
-    size_t at = 0, len = strlen(ci->name);
+    const char *name = pq_rd_leaf_name(f, c);
+    size_t at = 0, len = strlen(name);
     bool same = true;
     for (uint32_t i = 0; i < cm->npath && same; i++) {
         size_t n = strlen(cm->path[i]);
-        same = at + n <= len && memcmp(ci->name + at, cm->path[i], n) == 0 &&
-               (i + 1 < cm->npath ? ci->name[at + n] == '.' : at + n == len);
+        same = at + n <= len && memcmp(name + at, cm->path[i], n) == 0 &&
+               (i + 1 < cm->npath ? name[at + n] == '.' : at + n == len);
         at += n + 1;
     }
     if (!rc && (!same || cm->npath == 0)) {
@@ -288,7 +288,7 @@ static int describe_chunk(const tn_parquet_file *f, uint32_t r, uint32_t c, uint
 
 int tn_parquet_describe(const tn_parquet_file *f, tn_buf *out) {
     const pq_file_meta *m = pq_rd_meta(f);
-    uint32_t ncols = tn_parquet_num_columns(f);
+    uint32_t ncols = pq_rd_num_leaves(f);
     uint32_t *element = tn_calloc(ncols ? ncols : 1, sizeof *element);
     if (!element) return TN_ENOMEM;
     for (uint32_t i = 1; i < m->nschema; i++)

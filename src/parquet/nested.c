@@ -210,6 +210,38 @@ int pq_nest_build(pq_nest **out, tn_arena *arena, const pq_schema_element *schem
     return 0;
 }
 
+int pq_nest_type(tn_type *out, const pq_nest *n, const tn_type *leaf_types) {
+    tn_type kids[2];
+    int rc;
+    switch (n->kind) {
+    case PQ_NEST_PRIM:
+        *out = leaf_types[n->leaf];
+        return 0;
+    case PQ_NEST_LIST:
+        rc = pq_nest_type(&kids[0], n->children[0], leaf_types);
+        return rc ? rc : tn_type_list(out, kids[0]);
+    case PQ_NEST_MAP:
+        for (int k = 0; k < 2; k++) {
+            rc = pq_nest_type(&kids[k], n->children[0]->children[k], leaf_types);
+            if (rc) return rc;
+        }
+        return tn_type_map(out, kids[0], kids[1]);
+    default: {
+        tn_type *types = tn_calloc(n->nchildren, sizeof *types);
+        const char **names = tn_calloc(n->nchildren, sizeof *names);
+        rc = types && names ? 0 : TN_ENOMEM;
+        for (uint32_t k = 0; rc == 0 && k < n->nchildren; k++) {
+            names[k] = n->children[k]->name;
+            rc = pq_nest_type(&types[k], n->children[k], leaf_types);
+        }
+        if (rc == 0) rc = tn_type_struct(out, n->nchildren, names, types);
+        tn_free(types);
+        tn_free(names);
+        return rc;
+    }
+    }
+}
+
 bool pq_nest_path(const pq_nest *top, int32_t leaf, const pq_nest **path, uint32_t *depth) {
     uint32_t d = 0;
     const pq_nest *n = top;

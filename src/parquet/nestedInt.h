@@ -45,6 +45,10 @@ typedef struct pq_nest {
 int pq_nest_build(pq_nest **out, tn_arena *arena, const pq_schema_element *schema,
                   const pq_rd_node *nodes, uint32_t nschema, uint32_t element, const char *path);
 
+/* The tn_type of a node (leaf_types: the file's, by leaf column): STRUCT(fields), LIST(elem),
+ * MAP(key, value), or the leaf's type. */
+int pq_nest_type(tn_type *out, const pq_nest *n, const tn_type *leaf_types);
+
 /* The nodes from `top` down to the PRIM node of file column `leaf`: fills path[0..*depth)
  * (room for PQ_MAX_SCHEMA_DEPTH + 1). False when the leaf is not under top. */
 bool pq_nest_path(const pq_nest *top, int32_t leaf, const pq_nest **path, uint32_t *depth);

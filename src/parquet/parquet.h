@@ -81,6 +81,8 @@ typedef struct tn_parquet_stats {
     int64_t null_count;
     int64_t num_values;          /* values incl. nulls */
     uint64_t compressed_bytes;   /* bytes of the chunk on disk */
+    bool has_distinct_count;     /* distinct non-null values, where the writer gave them */
+    int64_t distinct_count;
 } tn_parquet_stats;
 int tn_parquet_column_stats(const tn_parquet_file *file, uint32_t row_group, uint32_t column,
                             tn_parquet_stats *out);
@@ -123,6 +125,11 @@ typedef struct tn_parquet_scan_options {
     uint32_t nrow_groups;
     const tn_parquet_predicate *predicates;  /* for skipping; may be NULL */
     uint32_t npredicates;
+    const tn_type *column_types; /* NULL, or per output column the type to read: a nested
+                                    column's type keeping only some of its struct fields
+                                    (named as in the file, at any depth; a MAP keeps its key),
+                                    so that only those fields' leaves are read; a flat column's
+                                    own type */
 } tn_parquet_scan_options;
 
 /* A row filter: a conjunction of predicates and IN lists (SQL semantics: a comparison with NULL

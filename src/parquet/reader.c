@@ -6,7 +6,7 @@
  * and the mapping of physical types + annotations to tn_type; statistics as logical values and row-group
  * pruning by them; codec names. Page reading lives in scan.c, the text dump in describe.c.
  */
-#include "parquet/readerInt.h"
+#include "parquet/nestedInt.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -23,7 +23,13 @@ struct tn_parquet_file {
     pq_file_meta meta;
     uint32_t ncols;
     tn_parquet_column_info *cols;
-    const pq_schema_element **leaves; /* ncols */
+    uint32_t *col_leaf;               /* ncols: first leaf of each column */
+    uint32_t *col_nleaves;            /* ncols: its leaves (1 for a flat column) */
+    pq_nest **col_tree;               /* ncols: logical tree of a nested column, else NULL */
+    uint32_t nleaves;                 /* leaf columns (= ncols in a flat file) */
+    const pq_schema_element **leaves; /* nleaves */
+    tn_type *leaf_types;              /* nleaves */
+    const char **leaf_names;          /* nleaves: dotted paths */
     pq_rd_node *nodes;                /* meta.nschema: the schema tree */
     const char *nested;               /* first nested top-level column (metadata_only), or NULL */
     int64_t *rg_first_row;            /* nrow_groups + 1 */
@@ -33,8 +39,21 @@ struct tn_parquet_file {
  * Accessors for scan.c and describe.c (declared in readerInt.h).
  */
 const pq_file_meta *pq_rd_meta(const tn_parquet_file *f) { return &f->meta; }
-const pq_schema_element *pq_rd_leaf(const tn_parquet_file *f, uint32_t col) {
-    return col < f->ncols ? f->leaves[col] : NULL;
+const pq_schema_element *pq_rd_leaf(const tn_parquet_file *f, uint32_t leaf) {
+    return leaf < f->nleaves ? f->leaves[leaf] : NULL;
+}
+uint32_t pq_rd_num_leaves(const tn_parquet_file *f) { return f->nleaves; }
+tn_type pq_rd_leaf_type(const tn_parquet_file *f, uint32_t leaf) { return f->leaf_types[leaf]; }
+const char *pq_rd_leaf_name(const tn_parquet_file *f, uint32_t leaf) { return f->leaf_names[leaf]; }
+const pq_nest *pq_rd_column_tree(const tn_parquet_file *f, uint32_t col) {
+    return col < f->ncols ? f->col_tree[col] : NULL;
+}
+int32_t pq_rd_column_leaf(const tn_parquet_file *f, uint32_t col) {
+    return col < f->ncols && !f->col_tree[col] ? (int32_t)f->col_leaf[col] : -1;
+}
+void pq_rd_column_leaves(const tn_parquet_file *f, uint32_t col, uint32_t *first, uint32_t *n) {
+    *first = f->col_leaf[col];
+    *n = f->col_nleaves[col];
 }
 const pq_rd_node *pq_rd_node_at(const tn_parquet_file *f, uint32_t i) {
     return i < f->meta.nschema ? &f->nodes[i] : NULL;
@@ -383,40 +402,72 @@ static char *element_path(tn_parquet_file *f, uint32_t i) {
     return p;
 }
 
-/* Validates the schema tree and fills the column table (one column per leaf). A nested schema
- * is refused unless the file is opened for its metadata only. */
+/* Validates the schema tree and fills the leaf table and the column table: one column per
+ * leaf in a flat file (and for a nested file opened for its metadata only: dotted names);
+ * otherwise one column per top-level field, nested ones with their logical tree and type. */
 static int load_schema(tn_parquet_file *f) {
     const pq_file_meta *m = &f->meta;
     if (m->nschema == 0)
         return tn_error_set(TN_ECORRUPT, "%s: empty schema", f->path);
-    /* Nested first: a clear message before any other complaint or any data read. */
-    for (uint32_t i = 1; i < m->nschema && !f->nested; i++) {
-        const pq_schema_element *e = &m->schema[i];
-        if (is_nested_element(e)) {
-            if (!f->opts.metadata_only)
-                return tn_error_set(TN_EUNSUPPORTED, "%s: column '%s': nested columns are not "
-                                    "supported", f->path, e->name ? e->name : "?");
-            f->nested = e->name ? e->name : "?";
-        }
-    }
+    const char *nested = NULL;
+    for (uint32_t i = 1; i < m->nschema && !nested; i++)
+        if (is_nested_element(&m->schema[i])) nested = m->schema[i].name ? m->schema[i].name : "?";
+    if (nested && f->opts.metadata_only) f->nested = nested;
     uint32_t nleaves = 0;
     int rc = build_tree(f, &nleaves);
     if (rc) return rc;
-    f->ncols = nleaves;
-    f->cols = tn_arena_calloc(f->arena, sizeof *f->cols * (f->ncols ? f->ncols : 1));
-    f->leaves = tn_arena_calloc(f->arena, sizeof *f->leaves * (f->ncols ? f->ncols : 1));
-    if (!f->cols || !f->leaves) return TN_ENOMEM;
+    f->nleaves = nleaves;
+    size_t nl = nleaves ? nleaves : 1;
+    f->leaves = tn_arena_calloc(f->arena, sizeof *f->leaves * nl);
+    f->leaf_types = tn_arena_calloc(f->arena, sizeof *f->leaf_types * nl);
+    f->leaf_names = tn_arena_calloc(f->arena, sizeof *f->leaf_names * nl);
+    if (!f->leaves || !f->leaf_types || !f->leaf_names) return TN_ENOMEM;
     for (uint32_t i = 1; i < m->nschema; i++) {
         if (f->nodes[i].leaf < 0) continue;
         uint32_t c = (uint32_t)f->nodes[i].leaf;
         const pq_schema_element *e = &m->schema[i];
-        rc = map_leaf_type(f->path, e, &f->cols[c].type);
+        rc = map_leaf_type(f->path, e, &f->leaf_types[c]);
         if (rc) return rc;
-        f->cols[c].name = f->nested ? element_path(f, i) : e->name;
-        if (!f->cols[c].name) return TN_ENOMEM;
-        f->cols[c].nullable = e->repetition != PQ_REQUIRED;
-        f->cols[c].field_id = e->field_id;
+        f->leaf_names[c] = nested ? element_path(f, i) : e->name;
+        if (!f->leaf_names[c]) return TN_ENOMEM;
         f->leaves[c] = e;
+    }
+    bool by_leaf = !nested || f->opts.metadata_only;
+    f->ncols = by_leaf ? nleaves : (uint32_t)m->schema[0].num_children;
+    size_t nc = f->ncols ? f->ncols : 1;
+    f->cols = tn_arena_calloc(f->arena, sizeof *f->cols * nc);
+    f->col_leaf = tn_arena_calloc(f->arena, sizeof *f->col_leaf * nc);
+    f->col_nleaves = tn_arena_calloc(f->arena, sizeof *f->col_nleaves * nc);
+    f->col_tree = tn_arena_calloc(f->arena, sizeof *f->col_tree * nc);
+    if (!f->cols || !f->col_leaf || !f->col_nleaves || !f->col_tree) return TN_ENOMEM;
+    uint32_t c = 0;
+    for (uint32_t i = 1; i < m->nschema; i++) {
+        const pq_schema_element *e = &m->schema[i];
+        const pq_rd_node *nd = &f->nodes[i];
+        if (by_leaf ? nd->leaf < 0 : nd->parent != 0) continue;
+        tn_parquet_column_info *ci = &f->cols[c];
+        ci->name = by_leaf ? f->leaf_names[nd->leaf] : e->name;
+        ci->nullable = e->repetition == PQ_OPTIONAL;
+        ci->field_id = e->field_id;
+        if (nd->leaf >= 0 && (by_leaf || e->repetition != PQ_REPEATED)) {
+            ci->type = f->leaf_types[nd->leaf];
+            f->col_leaf[c] = (uint32_t)nd->leaf;
+            f->col_nleaves[c] = 1;
+        } else {
+            rc = pq_nest_build(&f->col_tree[c], f->arena, m->schema, f->nodes, m->nschema, i,
+                               f->path);
+            if (rc == 0) rc = pq_nest_type(&ci->type, f->col_tree[c], f->leaf_types);
+            if (rc) return tn_error_prefix(rc, "%s: column '%s'", f->path, e->name);
+            uint32_t first = UINT32_MAX, n = 0;
+            for (uint32_t j = i; j < m->nschema && (j == i || f->nodes[j].depth > 1); j++)
+                if (f->nodes[j].leaf >= 0) {
+                    if (first == UINT32_MAX) first = (uint32_t)f->nodes[j].leaf;
+                    n++;
+                }
+            f->col_leaf[c] = first;
+            f->col_nleaves[c] = n;
+        }
+        c++;
     }
     return 0;
 }
@@ -431,17 +482,17 @@ static int check_row_groups(tn_parquet_file *f) {
         if (rg->num_rows < 0 || rg->num_rows > INT64_MAX / 2 - total)
             return tn_error_set(TN_ECORRUPT, "%s: row group %u: bad num_rows %lld", f->path, r,
                                 (long long)rg->num_rows);
-        if (rg->ncolumns != f->ncols)
+        if (rg->ncolumns != f->nleaves)
             return tn_error_set(TN_ECORRUPT, "%s: row group %u has %u column chunks, schema has "
-                                "%u columns", f->path, r, rg->ncolumns, f->ncols);
+                                "%u columns", f->path, r, rg->ncolumns, f->nleaves);
         for (uint32_t c = 0; c < rg->ncolumns; c++) {
             const pq_column_chunk *cc = &rg->columns[c];
             if (!cc->has_meta_data)
                 return tn_error_set(TN_ECORRUPT, "%s: row group %u, column '%s': no column "
-                                    "metadata", f->path, r, f->cols[c].name);
+                                    "metadata", f->path, r, f->leaf_names[c]);
             if (cc->meta.type != f->leaves[c]->type)
                 return tn_error_set(TN_ECORRUPT, "%s: row group %u, column '%s': chunk type %s "
-                                    "differs from schema type %s", f->path, r, f->cols[c].name,
+                                    "differs from schema type %s", f->path, r, f->leaf_names[c],
                                     phys_name(cc->meta.type), phys_name(f->leaves[c]->type));
         }
         f->rg_first_row[r] = total;
@@ -583,10 +634,10 @@ void tn_parquet_kv(const tn_parquet_file *f, uint32_t index, const char **key, c
 /* Decodes one PLAIN value (no BYTE_ARRAY length prefix), as stored in statistics and the column
  * index, into a logical value of the column's type. Returns 0, or -1 when the value cannot be
  * used (NaN, wrong size, INT96, out of range) - no error message is set. */
-int pq_rd_decode_value(const tn_parquet_file *f, uint32_t col, const uint8_t *p, size_t n,
+int pq_rd_decode_value(const tn_parquet_file *f, uint32_t leaf, const uint8_t *p, size_t n,
                        tn_value *out) {
-    const pq_schema_element *e = f->leaves[col];
-    tn_type t = f->cols[col].type;
+    const pq_schema_element *e = f->leaves[leaf];
+    tn_type t = f->leaf_types[leaf];
     memset(out, 0, sizeof *out);
     out->type = t;
     switch (e->type) {
@@ -680,9 +731,18 @@ int tn_parquet_column_stats(const tn_parquet_file *f, uint32_t row_group, uint32
     if (row_group >= f->meta.nrow_groups || column >= f->ncols)
         return tn_error_set(TN_EINVAL, "%s: no row group %u / column %u", f->path, row_group,
                             column);
-    const pq_column_meta *cm = &f->meta.row_groups[row_group].columns[column].meta;
     out->min.type = out->max.type = f->cols[column].type;
     out->min.is_null = out->max.is_null = true;
+    if (f->col_tree[column]) {        /* nested: the bytes of its leaves; no statistics yet */
+        out->num_values = f->meta.row_groups[row_group].num_rows;
+        for (uint32_t k = 0; k < f->col_nleaves[column]; k++) {
+            int64_t b = f->meta.row_groups[row_group].columns[f->col_leaf[column] + k].meta.total_compressed_size;
+            out->compressed_bytes += b > 0 ? (uint64_t)b : 0;
+        }
+        return 0;
+    }
+    uint32_t leaf = f->col_leaf[column];
+    const pq_column_meta *cm = &f->meta.row_groups[row_group].columns[leaf].meta;
     out->num_values = cm->num_values;
     out->compressed_bytes = cm->total_compressed_size > 0 ? (uint64_t)cm->total_compressed_size : 0;
     if (!cm->has_statistics) return 0;
@@ -690,6 +750,10 @@ int tn_parquet_column_stats(const tn_parquet_file *f, uint32_t row_group, uint32
     if (st->has_null_count && st->null_count >= 0) {
         out->has_null_count = true;
         out->null_count = st->null_count;
+    }
+    if (st->has_distinct_count && st->distinct_count >= 0 && st->distinct_count <= cm->num_values) {
+        out->has_distinct_count = true;
+        out->distinct_count = st->distinct_count;
     }
     const pq_bytes *mn = NULL, *mx = NULL;
     bool exact_min = false, exact_max = false;
@@ -699,12 +763,12 @@ int tn_parquet_column_stats(const tn_parquet_file *f, uint32_t row_group, uint32
         exact_min = st->has_is_min_exact ? st->is_min_value_exact : false;
         exact_max = st->has_is_max_exact ? st->is_max_value_exact : false;
     } else if (st->min.present && st->max.present &&
-               legacy_stats_usable(f->leaves[column])) {
+               legacy_stats_usable(f->leaves[leaf])) {
         mn = &st->min;
         mx = &st->max;
     }
-    if (mn && pq_rd_decode_value(f, column, mn->ptr, mn->len, &out->min) == 0 &&
-        pq_rd_decode_value(f, column, mx->ptr, mx->len, &out->max) == 0) {
+    if (mn && pq_rd_decode_value(f, leaf, mn->ptr, mn->len, &out->min) == 0 &&
+        pq_rd_decode_value(f, leaf, mx->ptr, mx->len, &out->max) == 0) {
         out->has_min_max = true;
         out->min_exact = exact_min;
         out->max_exact = exact_max;

@@ -20,8 +20,19 @@ const pq_rd_node *pq_rd_node_at(const tn_parquet_file *f, uint32_t element);
 /* NULL for a flat file; else the first nested top-level column's name (files opened with
  * metadata_only: their columns are the leaves, named by dotted path, and cannot be scanned). */
 const char *pq_rd_nested(const tn_parquet_file *f);
-/* The schema element of file column `col` (a leaf). */
-const pq_schema_element *pq_rd_leaf(const tn_parquet_file *f, uint32_t col);
+/* Leaves (leaf columns: one column chunk each per row group, depth first). In a flat file (and
+ * one opened metadata_only) file column i is leaf i; otherwise columns are the top-level
+ * fields, a nested one spanning several leaves. */
+const pq_schema_element *pq_rd_leaf(const tn_parquet_file *f, uint32_t leaf);
+uint32_t pq_rd_num_leaves(const tn_parquet_file *f);
+tn_type pq_rd_leaf_type(const tn_parquet_file *f, uint32_t leaf);
+const char *pq_rd_leaf_name(const tn_parquet_file *f, uint32_t leaf);   /* dotted path */
+/* The leaf of a flat column, -1 for a nested one. */
+int32_t pq_rd_column_leaf(const tn_parquet_file *f, uint32_t col);
+void pq_rd_column_leaves(const tn_parquet_file *f, uint32_t col, uint32_t *first, uint32_t *n);
+/* The logical tree of a nested column (nestedInt.h), NULL for a flat one. */
+struct pq_nest;
+const struct pq_nest *pq_rd_column_tree(const tn_parquet_file *f, uint32_t col);
 /* File row index of the first row of row group rg. */
 int64_t pq_rd_row_group_first_row(const tn_parquet_file *f, uint32_t rg);
 tn_fs *pq_rd_fs(const tn_parquet_file *f);
@@ -30,8 +41,8 @@ const tn_parquet_open_options *pq_rd_options(const tn_parquet_file *f);
 /* PQ_UNIT_* of a timestamp leaf (MICROS when it has no unit). */
 int pq_rd_ts_unit(const pq_schema_element *e);
 bool pq_rd_is_unsigned(const pq_schema_element *e);
-/* Decodes a PLAIN-encoded statistics value (no length prefix) of column col into out. */
-int pq_rd_decode_value(const tn_parquet_file *f, uint32_t col, const uint8_t *p, size_t n,
+/* Decodes a PLAIN-encoded statistics value (no length prefix) of a leaf into out. */
+int pq_rd_decode_value(const tn_parquet_file *f, uint32_t leaf, const uint8_t *p, size_t n,
                        tn_value *out);
 /* Whether statistics st allow a row satisfying p. */
 bool pq_rd_stats_may_match(const tn_parquet_stats *st, tn_type type, const tn_parquet_predicate *p);

@@ -13,7 +13,7 @@
  */
 /* Loads the column chunk; end > 0: only its bytes before file offset end (the pages a row limit
  * needs). */
-static int chunk_load(tn_parquet_scan *s, colreader *cr, const pq_column_chunk *cc, int64_t end) {
+int pq_sc_chunk_load(tn_parquet_scan *s, colreader *cr, const pq_column_chunk *cc, int64_t end) {
     const pq_column_meta *cm = &cc->meta;
     cr->cm = cm;
     int64_t start = cm->data_page_offset;
@@ -85,7 +85,9 @@ static int read_blob(tn_parquet_scan *s, int64_t off, int32_t len, uint8_t **out
  * when the column has no usable page index (no restriction). */
 static int page_ranges(tn_parquet_scan *s, const pq_row_group *rg, const tn_parquet_predicate *p,
                        row_range **out, uint32_t *nout, uint32_t *cap) {
-    const pq_column_chunk *cc = &rg->columns[p->column];
+    int32_t leaf = pq_rd_column_leaf(s->file, p->column);
+    if (leaf < 0) return 1;                       /* nested: no page index used */
+    const pq_column_chunk *cc = &rg->columns[leaf];
     if (!cc->has_column_index || !cc->has_offset_index) return 1;
     uint8_t *cib, *oib;
     int rc = read_blob(s, cc->column_index_offset, cc->column_index_length, &cib);
@@ -124,9 +126,9 @@ static int page_ranges(tn_parquet_scan *s, const pq_row_group *rg, const tn_parq
             st.has_null_count = true;
             st.null_count = st.num_values;
         } else if (ci.min_values[i].present && ci.max_values[i].present &&
-                   pq_rd_decode_value(s->file, p->column, ci.min_values[i].ptr,
+                   pq_rd_decode_value(s->file, (uint32_t)leaf, ci.min_values[i].ptr,
                                       ci.min_values[i].len, &st.min) == 0 &&
-                   pq_rd_decode_value(s->file, p->column, ci.max_values[i].ptr,
+                   pq_rd_decode_value(s->file, (uint32_t)leaf, ci.max_values[i].ptr,
                                       ci.max_values[i].len, &st.max) == 0) {
             st.has_min_max = true;
         }
@@ -206,8 +208,13 @@ int pq_sc_row_group_begin(tn_parquet_scan *s, uint32_t rg_index) {
     if (s->nranges == 0) return 0;             /* every page ruled out */
     for (uint32_t c = 0; c < s->ncols; c++) {
         colreader *cr = &s->cols[c];
-        rc = chunk_load(s, cr, &rg->columns[cr->col], chunk_end(s, rg, cr->col));
-        if (rc == 0 && cr->nested) rc = pq_sc_nested_read_chunk(s, cr);
+        if (cr->nc) {
+            rc = pq_sc_nested_rg_begin(s, cr, rg);
+        } else {
+            rc = pq_sc_chunk_load(s, cr, &rg->columns[cr->leaf],
+                                  cr->nested ? 0 : chunk_end(s, rg, cr->leaf));
+            if (rc == 0 && cr->nested) rc = pq_sc_nested_read_chunk(s, cr);
+        }
         if (rc) return tn_error_prefix(rc, "%s: row group %u, column '%s'", s->path, rg_index,
                                        cr->name);
     }
@@ -220,6 +227,23 @@ int pq_sc_row_group_begin(tn_parquet_scan *s, uint32_t rg_index) {
 /* ---------------------------------------------------------------------------------------------
  * Public API.
  */
+static int pick_conv(colreader *cr);
+
+int pq_sc_colreader_init(tn_parquet_scan *s, colreader *cr, uint32_t leaf) {
+    tn_parquet_file *file = s->file;
+    cr->leaf = leaf;
+    cr->elem = pq_rd_leaf(file, leaf);
+    cr->type = pq_rd_leaf_type(file, leaf);
+    cr->width = (uint32_t)tn_type_width(cr->type);
+    cr->phys = cr->elem->type;
+    const pq_rd_node *nd = pq_rd_node_at(file, (uint32_t)(cr->elem - pq_rd_meta(file)->schema));
+    cr->max_def = nd->def;
+    cr->max_rep = nd->rep;
+    cr->nested = nd->parent != 0 || nd->rep > 0;
+    cr->is_str = tn_type_is_string(cr->type);
+    return pick_conv(cr);
+}
+
 static int pick_conv(colreader *cr) {
     const pq_schema_element *e = cr->elem;
     tn_type t = cr->type;
@@ -447,17 +471,20 @@ int pq_sc_open(tn_parquet_scan **out, tn_parquet_file *file, const tn_parquet_sc
         const tn_parquet_column_info *ci = tn_parquet_column(file, c);
         cr->col = c;
         cr->name = ci->name;
-        cr->elem = pq_rd_leaf(file, c);
-        cr->type = ci->type;
-        cr->width = (uint32_t)tn_type_width(ci->type);
-        cr->phys = cr->elem->type;
-        const pq_rd_node *nd = pq_rd_node_at(file, (uint32_t)(cr->elem - pq_rd_meta(file)->schema));
-        cr->max_def = nd->def;
-        cr->max_rep = nd->rep;
-        cr->nested = nd->parent != 0 || nd->rep > 0;
-        cr->is_str = tn_type_is_string(ci->type);
-        rc = pick_conv(cr);
+        int32_t leaf = pq_rd_column_leaf(file, c);
+        if (leaf >= 0) {
+            rc = pq_sc_colreader_init(s, cr, (uint32_t)leaf);
+        } else {
+            cr->type = ci->type;
+            cr->width = (uint32_t)tn_type_width(ci->type);
+            rc = pq_sc_nested_open(s, cr, c, opts->column_types ? &opts->column_types[i] : NULL);
+        }
         if (rc) goto cleanup;
+        if (leaf >= 0 && opts->column_types && !tn_type_equal(opts->column_types[i], cr->type)) {
+            rc = tn_error_set(TN_EINVAL, "%s: column '%s' is not nested: its projected type must "
+                              "be its own", s->path, cr->name);
+            goto cleanup;
+        }
     }
     /* predicates (constants copied) */
     if (opts && opts->npredicates) {
@@ -465,7 +492,7 @@ int pq_sc_open(tn_parquet_scan **out, tn_parquet_file *file, const tn_parquet_sc
         if (!s->preds) { rc = TN_ENOMEM; goto cleanup; }
         for (uint32_t i = 0; i < opts->npredicates; i++) {
             tn_parquet_predicate p = opts->predicates[i];
-            if (p.column >= nfcols) continue;
+            if (p.column >= nfcols || pq_rd_column_leaf(file, p.column) < 0) continue;
             if (!p.constant.is_null && tn_type_is_string(p.constant.type) && p.constant.u.s.len) {
                 char *c = tn_arena_alloc(s->arena, p.constant.u.s.len);
                 if (!c) { rc = TN_ENOMEM; goto cleanup; }
@@ -573,7 +600,8 @@ int tn_parquet_scan_next(tn_parquet_scan *s, tn_chunk *out, int64_t *first_row) 
         int64_t left = r->hi - s->cur;
         uint32_t n = left < TN_VECTOR_SIZE ? (uint32_t)left : TN_VECTOR_SIZE;
         for (uint32_t c = 0; c < s->ncols; c++) {
-            rc = pq_sc_fill_column(s, &s->cols[c], s->cur, n, &out->cols[c]);
+            rc = s->cols[c].nc ? pq_sc_nested_fill(s, &s->cols[c], s->cur, n, &out->cols[c])
+                               : pq_sc_fill_column(s, &s->cols[c], s->cur, n, &out->cols[c]);
             if (rc) {
                 rc = tn_error_prefix(rc, "%s: row group %u, column '%s'", s->path, s->rg,
                                      s->cols[c].name);
@@ -601,7 +629,10 @@ const tn_parquet_scan_counters *tn_parquet_scan_stats(const tn_parquet_scan *s) 
 
 void tn_parquet_scan_close(tn_parquet_scan *s) {
     if (!s) return;
-    for (uint32_t c = 0; c < s->ncols && s->cols; c++) pq_sc_colreader_free(&s->cols[c]);
+    for (uint32_t c = 0; c < s->ncols && s->cols; c++) {
+        pq_sc_nested_free(&s->cols[c]);
+        pq_sc_colreader_free(&s->cols[c]);
+    }
     tn_free(s->cols);
     tn_free(s->order);
     tn_free(s->sel);

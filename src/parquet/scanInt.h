@@ -40,8 +40,12 @@ typedef struct fpred {
     uint32_t nvalues;
 } fpred;
 
+typedef struct nestcol nestcol;
+
 typedef struct colreader {
-    uint32_t col;
+    uint32_t col;             /* file column (output column's source) */
+    uint32_t leaf;            /* its leaf: the chunk index in a row group */
+    nestcol *nc;              /* a nested column: its leaf readers (this reader reads nothing) */
     const char *name;
     const pq_schema_element *elem;
     tn_type type;
@@ -142,6 +146,10 @@ static inline uint32_t count_valid(const uint64_t *bits, uint32_t from, uint32_t
  * read, nested leaves decoded). */
 int pq_sc_open(tn_parquet_scan **out, tn_parquet_file *file, const tn_parquet_scan_options *opts);
 int pq_sc_row_group_begin(tn_parquet_scan *s, uint32_t rg);
+/* Loads a column chunk into cr (end > 0: only its bytes before file offset end). */
+int pq_sc_chunk_load(tn_parquet_scan *s, colreader *cr, const pq_column_chunk *cc, int64_t end);
+/* Sets cr up to read leaf `leaf` (types, levels, conversion). */
+int pq_sc_colreader_init(tn_parquet_scan *s, colreader *cr, uint32_t leaf);
 
 /* scan_page.c: buffers, pages, values. */
 void *pq_sc_sbuf_get(sbuf *b, size_t size);
@@ -165,10 +173,35 @@ int pq_sc_decode_values(tn_parquet_scan *s, colreader *cr, int encoding, const u
 int pq_sc_copy_out(colreader *cr, uint32_t from, uint32_t n, tn_vector *v, uint32_t at);
 int pq_sc_fill_column(tn_parquet_scan *s, colreader *cr, int64_t row, uint32_t n, tn_vector *v);
 
+/* A nested output column: the (projected) tree, one nested-leaf reader per projected leaf and
+ * where each stands in its chunk. */
+struct nestcol {
+    const struct pq_nest *tree;
+    uint32_t nleaves;
+    colreader *leaves;
+    const struct pq_nest ***paths;   /* per leaf: the nodes from the top down to it */
+    uint32_t *depth;
+    uint32_t *lev_pos, *val_pos;     /* per leaf: first level / value of row `row` */
+    int64_t row;                     /* row (in the row group) the cursors stand at */
+    struct pq_asm *asms;             /* per leaf, of the current batch */
+    tn_arena *arena;                 /* the current batch's assembly */
+    tn_vector tmp;                   /* rows of a filtered batch before selection */
+    bool tmp_init;
+};
+
 /* scan_nested.c: nested leaves. Reads every page of cr's loaded chunk into cr->rep/def/
  * nvals_buf (strings point into the chunk's page buffers, kept for the row group); checks the
  * levels against the schema and counts the records, which must be the row group's rows. */
 int pq_sc_nested_read_chunk(tn_parquet_scan *s, colreader *cr);
+/* Sets cr up as file column col (nested), projected to type (NULL: the file's type; else a
+ * type with only some struct fields: only their leaves are read). */
+int pq_sc_nested_open(tn_parquet_scan *s, colreader *cr, uint32_t col, const tn_type *type);
+/* Reads and decodes the chunks of every projected leaf of row group rg. */
+int pq_sc_nested_rg_begin(tn_parquet_scan *s, colreader *cr, const pq_row_group *rg);
+/* Assembles rows [row, row+n) of the row group into v (appended at v->count = 0 for a fresh
+ * vector); rows ascend from call to call within a row group. */
+int pq_sc_nested_fill(tn_parquet_scan *s, colreader *cr, int64_t row, uint32_t n, tn_vector *v);
+void pq_sc_nested_free(colreader *cr);
 
 /* scan_filter.c: the row filter. */
 bool pq_sc_filter_supported(tn_type t, const fpred *p);

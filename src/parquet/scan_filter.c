@@ -317,6 +317,21 @@ static void compact_vec(tn_vector *v, uint32_t at, const uint8_t *keep, uint32_t
     }
 }
 
+/* A nested column: rows [row0, row0+n) assembled into the column's scratch vector, the m
+ * selected ones appended to v. */
+static int nested_sel(tn_parquet_scan *s, colreader *cr, int64_t row0, uint32_t n,
+                      const uint32_t *sel, uint32_t m, tn_vector *v) {
+    nestcol *nc = cr->nc;
+    if (!nc->tmp_init) {
+        int rc = tn_vector_init(&nc->tmp, cr->type, TN_VECTOR_SIZE);
+        if (rc) return rc;
+        nc->tmp_init = true;
+    }
+    tn_vector_reset(&nc->tmp);
+    int rc = pq_sc_nested_fill(s, cr, row0, n, &nc->tmp);
+    return rc ? rc : tn_vector_append_rows(v, &nc->tmp, sel, m);
+}
+
 /* Decodes the rows [row0, row0+n) of the row group that pass the filter, appending them to out
  * (at out->count; n <= room) and their file row indexes to row_ids. */
 int pq_sc_filter_batch(tn_parquet_scan *s, int64_t row0, uint32_t n, tn_chunk *out,
@@ -362,6 +377,11 @@ int pq_sc_filter_batch(tn_parquet_scan *s, int64_t row0, uint32_t n, tn_chunk *o
     if (m > 0) {
         for (uint32_t f = s->nfcols; f < s->ncols; f++) {
             c = s->order[f];
+            if (s->cols[c].nc) {              /* nested: assembled whole, then selected */
+                rc = nested_sel(s, &s->cols[c], row0, n, sel, m, &out->cols[c]);
+                if (rc) goto fail;
+                continue;
+            }
             rc = take_sel(s, &s->cols[c], row0, sel, m, &out->cols[c], at, NULL, prow);
             if (rc) goto fail;
         }

@@ -1039,7 +1039,7 @@ int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn,
     for (uint32_t k = 0; k < sf->nscan_cols; k++) ftypes[k] = tn_parquet_column(sf->pf, sf->scan_cols[k])->type;
     rc = tn_chunk_init(&fc, sf->nscan_cols, ftypes, TN_VECTOR_SIZE);
     if (rc) goto cleanup;
-    tn_parquet_scan_options po = {sf->scan_cols, sf->nscan_cols, &rg, 1, sf->preds, sf->npreds};
+    tn_parquet_scan_options po = {sf->scan_cols, sf->nscan_cols, &rg, 1, sf->preds, sf->npreds, NULL};
     rc = fd_acquire(s, s->morsels[m].sf);
     if (rc) goto cleanup;
     acquired = true;

@@ -67,7 +67,7 @@ static void exercise_file(tn_parquet_file *f) {
 
     /* Scan every column to the end, formatting each value (as `tarn parquet cat` does). */
     tn_parquet_scan *scan = NULL;
-    tn_parquet_scan_options so = {cols, ncols, NULL, 0, NULL, 0};
+    tn_parquet_scan_options so = {cols, ncols, NULL, 0, NULL, 0, NULL};
     if (tn_parquet_scan_open(&scan, f, &so) == 0) {
         tn_chunk chunk;
         if (tn_chunk_init(&chunk, ncols, types, TN_VECTOR_SIZE) == 0) {
@@ -100,7 +100,7 @@ static void exercise_nested(tn_parquet_file *f) {
     tn_parquet_scan *s = NULL;
     if (!cols || !a) goto cleanup;
     for (uint32_t c = 0; c < ncols; c++) cols[c] = c;
-    tn_parquet_scan_options so = {cols, ncols, NULL, 0, NULL, 0};
+    tn_parquet_scan_options so = {cols, ncols, NULL, 0, NULL, 0, NULL};
     if (pq_sc_open(&s, f, &so) != 0) goto cleanup;
     for (uint32_t rg = 0; rg < tn_parquet_num_row_groups(f) && rg < 16; rg++) {
         if (pq_sc_row_group_begin(s, rg) != 0) continue;

@@ -429,7 +429,7 @@ static int scan_table_column(const tn_delta_snapshot *s, const char **logical, i
             result = -1;
             break;
         }
-        tn_parquet_scan_options so = {&ci, 1, NULL, 0, NULL, 0};
+        tn_parquet_scan_options so = {&ci, 1, NULL, 0, NULL, 0, NULL};
         tn_type t = tn_parquet_column(pf, ci)->type;
         tn_chunk ch;
         if (tn_parquet_scan_open(&scan, pf, &so) || tn_chunk_init(&ch, 1, &t, TN_VECTOR_SIZE)) {

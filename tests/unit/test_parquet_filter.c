@@ -128,7 +128,7 @@ static void check_filter(tn_parquet_file *f, const uint32_t *cols, uint32_t ncol
     tn_type atypes[16], types[16];
     for (uint32_t c = 0; c < nf; c++) { all[c] = c; atypes[c] = tn_parquet_column(f, c)->type; }
     for (uint32_t c = 0; c < ncols; c++) types[c] = atypes[cols[c]];
-    tn_parquet_scan_options ao = {all, nf, NULL, 0, NULL, 0};
+    tn_parquet_scan_options ao = {all, nf, NULL, 0, NULL, 0, NULL};
     tn_parquet_scan *as = NULL;
     CHECK_OK(tn_parquet_scan_open(&as, f, &ao));
     tn_chunk ach, ch;
@@ -186,7 +186,7 @@ static void check_filter(tn_parquet_file *f, const uint32_t *cols, uint32_t ncol
     for (int64_t r = 0; r < nrows; r++) expect += want[r] != 0;
     for (uint32_t g = 0; g < (reuse ? nrg : 1); g++) {
         if (!s) {
-            tn_parquet_scan_options o = {cols, ncols, reuse ? &g : NULL, reuse ? 1 : 0, preds, np};
+            tn_parquet_scan_options o = {cols, ncols, reuse ? &g : NULL, reuse ? 1 : 0, preds, np, NULL};
             CHECK_OK(tn_parquet_scan_open(&s, f, &o));
             CHECK_OK(tn_parquet_scan_set_filter(s, &rf));
         } else {

@@ -850,7 +850,7 @@ TEST(end_page_and_row_limit) {
     int64_t limits[4] = {-1, 250, 300, 0};
     for (int li = 0; li < 4; li++) {
         uint32_t cols[2] = {0, 1};
-        tn_parquet_scan_options so = {cols, 2, NULL, 0, NULL, 0};
+        tn_parquet_scan_options so = {cols, 2, NULL, 0, NULL, 0, NULL};
         tn_parquet_scan *s = NULL;
         CHECK_OK(tn_parquet_scan_open(&s, f, &so));
         tn_parquet_scan_set_row_limit(s, limits[li]);

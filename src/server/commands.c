@@ -246,6 +246,88 @@ int tn_pg_classify(const char *sql, size_t len, tn_pg_cmd *out) {
         snprintf(out->name, sizeof out->name, "%s", w);
         return 0;
     }
+    if (strcmp(w, "declare") == 0) {
+        if (!next_word(&l, w2, sizeof w2)) return 0;
+        snprintf(out->name, sizeof out->name, "%s", w2);
+        bool no = false;
+        while (next_word(&l, w2, sizeof w2)) {
+            if (strcmp(w2, "binary") == 0) out->binary = true;
+            else if (strcmp(w2, "no") == 0) no = true;
+            else if (strcmp(w2, "scroll") == 0) {
+                if (!no) {
+                    out->kind = TN_PG_CMD_UNSUPPORTED;
+                    snprintf(out->name, sizeof out->name, "DECLARE ... SCROLL CURSOR (only NO SCROLL)");
+                    return 0;
+                }
+            } else if (strcmp(w2, "insensitive") == 0 || strcmp(w2, "asensitive") == 0) continue;
+            else if (strcmp(w2, "cursor") == 0) break;
+            else return 0;
+        }
+        if (strcmp(w2, "cursor") != 0) return 0;
+        if (!next_word(&l, w2, sizeof w2)) return 0;
+        if (strcmp(w2, "with") == 0 || strcmp(w2, "without") == 0) {
+            out->hold = w2[4] == 0;
+            if (!next_word(&l, w2, sizeof w2) || strcmp(w2, "hold") != 0 || !next_word(&l, w2, sizeof w2)) return 0;
+        }
+        if (strcmp(w2, "for") != 0 || at_end(&l)) return 0;
+        out->value = malloc(l.n - l.i + 1);
+        if (!out->value) return TN_ENOMEM;
+        memcpy(out->value, l.s + l.i, l.n - l.i);
+        out->value[l.n - l.i] = 0;
+        out->kind = TN_PG_CMD_DECLARE;
+        return 0;
+    }
+    if (strcmp(w, "fetch") == 0 || strcmp(w, "move") == 0) {
+        out->move = w[0] == 'm';
+        out->count = 1;
+        size_t save = l.i;
+        l.i = skip_ws_comments(l.s, l.n, l.i);
+        if (l.i < l.n && isdigit((unsigned char)l.s[l.i])) {          /* FETCH 10 name */
+            int64_t v = 0;
+            while (l.i < l.n && isdigit((unsigned char)l.s[l.i]) && v < INT64_C(1) << 40) v = v * 10 + (l.s[l.i++] - '0');
+            out->count = v;
+            if (v == 0) {
+                out->kind = TN_PG_CMD_UNSUPPORTED;
+                snprintf(out->name, sizeof out->name, "FETCH 0 (the current row)");
+                return 0;
+            }
+        } else if (next_word(&l, w2, sizeof w2)) {
+            if (strcmp(w2, "next") == 0) out->count = 1;
+            else if (strcmp(w2, "all") == 0) out->count = 0;
+            else if (strcmp(w2, "forward") == 0) {
+                size_t at = l.i = skip_ws_comments(l.s, l.n, l.i);
+                if (l.i < l.n && isdigit((unsigned char)l.s[l.i])) {
+                    int64_t v = 0;
+                    while (l.i < l.n && isdigit((unsigned char)l.s[l.i]) && v < INT64_C(1) << 40) v = v * 10 + (l.s[l.i++] - '0');
+                    out->count = v ? v : -1;
+                } else if (next_word(&l, w2, sizeof w2) && strcmp(w2, "all") == 0) out->count = 0;
+                else l.i = at;
+                if (out->count < 0) {
+                    out->kind = TN_PG_CMD_UNSUPPORTED;
+                    snprintf(out->name, sizeof out->name, "FETCH FORWARD 0 (the current row)");
+                    return 0;
+                }
+            } else if (strcmp(w2, "prior") == 0 || strcmp(w2, "first") == 0 || strcmp(w2, "last") == 0 ||
+                       strcmp(w2, "absolute") == 0 || strcmp(w2, "relative") == 0 || strcmp(w2, "backward") == 0) {
+                out->kind = TN_PG_CMD_UNSUPPORTED;
+                snprintf(out->name, sizeof out->name, "FETCH %.20s (cursors only go forward)", w2);
+                return 0;
+            } else if (strcmp(w2, "from") != 0 && strcmp(w2, "in") != 0) l.i = save;   /* FETCH name */
+            else l.i = save;
+        }
+        size_t before = l.i;
+        if (next_word(&l, w2, sizeof w2) && strcmp(w2, "from") != 0 && strcmp(w2, "in") != 0) l.i = before;
+        if (!next_word(&l, w2, sizeof w2) || !at_end(&l)) return 0;
+        snprintf(out->name, sizeof out->name, "%s", w2);
+        out->kind = TN_PG_CMD_FETCH;
+        return 0;
+    }
+    if (strcmp(w, "close") == 0) {
+        if (!next_word(&l, w2, sizeof w2) || !at_end(&l)) return 0;
+        snprintf(out->name, sizeof out->name, "%s", w2);
+        out->kind = TN_PG_CMD_CLOSE;
+        return 0;
+    }
     if (strcmp(w, "set") == 0) {
         size_t save = l.i;
         if (!next_word(&l, w2, sizeof w2)) return 0;              /* SET 'key' = ...: tarn's */

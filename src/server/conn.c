@@ -394,6 +394,7 @@ int tn_pg_conn_command(tn_pg_conn *c, const tn_pg_cmd *cmd, bool describe_rows, 
         if (c->txn == 'I') tn_pg_conn_notice(c, "WARNING", "there is no transaction in progress");
         snprintf(tag, cap, c->txn == 'E' ? "ROLLBACK" : "COMMIT");
         c->txn = 'I';
+        tn_pg_cursors_close(c, false);           /* cursors WITHOUT HOLD end with the block */
         return 0;
     case TN_PG_CMD_ROLLBACK:
         if (c->txn == 'I') tn_pg_conn_notice(c, "WARNING", "there is no transaction in progress");
@@ -402,6 +403,7 @@ int tn_pg_conn_command(tn_pg_conn *c, const tn_pg_cmd *cmd, bool describe_rows, 
                               "ROLLBACK cannot undo the %d statement(s) of this block that wrote: each statement commits on its own",
                               c->txn_writes);
         c->txn = 'I';
+        tn_pg_cursors_close(c, false);
         snprintf(tag, cap, "ROLLBACK");
         return 0;
     case TN_PG_CMD_SET:
@@ -427,6 +429,7 @@ int tn_pg_conn_command(tn_pg_conn *c, const tn_pg_cmd *cmd, bool describe_rows, 
     case TN_PG_CMD_DISCARD:
         if (strcmp(cmd->name, "all") == 0) {
             tn_pg_conn_drop_all(c);
+            tn_pg_cursors_close(c, true);
             rc = tn_pg_setting_reset(&c->settings, "all", &reported);
             if (rc) return rc;
             report_all(c);
@@ -466,6 +469,8 @@ int tn_pg_conn_command(tn_pg_conn *c, const tn_pg_cmd *cmd, bool describe_rows, 
         }
         return 0;
     }
+    case TN_PG_CMD_DECLARE: case TN_PG_CMD_FETCH: case TN_PG_CMD_CLOSE:
+        return tn_pg_cursor_command(c, cmd, describe_rows, send_rows, tag, cap);
     case TN_PG_CMD_UNSUPPORTED:
         return tn_error_set(TN_EUNSUPPORTED, "%s is not supported yet by tarn's server", cmd->name);
     case TN_PG_CMD_BAD:
@@ -798,6 +803,7 @@ static int startup_parameters(tn_pg_conn *c, const tn_pg_startup *st, tn_buf *un
  * The connection.
  */
 static void conn_free(tn_pg_conn *c) {
+    tn_pg_cursors_close(c, true);
     tn_pg_conn_drop_all(c);
     if (c->backend) tn_pg_server_detach(c->srv, c->backend);
     tn_sql_session_close(c->session);

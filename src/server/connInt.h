@@ -86,6 +86,8 @@ typedef struct tn_pg_portal {
     struct tn_pg_portal *next;
 } tn_pg_portal;
 
+typedef struct tn_pg_sqlcursor tn_pg_sqlcursor;   /* cursor.c */
+
 typedef struct tn_pg_conn {
     int fd;
     SSL *ssl;                    /* after an SSLRequest answered 'S' and the handshake; else NULL */
@@ -108,6 +110,7 @@ typedef struct tn_pg_conn {
     uint32_t msg_cap;
     tn_pg_stmt *stmts;
     tn_pg_portal *portals;
+    tn_pg_sqlcursor *cursors;    /* DECLARE ... CURSOR (cursor.c) */
     const uint8_t *cur_formats;  /* formats for a session command's RowDescription */
     uint16_t cur_nformats;
 } tn_pg_conn;
@@ -154,6 +157,13 @@ void tn_pg_tls_close(tn_pg_conn *c);
 ssize_t tn_pg_io_send(tn_pg_conn *c, const void *p, size_t n);
 ssize_t tn_pg_io_recv(tn_pg_conn *c, void *p, size_t n);
 bool tn_pg_io_pending(const tn_pg_conn *c);
+
+/* cursor.c: DECLARE / FETCH / MOVE / CLOSE (send_rows: run it; describe_rows: the
+ * RowDescription of FETCH). cursors_close: those WITHOUT HOLD (end of a block), or all. */
+int tn_pg_cursor_command(tn_pg_conn *c, const tn_pg_cmd *cmd, bool describe_rows, bool send_rows, char *tag,
+                         size_t cap);
+void tn_pg_cursors_close(tn_pg_conn *c, bool all);
+int tn_pg_cursor_describe(tn_pg_conn *c, const char *name);   /* RowDescription; TN_ENOTFOUND */
 
 /* extended.c */
 int tn_pg_conn_extended(tn_pg_conn *c, uint8_t type, const uint8_t *body, uint32_t len);

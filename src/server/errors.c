@@ -24,6 +24,9 @@ static const struct {
     {0, "out of range", "22003"},                 /* numeric_value_out_of_range */
     {0, "memory limit", "53200"},
     {0, "unrecognized configuration parameter", "42704"},   /* undefined_object */
+    {0, "can only be used in transaction blocks", "25P01"}, /* no_active_sql_transaction */
+    {TN_ENOTFOUND, "cursor \"", "34000"},       /* invalid_cursor_name */
+    {TN_EEXISTS, "cursor \"", "42P03"},         /* duplicate_cursor */
     {TN_ECONFLICT, NULL, "40001"},                /* serialization_failure: retry */
     {TN_ENOMEM, NULL, "53200"},
     {TN_EINTERRUPT, NULL, "57014"},               /* query_canceled */

@@ -213,6 +213,9 @@ typedef enum tn_pg_cmd_kind {
     TN_PG_CMD_SET_TXN,           /* SET TRANSACTION / SET SESSION CHARACTERISTICS */
     TN_PG_CMD_UNSUPPORTED,       /* LISTEN, SAVEPOINT, ...: 0A000 naming it */
     TN_PG_CMD_BAD,               /* SET of a known parameter with an unreadable value */
+    TN_PG_CMD_DECLARE,           /* DECLARE name [BINARY] [NO SCROLL] CURSOR [WITH[OUT] HOLD] FOR query */
+    TN_PG_CMD_FETCH,             /* FETCH / MOVE [NEXT | FORWARD [n | ALL] | n | ALL] [FROM | IN] name */
+    TN_PG_CMD_CLOSE,             /* CLOSE name | ALL */
 } tn_pg_cmd_kind;
 
 typedef struct tn_pg_cmd {
@@ -221,6 +224,9 @@ typedef struct tn_pg_cmd {
     char *value;                 /* SET: the value (malloc'd; tn_pg_cmd_free) */
     bool local;                  /* SET LOCAL */
     bool read_only;              /* BEGIN READ ONLY */
+    bool binary, hold;           /* DECLARE BINARY, WITH HOLD (value: the query, malloc'd) */
+    bool move;                   /* FETCH: MOVE (rows skipped, not sent) */
+    int64_t count;               /* FETCH: rows, 0 = ALL */
 } tn_pg_cmd;
 
 int tn_pg_classify(const char *sql, size_t len, tn_pg_cmd *out);

@@ -43,7 +43,7 @@ static bool tok_word(const tn_sql_token *t, const char *w) {
 bool tn_sqlp_is_query_start(const tn_sql_parser *p, int ahead) {
     const tn_sql_token *t = tn_sqlp_peek(p, ahead);
     if (t->type != TK_IDENT) return false;
-    if (t->kw == KW_SELECT || t->kw == KW_WITH) return true;
+    if (t->kw == KW_SELECT || t->kw == KW_WITH || t->kw == KW_FROM) return true;   /* FROM-first (DuckDB) */
     return t->kw == KW_VALUES && tn_sqlp_peek(p, ahead + 1)->type == TK_LPAREN;
 }
 

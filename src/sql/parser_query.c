@@ -336,18 +336,30 @@ static tn_sql_query *select_block(tn_sql_parser *p) {
     tn_sql_query *q = new_query(p, TN_SQL_Q_SELECT, tn_sqlp_peek(p, 0)->pos);
     if (!q) return NULL;
     tn_sql_select *s = &q->u.select;
-    tn_sqlp_advance(p);                                    /* SELECT */
-    if (tn_sqlp_accept_kw(p, KW_DISTINCT)) s->distinct = true;
-    else tn_sqlp_accept_kw(p, KW_ALL);
-    tn_vec items = {0};
-    do {
-        if (items.n && tn_sqlp_list_ends(p)) break;      /* trailing comma (DuckDB) */
-        tn_sql_select_item it = {0};
-        if (!select_item(p, &it) || !tn_sqlp_push(p, &items, &it, sizeof it)) return NULL;
-    } while (tn_sqlp_accept(p, TK_COMMA));
-    s->items = items.data;
-    s->n_items = items.n;
-    if (tn_sqlp_accept_kw(p, KW_FROM)) {
+    /* DuckDB's FROM-first: FROM items [SELECT list] [WHERE ...]; without SELECT it is SELECT * */
+    bool from_first = tn_sqlp_accept_kw(p, KW_FROM);
+    if (from_first && !(s->from = from_list(p))) return NULL;
+    if (!from_first || tn_sqlp_is_kw(p, 0, KW_SELECT)) {
+        tn_sqlp_advance(p);                                /* SELECT */
+        if (tn_sqlp_accept_kw(p, KW_DISTINCT)) s->distinct = true;
+        else tn_sqlp_accept_kw(p, KW_ALL);
+        tn_vec items = {0};
+        do {
+            if (items.n && tn_sqlp_list_ends(p)) break;  /* trailing comma (DuckDB) */
+            tn_sql_select_item it = {0};
+            if (!select_item(p, &it) || !tn_sqlp_push(p, &items, &it, sizeof it)) return NULL;
+        } while (tn_sqlp_accept(p, TK_COMMA));
+        s->items = items.data;
+        s->n_items = items.n;
+    } else {
+        tn_sql_select_item *it = tn_sqlp_alloc(p, sizeof *it);
+        if (!it || !(it->expr = tn_sqlp_alloc(p, sizeof *it->expr))) return NULL;
+        it->expr->kind = TN_SQL_E_STAR;
+        it->expr->pos = q->pos;
+        s->items = it;
+        s->n_items = 1;
+    }
+    if (!from_first && tn_sqlp_accept_kw(p, KW_FROM)) {
         s->from = from_list(p);
         if (!s->from) return NULL;
     }
@@ -423,7 +435,7 @@ static tn_sql_query *query_primary(tn_sql_parser *p) {
         if (!q || !tn_sqlp_expect(p, TK_RPAREN, "')' after the query")) return NULL;
         return q;
     }
-    if (tn_sqlp_is_kw(p, 0, KW_SELECT)) return select_block(p);
+    if (tn_sqlp_is_kw(p, 0, KW_SELECT) || tn_sqlp_is_kw(p, 0, KW_FROM)) return select_block(p);
     if (tn_sqlp_is_kw(p, 0, KW_VALUES)) return values_block(p);
     return tn_sqlp_fail_expected(p, "SELECT, VALUES or '('");
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/interop/server_clients.sh: `tarn serve` with real PostgreSQL clients, each from its
-# own library: psql (postgresql-client), psycopg2, node-pg (tests/server/node_modules, npm ci
+# own library: psql (postgresql-client), psycopg2, psycopg 3 (python3-psycopg), node-pg (tests/server/node_modules, npm ci
 # by scripts/install-deps.sh) and pgjdbc (/usr/share/java/postgresql.jar, a Java program
 # compiled at test time): queries, parameters, types, errors with SQLSTATE, transactions.
 set -u
@@ -51,6 +51,45 @@ check "current_setting of PostgreSQL parameters and tarn settings" '"$user", pub
     "$(PGAPPNAME=cs-app q -c "select current_setting('search_path'), current_setting('application_name'), current_setting('client_encoding'), current_setting('no_such', true) is null, current_setting('threads')" -c '' 2>&1 | head -n 1 | sed 's/|[0-9]*$/|4/')"
 check_contains "current_setting of an unknown name" 'ERROR:  42704: unrecognized configuration parameter "no_such"' "$(q -c "select current_setting('no_such')")"
 check "'t'::regclass and 'public.t'::regclass are pg_class's oid" "t|t" "$(q -c "select oid = 't'::regclass, oid = 'public.t'::regclass from pg_class where relname = 't'")"
+
+# SQL cursors: DECLARE / FETCH / MOVE / CLOSE (server/cursor.c)
+q -c "create table cur10 as select * from range(10) t(i)" >/dev/null
+check "declare, fetch n, move, fetch next, fetch all, fetch past the end" "BEGIN
+DECLARE CURSOR
+0
+1
+2
+MOVE 2
+5
+6
+7
+8
+9
+CLOSE CURSOR
+COMMIT" "$(psql -X -At -h 127.0.0.1 -p "$SRV_PORT" -U tester -d tarn -c 'begin' -c 'declare c1 no scroll cursor for select i from cur10 order by i' -c 'fetch 3 from c1' -c 'move forward 2 in c1' -c 'fetch next c1' -c 'fetch all from c1' -c 'fetch c1' -c 'close c1' -c 'commit' 2>&1)"
+check "psql FETCH_COUNT (DECLARE _psql_cursor, FETCH FORWARD n)" "$(seq 0 9)" "$(q -v FETCH_COUNT=3 -c 'select i from cur10 order by i')"
+check_contains "without hold outside a block: 25P01" "25P01: DECLARE CURSOR can only be used in transaction blocks" "$(q -c 'declare x cursor for select 1')"
+check "with hold outlives the block" "7" "$(q -c 'begin' -c 'declare h cursor with hold for select i from cur10 where i = 7' -c 'commit' -c 'fetch h')"
+check_contains "without hold ends with the block: 34000" '34000: cursor "w" does not exist' "$(q -c 'begin' -c 'declare w cursor for select 1' -c 'commit' -c 'fetch w')"
+check_contains "cursor twice: 42P03" '42P03: cursor "d" already exists' "$(q -c 'begin' -c 'declare d cursor for select 1' -c 'declare d cursor for select 2')"
+check_contains "scroll refused: 0A000" "0A000: DECLARE ... SCROLL CURSOR (only NO SCROLL) is not supported" "$(q -c 'begin' -c 'declare s scroll cursor for select 1')"
+check_contains "backward refused: 0A000" "0A000: FETCH backward (cursors only go forward)" "$(q -c 'begin' -c 'declare b cursor for select 1' -c 'fetch backward 1 from b')"
+check_contains "not a query" "DECLARE CURSOR needs a SELECT (or VALUES) query" "$(q -c 'begin' -c 'declare n cursor for insert into cur10 values (1)')"
+check "psycopg2 named (server-side) cursors: iteration (itersize 4), fetchmany + fetchall" "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9] [(0,), (1,), (2,), (3,), (4,)]" "$(/usr/bin/python3 - "$SRV_PORT" "$SRV_DIR/log" <<'PY' 2>&1
+import sys, psycopg2
+c = psycopg2.connect(host="127.0.0.1", port=int(sys.argv[1]), user="tester", dbname="tarn")
+cur = c.cursor(name="big")
+cur.itersize = 4
+cur.execute("select i from cur10 order by i")
+rows = [r[0] for r in cur]
+cur.close()
+c.commit()
+cur = c.cursor(name="small")
+cur.execute("select i from cur10 where i < 5 order by i")
+print(rows, cur.fetchmany(3) + cur.fetchall())
+PY
+)"
+q -c "drop table cur10" >/dev/null
 
 # transactions: status in ReadyForQuery; a failed block refuses until ROLLBACK
 check "begin/commit" "BEGIN
@@ -151,6 +190,7 @@ run_client() {   # run_client LABEL COMMAND...: counts the lines the client prin
     fi
 }
 run_client psycopg2 /usr/bin/python3 tests/server/psycopg_client.py "$SRV_PORT"
+run_client psycopg3 /usr/bin/python3 tests/server/psycopg3_client.py "$SRV_PORT"
 run_client node-pg node tests/server/node_client.js "$SRV_PORT"
 if javac -d "$SRV_DIR/java" -cp /usr/share/java/postgresql.jar tests/server/JdbcClient.java 2>"$SRV_DIR/javac.log"; then
     run_client pgjdbc java -cp "$SRV_DIR/java:/usr/share/java/postgresql.jar" JdbcClient "$SRV_PORT"

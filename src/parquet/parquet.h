@@ -81,6 +81,8 @@ typedef struct tn_parquet_stats {
     int64_t null_count;
     int64_t num_values;          /* values incl. nulls */
     uint64_t compressed_bytes;   /* bytes of the chunk on disk */
+    bool has_distinct_count;     /* distinct non-null values, where the writer gave them */
+    int64_t distinct_count;
 } tn_parquet_stats;
 int tn_parquet_column_stats(const tn_parquet_file *file, uint32_t row_group, uint32_t column,
                             tn_parquet_stats *out);

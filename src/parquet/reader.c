@@ -751,6 +751,10 @@ int tn_parquet_column_stats(const tn_parquet_file *f, uint32_t row_group, uint32
         out->has_null_count = true;
         out->null_count = st->null_count;
     }
+    if (st->has_distinct_count && st->distinct_count >= 0 && st->distinct_count <= cm->num_values) {
+        out->has_distinct_count = true;
+        out->distinct_count = st->distinct_count;
+    }
     const pq_bytes *mn = NULL, *mx = NULL;
     bool exact_min = false, exact_max = false;
     if (st->min_value.present && st->max_value.present) {

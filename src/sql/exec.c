@@ -94,9 +94,42 @@ static inline tn_int128 iv_norm(const tn_vector *v, uint32_t i) {
     return ((tn_int128)x->months * 30 + x->days) * IV_US_PER_DAY + x->micros;
 }
 
+/* The hash of one element (row i of v) of a nested value, recursively: equal values (under
+ * tn_vector_cmp_rows) hash equal. */
+static uint64_t nested_row_hash(const tn_vector *v, uint32_t i) {
+    const uint64_t null_hash = 0xbf58476d1ce4e5b9ULL;
+    if (v->type.id == TN_TYPE_NULL || !tn_vector_is_valid(v, i)) return null_hash;
+    if (!tn_type_is_nested(v->type)) {
+        tn_vector one = *v;
+        size_t w = tn_type_width(v->type);
+        if (one.data) one.data = (uint8_t *)one.data + (size_t)i * w;
+        one.validity = NULL;
+        one.count = 1;
+        uint64_t h;
+        tn_vector_hash(&one, 1, &h, true);
+        return h;
+    }
+    uint64_t h = mix((uint64_t)v->type.id * 0x9E3779B97F4A7C15ULL);
+    if (v->type.id == TN_TYPE_STRUCT) {
+        for (uint32_t f = 0; f < v->type.nested->nchildren; f++) h = mix(h * 31 + nested_row_hash(&v->children[f], i));
+        return h;
+    }
+    tn_list_entry e = ((const tn_list_entry *)v->data)[i];
+    h = mix(h ^ e.length);
+    for (uint32_t k = 0; k < e.length; k++) h = mix(h * 31 + nested_row_hash(&v->children[0], e.offset + k));
+    return h;
+}
+
 void tn_vector_hash(const tn_vector *v, uint32_t n, uint64_t *h, bool init) {
     const uint64_t null_hash = 0xbf58476d1ce4e5b9ULL;
     uint64_t tmp;
+    if (tn_type_is_nested(v->type)) {
+        for (uint32_t i = 0; i < n; i++) {
+            tmp = nested_row_hash(v, i);
+            h[i] = init ? tmp : mix(h[i] * 31 + tmp);
+        }
+        return;
+    }
     if (tn_type_is_string(v->type)) {
         hash_strings(v, n, h, init);
         return;
@@ -184,6 +217,14 @@ int tn_vector_cmp_rows(const tn_vector *a, uint32_t ia, const tn_vector *b, uint
         return (x > y) - (x < y);
     }
     case TN_TYPE_NULL: return 0;
+    case TN_TYPE_LIST:
+    case TN_TYPE_STRUCT:
+    case TN_TYPE_MAP: {
+        tn_value x, y;
+        tn_vector_get_value(a, ia, &x);
+        tn_vector_get_value(b, ib, &y);
+        return tn_value_compare(&x, &y);
+    }
     }
 }
 

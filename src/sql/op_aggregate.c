@@ -172,6 +172,9 @@ static int append_key(tn_group_table *t, tn_vector *const *keys, uint32_t row, u
                 s.ptr = c;
             } else s.ptr = "";
             ((tn_str *)dst->data)[g] = s;
+        } else if (dst->children) {            /* nested: a deep copy */
+            int rc = tn_vector_copy_row(dst, g, src, row);
+            if (rc) return rc;
         } else if (w) {
             memcpy((uint8_t *)dst->data + (size_t)g * w, (const uint8_t *)src->data + (size_t)row * w, w);
         }

@@ -107,6 +107,38 @@ static bool scan_range(const tn_plan *scan, uint32_t src, double *lo, double *hi
     return any;
 }
 
+/* Distinct values of a Parquet source column from the row groups' distinct_count statistics
+ * (DuckDB writes them): where every row group repeats its values (at most a tenth of its rows
+ * distinct), the same few values are taken to recur, so the largest count; else their sum (at
+ * most the rows). False when a row group has no count. */
+static bool scan_distinct(const tn_plan *scan, uint32_t src, double *out) {
+    const tn_plan_scan *s = &scan->u.scan;
+    if (s->format != TN_SCAN_PARQUET || !s->files || src >= s->nsrc) return false;
+    double most = 0, sum = 0, rows = 0;
+    bool repeats = true, any = false;
+    for (uint32_t f = 0; f < s->npaths; f++) {
+        const tn_parquet_file *file = s->files[f];
+        if (!file) return false;
+        uint32_t nrg = tn_parquet_num_row_groups(file);
+        for (uint32_t g = 0; g < nrg; g++) {
+            tn_parquet_stats st;
+            int64_t n = tn_parquet_row_group_num_rows(file, g);
+            if (n == 0) continue;
+            if (tn_parquet_column_stats(file, g, src, &st) || !st.has_distinct_count) return false;
+            double d = (double)st.distinct_count;
+            if (d > most) most = d;
+            sum += d;
+            rows += (double)n;
+            if (d * 10 > (double)n) repeats = false;
+            any = true;
+        }
+    }
+    if (!any) return false;
+    double nd = repeats ? most : sum < rows ? sum : rows;
+    *out = nd < 1 ? 1 : nd;
+    return true;
+}
+
 static bool discrete(tn_type t) {
     return tn_type_is_integer(t) || t.id == TN_TYPE_DATE || (t.id == TN_TYPE_DECIMAL && t.scale == 0);
 }
@@ -131,6 +163,11 @@ static double ndv_info(const tn_plan *p, uint32_t col, double *domain, bool *kno
             *known = true;
         } else if (discrete(t) && scan_range(o, src, &lo, &hi)) {
             if (hi - lo + 1 < base) base = hi - lo + 1;
+            *known = true;
+        }
+        double nd;
+        if (t.id != TN_TYPE_BOOLEAN && scan_distinct(o, src, &nd)) {
+            if (nd < base) base = nd;
             *known = true;
         }
     }

@@ -73,6 +73,10 @@ for q in q02 q17; do
         ok "$q plan: the correlated aggregate's input is reduced by a semi join"
     else bad "$q plan: no semi join below the correlated aggregate"; fi
 done
+# Q10's lineitem (filtered by l_returnflag = 'R', a quarter of it) probes: the estimate takes
+# the column's distinct_count statistics (3 values), not a guess (sql/optimize_cost.c).
+if why=$(PLAN_PROBE=lineitem node tests/tpch/plan_check.mjs "$dir/q10.plan"); then ok "q10 plan: the filtered lineitem probes"
+else bad "q10 plan: $why"; fi
 "$BIN" -w "$dir/wh" -c "DROP VIEW revenue0" > /dev/null 2>&1
 # Q15 drops its view again.
 if "$BIN" -w "$dir/wh" -c "SELECT * FROM revenue0" > "$dir/v.out" 2>&1; then

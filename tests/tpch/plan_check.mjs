@@ -4,6 +4,8 @@
 //  - no join is a cross product (every TPC-H query connects its tables by predicates);
 //  - no hash join builds on the whole of a big table (lineitem, orders...: a scan under
 //    projections only, no filter): the big tables stream through probes.
+//  - with PLAN_PROBE=table: no hash join builds on a subtree that reads that table at all
+//    (filtered or not: the estimates must see it is the larger side).
 // Build side: a HASH_JOIN builds on its right (second) child unless it says "(build: left)".
 import { readFileSync } from 'node:fs';
 
@@ -27,6 +29,13 @@ function rawScan(n) {
     return m ? m[1].replace(/^.*\//, '').replace(/\.parquet$/, '') : null;
 }
 
+const probe = process.env.PLAN_PROBE || '';
+function reads(n, t) {
+    const m = /^PARQUET_SCAN (\S+)/.exec(n.text);
+    if (m && m[1].replace(/^.*\//, '').replace(/\.parquet$/, '') === t) return true;
+    return n.kids.some((k) => reads(k, t));
+}
+
 const problems = [];
 (function walk(n) {
     if (/^HASH_JOIN/.test(n.text)) {
@@ -34,6 +43,7 @@ const problems = [];
         const build = n.kids[n.text.includes('(build: left)') ? 0 : 1];
         const t = build && rawScan(build);
         if (t && big.includes(t)) problems.push(`${t} builds the hash table of: ${n.text}`);
+        if (probe && build && reads(build, probe)) problems.push(`${probe} (filtered) builds the hash table of: ${n.text}`);
     }
     n.kids.forEach(walk);
 })(root);

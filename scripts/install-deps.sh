@@ -5,7 +5,7 @@ set -euo pipefail
 PKGS=(build-essential pkg-config clang libclang-rt-14-dev
       libroaring-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libjansson-dev
       libedit-dev libssl-dev libxxhash-dev libbrotli-dev libre2-dev libpcre2-dev
-      tmux postgresql-client postgresql-15 libpostgresql-jdbc-java python3-psycopg2)
+      tmux postgresql-client postgresql-15 libpostgresql-jdbc-java python3-psycopg2 python3-psycopg)
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -242,6 +242,50 @@ const char *tn_delta_type_name(tn_type type, char *buf, size_t cap) {
     }
 }
 
+/* A Spark nested type of a schemaString ({"type":"struct","fields":[...]}, {"type":"array",
+ * "elementType":T,"containsNull":b}, {"type":"map","keyType":K,"valueType":V,
+ * "valueContainsNull":b}) as a tn_type. The nullability flags are not part of tn_type: any
+ * element, value or field may be NULL in tarn's vectors. */
+static int nested_type(const json_t *t, int depth, tn_type *out) {
+    if (depth > TN_TYPE_MAX_DEPTH)
+        return tn_error_set(TN_ELIMIT, "schemaString: type nested deeper than %d levels", TN_TYPE_MAX_DEPTH);
+    if (json_is_string(t)) {
+        if (primitive_type(json_string_value(t), out) != 0)
+            return tn_error_set(TN_EUNSUPPORTED, "schemaString: type '%s'", json_string_value(t));
+        return 0;
+    }
+    const char *kind = json_string_value(json_object_get(t, "type"));
+    if (!json_is_object(t) || !kind) return tn_error_set(TN_ECORRUPT, "schemaString: bad nested type");
+    tn_type a, b;
+    int rc;
+    if (strcmp(kind, "array") == 0) {
+        rc = nested_type(json_object_get(t, "elementType"), depth + 1, &a);
+        return rc ? rc : tn_type_list(out, a);
+    }
+    if (strcmp(kind, "map") == 0) {
+        rc = nested_type(json_object_get(t, "keyType"), depth + 1, &a);
+        if (rc == 0) rc = nested_type(json_object_get(t, "valueType"), depth + 1, &b);
+        return rc ? rc : tn_type_map(out, a, b);
+    }
+    if (strcmp(kind, "struct") != 0) return tn_error_set(TN_EUNSUPPORTED, "schemaString: type '%s'", kind);
+    const json_t *fields = json_object_get(t, "fields");
+    size_t n = json_array_size(fields);
+    if (!json_is_array(fields) || n == 0) return tn_error_set(TN_ECORRUPT, "schemaString: struct without fields");
+    tn_type *types = tn_calloc(n, sizeof *types);
+    const char **names = tn_calloc(n, sizeof *names);
+    rc = types && names ? 0 : TN_ENOMEM;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const json_t *f = json_array_get(fields, i);
+        names[i] = json_string_value(json_object_get(f, "name"));
+        if (!names[i]) rc = tn_error_set(TN_ECORRUPT, "schemaString: struct field without a name");
+        else rc = nested_type(json_object_get(f, "type"), depth + 1, &types[i]);
+    }
+    if (rc == 0) rc = tn_type_struct(out, (uint32_t)n, names, types);
+    tn_free(types);
+    tn_free(names);
+    return rc;
+}
+
 int tn_delta_schema_parse(tn_delta_column **out, uint32_t *ncolumns, tn_arena *arena,
                           const char *schema_string) {
     int rc = 0;
@@ -289,7 +333,10 @@ int tn_delta_schema_parse(tn_delta_column **out, uint32_t *ncolumns, tn_arena *a
             c->type_text = tn_arena_strdup(arena, s);
             free(s);
             c->nested = true;
-            c->type = tn_type_make(TN_TYPE_NULL);
+            if (nested_type(type, 0, &c->type) != 0) {
+                tn_error_clear();          /* an unknown inner type: refused when read */
+                c->type = tn_type_make(TN_TYPE_NULL);
+            }
         } else {
             rc = tn_error_set(TN_ECORRUPT, "schemaString: field '%s': bad 'type'", c->name);
             goto cleanup;

@@ -57,6 +57,24 @@ int tn_layout_otree_table_config(const tn_table_column_def *cols, uint32_t ncols
  * indexes them). An OTree table or another layout is refused by name. */
 int tn_layout_otree_convert(tn_table *t, const tn_delta_kv *props, uint32_t nprops, int64_t *version);
 
+/* qbeast's getIndexMetrics (IndexMetrics.scala), per revision that holds files (and the latest):
+ * what DESCRIBE INDEX t prints. From the log only (blocks and file sizes): no data file is read. */
+typedef struct tn_layout_otree_metrics {
+    int64_t revision;
+    uint32_t dimensions;
+    int64_t desired_cube_size;
+    const char *columns;               /* "col:transformer,..." */
+    int64_t elements, cubes, blocks, files, bytes;
+    uint32_t height;                   /* max cube depth + 1 */
+    uint32_t min_height;               /* ceil(log(ceil(N / cubeSize) * (2^d - 1) + 1) / log(2^d)) */
+    double avg_fanout;                 /* children per cube that has children (at most 2^d) */
+    int64_t cube_min, cube_q1, cube_median, cube_q3, cube_max;   /* elements per cube */
+    double cube_avg;
+    double avg_file_bytes;
+} tn_layout_otree_metrics;
+/* The metrics of t (an OTree table; else TN_EINVAL naming it), in arena. */
+int tn_layout_otree_metrics_get(const tn_table *t, tn_arena *arena, tn_layout_otree_metrics **out, uint32_t *n);
+
 /* A primary-key table file's bucket and the bucket count it was written with (its AddFile tags
  * bucket and bucketCount); false when it has none (or they are invalid). */
 bool tn_layout_file_bucket(const tn_delta_file *f, int32_t *bucket, int32_t *count);

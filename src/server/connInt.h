@@ -163,6 +163,7 @@ bool tn_pg_io_pending(const tn_pg_conn *c);
 int tn_pg_cursor_command(tn_pg_conn *c, const tn_pg_cmd *cmd, bool describe_rows, bool send_rows, char *tag,
                          size_t cap);
 void tn_pg_cursors_close(tn_pg_conn *c, bool all);
+int tn_pg_cursor_describe(tn_pg_conn *c, const char *name);   /* RowDescription; TN_ENOTFOUND */
 
 /* extended.c */
 int tn_pg_conn_extended(tn_pg_conn *c, uint8_t type, const uint8_t *body, uint32_t len);

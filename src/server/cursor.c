@@ -91,25 +91,44 @@ static int declare(tn_pg_conn *c, const tn_pg_cmd *cmd, char *tag, size_t cap) {
     return 0;
 }
 
+/* RowDescription of the cursor's rows: in the formats of the Bind of an extended-protocol
+ * FETCH when it gave any, else the cursor's own (text, or binary for DECLARE BINARY). */
+static void pick_formats(tn_pg_conn *c, tn_pg_sqlcursor *k) {
+    k->cur.formats = c->cur_nformats ? c->cur_formats : k->formats;
+    k->cur.nformats = c->cur_nformats ? c->cur_nformats : 1;
+}
+
+static int describe(tn_pg_conn *c, tn_pg_sqlcursor *k) {
+    pick_formats(c, k);
+    int rc = 0;
+    uint32_t n = tn_sql_result_ncols(k->res);
+    const char **names = tn_calloc(n + 1, sizeof *names);
+    tn_type *types = tn_calloc(n + 1, sizeof *types);
+    if (!names || !types) rc = TN_ENOMEM;
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        names[i] = tn_sql_result_name(k->res, i);
+        types[i] = tn_sql_result_type(k->res, i);
+    }
+    if (!rc) tn_pg_conn_row_description(c, n, names, types, k->cur.formats, k->cur.nformats);
+    tn_free(names);
+    tn_free(types);
+    return rc;
+}
+
+/* Describe Portal of a cursor's name (a cursor is a portal, as in PostgreSQL: psycopg 3
+ * describes its server-side cursors so). TN_ENOTFOUND when there is none. */
+int tn_pg_cursor_describe(tn_pg_conn *c, const char *name) {
+    tn_pg_sqlcursor *k = *find(c, name);
+    return k ? describe(c, k) : TN_ENOTFOUND;
+}
+
 static int fetch(tn_pg_conn *c, const tn_pg_cmd *cmd, bool describe_rows, bool send_rows, char *tag, size_t cap) {
     tn_pg_sqlcursor *k = *find(c, cmd->name);
     if (!k) return tn_error_set(TN_ENOTFOUND, "cursor \"%s\" does not exist", cmd->name);
     int rc = 0;
-    if (describe_rows && !cmd->move) {
-        uint32_t n = tn_sql_result_ncols(k->res);
-        const char **names = tn_calloc(n + 1, sizeof *names);
-        tn_type *types = tn_calloc(n + 1, sizeof *types);
-        if (!names || !types) rc = TN_ENOMEM;
-        for (uint32_t i = 0; !rc && i < n; i++) {
-            names[i] = tn_sql_result_name(k->res, i);
-            types[i] = tn_sql_result_type(k->res, i);
-        }
-        if (!rc) tn_pg_conn_row_description(c, n, names, types, k->formats, 1);
-        tn_free(names);
-        tn_free(types);
-        if (rc) return rc;
-    }
+    if (describe_rows && !cmd->move && (rc = describe(c, k))) return rc;
     if (!send_rows) return 0;
+    pick_formats(c, k);
     int64_t before = k->cur.sent;
     bool more = false;
     tn_pg_conn_begin_statement(c);

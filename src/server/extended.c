@@ -293,7 +293,7 @@ static int describe_query(tn_pg_conn *c, tn_pg_stmt *s, const tn_value *params, 
 static int describe_rows(tn_pg_conn *c, tn_pg_stmt *s, tn_pg_portal *p) {
     const uint8_t *formats = p ? p->formats : NULL;
     uint16_t nformats = p ? p->nformats : 0;
-    if (s->cmd.kind == TN_PG_CMD_SHOW) {
+    if (s->cmd.kind == TN_PG_CMD_SHOW || (s->cmd.kind == TN_PG_CMD_FETCH && !s->cmd.move)) {
         c->cur_formats = formats;
         c->cur_nformats = nformats;
         char tag[64];
@@ -379,6 +379,7 @@ static int on_describe(tn_pg_conn *c, const uint8_t *body, uint32_t len) {
         rc = describe_rows(c, s, NULL);
     } else {
         tn_pg_portal *p = find_portal(c, t.name);
+        if (!p && t.name[0] && tn_pg_cursor_describe(c, t.name) == 0) return 0;   /* DECLAREd cursor */
         if (!p) return ext_fail(c, "34000", "portal \"%s\" does not exist", t.name);
         sql = p->stmt->sql;
         rc = describe_rows(c, p->stmt, p);

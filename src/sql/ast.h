@@ -603,6 +603,7 @@ struct tn_sql_stmt {
             tn_sql_qname table;         /* n == 0 when describing a query */
             tn_sql_query *query;
             bool history;
+            bool index;                 /* DESCRIBE INDEX t: the OTree's metrics */
             bool table_info;            /* PRAGMA table_info('t'): SQLite's/DuckDB's columns */
             bool show_create;           /* SHOW CREATE TABLE t: the DDL that makes t */
         } describe;

@@ -62,7 +62,7 @@ int tn_bind_table_plan(tn_binder *b, tn_table *t, const char *label, tn_plan **o
         const tn_delta_column *c = tn_table_column(t, i);
         s->src_names[i] = tn_arena_strdup(b->arena, c->name);
         if (!s->src_names[i]) return TN_ENOMEM;
-        s->src_types[i] = c->nested ? tn_type_make(TN_TYPE_VARCHAR) : c->type;
+        s->src_types[i] = c->nested && !tn_type_is_nested(c->type) ? tn_type_make(TN_TYPE_VARCHAR) : c->type;
         s->cols[i] = i;
     }
     p->types = s->src_types;

@@ -364,6 +364,7 @@ static int lex_one(lexer *lx) {
     else if (c == '>' && c1 == '=') type = TK_GE;
     else if (c == '<' && c1 == '>') type = TK_NE;
     else if (c == '!' && c1 == '=') type = TK_NE;
+    else if (c == '^' && c1 == '@') type = TK_STARTS_WITH;
     else if (c == '~' || (c == '!' && c1 == '~')) {   /* ~ ~* !~ !~* */
         uint32_t j = lx->i + (c == '!' ? 2 : 1);
         bool ci = j < lx->end && lx->src[j] == '*';

@@ -967,8 +967,11 @@ static tn_sql_stmt *describe_stmt(tn_sql_parser *p) {
     if (tn_sqlp_is_kw(p, 0, KW_HISTORY) && (tn_sqlp_tok_is_colid(tn_sqlp_peek(p, 1)) || tn_sqlp_is_kw(p, 1, KW_TABLE))) {
         tn_sqlp_advance(p);
         s->u.describe.history = true;
+    } else if (is_word(p, 0, "index") && (tn_sqlp_tok_is_colid(tn_sqlp_peek(p, 1)) || tn_sqlp_is_kw(p, 1, KW_TABLE))) {
+        tn_sqlp_advance(p);            /* DESCRIBE INDEX t (a plain word: "index" stays a name elsewhere) */
+        s->u.describe.index = true;
     }
-    if (!s->u.describe.history && (tn_sqlp_is_query_start(p, 0) || tn_sqlp_peek(p, 0)->type == TK_LPAREN)) {
+    if (!s->u.describe.history && !s->u.describe.index && (tn_sqlp_is_query_start(p, 0) || tn_sqlp_peek(p, 0)->type == TK_LPAREN)) {
         s->u.describe.query = tn_sqlp_query(p);
         return s->u.describe.query ? s : NULL;
     }

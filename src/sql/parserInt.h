@@ -90,6 +90,7 @@ typedef enum tn_tok_type {
     TK_ASSIGN,     /* := */
     TK_ARROW,      /* => */
     TK_REGEX,      /* ~ ~* !~ !~* (PostgreSQL regex match): ival bit 0 negated, bit 1 case-insensitive */
+    TK_STARTS_WITH, /* ^@ (DuckDB, PostgreSQL): starts_with(a, b) */
     TK_LBRACE, TK_RBRACE,   /* { } (struct and map literals) */
 } tn_tok_type;
 

@@ -1230,6 +1230,13 @@ static tn_sql_expr *comparison(tn_sql_parser *p) {
             l = m;
             continue;
         }
+        if (t->type == TK_STARTS_WITH) {   /* a ^@ b */
+            tn_sql_pos pos = t->pos;
+            p->i += skip + 1;
+            tn_sql_expr *r = predicate(p);
+            if (!r || !(l = call_n(p, "starts_with", pos, l, r, NULL))) return NULL;
+            continue;
+        }
         tn_sql_binary_op op;
         switch (t->type) {
         case TK_EQ: case TK_EQEQ: op = TN_SQL_OP_EQ; break;

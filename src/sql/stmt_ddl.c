@@ -154,6 +154,7 @@ static int rows_str(rows *r, uint32_t col, const char *s) {
 }
 
 static void rows_i64(rows *r, uint32_t col, int64_t v) { ((int64_t *)r->c.cols[col].data)[r->row] = v; }
+static void rows_f64(rows *r, uint32_t col, double v) { ((double *)r->c.cols[col].data)[r->row] = v; }
 static void rows_bool(rows *r, uint32_t col, bool v) { ((uint8_t *)r->c.cols[col].data)[r->row] = v; }
 
 static int rows_next(rows *r) {
@@ -1083,6 +1084,49 @@ static int describe_history(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out
     return rc;
 }
 
+/* DESCRIBE INDEX t: qbeast's getIndexMetrics of an OTree table, one row per revision with files. */
+static int describe_index(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
+    static const char *names[] = {"revision", "columns", "dimensions", "cube_size", "elements", "cubes", "blocks",
+                                  "files", "bytes", "avg_file_bytes", "height", "min_height", "avg_fanout",
+                                  "cube_elements_min", "cube_elements_q1", "cube_elements_median", "cube_elements_q3",
+                                  "cube_elements_max", "cube_elements_avg"};
+    enum { NCOL = 19 };
+    tn_type ty[NCOL];
+    for (uint32_t i = 0; i < NCOL; i++) ty[i] = tn_type_make(TN_TYPE_BIGINT);
+    ty[1] = tn_type_make(TN_TYPE_VARCHAR);
+    ty[9] = ty[12] = ty[18] = tn_type_make(TN_TYPE_DOUBLE);
+    tn_catalog_name cn;
+    tn_table *t = NULL;
+    int rc = tn_bind_open_table(b, &stmt->u.describe.table, &cn, &t);
+    if (rc) return rc;
+    tn_arena *a = tn_arena_create(0);
+    tn_layout_otree_metrics *m = NULL;
+    uint32_t n = 0;
+    rc = a ? tn_layout_otree_metrics_get(t, a, &m, &n) : TN_ENOMEM;
+    if (rc) rc = tn_bind_error_at(b, rc, stmt->pos);
+    if (!rc) rc = tn_stmt_output_init(b, out, NCOL, names, ty);
+    rows r;
+    memset(&r, 0, sizeof r);
+    if (!rc) rc = rows_open(&r, out);
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        const tn_layout_otree_metrics *x = &m[i];
+        int64_t iv[NCOL] = {x->revision, 0, x->dimensions, x->desired_cube_size, x->elements, x->cubes, x->blocks,
+                            x->files, x->bytes, 0, x->height, x->min_height, 0, x->cube_min, x->cube_q1,
+                            x->cube_median, x->cube_q3, x->cube_max, 0};
+        for (uint32_t c = 0; c < NCOL; c++)
+            if (ty[c].id == TN_TYPE_BIGINT) rows_i64(&r, c, iv[c]);
+        rows_f64(&r, 9, x->avg_file_bytes);
+        rows_f64(&r, 12, x->avg_fanout);
+        rows_f64(&r, 18, x->cube_avg);
+        rc = rows_str(&r, 1, x->columns);
+        if (!rc) rc = rows_next(&r);
+    }
+    if (r.c.cols) rc = rows_close(&r, rc);
+    tn_arena_destroy(a);
+    tn_table_close(t);
+    return rc;
+}
+
 /* SHOW ALL TABLES: (schema, name, kind) of every table and view of every schema, sorted. */
 static int show_all_tables(tn_binder *b, tn_sql_stmt *stmt, tn_catalog *cat, bool empty,
                            tn_stmt_output *out) {
@@ -1259,7 +1303,8 @@ int tn_stmt_table_execute(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) 
     case TN_SQL_S_DROP: return drop(b, stmt, out);
     case TN_SQL_S_ALTER_TABLE: return alter(b, stmt, out);
     case TN_SQL_S_DESCRIBE:
-        return stmt->u.describe.history ? describe_history(b, stmt, out) : describe_table(b, stmt, out);
+        return stmt->u.describe.history ? describe_history(b, stmt, out)
+               : stmt->u.describe.index ? describe_index(b, stmt, out) : describe_table(b, stmt, out);
     case TN_SQL_S_SHOW: return show(b, stmt, out);
     case TN_SQL_S_VACUUM: return vacuum(b, stmt, out);
     case TN_SQL_S_INSERT: return tn_stmt_insert(b, stmt, out);

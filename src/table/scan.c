@@ -791,8 +791,8 @@ int tn_table_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_sc
             rc = tn_error_set(TN_EINVAL, "table '%s': column index %u out of range", t->path, c);
             goto cleanup;
         }
-        if (md->columns[c].nested) {
-            rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': column '%s' has nested type %s: not supported",
+        if (md->columns[c].nested && !tn_type_is_nested(md->columns[c].type)) {
+            rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': column '%s' has type %s: not supported",
                               t->path, md->columns[c].name, md->columns[c].type_text ? md->columns[c].type_text : "?");
             goto cleanup;
         }

@@ -56,6 +56,35 @@ console.log(`files ${rows.length} bad ${bad}`);
 JS
 }
 
+# DESCRIBE INDEX against the metrics recomputed from the log (per revision with files: elements,
+# distinct cubes, blocks, files, bytes, height = deepest cube + 1)
+metrics_ok() { # label table dims
+    local want got
+    want=$(node - "wh/$2" "$3" <<'JS'
+const fs = require('fs'), path = require('path');
+const [dir, dims] = process.argv.slice(2);
+const live = new Map();
+for (const f of fs.readdirSync(path.join(dir, '_delta_log')).filter(f => f.endsWith('.json')).sort())
+  for (const line of fs.readFileSync(path.join(dir, '_delta_log', f), 'utf8').split('\n').filter(Boolean)) {
+    const a = JSON.parse(line);
+    if (a.add) live.set(a.add.path, a.add); if (a.remove) live.delete(a.remove.path);
+  }
+const rev = new Map(), cpl = Math.ceil(dims / 6);
+for (const add of live.values()) {
+  const r = rev.get(add.tags.revision) || { e: 0, cubes: new Set(), b: 0, f: 0, bytes: 0, h: 0 };
+  for (const b of JSON.parse(add.tags.blocks)) { r.e += b.elementCount; r.cubes.add(b.cubeId); r.b++; r.h = Math.max(r.h, b.cubeId.length / cpl + 1); }
+  r.f++; r.bytes += add.size; rev.set(add.tags.revision, r);
+}
+for (const [id, r] of [...rev].sort((x, y) => x[0] - y[0])) console.log([id, r.e, r.cubes.size, r.b, r.f, r.bytes, r.h].join(','));
+JS
+)
+    got=$(tn -c "DESCRIBE INDEX $2" 2>&1 | tail -n +2 |
+          python3 -c 'import sys, csv
+for r in csv.reader(sys.stdin):
+    if int(r[7]) > 0: print(",".join([r[0], r[4], r[5], r[6], r[7], r[8], r[10]]))')
+    check "$1: DESCRIBE INDEX = metrics recomputed from the log" "$want" "$got"
+}
+
 # samples: exact row set, rows read bounded
 samples_ok() { # label table hash-expr
     local p w want got rr fr lim
@@ -88,6 +117,7 @@ run_case() { # name columns-ddl columnsToIndex cubeSize hint hash-expr nbatches 
     total=$("$DUCK" "SELECT count(*) FROM read_parquet('$work/$name/*/*.parquet')" | tail -1)
     check "$name: $nb appends hold every row" "$total" "$(tn -c "SELECT count(*) FROM $name" | tail -1)"
     samples_ok "$name" "$name" "$h"
+    metrics_ok "$name" "$name" "$(echo "$cols" | tr ',' '\n' | wc -l)"
     local r
     r=$(blocks_ok "wh/$name" "$h")
     case "$r" in *"bad 0") ok "$name: files within their blocks' weights and counts (${r% bad*})";; *) bad "$name: blocks: $r";; esac
@@ -99,6 +129,7 @@ run_case() { # name columns-ddl columnsToIndex cubeSize hint hash-expr nbatches 
     tn -c "OPTIMIZE $name" >/dev/null 2>"$name.opt" || { bad "$name: OPTIMIZE: $(head -c 300 "$name.opt")"; return; }
     check "$name: OPTIMIZE keeps every row exactly once" "$before" "$(tn -c "SELECT $fp FROM $name" | tail -1)"
     samples_ok "$name after OPTIMIZE" "$name" "$h"
+    metrics_ok "$name after OPTIMIZE" "$name" "$(echo "$cols" | tr ',' '\n' | wc -l)"
     r=$(blocks_ok "wh/$name" "$h")
     case "$r" in *"bad 0") ok "$name after OPTIMIZE: files within their blocks (${r% bad*})";; *) bad "$name after OPTIMIZE: blocks: $r";; esac
 }

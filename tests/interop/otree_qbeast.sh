@@ -5,7 +5,7 @@
 # trunc(f * (2^32 - 1) - 2^31)), checked as row sets both ways at many fractions with the SQL
 # hash() function (not the layout's code); the block minWeight equals min(hash(brand)); a
 # sample below the block's minWeight reads no file (--stats); DuckDB reads the data file to the
-# same rows. Ends with "N passed, N failed".
+# same rows; DESCRIBE INDEX reports the golden tables' index metrics. Ends with "N passed, N failed".
 set -u
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
@@ -56,5 +56,11 @@ if oracle_available; then
 else
     echo "DuckDB oracle not installed: DuckDB check skipped"
 fi
+# index metrics (DESCRIBE INDEX, qbeast's getIndexMetrics) of golden tables qbeast-spark wrote,
+# from their logs: revision, columns:transformer, dimensions, cubeSize, elements, cubes, blocks,
+# files, bytes (the add actions' sizes); the warehouse is the golden folder (read only)
+mi() { "$BIN" -w "$DATA/qbeast" --csv -c "DESCRIBE INDEX \"$1\"" 2>&1 | tail -n +2 | cut -d, -f1-$2; }   # fields (a quoted list counts its commas)
+check "DESCRIBE INDEX of string-histogram-table" "1,brand:histogram,1,5000000,100000,1,1,1,2275245" "$(mi string-histogram-table 9)"
+check "DESCRIBE INDEX of the pre-0.6 table (one-cube tags)" '1,"user_id:linear,price:linear",2,10000,100,1,1,1,9666' "$(mi pre-0.6-table_with_remove 10)"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/interop/server_clients.sh: `tarn serve` with real PostgreSQL clients, each from its
-# own library: psql (postgresql-client), psycopg2, node-pg (tests/server/node_modules, npm ci
+# own library: psql (postgresql-client), psycopg2, psycopg 3 (python3-psycopg), node-pg (tests/server/node_modules, npm ci
 # by scripts/install-deps.sh) and pgjdbc (/usr/share/java/postgresql.jar, a Java program
 # compiled at test time): queries, parameters, types, errors with SQLSTATE, transactions.
 set -u
@@ -190,6 +190,7 @@ run_client() {   # run_client LABEL COMMAND...: counts the lines the client prin
     fi
 }
 run_client psycopg2 /usr/bin/python3 tests/server/psycopg_client.py "$SRV_PORT"
+run_client psycopg3 /usr/bin/python3 tests/server/psycopg3_client.py "$SRV_PORT"
 run_client node-pg node tests/server/node_client.js "$SRV_PORT"
 if javac -d "$SRV_DIR/java" -cp /usr/share/java/postgresql.jar tests/server/JdbcClient.java 2>"$SRV_DIR/javac.log"; then
     run_client pgjdbc java -cp "$SRV_DIR/java:/usr/share/java/postgresql.jar" JdbcClient "$SRV_PORT"

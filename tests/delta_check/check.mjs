@@ -504,7 +504,8 @@ async function checkTable(table, duck) {
         if ('sizeInBytes' in o) P.need(statSync(cf).size === o.sizeInBytes, `_last_checkpoint: sizeInBytes ${o.sizeInBytes} != ${statSync(cf).size}`);
       }
     }
-  } else if (ckpts.length && allTarn) {
+  } else if (ckpts.length && allTarn && !crashed) {
+    // a writer killed between a checkpoint and its hint leaves exactly this (the hint is optional)
     P.add('checkpoints without _last_checkpoint');
   }
   return P;

@@ -149,12 +149,81 @@ static int f_bitmap_hash64(FN_ARGS) { return singleton(call, args, nargs, n, out
 
 /* bitmap_to_array / bitmap_from_array take or give a LIST, which tarn does not have yet: refused
  * when the call is bound, naming what works instead. */
-static int needs_list(tn_func_binding *binding, const tn_value *const *consts, void **bind_data) {
-    return tn_error_set(TN_EUNSUPPORTED, "%s is not supported yet: it %s a LIST, and tarn has no LIST type yet; use "
-                        "unnest_bitmap(b) (a table function), bitmap_to_string(b) or bitmap_from_string(s)",
-                        binding->def->name, strstr(binding->def->name, "to_") ? "returns" : "takes");
+/* ----- bitmap_to_array(b) -> BIGINT[] (ascending) and bitmap_from_array(integer list) ----- */
+
+static int bind_to_array(tn_func_binding *b, const tn_value *const *consts, void **bd) {
+    return tn_type_list(&b->ret, tn_type_make(TN_TYPE_BIGINT));
 }
-static int f_needs_list(FN_ARGS) { return tn_error_set(TN_EUNSUPPORTED, "%s is not supported yet", call->def->name); }
+
+typedef struct to_list {
+    tn_vector *out;
+    uint32_t row;
+} to_list;
+
+static int push_value(void *ctx, uint64_t v) {
+    to_list *t = ctx;
+    tn_vector *c = &t->out->children[0];
+    if (v > INT64_MAX)
+        return tn_error_set(TN_ELIMIT, "bitmap_to_array: value %llu does not fit a BIGINT element (the bitmap holds "
+                            "values of 2^63 and above)", (unsigned long long)v);
+    int rc = 0;
+    if (c->count >= c->capacity &&
+        (rc = tn_vector_reserve(c, c->capacity * 2 > c->count + 1024 ? c->capacity * 2 : c->count + 1024)))
+        return rc;
+    ((int64_t *)c->data)[c->count] = (int64_t)v;
+    if (c->validity) tn_vector_set_valid_bit(c, c->count, true);
+    c->count++;
+    ((tn_list_entry *)t->out->data)[t->row].length++;
+    return 0;
+}
+
+static int f_to_array(FN_ARGS) {
+    int rc = 0;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        ((tn_list_entry *)out->data)[i] = (tn_list_entry){out->children[0].count, 0};
+        if (!tn_vector_is_valid(out, i)) continue;
+        tn_bitmap *bm = NULL;
+        if ((rc = decode(call, args[0], 0, i, &bm))) break;
+        to_list t = {out, i};
+        rc = tn_bitmap_iterate(bm, push_value, &t);
+        tn_bitmap_free(bm);
+    }
+    return rc;
+}
+
+/* The list's elements must be integers (cast to BIGINT); NULL elements and negative values are
+ * skipped, as bitmap_agg skips them (StarRocks). */
+static int bind_from_array(tn_func_binding *b, const tn_value *const *consts, void **bd) {
+    tn_type t = b->arg_types[0];
+    if (t.id == TN_TYPE_NULL) return tn_type_list(&b->arg_types[0], tn_type_make(TN_TYPE_BIGINT));
+    if (t.id != TN_TYPE_LIST || !(tn_type_is_integer(tn_type_element(t)) || tn_type_element(t).id == TN_TYPE_NULL)) {
+        char name[128];
+        return tn_error_set(TN_EBIND, "%s takes a list of integers (BIGINT[]), not %s", b->def->name,
+                            tn_type_format(t, name, sizeof name));
+    }
+    return tn_type_list(&b->arg_types[0], tn_type_make(TN_TYPE_BIGINT));
+}
+
+static int f_from_array(FN_ARGS) {
+    const tn_vector *l = args[0], *c = &l->children[0];
+    tn_bitmap *bm = tn_bitmap_create();
+    if (!bm) return TN_ENOMEM;
+    int rc = 0;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        if (!tn_vector_is_valid(out, i)) { tn_func_str_empty(out, i); continue; }
+        tn_list_entry e = ((const tn_list_entry *)l->data)[TN_ARG_IDX(l, i)];
+        tn_bitmap_clear(bm);
+        for (uint32_t k = 0; k < e.length && !rc; k++) {
+            uint32_t at = e.offset + k;
+            if (!tn_vector_is_valid(c, at)) continue;
+            int64_t v = ((const int64_t *)c->data)[at];
+            if (v >= 0) rc = tn_bitmap_add(bm, (uint64_t)v);
+        }
+        if (!rc) rc = put_bitmap(out, i, bm);
+    }
+    tn_bitmap_free(bm);
+    return rc;
+}
 
 static int f_bitmap_empty(FN_ARGS) {
     tn_bitmap *bm = tn_bitmap_create();
@@ -479,10 +548,10 @@ const tn_func_def tn_funcs_bitmap[] = {
     F1("base64_to_bitmap", VC, VB, 0, f_from_base64),
     F1("bitmap_hash", VC, VB, 0, f_bitmap_hash),
     F1("bitmap_hash64", VC, VB, 0, f_bitmap_hash64),
-    {"bitmap_to_array", {VB, N}, VB, 0, f_needs_list, needs_list, NULL},
-    {"bitmaptoarray", {VB, N}, VB, 0, f_needs_list, needs_list, NULL},
-    {"bitmap_from_array", {TN_SIG_ANY, N}, VB, 0, f_needs_list, needs_list, NULL},
-    {"bitmapbuild", {TN_SIG_ANY, N}, VB, 0, f_needs_list, needs_list, NULL},
+    {"bitmap_to_array", {VB, N}, TN_SIG_ANY, 0, f_to_array, bind_to_array, NULL},
+    {"bitmaptoarray", {VB, N}, TN_SIG_ANY, 0, f_to_array, bind_to_array, NULL},
+    {"bitmap_from_array", {TN_SIG_ANY, N}, VB, 0, f_from_array, bind_from_array, NULL},
+    {"bitmapbuild", {TN_SIG_ANY, N}, VB, 0, f_from_array, bind_from_array, NULL},
     F1("bitmap_count", VB, BI, SN, f_count),
     F1("bitmapcardinality", VB, BI, SN, f_count),
     F1("bitmap_to_string", VB, VC, 0, f_to_string),

@@ -974,13 +974,7 @@ static int open_from(tn_delta_snapshot **out, tn_fs *fs, tn_delta_snapshot *p, i
     arena = NULL;
     rc = 0;
 fallback:
-    smap_free(&r.files_by_key);
-    smap_free(&r.txn_by_app);
-    smap_free(&r.dom_by_name);
-    tn_free(r.files);
-    tn_free(r.txns);
-    tn_free(r.domains);
-    tn_free(r.sidecars);
+    replay_clear(&r);
     tn_arena_destroy(arena);
     if (rc == TN_ENOMEM) return rc;
     if (rc) tn_error_clear();
@@ -1067,13 +1061,7 @@ int tn_delta_snapshot_open(tn_delta_snapshot **out, tn_fs *fs, const char *table
     *out = s;
     s = NULL;
 cleanup:
-    smap_free(&r.files_by_key);
-    smap_free(&r.txn_by_app);
-    smap_free(&r.dom_by_name);
-    tn_free(r.files);
-    tn_free(r.txns);
-    tn_free(r.domains);
-    tn_free(r.sidecars);
+    replay_clear(&r);
     tn_free(l.commits);
     tn_free(l.ckpts);
     tn_arena_destroy(scratch);

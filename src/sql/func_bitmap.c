@@ -147,8 +147,6 @@ static int f_to_bitmap_str(FN_ARGS) { return singleton(call, args, nargs, n, out
 static int f_bitmap_hash(FN_ARGS) { return singleton(call, args, nargs, n, out, v_hash32); }
 static int f_bitmap_hash64(FN_ARGS) { return singleton(call, args, nargs, n, out, v_hash64); }
 
-/* bitmap_to_array / bitmap_from_array take or give a LIST, which tarn does not have yet: refused
- * when the call is bound, naming what works instead. */
 /* ----- bitmap_to_array(b) -> BIGINT[] (ascending) and bitmap_from_array(integer list) ----- */
 
 static int bind_to_array(tn_func_binding *b, const tn_value *const *consts, void **bd) {

@@ -799,10 +799,6 @@ static inline bool bool_true(const tn_vector *v, uint32_t i) {
     uint32_t r = TN_ARG_IDX(v, i);
     return tn_vector_is_valid(v, r) && ((const uint8_t *)v->data)[r];
 }
-static inline bool bool_false(const tn_vector *v, uint32_t i) {
-    uint32_t r = TN_ARG_IDX(v, i);
-    return tn_vector_is_valid(v, r) && !((const uint8_t *)v->data)[r];
-}
 
 static int eval_logic(const tn_expr *e, const tn_chunk *in, node_state *s, tn_vector **res) {
     int rc = 0;

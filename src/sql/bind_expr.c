@@ -464,6 +464,11 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         name = tn_str_iequal(tn_setting_get(b->session, "regex_match_operator_semantics"), "full") ? "regexp_full_match"
                                                                                                   : "regexp_matches";
     if (e->u.func.over) return tn_bind_window(c, e, out);
+    if (tn_bind_is_unnest_name(name)) {                  /* bind_unnest.c */
+        if (tn_str_iequal(name, "posexplode"))
+            return tn_bind_error(b, e->pos, "posexplode() must be a whole item of the select list");
+        return tn_bind_unnest_call(c, e, TN_UNNEST_VALUE, out);
+    }
     if (tn_bind_is_agg_name(name)) {
         if (c->in_agg) return tn_bind_error(b, e->pos, "aggregate function calls cannot be nested");
         if (!c->agg)

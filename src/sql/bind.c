@@ -389,6 +389,7 @@ static int bind_table_function(tn_binder *b, tn_sql_tableref *t, tn_plan **out) 
     tn_scan_format fmt;
     if (tn_bind_is_range_function(name)) return tn_bind_range(b, t, out);      /* bind_range.c */
     if (tn_bind_is_unnest_bitmap(name)) return tn_bind_unnest_bitmap(b, t, out);   /* bind_unnest_bitmap.c */
+    if (tn_bind_is_unnest_name(name)) return tn_bind_unnest_table(b, t, out);      /* bind_unnest.c */
     if (b->session->files_denied && strcmp(name, "table_changes") != 0)
         return tn_bind_error_code(b, TN_EUNSUPPORTED, f->pos,
                                   "%s reads files by path, which this session does not allow (tarn serve --allow-file-access)",

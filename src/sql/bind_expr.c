@@ -464,6 +464,11 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         name = tn_str_iequal(tn_setting_get(b->session, "regex_match_operator_semantics"), "full") ? "regexp_full_match"
                                                                                                   : "regexp_matches";
     if (e->u.func.over) return tn_bind_window(c, e, out);
+    if (tn_bind_is_unnest_name(name)) {                  /* bind_unnest.c */
+        if (tn_str_iequal(name, "posexplode"))
+            return tn_bind_error(b, e->pos, "posexplode() must be a whole item of the select list");
+        return tn_bind_unnest_call(c, e, TN_UNNEST_VALUE, out);
+    }
     if (tn_bind_is_agg_name(name)) {
         if (c->in_agg) return tn_bind_error(b, e->pos, "aggregate function calls cannot be nested");
         if (!c->agg)
@@ -625,8 +630,12 @@ static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         case TN_AGG_BOOL_AND:
         case TN_AGG_BOOL_OR: want_t = ag.type = tn_type_make(TN_TYPE_BOOLEAN); break;
         case TN_AGG_CUSTOM: {
-            want_t = tn_type_make((tn_type_id)ag.func->arg);
+            want_t = ag.func->arg == TN_AGG_ANY_TYPE ? t : tn_type_make((tn_type_id)ag.func->arg);
             ag.type = tn_type_make((tn_type_id)ag.func->ret);
+            if (ag.func->ret == TN_AGG_LIST_OF_ARG && (rc = tn_type_list(&ag.type, want_t))) {
+                tn_expr_free(ag.arg);
+                return tn_bind_error_at(b, rc, e->pos);
+            }
             if (!tn_type_equal(t, want_t) && tn_func_implicit_cast_cost(t, want_t) < 0) {
                 tn_expr_free(ag.arg);
                 char tb[64];
@@ -638,7 +647,7 @@ static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
                 ag.arg_name = a0->u.column.parts[a0->u.column.n - 1].name;
             else
                 ag.arg_name = "its argument";
-            ag.distinct = false;   /* set functions: DISTINCT changes nothing */
+            ag.distinct = ag.func->forced_distinct || (ag.distinct && ag.func->keeps_distinct);
             break;
         }
         case TN_AGG_STRING_AGG:

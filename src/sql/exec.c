@@ -607,6 +607,11 @@ static int build(tn_exec *ex, tn_plan *node, tn_pipeline *p) {
         if (!rc) rc = tn_op_project(ex, node, &op);
         if (!rc) rc = add_op(p, op);
         return rc;
+    case TN_PLAN_UNNEST:
+        rc = build(ex, node->child[0], p);
+        if (!rc) rc = tn_op_unnest(ex, node, &op);
+        if (!rc) rc = add_op(p, op);
+        return rc;
     case TN_PLAN_LIMIT:
         rc = build(ex, node->child[0], p);
         if (!rc) rc = tn_op_limit(ex, node, &op);
@@ -966,7 +971,21 @@ bool tn_exec_streamable(const tn_plan *plan) {
     case TN_PLAN_VALUES: return true;
     case TN_PLAN_FILTER:
     case TN_PLAN_PROJECT:
+    case TN_PLAN_UNNEST:
     case TN_PLAN_LIMIT: return tn_exec_streamable(plan->child[0]);
+    default: return false;
+    }
+}
+
+bool tn_exec_small(const tn_plan *plan) {
+    switch (plan->kind) {
+    case TN_PLAN_SCAN: return plan->u.scan.total_rows >= 0 && plan->u.scan.total_rows <= TN_EXEC_SMALL_ROWS;
+    case TN_PLAN_VALUES:
+        return plan->u.values.is_range ? !plan->u.values.range_ts && plan->u.values.range_count <= TN_EXEC_SMALL_ROWS
+                                       : plan->u.values.nrows <= TN_EXEC_SMALL_ROWS;
+    case TN_PLAN_FILTER:
+    case TN_PLAN_PROJECT:
+    case TN_PLAN_LIMIT: return tn_exec_small(plan->child[0]);
     default: return false;
     }
 }

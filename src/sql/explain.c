@@ -111,6 +111,10 @@ static int node_line(tn_buf *o, const tn_plan *p) {
         rc = tn_buf_printf(o, "%s%s", n[p->u.setop.op], p->u.setop.all ? " ALL" : "");
         break;
     }
+    case TN_PLAN_UNNEST:
+        rc = tn_buf_printf(o, "UNNEST ");
+        if (!rc) rc = exprs(o, p->u.unnest.exprs, p->u.unnest.n);
+        break;
     case TN_PLAN_WINDOW:
         rc = tn_buf_printf(o, "WINDOW");
         for (uint32_t i = 0; i < p->u.window.nfuncs && !rc; i++) {

@@ -378,6 +378,7 @@ static int push(tn_arena *arena, tn_plan **slot, elist *conjs) {
     case TN_PLAN_LIMIT:
     case TN_PLAN_SETOP:
     case TN_PLAN_WINDOW:         /* a filter under a window would change its partitions */
+    case TN_PLAN_UNNEST:
     case TN_PLAN_SCAN:
     case TN_PLAN_VALUES:
         for (uint32_t i = 0; i < conjs->n && !rc; i++) {
@@ -752,6 +753,32 @@ static int prune(tn_arena *arena, tn_plan *p, const bool *req, uint32_t *map) {
             if (map[nin + f] != GONE) map[nin + f] += c->ncols;
         for (uint32_t i = 0; i < nin; i++) map[i] = cmap[i];
         p->u.window.nfuncs = kept;
+        p->types = types;
+        p->names = names;
+        p->ncols = n;
+        return 0;
+    }
+    case TN_PLAN_UNNEST: {       /* every list stays: each one decides the row count */
+        tn_plan *c = p->child[0];
+        uint32_t nin = c->ncols, nu = p->u.unnest.n;
+        bool *creq = tn_arena_calloc(arena, nin + 1);
+        uint32_t *cmap = tn_arena_alloc(arena, (nin + 1) * sizeof *cmap);
+        if (!creq || !cmap) return TN_ENOMEM;
+        for (uint32_t i = 0; i < nin; i++) creq[i] = req[i];
+        for (uint32_t k = 0; k < nu; k++) tn_expr_columns(p->u.unnest.exprs[k], creq, nin);
+        rc = prune(arena, c, creq, cmap);
+        if (rc) return rc;
+        for (uint32_t k = 0; k < nu; k++) tn_expr_remap(p->u.unnest.exprs[k], cmap);
+        uint32_t n = c->ncols + nu;
+        tn_type *types = tn_arena_alloc(arena, (n + 1) * sizeof *types);
+        const char **names = tn_arena_alloc(arena, (n + 1) * sizeof *names);
+        if (!types || !names) return TN_ENOMEM;
+        memcpy(types, c->types, c->ncols * sizeof *types);
+        memcpy(names, c->names, c->ncols * sizeof *names);
+        memcpy(types + c->ncols, p->types + nin, nu * sizeof *types);
+        memcpy(names + c->ncols, p->names + nin, nu * sizeof *names);
+        for (uint32_t i = 0; i < nin; i++) map[i] = cmap[i];
+        for (uint32_t k = 0; k < nu; k++) map[nin + k] = c->ncols + k;
         p->types = types;
         p->names = names;
         p->ncols = n;

@@ -23,7 +23,14 @@ typedef enum tn_plan_kind {
     TN_PLAN_LIMIT,
     TN_PLAN_SETOP,       /* UNION / INTERSECT / EXCEPT [ALL] of two inputs with equal types */
     TN_PLAN_WINDOW,      /* output: the input's columns, then one column per window function */
+    TN_PLAN_UNNEST,      /* output: the input's columns, then one column per unnested list */
 } tn_plan_kind;
+
+/* What an UNNEST column yields for the j-th (0-based) element of its list. */
+typedef enum tn_unnest_mode {
+    TN_UNNEST_VALUE,     /* the element */
+    TN_UNNEST_POS0,      /* j (INTEGER), Spark's posexplode `pos` */
+} tn_unnest_mode;
 
 typedef enum tn_scan_format { TN_SCAN_PARQUET, TN_SCAN_CSV, TN_SCAN_JSON,
                               TN_SCAN_DELTA /* a Delta table (bind_table.c, op_table_scan.c) */ } tn_scan_format;
@@ -215,6 +222,13 @@ struct tn_plan {
             uint32_t nfuncs;
             tn_plan_window_func *funcs;
         } window;
+        /* Each input row becomes max(length of its lists) rows (0 for NULL and empty lists);
+         * a shorter list's columns are NULL past its end (DuckDB's unnest, op_unnest.c). */
+        struct {
+            uint32_t n;
+            tn_expr **exprs;       /* LIST-typed, over the input columns */
+            uint8_t *modes;        /* tn_unnest_mode */
+        } unnest;
     } u;
     /* EXPLAIN ANALYZE counters (filled by the executor). */
     uint64_t rows_out;

@@ -163,6 +163,13 @@ static int states_reserve(tn_agg_states *st, uint32_t ngroups) {
 /* Update agg s with rows of v (n rows) for groups gids; mask (may be NULL) selects rows. */
 #define LOOP_ROWS(BODY)                                                                     \
     do {                                                                                    \
+        if (!mask && !v->validity) {   /* every row: the loop without per-row tests */      \
+            for (uint32_t i = 0; i < n; i++) {                                              \
+                uint32_t g = gids[i];                                                       \
+                BODY;                                                                       \
+            }                                                                               \
+            break;                                                                          \
+        }                                                                                   \
         for (uint32_t i = 0; i < n; i++) {                                                  \
             if (mask && !mask[i]) continue;                                                 \
             if (v->validity && !((v->validity[i >> 6] >> (i & 63)) & 1)) continue;          \
@@ -646,9 +653,7 @@ static int eval_into(const tn_expr *e, tn_expr_state *st, tn_vector *buf, const 
     }
     int rc = 0;
     if (buf->capacity < in->count && (rc = tn_vector_reserve(buf, in->count))) return rc;
-    rc = tn_expr_eval(e, in, buf, st);
-    *out = buf;
-    return rc;
+    return tn_expr_eval_ref(e, in, buf, st, out);
 }
 
 /* Insert the (group, value) pairs of rows selected by mask into a DISTINCT set (n <= 2048). */

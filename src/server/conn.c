@@ -52,17 +52,23 @@ static int conn_read(tn_pg_conn *c, void *dst, size_t n, bool waiting) {
             n -= k;
             continue;
         }
-        struct pollfd p = {c->fd, POLLIN, 0};
-        int pr = tn_pg_io_pending(c) ? 1 : poll(&p, 1, 200);
+        /* Without TLS a blocking recv(2) whose SO_RCVTIMEO (set at accept) wakes it every
+         * QUIET_MS: one system call per message batch instead of poll(2) + recv(2). TLS may hold
+         * decrypted bytes that poll(2) cannot see, and SSL_read must not time out mid-record. */
+        int pr = 1;
+        if (c->ssl && !tn_pg_io_pending(c)) {
+            struct pollfd p = {c->fd, POLLIN, 0};
+            pr = poll(&p, 1, TN_PG_QUIET_MS);
+        }
         if (pr < 0 && errno == EINTR) continue;
-        if (pr == 0) {
+        ssize_t r = pr == 0 ? -1 : tn_pg_io_recv(c, c->rbuf, sizeof c->rbuf);
+        if (pr == 0 || (r < 0 && !c->ssl && (errno == EAGAIN || errno == EWOULDBLOCK))) {
             if (tn_pg_server_stopping(c->srv)) return TN_PG_STOP;
             int idle = tn_pg_server_opts(c->srv)->idle_timeout_s;
             if (waiting && idle > 0 && (int64_t)tn_time_ns() - idle_start > (int64_t)idle * 1000000000)
                 return TN_PG_IDLE;
             continue;
         }
-        ssize_t r = tn_pg_io_recv(c, c->rbuf, sizeof c->rbuf);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) {
             c->dead = true;

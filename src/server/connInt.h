@@ -17,6 +17,8 @@
 #define TN_PG_EOF     (-1001)   /* the client went away (or the connection must close) */
 #define TN_PG_STOP    (-1002)   /* the server is shutting down */
 #define TN_PG_IDLE    (-1003)   /* idle timeout */
+/* A connection waiting for the client wakes this often to check shutdown and the idle timeout. */
+#define TN_PG_QUIET_MS 200
 /* codes carried through tn_error_set whose SQLSTATE the conn picks */
 #define TN_PG_EREADONLY TN_EUNSUPPORTED
 #define TN_PG_ENOSTMT   TN_ENOTFOUND

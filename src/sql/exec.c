@@ -1015,6 +1015,19 @@ bool tn_exec_streamable(const tn_plan *plan) {
     }
 }
 
+bool tn_exec_small(const tn_plan *plan) {
+    switch (plan->kind) {
+    case TN_PLAN_SCAN: return plan->u.scan.total_rows >= 0 && plan->u.scan.total_rows <= TN_EXEC_SMALL_ROWS;
+    case TN_PLAN_VALUES:
+        return plan->u.values.is_range ? !plan->u.values.range_ts && plan->u.values.range_count <= TN_EXEC_SMALL_ROWS
+                                       : plan->u.values.nrows <= TN_EXEC_SMALL_ROWS;
+    case TN_PLAN_FILTER:
+    case TN_PLAN_PROJECT:
+    case TN_PLAN_LIMIT: return tn_exec_small(plan->child[0]);
+    default: return false;
+    }
+}
+
 int tn_exec_stream_start(tn_exec_stream **out, tn_exec *ex, tn_plan *plan) {
     *out = NULL;
     note_plan_rows(ex, plan);

@@ -522,7 +522,8 @@ static uint64_t rss_kb(void) {
 }
 
 /* Streaming results hold the same rows in the same order as materialized ones, for 1 and 2
- * threads, with and without LIMIT; blocking plans are not streamed. */
+ * threads, with and without LIMIT; blocking plans and small inputs (t1: a few rows,
+ * tn_exec_small) are not streamed. */
 TEST(streaming_matches_materialized) {
     paths();
     char q[4][4096];
@@ -545,7 +546,7 @@ TEST(streaming_matches_materialized) {
                 tn_sql_script_free(sc);
                 continue;
             }
-            CHECK_EQ_INT(tn_sql_result_streaming(st), k != 3);
+            CHECK_EQ_INT(tn_sql_result_streaming(st), k < 2);
             CHECK_EQ_INT(tn_sql_result_streaming(m), false);
             uint64_t h1, h2;
             int64_t n1, n2;

@@ -5,7 +5,8 @@
  * with the residual condition, and emits INNER / LEFT / RIGHT / FULL rows or SEMI / ANTI probe
  * rows. Rows of the build side never matched are emitted at the end (RIGHT / FULL); a SEMI /
  * ANTI join whose kept (left) side is the smaller builds on it, marks the build rows a probe
- * row matches and emits the matched (SEMI) or unmatched (ANTI) build rows at the end. No keys:
+ * row matches and emits the matched (SEMI) or unmatched (ANTI) build rows at the end; so does a
+ * LEFT join with the smaller left side (its unmatched build rows, NULL-extended). No keys:
  * a nested loop (CROSS JOIN, theta joins). NULL keys never match. Small integer key ranges use
  * a direct array instead of the hash table; build columns are flattened for gathering.
  */
@@ -616,8 +617,9 @@ static int probe_exec(tn_op *op, void *state, tn_pipeline *p, uint32_t stage, ui
     }
     if (!rc) rc = flush_pairs(t, s, p, stage, worker, in);
     if (rc) return rc;
-    /* probe rows without a match, or the matched ones for SEMI */
-    if (semi_build) return 0;
+    /* probe rows without a match, or the matched ones for SEMI; built on the left (SEMI, ANTI,
+     * LEFT), the kept rows are the build side's, emitted by probe_finish */
+    if (t->build_left) return 0;
     if (kind == TN_JOIN_LEFT || kind == TN_JOIN_FULL || kind == TN_JOIN_SEMI || kind == TN_JOIN_ANTI) {
         bool want = kind == TN_JOIN_SEMI;
         uint32_t m = 0;
@@ -645,12 +647,14 @@ static int probe_exec(tn_op *op, void *state, tn_pipeline *p, uint32_t stage, ui
 }
 
 /* RIGHT / FULL: build rows never matched, with NULLs for the probe side. SEMI / ANTI built on
- * the left: the build rows matched (SEMI) or not (ANTI). */
+ * the left: the build rows matched (SEMI) or not (ANTI). LEFT built on the left: the build rows
+ * never matched, with NULLs for the right side. */
 static int probe_finish(tn_op *op, tn_pipeline *p, uint32_t stage) {
     tn_join_table *t = op->shared;
     tn_join_kind kind = t->node->u.join.kind;
     bool semi_build = t->build_left && (kind == TN_JOIN_SEMI || kind == TN_JOIN_ANTI);
-    if (kind != TN_JOIN_RIGHT && kind != TN_JOIN_FULL && !semi_build) return 0;
+    bool left_build = t->build_left && kind == TN_JOIN_LEFT;
+    if (kind != TN_JOIN_RIGHT && kind != TN_JOIN_FULL && !semi_build && !left_build) return 0;
     probe_state *s = p->op_states[0][stage];
     int rc = 0;
     uint32_t ids[TN_VECTOR_SIZE];
@@ -663,6 +667,16 @@ static int probe_finish(tn_op *op, tn_pipeline *p, uint32_t stage) {
             for (uint32_t c = 0; c < s->nl && !rc; c++) rc = gather_build(&s->out.cols[c], t, c, ids, m);
             tn_chunk out = {s->nl, m, s->out.cols};
             if (!rc) rc = tn_pipe_push(p, stage + 1, 0, &out);
+            m = 0;
+        } else if (left_build && (m == TN_VECTOR_SIZE || (id == t->nrows && m > 0))) {
+            for (uint32_t c = 0; c < s->nl && !rc; c++) rc = gather_build(&s->out.cols[c], t, c, ids, m);
+            for (uint32_t c = 0; c < s->nr && !rc; c++) {
+                s->out.cols[s->nl + c].count = 0;
+                rc = tn_vector_fill_null(&s->out.cols[s->nl + c], 0, m);
+                s->out.cols[s->nl + c].count = m;
+            }
+            s->out.count = m;
+            if (!rc) rc = tn_pipe_push(p, stage + 1, 0, &s->out);
             m = 0;
         } else if (m == TN_VECTOR_SIZE || (id == t->nrows && m > 0)) {
             for (uint32_t c = 0; c < s->nl && !rc; c++) {

@@ -466,10 +466,10 @@ static int join_keys(tn_arena *arena, tn_plan *p) {
     el_free(&c);
     if (!rc) rc = make_and(&rest, &p->u.join.residual);
     else el_free(&rest);
-    /* the smaller estimated input builds; SEMI / ANTI joins too (op_join.c then marks the
-       matched build rows and emits the kept ones at the end) */
+    /* the smaller estimated input builds; SEMI / ANTI / LEFT joins too (op_join.c then marks
+       the matched build rows and emits the kept ones at the end) */
     tn_join_kind k = p->u.join.kind;
-    if ((k == TN_JOIN_INNER || k == TN_JOIN_SEMI || k == TN_JOIN_ANTI) && p->u.join.nkeys > 0)
+    if ((k == TN_JOIN_INNER || k == TN_JOIN_SEMI || k == TN_JOIN_ANTI || k == TN_JOIN_LEFT) && p->u.join.nkeys > 0)
         p->u.join.build_left = l->est_rows < r->est_rows;
     return rc;
 }

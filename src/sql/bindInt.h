@@ -60,6 +60,7 @@ typedef struct bind_scope {
 typedef struct cte_frame {
     tn_sql_cte *ctes;
     int n;
+    tn_plan_cte **shared;          /* per CTE: its definition once referenced (optimize_cte.c) */
     struct cte_frame *parent;
 } cte_frame;
 

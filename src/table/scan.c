@@ -8,7 +8,8 @@
  * One morsel per (file, row group); morsels run independently on any thread. A scan that needs
  * no file column (count(*), partition columns only) is answered from add.stats numRecords
  * when every file has it and no deletion vector: one morsel per file, no file opened.
- * Open descriptors are bounded: planning reads each footer and closes the file again; morsels
+ * Open descriptors are bounded: planning reads each footer (through parquet's footer cache: a
+ * file an earlier statement planned is not read again) and closes the file again; morsels
  * reopen their file lazily from a pool of at most min(256, RLIMIT_NOFILE / 4) descriptors per
  * scan, closing the least recently opened idle one when full.
  */
@@ -521,7 +522,7 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
     sf->snap_index = fi;
     rc = tn_delta_file_full_path(snap, file, s->arena, &full);
     if (rc) goto cleanup;
-    rc = tn_parquet_open(&sf->pf, t->fs, full, NULL);
+    rc = tn_parquet_open_cached(&sf->pf, t->fs, full, NULL);
     if (rc) {
         /* the Parquet reader refuses files with nested columns: name the table's column */
         for (uint32_t i = 0; i < md->ncolumns && rc == TN_EUNSUPPORTED; i++)

@@ -88,6 +88,13 @@ TEST(fixed_key_hash_equals_binary_row) {
                 CHECK_EQ_INT(tn_bucket_hash_fixed(cols + first, n, r), h);
             }
         }
+    /* the one-column loop: BIGINT, DATE, DECIMAL(18); a column with NULLs or a narrow type: refused */
+    int32_t hc[512];
+    for (int c = 0; c < 7; c++) {
+        bool ok = tn_bucket_hash_column(cols[c], 3, 512, hc);
+        CHECK_EQ_INT(ok, c == 0 || c == 4 || c == 6);
+        for (uint32_t r = 3; ok && r < 512; r++) CHECK_EQ_INT(hc[r], tn_bucket_hash_fixed(cols + c, 1, r));
+    }
     tn_vector s;
     CHECK_OK(tn_vector_init(&s, tn_type_make(TN_TYPE_VARCHAR), 4));
     const tn_vector *sc[2] = {&v[0], &s};

@@ -27,6 +27,7 @@ struct tn_sql_session {
     char client_user[64], client_database[64];   /* tn_sql_session_set_client */
     tn_sql_settings_fn settings_fn;                /* tn_sql_session_set_settings */
     void *settings_ctx;
+    struct tn_setting_globals *globals; /* settings.c: the database's global settings */
     /* session.c: BEGIN ... COMMIT. Each statement still commits on its own; a ROLLBACK (or a
      * COMMIT after a failed statement) that would need to undo writes is refused. */
     bool txn_open;                 /* BEGIN seen: writes are refused until COMMIT/ROLLBACK */
@@ -59,6 +60,7 @@ typedef struct bind_scope {
 typedef struct cte_frame {
     tn_sql_cte *ctes;
     int n;
+    tn_plan_cte **shared;          /* per CTE: its definition once referenced (optimize_cte.c) */
     struct cte_frame *parent;
 } cte_frame;
 

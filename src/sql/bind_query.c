@@ -1341,8 +1341,15 @@ int tn_bind_query(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan **ou
         b->depth--;
         return tn_bind_error_code(b, TN_ELIMIT, q->pos, "query nested too deeply");
     }
-    cte_frame frame = {q->ctes, q->n_ctes, b->ctes};
-    if (q->n_ctes) b->ctes = &frame;
+    cte_frame frame = {q->ctes, q->n_ctes, NULL, b->ctes};
+    if (q->n_ctes) {
+        frame.shared = tn_arena_calloc(b->arena, (size_t)q->n_ctes * sizeof *frame.shared);
+        if (!frame.shared) {
+            b->depth--;
+            return TN_ENOMEM;
+        }
+        b->ctes = &frame;
+    }
     int rc = 0;
     tn_plan *p = NULL;
     switch (q->kind) {
@@ -1357,7 +1364,8 @@ int tn_bind_query(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan **ou
         break;
     }
     b->ctes = frame.parent;
-    if (q->n_ctes == 0) b->ctes = frame.parent;
+    for (int i = 0; i < q->n_ctes; i++)             /* the frame's hold; leaves keep theirs */
+        if (frame.shared[i]) tn_plan_cte_release(frame.shared[i], false);
     b->depth--;
     if (rc) {
         tn_plan_free(p);

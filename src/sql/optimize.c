@@ -381,6 +381,7 @@ static int push(tn_arena *arena, tn_plan **slot, elist *conjs) {
     case TN_PLAN_UNNEST:
     case TN_PLAN_SCAN:
     case TN_PLAN_VALUES:
+    case TN_PLAN_CTE:            /* the definition is shared: filters stay above */
         for (uint32_t i = 0; i < conjs->n && !rc; i++) {
             if (!is_true_const(conjs->items[i])) rc = el_push(&kept, conjs->items[i]);
             else tn_expr_free(conjs->items[i]);
@@ -532,6 +533,7 @@ static int prune(tn_arena *arena, tn_plan *p, const bool *req, uint32_t *map) {
         return 0;
     }
     case TN_PLAN_VALUES:
+    case TN_PLAN_CTE:
         set_identity(p, map);
         return 0;
     case TN_PLAN_FILTER: {
@@ -891,7 +893,8 @@ static int scan_preds(tn_arena *arena, tn_plan *p) {
 
 int tn_optimize(tn_plan **root, tn_arena *arena) {
     elist none = {0};
-    int rc = push(arena, root, &none);
+    int rc = tn_opt_ctes(arena, *root);
+    if (!rc) rc = push(arena, root, &none);
     if (!rc) rc = tn_opt_date_casts(*root);
     if (!rc) {
         tn_opt_estimate(*root);

@@ -346,6 +346,7 @@ void tn_opt_estimate(tn_plan *p) {
     switch (p->kind) {
     case TN_PLAN_SCAN:
     case TN_PLAN_VALUES:
+    case TN_PLAN_CTE:                            /* optimize_cte.c */
         break;                                   /* set by the binder */
     case TN_PLAN_FILTER:
         p->est_rows = in * tn_opt_selectivity(c, p->u.filter.pred);

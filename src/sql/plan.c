@@ -78,6 +78,10 @@ void tn_plan_free(tn_plan *p) {
         for (uint32_t i = 0; p->u.unnest.exprs && i < p->u.unnest.n; i++) tn_expr_free(p->u.unnest.exprs[i]);
         p->u.unnest.n = 0;
         break;
+    case TN_PLAN_CTE:
+        if (p->u.cte.def) tn_plan_cte_release(p->u.cte.def, true);
+        p->u.cte.def = NULL;
+        break;
     default: break;
     }
 }

@@ -27,6 +27,7 @@ struct tn_sql_session {
     char client_user[64], client_database[64];   /* tn_sql_session_set_client */
     tn_sql_settings_fn settings_fn;                /* tn_sql_session_set_settings */
     void *settings_ctx;
+    struct tn_setting_globals *globals; /* settings.c: the database's global settings */
     /* session.c: BEGIN ... COMMIT. Each statement still commits on its own; a ROLLBACK (or a
      * COMMIT after a failed statement) that would need to undo writes is refused. */
     bool txn_open;                 /* BEGIN seen: writes are refused until COMMIT/ROLLBACK */

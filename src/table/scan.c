@@ -624,22 +624,15 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
         }
         sf->npreds++;
     }
-    /* deletion vector */
-    if (file->has_dv && !opts->ignore_dvs) {
-        rc = tn_delta_dv_read(t->fs, t->path, &file->dv, &sf->dv, &sf->ndv);
-        if (rc) {
-            tn_error_prefix(rc, "%s: deletion vector", full);
-            goto cleanup;
-        }
-    }
-    /* row groups */
+    /* row groups (the deletion vector is read only when one passes the statistics: a point
+     * lookup on a deletion-vector table reads no DV for the files its key's range excludes) */
     uint32_t nrg = tn_parquet_num_row_groups(sf->pf);
     sf->rg_first_row = tn_arena_alloc(s->arena, sizeof(int64_t) * (nrg ? nrg : 1));
     if (!sf->rg_first_row) { rc = TN_ENOMEM; goto cleanup; }
     uint8_t *rg_keep = tn_arena_alloc(s->arena, nrg ? nrg : 1);
     if (!rg_keep) { rc = TN_ENOMEM; goto cleanup; }
     int64_t acc = 0;
-    bool any = false;
+    bool any = false, dv_read = false;
     for (uint32_t rg = 0; rg < nrg; rg++) {
         sf->rg_first_row[rg] = acc;
         int64_t rows = tn_parquet_row_group_num_rows(sf->pf, rg);
@@ -649,6 +642,14 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
         if (sf->npreds && !tn_parquet_row_group_may_match(sf->pf, rg, sf->preds, sf->npreds)) {
             s->stats.row_groups_skipped++;
             continue;
+        }
+        if (file->has_dv && !opts->ignore_dvs && !dv_read) {
+            dv_read = true;
+            rc = tn_delta_dv_read(t->fs, t->path, &file->dv, &sf->dv, &sf->ndv);
+            if (rc) {
+                tn_error_prefix(rc, "%s: deletion vector", full);
+                goto cleanup;
+            }
         }
         /* a row group entirely deleted by the DV */
         if (sf->ndv) {

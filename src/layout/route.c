@@ -184,6 +184,26 @@ static int tuple_of(const tn_layout_router *r, const tn_chunk *chunk, uint32_t r
     return 0;
 }
 
+/* Whether rows a and b of chunk have equal partition values (NULL equals NULL), straight from
+ * the vectors: rows usually repeat the previous row's partition. */
+static bool same_tuple(const tn_layout_router *r, const tn_chunk *chunk, uint32_t a, uint32_t b) {
+    for (uint32_t k = 0; k < r->npart; k++) {
+        const tn_vector *v = &chunk->cols[r->part_cols[k]];
+        bool va = tn_vector_is_valid(v, a), vb = tn_vector_is_valid(v, b);
+        if (va != vb) return false;
+        if (!va) continue;
+        if (tn_type_is_string(v->type)) {
+            const tn_str *x = (const tn_str *)v->data + a, *y = (const tn_str *)v->data + b;
+            if (x->len != y->len || (x->ptr != y->ptr && memcmp(x->ptr, y->ptr, x->len) != 0)) return false;
+        } else {
+            size_t wd = tn_type_width(v->type);
+            if (memcmp((const uint8_t *)v->data + (size_t)a * wd, (const uint8_t *)v->data + (size_t)b * wd, wd) != 0)
+                return false;
+        }
+    }
+    return true;
+}
+
 static int slots_rebuild(tn_layout_router *r, uint32_t nslots) {
     uint32_t *slots = tn_calloc(nslots, sizeof *slots);
     if (!slots) return TN_ENOMEM;
@@ -316,19 +336,18 @@ int tn_layout_router_route(tn_layout_router *r, const tn_chunk *chunk, tn_layout
         out->ngroups = 1;
         goto done;
     }
-    tn_buf tup = TN_BUF_INIT, prev = TN_BUF_INIT;
+    tn_buf tup = TN_BUF_INIT;
     uint32_t ngroups = 0, prev_group = 0;
     uint64_t stamp = ++r->stamp;
     uint32_t *gcount = r->start;       /* counts, then offsets */
     for (uint32_t rr = 0; rr < n && !rc; rr++) {
-        rc = tuple_of(r, chunk, rr, &tup);
-        if (rc) break;
-        /* rows usually repeat the previous row's partition */
-        if (rr > 0 && tup.len == prev.len && memcmp(tup.data, prev.data, tup.len) == 0) {
+        if (rr > 0 && same_tuple(r, chunk, rr - 1, rr)) {
             r->group[rr] = prev_group;
             gcount[prev_group]++;
             continue;
         }
+        rc = tuple_of(r, chunk, rr, &tup);
+        if (rc) break;
         uint32_t e;
         rc = entry_get(r, chunk, rr, &tup, &e);
         if (rc) break;
@@ -343,12 +362,8 @@ int tn_layout_router_route(tn_layout_router *r, const tn_chunk *chunk, tn_layout
         uint32_t g = pe->group;
         r->group[rr] = prev_group = g;
         gcount[g]++;
-        tn_buf tmp = prev;
-        prev = tup;
-        tup = tmp;
     }
     tn_buf_free(&tup);
-    tn_buf_free(&prev);
     if (rc) return rc;
     /* counting sort of the rows by group (stable) */
     uint32_t acc = 0;

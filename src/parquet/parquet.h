@@ -54,6 +54,23 @@ int tn_parquet_handle_open(tn_parquet_file *file);
 void tn_parquet_handle_close(tn_parquet_file *file);
 bool tn_parquet_handle_is_open(const tn_parquet_file *file);
 
+/* The same as tn_parquet_open through the process's footer cache (cache.c): path is stat'ed, and
+ * when a footer of the same file system, path, size, modification time and metadata_only was
+ * parsed before and is still kept, *out is a copy of it opened without any I/O and without a
+ * descriptor (tn_parquet_handle_open opens it, checking the size). Otherwise the file is opened
+ * and its footer kept (LRU, 64 MiB by default; footers over an eighth of it are not kept). A
+ * file system without stat opens uncached. Close *out with tn_parquet_close as usual. */
+int tn_parquet_open_cached(tn_parquet_file **out, tn_fs *fs, const char *path,
+                           const tn_parquet_open_options *opts);
+/* Sets the cache's budget in bytes (0: no caching), evicting down to it. */
+void tn_parquet_cache_configure(uint64_t max_bytes);
+/* Forgets every kept footer (open copies stay valid). */
+void tn_parquet_cache_clear(void);
+typedef struct tn_parquet_cache_stats {
+    uint64_t hits, misses, entries, bytes, max_bytes;
+} tn_parquet_cache_stats;
+void tn_parquet_cache_get_stats(tn_parquet_cache_stats *out);
+
 typedef struct tn_parquet_column_info {
     const char *name;            /* borrowed from the file */
     tn_type type;

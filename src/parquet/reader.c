@@ -20,6 +20,7 @@ struct tn_parquet_file {
     tn_parquet_open_options opts;
     tn_arena *arena;                  /* owns meta's strings/lists */
     uint8_t *footer;                  /* FileMetaData bytes: pq_bytes of meta point into it */
+    size_t footer_len;
     pq_file_meta meta;
     uint32_t ncols;
     tn_parquet_column_info *cols;
@@ -33,6 +34,11 @@ struct tn_parquet_file {
     pq_rd_node *nodes;                /* meta.nschema: the schema tree */
     const char *nested;               /* first nested top-level column (metadata_only), or NULL */
     int64_t *rg_first_row;            /* nrow_groups + 1 */
+    /* Footer sharing (cache.c): a file opened through the footer cache is a copy of the cache's
+     * master (everything above borrowed from it, but fs, fh, path and opts its own) holding one
+     * reference to it; the master counts its references (the cache's and its copies'). */
+    tn_parquet_file *master;
+    uint32_t refs;
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -516,8 +522,7 @@ int tn_parquet_open(tn_parquet_file **out, tn_fs *fs, const char *path,
     f->opts = opts ? *opts : defaults;
     if (f->opts.max_page_bytes == 0) f->opts.max_page_bytes = defaults.max_page_bytes;
     f->path = tn_strdup(path);
-    f->arena = tn_arena_create(0);
-    if (!f->path || !f->arena) { rc = TN_ENOMEM; goto cleanup; }
+    if (!f->path) { rc = TN_ENOMEM; goto cleanup; }
     rc = fs->open_read(fs, path, &f->fh);
     if (rc) { f->fh = NULL; goto cleanup; }
     rc = fs->size(fs, f->fh, &f->size);
@@ -545,8 +550,13 @@ int tn_parquet_open(tn_parquet_file **out, tn_fs *fs, const char *path,
                           footer_len, (unsigned long long)f->size);
         goto cleanup;
     }
+    /* blocks sized to the footer: the decoded metadata is a few times its bytes, and cached
+     * footers of small files should not each hold a default 64 KiB block */
+    size_t block = (size_t)footer_len * 4;
+    f->arena = tn_arena_create(block < 4096 ? 4096 : block > 65536 ? 65536 : block);
     f->footer = tn_malloc(footer_len);
-    if (!f->footer) { rc = TN_ENOMEM; goto cleanup; }
+    if (!f->footer || !f->arena) { rc = TN_ENOMEM; goto cleanup; }
+    f->footer_len = footer_len;
     rc = fs->pread(fs, f->fh, f->footer, footer_len, f->size - 8 - footer_len);
     if (rc) goto cleanup;
     rc = pq_decode_file_meta(&f->meta, f->arena, f->footer, footer_len);
@@ -598,9 +608,48 @@ void tn_parquet_handle_close(tn_parquet_file *f) {
 
 bool tn_parquet_handle_is_open(const tn_parquet_file *f) { return f && f->fh; }
 
+tn_parquet_file *pq_rd_share(tn_parquet_file *master, tn_fs *fs, const tn_parquet_open_options *opts) {
+    tn_parquet_file *f = tn_malloc(sizeof *f);
+    char *path = tn_strdup(master->path);
+    if (!f || !path) {
+        tn_free(f);
+        tn_free(path);
+        return NULL;
+    }
+    *f = *master;
+    f->fs = fs;
+    f->fh = NULL;
+    f->path = path;
+    f->opts = opts ? *opts : master->opts;
+    if (f->opts.max_page_bytes == 0) f->opts.max_page_bytes = master->opts.max_page_bytes;
+    f->master = master;
+    f->refs = 0;
+    __atomic_add_fetch(&master->refs, 1, __ATOMIC_ACQ_REL);
+    return f;
+}
+
+void pq_rd_unref(tn_parquet_file *master) {
+    if (master && __atomic_sub_fetch(&master->refs, 1, __ATOMIC_ACQ_REL) == 0) tn_parquet_close(master);
+}
+
+void pq_rd_make_master(tn_parquet_file *f) {
+    tn_parquet_handle_close(f);
+    f->refs = 1;
+}
+
+size_t pq_rd_footer_bytes(const tn_parquet_file *f) {
+    return sizeof *f + tn_arena_bytes(f->arena) + f->footer_len + strlen(f->path) + 1;
+}
+
 void tn_parquet_close(tn_parquet_file *f) {
     if (!f) return;
     if (f->fh) f->fs->close(f->fs, f->fh);
+    if (f->master) {
+        pq_rd_unref(f->master);
+        tn_free(f->path);
+        tn_free(f);
+        return;
+    }
     tn_arena_destroy(f->arena);
     tn_free(f->footer);
     tn_free(f->path);

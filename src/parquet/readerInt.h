@@ -50,4 +50,14 @@ float pq_rd_half_to_float(uint16_t h);
 /* Big-endian two's complement (len <= 16) to int128; false when it does not fit. */
 bool pq_rd_be_to_i128(const uint8_t *p, size_t len, tn_int128 *out);
 
+/* Footer sharing (cache.c). A copy of master for another open (its own fs, no descriptor, its
+ * own path and opts; the metadata borrowed), holding a reference; NULL on out of memory. */
+tn_parquet_file *pq_rd_share(tn_parquet_file *master, tn_fs *fs, const tn_parquet_open_options *opts);
+/* Drops a reference to a master: the last one closes it. */
+void pq_rd_unref(tn_parquet_file *master);
+/* Turns a freshly opened file into a master: descriptor closed, one reference (the caller's). */
+void pq_rd_make_master(tn_parquet_file *f);
+/* The memory a master holds (what the cache counts against its budget). */
+size_t pq_rd_footer_bytes(const tn_parquet_file *f);
+
 #endif

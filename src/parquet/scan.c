@@ -443,6 +443,9 @@ int tn_parquet_scan_open(tn_parquet_scan **out, tn_parquet_file *file,
 int pq_sc_open(tn_parquet_scan **out, tn_parquet_file *file, const tn_parquet_scan_options *opts) {
     int rc = 0;
     *out = NULL;
+    /* a file whose descriptor was released (or never opened: a cached footer) opens it again */
+    rc = tn_parquet_handle_open(file);
+    if (rc) return rc;
     tn_parquet_scan *s = tn_calloc(1, sizeof *s);
     if (!s) return TN_ENOMEM;
     uint32_t nfcols = tn_parquet_num_columns(file);

@@ -17,6 +17,8 @@
 #define TN_PG_EOF     (-1001)   /* the client went away (or the connection must close) */
 #define TN_PG_STOP    (-1002)   /* the server is shutting down */
 #define TN_PG_IDLE    (-1003)   /* idle timeout */
+/* A connection waiting for the client wakes this often to check shutdown and the idle timeout. */
+#define TN_PG_QUIET_MS 200
 /* codes carried through tn_error_set whose SQLSTATE the conn picks */
 #define TN_PG_EREADONLY TN_EUNSUPPORTED
 #define TN_PG_ENOSTMT   TN_ENOTFOUND
@@ -48,6 +50,7 @@ void tn_pg_server_log(tn_pg_server *s, const char *fmt, ...) __attribute__((form
 /* ---------------------------------------------------------------------------------------------
  * The connection.
  */
+#define TN_PG_ROW_FORMATS 1664     /* PostgreSQL's limit of columns in a table */
 /* Rows of a result being sent (simple query, or a portal across Executes). */
 typedef struct tn_pg_cursor {
     tn_sql_result *res;
@@ -57,6 +60,7 @@ typedef struct tn_pg_cursor {
     int64_t sent;
     const uint8_t *formats;      /* result format codes (Bind), NULL = text */
     uint16_t nformats;
+    uint8_t fmt[TN_PG_ROW_FORMATS];   /* each column's format, set at a chunk's first row */
 } tn_pg_cursor;
 
 typedef struct tn_pg_stmt {

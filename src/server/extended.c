@@ -308,15 +308,16 @@ static int describe_rows(tn_pg_conn *c, tn_pg_stmt *s, tn_pg_portal *p) {
         return 0;
     }
     const tn_sql_stmt *st = tn_sql_script_stmt(s->script, 0);
-    if (st->kind == TN_SQL_S_QUERY) {
-        if (p) return describe_query(c, s, p->params, formats, nformats);
+    if (st->kind == TN_SQL_S_QUERY && !p) {
         tn_value *nulls = NULL;
         int rc = typed_nulls(s, &nulls);
         if (!rc) rc = describe_query(c, s, nulls, NULL, 0);
         tn_free(nulls);
         return rc;
     }
-    /* EXPLAIN / DESCRIBE / SHOW TABLES: read-only; a portal runs now and keeps the rows */
+    /* A portal of a query, EXPLAIN, DESCRIBE, SHOW TABLES (read-only) runs now and keeps its
+     * rows for Execute: describing it apart would bind and plan the statement twice (libpq's
+     * PQexecPrepared sends Bind, Describe portal, Execute) */
     if (p) {
         if (!p->started && portal_start(c, p)) return 1;
         if (!p->cur.res) return tn_error_set(TN_EINTERNAL, "no result to describe");

@@ -294,6 +294,8 @@ int tn_server_run(const tn_server_options *opts) {
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         struct timeval tv = {60, 0};
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        struct timeval quiet = {0, TN_PG_QUIET_MS * 1000};      /* conn.c's reads wake to check shutdown */
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &quiet, sizeof quiet);
         conn_arg *a = tn_calloc(1, sizeof *a);
         if (!a) {
             refuse(fd, "53200", "out of memory");

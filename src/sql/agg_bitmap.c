@@ -172,9 +172,9 @@ static void destroy(void *sp) {
 
 #define VB TN_TYPE_VARBINARY
 #define BI TN_TYPE_BIGINT
-#define BYTES_AGG(NAME, OP, R) {NAME, VB, VB, false, sizeof(bstate), OPR(OP, R), upd_bytes, merge, finalize, destroy}
-#define COUNT_AGG(NAME, OP) {NAME, VB, BI, true, sizeof(bstate), OPR(OP, R_COUNT), upd_bytes, merge, finalize, destroy}
-#define INT_AGG(NAME, R, RT) {NAME, BI, RT, (R) == R_COUNT, sizeof(bstate), OPR(OP_BUILD, R), upd_ints, merge, finalize, destroy}
+#define BYTES_AGG(NAME, OP, R) {NAME, VB, VB, false, sizeof(bstate), OPR(OP, R), upd_bytes, merge, finalize, destroy, false, false}
+#define COUNT_AGG(NAME, OP) {NAME, VB, BI, true, sizeof(bstate), OPR(OP, R_COUNT), upd_bytes, merge, finalize, destroy, false, false}
+#define INT_AGG(NAME, R, RT) {NAME, BI, RT, (R) == R_COUNT, sizeof(bstate), OPR(OP_BUILD, R), upd_ints, merge, finalize, destroy, false, false}
 
 const tn_agg_func tn_aggs_bitmap[] = {
     /* the seed's UDAF: OR, cardinality, 0 for a group of NULLs */
@@ -203,8 +203,8 @@ const tn_agg_func tn_aggs_bitmap[] = {
     INT_AGG("groupbitmap", R_COUNT, BI),
     INT_AGG("bitmap_union_int", R_COUNT, BI),
     /* count(DISTINCT integer column), chosen by the binder */
-    {"count_distinct_bitmap", BI, BI, true, sizeof(bstate), OPR(OP_BUILD_SIGNED, R_COUNT), upd_ints, merge, finalize, destroy},
-    {NULL, 0, 0, false, 0, 0, NULL, NULL, NULL, NULL},
+    {"count_distinct_bitmap", BI, BI, true, sizeof(bstate), OPR(OP_BUILD_SIGNED, R_COUNT), upd_ints, merge, finalize, destroy, false, false},
+    {NULL, 0, 0, false, 0, 0, NULL, NULL, NULL, NULL, false, false},
 };
 
 /* ---------------------------------------------------------------------------------------------

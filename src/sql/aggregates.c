@@ -4,7 +4,7 @@
  */
 #include "sql/aggregates.h"
 
-static const tn_agg_func *const g_families[] = {tn_aggs_bitmap};
+static const tn_agg_func *const g_families[] = {tn_aggs_bitmap, tn_aggs_list};
 
 const tn_agg_func *tn_agg_func_lookup(const char *name) {
     for (size_t t = 0; t < sizeof g_families / sizeof g_families[0]; t++)

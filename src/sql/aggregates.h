@@ -18,6 +18,10 @@ typedef struct tn_agg_call {
     const char *arg_name;           /* the argument as written (a column name), for messages */
 } tn_agg_call;
 
+/* tn_agg_func.arg / ret pseudo types: any argument type (passed as is) / a LIST of it. */
+#define TN_AGG_ANY_TYPE 0xF1
+#define TN_AGG_LIST_OF_ARG 0xF2
+
 struct tn_agg_func {
     const char *name;               /* lower case, as users type it (camelCase names lowered) */
     uint8_t arg;                    /* argument type: arguments cast to it implicitly */
@@ -34,6 +38,8 @@ struct tn_agg_func {
     /* The group's result into out[row] (tn_vector_set_value copies strings). */
     int (*finalize)(const tn_agg_call *call, void *state, tn_vector *out, uint32_t row);
     void (*destroy)(void *state);   /* may be NULL */
+    bool keeps_distinct;            /* DISTINCT changes the result (else it is ignored) */
+    bool forced_distinct;           /* always DISTINCT (collect_set) */
 };
 
 /* The definition of `name` (case-insensitive), or NULL. */
@@ -45,5 +51,6 @@ int tn_bitmap_rewrite_intersect_count(tn_arena *a, const struct tn_sql_expr *e, 
 
 /* Family tables, NULL-name terminated (concatenated by tn_agg_func_lookup in agg_bitmap.c). */
 extern const tn_agg_func tn_aggs_bitmap[];
+extern const tn_agg_func tn_aggs_list[];      /* agg_list.c: list / array_agg / collect_list / collect_set */
 
 #endif

@@ -389,6 +389,7 @@ static int bind_table_function(tn_binder *b, tn_sql_tableref *t, tn_plan **out) 
     tn_scan_format fmt;
     if (tn_bind_is_range_function(name)) return tn_bind_range(b, t, out);      /* bind_range.c */
     if (tn_bind_is_unnest_bitmap(name)) return tn_bind_unnest_bitmap(b, t, out);   /* bind_unnest_bitmap.c */
+    if (tn_bind_is_unnest_name(name)) return tn_bind_unnest_table(b, t, out);      /* bind_unnest.c */
     if (b->session->files_denied && strcmp(name, "table_changes") != 0)
         return tn_bind_error_code(b, TN_EUNSUPPORTED, f->pos,
                                   "%s reads files by path, which this session does not allow (tarn serve --allow-file-access)",
@@ -544,13 +545,15 @@ static int apply_sample(tn_binder *b, tn_sql_tableref *t, tn_plan *p) {
 /* ---------------------------------------------------------------------------------------------
  * FROM items.
  */
-static tn_sql_cte *find_cte(tn_binder *b, const char *name, cte_frame *frame_out) {
+static tn_sql_cte *find_cte(tn_binder *b, const char *name, cte_frame *frame_out, tn_plan_cte ***slot) {
     for (cte_frame *f = b->ctes; f; f = f->parent)
         for (int i = f->n - 1; i >= 0; i--)
             if (tn_str_iequal(f->ctes[i].name.name, name)) {
                 frame_out->ctes = f->ctes;
                 frame_out->n = i;      /* a CTE sees the ones defined before it */
+                frame_out->shared = f->shared;
                 frame_out->parent = f->parent;
+                *slot = f->shared ? &f->shared[i] : NULL;
                 return &f->ctes[i];
             }
     return NULL;
@@ -722,17 +725,37 @@ int tn_bind_tableref(tn_binder *b, tn_sql_tableref *t, bind_scope *scope, bind_s
     case TN_SQL_T_TABLE: {
         const tn_sql_qname *q = &t->u.table.name;
         cte_frame fr;
-        tn_sql_cte *cte = q->n == 1 ? find_cte(b, q->parts[0].name, &fr) : NULL;
+        tn_plan_cte **slot = NULL;
+        tn_sql_cte *cte = q->n == 1 ? find_cte(b, q->parts[0].name, &fr, &slot) : NULL;
         if (cte) {
             if (t->u.table.travel != TN_SQL_TT_NONE || t->u.table.n_hints) {
                 rc = tn_bind_error_code(b, TN_EUNSUPPORTED, t->pos, t->u.table.n_hints ? "dynamic options (OPTIONS "
                                         "hint) on a CTE" : "time travel on a CTE");
                 break;
             }
-            cte_frame *saved = b->ctes;
-            b->ctes = &fr;
-            rc = tn_bind_query(b, cte->query, NULL, &p);
-            b->ctes = saved;
+            if (slot && *slot && (*slot)->plan) {
+                /* referenced again: a leaf sharing the definition (optimize_cte.c) */
+                p = tn_plan_cte_leaf(b->arena, *slot);
+                if (!p) { rc = TN_ENOMEM; break; }
+            } else {
+                cte_frame *saved = b->ctes;
+                b->ctes = &fr;
+                rc = tn_bind_query(b, cte->query, NULL, &p);
+                b->ctes = saved;
+                if (!rc && slot) {
+                    tn_plan_cte *def = tn_arena_calloc(b->arena, sizeof *def);
+                    if (!def) rc = TN_ENOMEM;
+                    else {
+                        def->name = cte->name.name;
+                        def->plan = p;
+                        def->arena = b->arena;
+                        def->held = true;
+                        *slot = def;
+                        p = tn_plan_cte_leaf(b->arena, def);
+                        if (!p) rc = TN_ENOMEM;
+                    }
+                }
+            }
             if (!rc && cte->n_columns > 0) {
                 if ((uint32_t)cte->n_columns > p->ncols) {
                     rc = tn_bind_error(b, cte->name.pos, "CTE \"%s\" has %u columns but %d column names",

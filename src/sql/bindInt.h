@@ -27,6 +27,7 @@ struct tn_sql_session {
     char client_user[64], client_database[64];   /* tn_sql_session_set_client */
     tn_sql_settings_fn settings_fn;                /* tn_sql_session_set_settings */
     void *settings_ctx;
+    struct tn_setting_globals *globals; /* settings.c: the database's global settings */
     /* session.c: BEGIN ... COMMIT. Each statement still commits on its own; a ROLLBACK (or a
      * COMMIT after a failed statement) that would need to undo writes is refused. */
     bool txn_open;                 /* BEGIN seen: writes are refused until COMMIT/ROLLBACK */
@@ -59,6 +60,7 @@ typedef struct bind_scope {
 typedef struct cte_frame {
     tn_sql_cte *ctes;
     int n;
+    tn_plan_cte **shared;          /* per CTE: its definition once referenced (optimize_cte.c) */
     struct cte_frame *parent;
 } cte_frame;
 
@@ -112,6 +114,14 @@ typedef struct late_info {
     char **win_text;
     uint32_t *win_mark;
     uint32_t nwins, wcap;
+    /* unnest(l) / explode(l) of the select list (bind_unnest.c): one UNNEST node after the
+     * window functions */
+    tn_expr **unnests;
+    uint8_t *unnest_modes;       /* tn_unnest_mode */
+    uint32_t *unnest_mark;
+    uint32_t nunnests, ucap;
+    bool allow_unnest;           /* the select list (and ORDER BY) of the SELECT being bound */
+    bool in_unnest;              /* binding an unnest's argument */
 } late_info;
 
 typedef struct bind_ctx {
@@ -181,6 +191,14 @@ int tn_bind_scalar_decorrelate(bind_ctx *c, tn_sql_query *q, tn_expr **out, bool
 /* A window function call (bind_expr.c) into c->late. */
 int tn_bind_window(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
 bool tn_bind_contains_subquery(const tn_sql_expr *e);
+
+/* bind_unnest.c: unnest(l) / explode(l) in the select list as a late UNNEST column (mode is a
+ * tn_unnest_mode); the UNNEST node placed over *plan; the table function FROM unnest(l). */
+bool tn_bind_is_unnest_name(const char *name);
+int tn_bind_unnest_call(bind_ctx *c, tn_sql_expr *e, int mode, tn_expr **out);
+int tn_bind_late_unnests(tn_binder *b, late_info *L, tn_plan **plan);
+void tn_bind_late_unnests_free(late_info *L);
+int tn_bind_unnest_table(tn_binder *b, tn_sql_tableref *t, tn_plan **out);
 
 /* bind_query.c */
 int tn_bind_query(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan **out);

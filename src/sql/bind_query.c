@@ -412,6 +412,7 @@ void tn_bind_late_free(late_info *L) {
         for (uint32_t k = 0; k < fn->norder; k++) tn_expr_free(fn->order[k]);
     }
     L->nwins = 0;
+    tn_bind_late_unnests_free(L);
 }
 
 /* Whether e binds in scope IS alone (no outer references); the trial's error is cleared. */
@@ -1034,6 +1035,7 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
         if (rc) goto cleanup;
     }
     L.allow_windows = true;
+    L.allow_unnest = true;
     bind_ctx c = {b, &S, NULL, false, "SELECT", &P, &L};
     if (has_agg) {
         A.pre = &S;
@@ -1052,11 +1054,24 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
         }
         tn_expr *x = NULL;
         S.alias_limit = i;                      /* earlier items' aliases only */
+        if (it->expr->kind == TN_SQL_E_FUNCTION && !it->expr->u.func.over &&
+            tn_str_iequal(tn_bind_func_name(it->expr), "posexplode")) {
+            /* Spark: two columns, pos (0-based) and col */
+            for (int m = 0; m < 2 && !rc; m++) {
+                rc = tn_bind_unnest_call(&c, it->expr, m ? TN_UNNEST_VALUE : TN_UNNEST_POS0, &x);
+                if (!rc) rc = sel_push(b, &items, x, m ? "col" : "pos", NULL, it->expr);
+            }
+            S.alias_limit = s->n_items;
+            if (rc) goto cleanup;
+            continue;
+        }
         rc = tn_bind_expr(&c, it->expr, &x);
         S.alias_limit = s->n_items;
         if (!rc) rc = tn_bind_fold(b, &x);
         if (rc) { tn_expr_free(x); goto cleanup; }
         const char *name = it->alias.name;
+        if (!name && it->expr->kind == TN_SQL_E_FUNCTION && tn_str_iequal(tn_bind_func_name(it->expr), "explode"))
+            name = "col";                       /* Spark's name for explode's column */
         if (!name) name = declared_name(&S, it->expr);
         if (!name) name = ast_name(b, it->expr);
         if (!name) { tn_expr_free(x); rc = TN_ENOMEM; goto cleanup; }
@@ -1067,6 +1082,7 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
         bind_ctx hc = c;
         hc.clause = "HAVING";
         L.allow_windows = false;
+        L.allow_unnest = false;
         if (!has_agg) {
             rc = tn_bind_error(b, s->having->pos, "HAVING needs GROUP BY or an aggregate");
             goto cleanup;
@@ -1074,6 +1090,7 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
         rc = tn_bind_pred(&hc, s->having, &having);
         if (!rc) rc = tn_bind_fold(b, &having);
         L.allow_windows = true;
+        L.allow_unnest = true;
         if (rc) goto cleanup;
     }
     /* ORDER BY: ordinals, aliases, select expressions, or hidden extra columns */
@@ -1166,6 +1183,7 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
         if (rc) goto cleanup;
     }
     rc = tn_bind_late_windows(b, &L, &P);
+    if (!rc) rc = tn_bind_late_unnests(b, &L, &P);       /* bind_unnest.c */
     if (rc) goto cleanup;
     for (uint32_t i = 0; i < items.n; i++) tn_bind_late_resolve(&L, items.items[i].expr);
     for (uint32_t i = 0; i < extra.n; i++) tn_bind_late_resolve(&L, extra.items[i].expr);
@@ -1323,8 +1341,15 @@ int tn_bind_query(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan **ou
         b->depth--;
         return tn_bind_error_code(b, TN_ELIMIT, q->pos, "query nested too deeply");
     }
-    cte_frame frame = {q->ctes, q->n_ctes, b->ctes};
-    if (q->n_ctes) b->ctes = &frame;
+    cte_frame frame = {q->ctes, q->n_ctes, NULL, b->ctes};
+    if (q->n_ctes) {
+        frame.shared = tn_arena_calloc(b->arena, (size_t)q->n_ctes * sizeof *frame.shared);
+        if (!frame.shared) {
+            b->depth--;
+            return TN_ENOMEM;
+        }
+        b->ctes = &frame;
+    }
     int rc = 0;
     tn_plan *p = NULL;
     switch (q->kind) {
@@ -1339,7 +1364,8 @@ int tn_bind_query(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan **ou
         break;
     }
     b->ctes = frame.parent;
-    if (q->n_ctes == 0) b->ctes = frame.parent;
+    for (int i = 0; i < q->n_ctes; i++)             /* the frame's hold; leaves keep theirs */
+        if (frame.shared[i]) tn_plan_cte_release(frame.shared[i], false);
     b->depth--;
     if (rc) {
         tn_plan_free(p);

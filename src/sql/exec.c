@@ -588,6 +588,43 @@ static int add_op(tn_pipeline *p, tn_op *op) {
     return 0;
 }
 
+static void cte_result_free(void *result) {
+    tn_collection_free(result);
+    tn_free(result);
+}
+
+/* A CTE leaf (optimize_cte.c): the definition's rows, computed by the first leaf to run and
+ * kept with the definition for the statement's other leaves. */
+static int cte_source(tn_exec *ex, tn_plan *node, tn_pipeline *p) {
+    tn_plan_cte *def = node->u.cte.def;
+    int rc = 0;
+    if (!def->result) {
+        if (!def->plan) return tn_error_set(TN_EINTERNAL, "CTE %s: no definition to compute", def->name);
+        if (!def->optimized) {
+            def->optimized = true;
+            if ((rc = tn_optimize(&def->plan, def->arena))) return rc;
+        }
+        tn_collection *res = tn_calloc(1, sizeof *res);
+        if (!res) return TN_ENOMEM;
+        tn_sink *sink = NULL;
+        uint64_t t0 = tn_time_ns();
+        rc = tn_sink_collect(ex, def->plan->ncols, def->plan->types, res, &sink);
+        if (!rc) rc = run_into(ex, def->plan, sink);
+        tn_sink_destroy(sink);
+        if (ex->analyze) node->time_ns += tn_time_ns() - t0;
+        if (rc) {
+            tn_collection_free(res);
+            tn_free(res);
+            return rc;
+        }
+        def->result = res;
+        def->result_free = cte_result_free;
+        def->result_rows = res->nrows;
+    }
+    rc = tn_op_collection_source(ex, node, def->result, false, &p->source);
+    return rc;
+}
+
 /* Builds p so that it produces node's output. */
 static int build(tn_exec *ex, tn_plan *node, tn_pipeline *p) {
     int rc = 0;
@@ -597,6 +634,7 @@ static int build(tn_exec *ex, tn_plan *node, tn_pipeline *p) {
         if (node->u.scan.format == TN_SCAN_DELTA) return tn_op_table_scan_source(ex, node, &p->source);
         return tn_op_scan_source(ex, node, &p->source);
     case TN_PLAN_VALUES: return tn_op_values_source(ex, node, &p->source);
+    case TN_PLAN_CTE: return cte_source(ex, node, p);
     case TN_PLAN_FILTER:
         rc = build(ex, node->child[0], p);
         if (!rc) rc = tn_op_filter(ex, node, &op);
@@ -605,6 +643,11 @@ static int build(tn_exec *ex, tn_plan *node, tn_pipeline *p) {
     case TN_PLAN_PROJECT:
         rc = build(ex, node->child[0], p);
         if (!rc) rc = tn_op_project(ex, node, &op);
+        if (!rc) rc = add_op(p, op);
+        return rc;
+    case TN_PLAN_UNNEST:
+        rc = build(ex, node->child[0], p);
+        if (!rc) rc = tn_op_unnest(ex, node, &op);
         if (!rc) rc = add_op(p, op);
         return rc;
     case TN_PLAN_LIMIT:
@@ -966,7 +1009,21 @@ bool tn_exec_streamable(const tn_plan *plan) {
     case TN_PLAN_VALUES: return true;
     case TN_PLAN_FILTER:
     case TN_PLAN_PROJECT:
+    case TN_PLAN_UNNEST:
     case TN_PLAN_LIMIT: return tn_exec_streamable(plan->child[0]);
+    default: return false;
+    }
+}
+
+bool tn_exec_small(const tn_plan *plan) {
+    switch (plan->kind) {
+    case TN_PLAN_SCAN: return plan->u.scan.total_rows >= 0 && plan->u.scan.total_rows <= TN_EXEC_SMALL_ROWS;
+    case TN_PLAN_VALUES:
+        return plan->u.values.is_range ? !plan->u.values.range_ts && plan->u.values.range_count <= TN_EXEC_SMALL_ROWS
+                                       : plan->u.values.nrows <= TN_EXEC_SMALL_ROWS;
+    case TN_PLAN_FILTER:
+    case TN_PLAN_PROJECT:
+    case TN_PLAN_LIMIT: return tn_exec_small(plan->child[0]);
     default: return false;
     }
 }

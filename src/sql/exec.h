@@ -154,6 +154,7 @@ int tn_op_collection_source(tn_exec *ex, tn_plan *node, tn_collection *c, bool o
 int tn_op_values_source(tn_exec *ex, tn_plan *node, tn_source *out);        /* op_values.c */
 int tn_op_filter(tn_exec *ex, tn_plan *node, tn_op **out);                  /* op_filter_project.c */
 int tn_op_project(tn_exec *ex, tn_plan *node, tn_op **out);
+int tn_op_unnest(tn_exec *ex, tn_plan *node, tn_op **out);                  /* op_unnest.c */
 int tn_op_limit(tn_exec *ex, tn_plan *node, tn_op **out);                   /* op_limit.c */
 /* Sinks. Each finalizes into `result` (initialized by the builder) during combine. */
 int tn_sink_collect(tn_exec *ex, uint32_t ncols, const tn_type *types, tn_collection *result,

@@ -111,6 +111,13 @@ static int node_line(tn_buf *o, const tn_plan *p) {
         rc = tn_buf_printf(o, "%s%s", n[p->u.setop.op], p->u.setop.all ? " ALL" : "");
         break;
     }
+    case TN_PLAN_CTE:
+        rc = tn_buf_printf(o, "CTE_SCAN %s (computed once)", p->u.cte.def->name);
+        break;
+    case TN_PLAN_UNNEST:
+        rc = tn_buf_printf(o, "UNNEST ");
+        if (!rc) rc = exprs(o, p->u.unnest.exprs, p->u.unnest.n);
+        break;
     case TN_PLAN_WINDOW:
         rc = tn_buf_printf(o, "WINDOW");
         for (uint32_t i = 0; i < p->u.window.nfuncs && !rc; i++) {
@@ -148,6 +155,8 @@ static int explain_rec(tn_buf *o, const tn_plan *p, int depth, bool analyze) {
     if (!rc) rc = tn_buf_append_byte(o, '\n');
     for (int i = 0; i < 2 && !rc; i++)
         if (p->child[i]) rc = explain_rec(o, p->child[i], depth + 1, analyze);
+    if (!rc && p->kind == TN_PLAN_CTE && p->u.cte.def->plan)
+        rc = explain_rec(o, p->u.cte.def->plan, depth + 1, analyze);
     return rc;
 }
 

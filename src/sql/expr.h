@@ -98,6 +98,10 @@ int tn_expr_to_text(tn_buf *out, const tn_expr *e);
  * Errors (overflow, failed cast, ...) are returned as a negative TN_E* code with DuckDB's
  * message, e.g. "Overflow in addition of INT32 (2147483647 + 1)!".
  *
+ * tn_expr_eval_ref: the same, without the copy when it can: *out is the result vector itself
+ * (a column of input or the state's scratch; read-only, valid as out's strings above), or buf
+ * (an initialized vector of e->type) filled as tn_expr_eval fills out.
+ *
  * tn_expr_filter: pred must be BOOLEAN; writes the row indexes where pred is TRUE (not NULL,
  * not FALSE) in increasing order to sel (room for input->count) and their number to *nsel.
  */
@@ -105,6 +109,8 @@ typedef struct tn_expr_state tn_expr_state;
 int tn_expr_state_create(const tn_expr *e, tn_expr_state **out);
 void tn_expr_state_free(tn_expr_state *state);
 int tn_expr_eval(const tn_expr *e, const tn_chunk *input, tn_vector *out, tn_expr_state *state);
+int tn_expr_eval_ref(const tn_expr *e, const tn_chunk *input, tn_vector *buf, tn_expr_state *state,
+                     const tn_vector **out);
 int tn_expr_filter(const tn_expr *pred, const tn_chunk *input, uint32_t *sel, uint32_t *nsel,
                    tn_expr_state *state);
 

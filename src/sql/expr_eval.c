@@ -671,6 +671,7 @@ struct node_state {
     bool has_scratch;
     tn_vector aux;              /* CASE: which rows are decided (BOOLEAN) */
     bool has_aux;
+    tn_vector view;             /* CAST between equal storage: the child's vector retyped (borrowed) */
     node_state *children;
     uint32_t nchildren;
     tn_vector **argv;           /* children's result vectors during evaluation */
@@ -798,10 +799,6 @@ static int eval_function(const tn_expr *e, const tn_chunk *in, node_state *s, tn
 static inline bool bool_true(const tn_vector *v, uint32_t i) {
     uint32_t r = TN_ARG_IDX(v, i);
     return tn_vector_is_valid(v, r) && ((const uint8_t *)v->data)[r];
-}
-static inline bool bool_false(const tn_vector *v, uint32_t i) {
-    uint32_t r = TN_ARG_IDX(v, i);
-    return tn_vector_is_valid(v, r) && !((const uint8_t *)v->data)[r];
 }
 
 static int eval_logic(const tn_expr *e, const tn_chunk *in, node_state *s, tn_vector **res) {
@@ -980,6 +977,14 @@ static int eval_nullif(const tn_expr *e, const tn_chunk *in, node_state *s, tn_v
     return 0;
 }
 
+/* Whether a cast from a to b keeps every value's bytes and cannot fail: a DECIMAL widened at
+ * the same scale within the same storage (the binder casts DECIMAL(15,2) to DECIMAL(16,2)
+ * before an addition). */
+static bool same_storage(tn_type a, tn_type b) {
+    return a.id == TN_TYPE_DECIMAL && b.id == TN_TYPE_DECIMAL && a.scale == b.scale &&
+           b.precision >= a.precision && tn_type_is_decimal128(a) == tn_type_is_decimal128(b);
+}
+
 static int eval_node(const tn_expr *e, const tn_chunk *in, node_state *s, tn_vector **res) {
     int rc = 0;
     switch (e->kind) {
@@ -995,6 +1000,12 @@ static int eval_node(const tn_expr *e, const tn_chunk *in, node_state *s, tn_vec
         tn_vector *src;
         rc = eval_node(e->args[0], in, &s->children[0], &src);
         if (rc) return rc;
+        if (same_storage(src->type, e->type)) {
+            s->view = *src;             /* no copy: the values are the same bytes */
+            s->view.type = e->type;
+            *res = &s->view;
+            return 0;
+        }
         rc = tn_cast_vector(src, &s->scratch, e->u.try_cast);
         *res = &s->scratch;
         return rc;
@@ -1039,6 +1050,28 @@ int tn_expr_eval(const tn_expr *e, const tn_chunk *input, tn_vector *out, tn_exp
         return 0;
     }
     return copy_vector(out, res, input->count);
+}
+
+int tn_expr_eval_ref(const tn_expr *e, const tn_chunk *input, tn_vector *buf, tn_expr_state *state,
+                     const tn_vector **out) {
+    tn_vector *res = NULL;
+    int rc = eval_node(e, input, &state->root, &res);
+    if (rc) return rc;
+    if (res->count == input->count && e->type.id != TN_TYPE_NULL && tn_type_equal(res->type, e->type) &&
+        !res->children) {
+        *out = res;
+        return 0;
+    }
+    *out = buf;
+    rc = prep_vector(buf, input->count);
+    if (rc) return rc;
+    if (e->type.id == TN_TYPE_NULL || res->type.id != buf->type.id) {
+        rc = tn_vector_ensure_validity(buf);
+        if (rc) return rc;
+        memset(buf->validity, 0, vwords(input->count) * 8);
+        return 0;
+    }
+    return copy_vector(buf, res, input->count);
 }
 
 int tn_expr_filter(const tn_expr *pred, const tn_chunk *input, uint32_t *sel, uint32_t *nsel,

@@ -152,6 +152,7 @@ extern const tn_func_def tn_funcs_similarity[]; /* func_similarity.c */
 extern const tn_func_def tn_funcs_regex[];      /* func_regex.c */
 extern const tn_func_def tn_funcs_trig[];       /* func_trig.c */
 extern const tn_func_def tn_funcs_list[];       /* func_list.c: LIST, STRUCT, MAP */
+extern const tn_func_def tn_funcs_list_agg[];       /* func_list_agg.c */
 extern const tn_func_def tn_funcs_list_ops[];   /* func_list_ops.c */
 
 /* Decimal storage helpers shared by the function files. */

@@ -15,6 +15,7 @@ typedef struct filter_state {
     uint32_t *sel;
     uint32_t selcap;
     tn_chunk out;              /* gathered vectors (owned) */
+    tn_chunk pass;             /* every row passed: views of the input's columns passed on */
 } filter_state;
 
 static int filter_init(tn_op *op, void **state) {
@@ -23,7 +24,13 @@ static int filter_init(tn_op *op, void **state) {
     if (!s) return TN_ENOMEM;
     int rc = tn_expr_state_create(node->u.filter.pred, &s->st);
     if (!rc) rc = tn_chunk_init(&s->out, node->ncols, node->types, TN_VECTOR_SIZE);
+    if (!rc && node->u.filter.out_cols) {
+        s->pass.cols = tn_calloc(node->ncols + 1, sizeof *s->pass.cols);
+        s->pass.ncols = node->ncols;
+        if (!s->pass.cols) rc = TN_ENOMEM;
+    }
     if (rc) {
+        tn_free(s->pass.cols);
         tn_expr_state_free(s->st);
         tn_free(s);
         return rc;
@@ -37,6 +44,7 @@ static void filter_free(tn_op *op, void *state) {
     tn_expr_state_free(s->st);
     tn_free(s->sel);
     tn_chunk_free(&s->out);
+    tn_free(s->pass.cols);
     tn_free(s);
 }
 
@@ -55,6 +63,11 @@ static int filter_exec(tn_op *op, void *state, tn_pipeline *p, uint32_t stage, u
     if (rc || n == 0) return rc;
     const uint32_t *outc = node->u.filter.out_cols;
     if (n == in->count && !outc) return tn_pipe_push(p, stage + 1, worker, in);
+    if (n == in->count) {
+        for (uint32_t c = 0; c < node->ncols; c++) tn_vector_view(&s->pass.cols[c], &in->cols[outc[c]]);
+        s->pass.count = n;
+        return tn_pipe_push(p, stage + 1, worker, &s->pass);
+    }
     for (uint32_t c = 0; c < node->ncols; c++) {
         rc = tn_vector_gather(&s->out.cols[c], &in->cols[outc ? outc[c] : c], n == in->count ? NULL : s->sel, n);
         if (rc) return rc;

@@ -378,8 +378,10 @@ static int push(tn_arena *arena, tn_plan **slot, elist *conjs) {
     case TN_PLAN_LIMIT:
     case TN_PLAN_SETOP:
     case TN_PLAN_WINDOW:         /* a filter under a window would change its partitions */
+    case TN_PLAN_UNNEST:
     case TN_PLAN_SCAN:
     case TN_PLAN_VALUES:
+    case TN_PLAN_CTE:            /* the definition is shared: filters stay above */
         for (uint32_t i = 0; i < conjs->n && !rc; i++) {
             if (!is_true_const(conjs->items[i])) rc = el_push(&kept, conjs->items[i]);
             else tn_expr_free(conjs->items[i]);
@@ -531,6 +533,7 @@ static int prune(tn_arena *arena, tn_plan *p, const bool *req, uint32_t *map) {
         return 0;
     }
     case TN_PLAN_VALUES:
+    case TN_PLAN_CTE:
         set_identity(p, map);
         return 0;
     case TN_PLAN_FILTER: {
@@ -757,6 +760,32 @@ static int prune(tn_arena *arena, tn_plan *p, const bool *req, uint32_t *map) {
         p->ncols = n;
         return 0;
     }
+    case TN_PLAN_UNNEST: {       /* every list stays: each one decides the row count */
+        tn_plan *c = p->child[0];
+        uint32_t nin = c->ncols, nu = p->u.unnest.n;
+        bool *creq = tn_arena_calloc(arena, nin + 1);
+        uint32_t *cmap = tn_arena_alloc(arena, (nin + 1) * sizeof *cmap);
+        if (!creq || !cmap) return TN_ENOMEM;
+        for (uint32_t i = 0; i < nin; i++) creq[i] = req[i];
+        for (uint32_t k = 0; k < nu; k++) tn_expr_columns(p->u.unnest.exprs[k], creq, nin);
+        rc = prune(arena, c, creq, cmap);
+        if (rc) return rc;
+        for (uint32_t k = 0; k < nu; k++) tn_expr_remap(p->u.unnest.exprs[k], cmap);
+        uint32_t n = c->ncols + nu;
+        tn_type *types = tn_arena_alloc(arena, (n + 1) * sizeof *types);
+        const char **names = tn_arena_alloc(arena, (n + 1) * sizeof *names);
+        if (!types || !names) return TN_ENOMEM;
+        memcpy(types, c->types, c->ncols * sizeof *types);
+        memcpy(names, c->names, c->ncols * sizeof *names);
+        memcpy(types + c->ncols, p->types + nin, nu * sizeof *types);
+        memcpy(names + c->ncols, p->names + nin, nu * sizeof *names);
+        for (uint32_t i = 0; i < nin; i++) map[i] = cmap[i];
+        for (uint32_t k = 0; k < nu; k++) map[nin + k] = c->ncols + k;
+        p->types = types;
+        p->names = names;
+        p->ncols = n;
+        return 0;
+    }
     case TN_PLAN_SETOP: {
         uint32_t *m0, *m1;
         rc = prune_child_all(arena, p->child[0], &m0);
@@ -864,7 +893,8 @@ static int scan_preds(tn_arena *arena, tn_plan *p) {
 
 int tn_optimize(tn_plan **root, tn_arena *arena) {
     elist none = {0};
-    int rc = push(arena, root, &none);
+    int rc = tn_opt_ctes(arena, *root);
+    if (!rc) rc = push(arena, root, &none);
     if (!rc) rc = tn_opt_date_casts(*root);
     if (!rc) {
         tn_opt_estimate(*root);

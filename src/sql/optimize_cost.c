@@ -54,6 +54,10 @@ static const tn_plan *origin(const tn_plan *p, uint32_t col, uint32_t *src) {
         case TN_PLAN_WINDOW:
             p = p->child[0];
             break;
+        case TN_PLAN_UNNEST:
+            if (col >= p->child[0]->ncols) return NULL;
+            p = p->child[0];
+            break;
         case TN_PLAN_AGGREGATE:
             if (col >= p->u.agg.ngroups || p->u.agg.groups[col]->kind != TN_EXPR_COLUMN) return NULL;
             col = p->u.agg.groups[col]->u.column;
@@ -342,6 +346,7 @@ void tn_opt_estimate(tn_plan *p) {
     switch (p->kind) {
     case TN_PLAN_SCAN:
     case TN_PLAN_VALUES:
+    case TN_PLAN_CTE:                            /* optimize_cte.c */
         break;                                   /* set by the binder */
     case TN_PLAN_FILTER:
         p->est_rows = in * tn_opt_selectivity(c, p->u.filter.pred);
@@ -349,6 +354,9 @@ void tn_opt_estimate(tn_plan *p) {
     case TN_PLAN_PROJECT:
     case TN_PLAN_WINDOW:
         p->est_rows = in;
+        break;
+    case TN_PLAN_UNNEST:
+        p->est_rows = in * 4;                    /* no list-length statistics */
         break;
     case TN_PLAN_SORT:
         p->est_rows = p->u.sort.limit >= 0 && (double)p->u.sort.limit < in ? (double)p->u.sort.limit : in;

@@ -74,6 +74,14 @@ void tn_plan_free(tn_plan *p) {
         }
         p->u.window.nfuncs = 0;
         break;
+    case TN_PLAN_UNNEST:
+        for (uint32_t i = 0; p->u.unnest.exprs && i < p->u.unnest.n; i++) tn_expr_free(p->u.unnest.exprs[i]);
+        p->u.unnest.n = 0;
+        break;
+    case TN_PLAN_CTE:
+        if (p->u.cte.def) tn_plan_cte_release(p->u.cte.def, true);
+        p->u.cte.def = NULL;
+        break;
     default: break;
     }
 }

@@ -23,7 +23,15 @@ typedef enum tn_plan_kind {
     TN_PLAN_LIMIT,
     TN_PLAN_SETOP,       /* UNION / INTERSECT / EXCEPT [ALL] of two inputs with equal types */
     TN_PLAN_WINDOW,      /* output: the input's columns, then one column per window function */
+    TN_PLAN_UNNEST,      /* output: the input's columns, then one column per unnested list */
+    TN_PLAN_CTE,         /* a leaf: the rows of a CTE referenced more than once, computed once */
 } tn_plan_kind;
+
+/* What an UNNEST column yields for the j-th (0-based) element of its list. */
+typedef enum tn_unnest_mode {
+    TN_UNNEST_VALUE,     /* the element */
+    TN_UNNEST_POS0,      /* j (INTEGER), Spark's posexplode `pos` */
+} tn_unnest_mode;
 
 typedef enum tn_scan_format { TN_SCAN_PARQUET, TN_SCAN_CSV, TN_SCAN_JSON,
                               TN_SCAN_DELTA /* a Delta table (bind_table.c, op_table_scan.c) */ } tn_scan_format;
@@ -152,6 +160,27 @@ typedef struct tn_plan_scan {
     bool borrowed;
 } tn_plan_scan;
 
+/* A CTE (WITH name AS (...)) as its TN_PLAN_CTE leaves share it (optimize_cte.c). The binder
+ * makes one leaf per reference; before optimizing, a definition with one leaf and no rows yet
+ * is inlined into it (the leaf becomes the plan). Otherwise the plan is optimized on its own and
+ * the first leaf to run computes the rows once for the statement (exec.c). */
+typedef struct tn_plan_cte {
+    const char *name;
+    tn_plan *plan;                 /* NULL once inlined or released */
+    tn_arena *arena;               /* the statement's: for optimizing plan */
+    uint32_t refs;                 /* TN_PLAN_CTE leaves pointing here */
+    bool held;                     /* the binder's WITH frame still holds it */
+    bool optimized;
+    void *result;                  /* the computed rows (a tn_collection, exec.c) */
+    void (*result_free)(void *result);
+    uint64_t result_rows;
+} tn_plan_cte;
+
+/* A new leaf for def (refs + 1), with def's output columns. */
+tn_plan *tn_plan_cte_leaf(tn_arena *arena, tn_plan_cte *def);
+/* Drops one leaf's (leaf) or the binder's hold on def; the last one frees plan and rows. */
+void tn_plan_cte_release(tn_plan_cte *def, bool leaf);
+
 struct tn_plan {
     tn_plan_kind kind;
     uint32_t ncols;
@@ -215,6 +244,16 @@ struct tn_plan {
             uint32_t nfuncs;
             tn_plan_window_func *funcs;
         } window;
+        /* Each input row becomes max(length of its lists) rows (0 for NULL and empty lists);
+         * a shorter list's columns are NULL past its end (DuckDB's unnest, op_unnest.c). */
+        struct {
+            uint32_t n;
+            tn_expr **exprs;       /* LIST-typed, over the input columns */
+            uint8_t *modes;        /* tn_unnest_mode */
+        } unnest;
+        struct {
+            tn_plan_cte *def;
+        } cte;
     } u;
     /* EXPLAIN ANALYZE counters (filled by the executor). */
     uint64_t rows_out;
@@ -242,6 +281,10 @@ const char *tn_win_kind_name(tn_win_kind kind);
 /* Every expression of window function f, in a fixed order (args, default, partition, order);
  * returns the count and stores pointers to the slots in out (room for 2 + npart + norder). */
 uint32_t tn_window_func_exprs(tn_plan_window_func *f, tn_expr ***out);
+
+/* Inlines the CTE leaves of p whose definition has one reference and no rows, and optimizes
+ * (once) the definitions of the others, setting their estimates (optimize_cte.c). */
+int tn_opt_ctes(tn_arena *arena, tn_plan *p);
 
 /* The optimizer (optimize.c): rewrites the tree in place; may allocate nodes in arena. */
 int tn_optimize(tn_plan **root, tn_arena *arena);

@@ -88,6 +88,12 @@ int tn_sql_session_open(tn_sql_session **out, const char *warehouse, int threads
     }
     s->threads = (int)tn_pool_size(s->pool);
     s->memory_limit = default_memory_limit();
+    if ((rc = tn_settings_attach(s))) {
+        tn_pool_destroy(s->pool);
+        tn_free(s->warehouse);
+        tn_free(s);
+        return rc;
+    }
     pthread_mutex_init(&s->run_lock, NULL);
     *out = s;
     return 0;
@@ -106,6 +112,7 @@ void tn_sql_session_close(tn_sql_session *s) {
     }
     tn_stmt_session_free(s);
     tn_temp_views_free(s);
+    tn_settings_detach(s);
     tn_pool_destroy(s->pool);
     pthread_mutex_destroy(&s->run_lock);
     tn_free(s->warehouse);
@@ -394,7 +401,7 @@ void tn_sql_result_free(tn_sql_result *r) {
  */
 static int exec_set(tn_binder *b, tn_sql_stmt *stmt, tn_sql_result **out) {
     const tn_sql_option *o = &stmt->u.set;
-    int rc = tn_setting_set(b->session, o->key, o->value);       /* settings.c */
+    int rc = tn_setting_set(b->session, o->key, o->value, o->scope);       /* settings.c */
     if (rc) return tn_bind_error_at(b, rc, o->value && tn_setting_find(o->key) ? o->value_pos : o->pos);
     rc = result_new(out, 0, NULL, NULL);
     if (!rc) (*out)->has_rows = false;
@@ -577,7 +584,7 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
     rc = result_new(&r, plan->ncols, plan->names, plan->types);
     if (!rc && describe) {
         rc = tn_collection_init(&r->rows, plan->ncols, plan->types);   /* bound, never run */
-    } else if (!rc && stream && tn_exec_streamable(plan)) {
+    } else if (!rc && stream && tn_exec_streamable(plan) && !tn_exec_small(plan)) {
         rc = tn_collection_init(&r->rows, plan->ncols, plan->types);
         if (!rc) rc = tn_exec_stream_start(&r->stream, exp, plan);
         if (!rc) {

@@ -142,6 +142,11 @@ int tn_exec_run_sink(tn_exec *ex, tn_plan *plan, tn_sink *sink);
  * The stream borrows ex and plan until it is freed. */
 typedef struct tn_exec_stream tn_exec_stream;
 bool tn_exec_streamable(const tn_plan *plan);
+/* A streamable plan over at most TN_EXEC_SMALL_ROWS input rows (known table row counts, VALUES,
+ * integer ranges): running it at once costs less than starting the producer thread (a point
+ * query over the wire), and its result is small enough to hold. */
+#define TN_EXEC_SMALL_ROWS 16384
+bool tn_exec_small(const tn_plan *plan);
 int tn_exec_stream_start(tn_exec_stream **out, tn_exec *ex, tn_plan *plan);
 /* Next chunk in *out (borrowed until the next call or free; NULL at the end), or a negative
  * error of the execution with its message set on the calling thread. */

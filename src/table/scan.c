@@ -8,7 +8,8 @@
  * One morsel per (file, row group); morsels run independently on any thread. A scan that needs
  * no file column (count(*), partition columns only) is answered from add.stats numRecords
  * when every file has it and no deletion vector: one morsel per file, no file opened.
- * Open descriptors are bounded: planning reads each footer and closes the file again; morsels
+ * Open descriptors are bounded: planning reads each footer (through parquet's footer cache: a
+ * file an earlier statement planned is not read again) and closes the file again; morsels
  * reopen their file lazily from a pool of at most min(256, RLIMIT_NOFILE / 4) descriptors per
  * scan, closing the least recently opened idle one when full.
  */
@@ -521,7 +522,7 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
     sf->snap_index = fi;
     rc = tn_delta_file_full_path(snap, file, s->arena, &full);
     if (rc) goto cleanup;
-    rc = tn_parquet_open(&sf->pf, t->fs, full, NULL);
+    rc = tn_parquet_open_cached(&sf->pf, t->fs, full, NULL);
     if (rc) {
         /* the Parquet reader refuses files with nested columns: name the table's column */
         for (uint32_t i = 0; i < md->ncolumns && rc == TN_EUNSUPPORTED; i++)
@@ -623,22 +624,15 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
         }
         sf->npreds++;
     }
-    /* deletion vector */
-    if (file->has_dv && !opts->ignore_dvs) {
-        rc = tn_delta_dv_read(t->fs, t->path, &file->dv, &sf->dv, &sf->ndv);
-        if (rc) {
-            tn_error_prefix(rc, "%s: deletion vector", full);
-            goto cleanup;
-        }
-    }
-    /* row groups */
+    /* row groups (the deletion vector is read only when one passes the statistics: a point
+     * lookup on a deletion-vector table reads no DV for the files its key's range excludes) */
     uint32_t nrg = tn_parquet_num_row_groups(sf->pf);
     sf->rg_first_row = tn_arena_alloc(s->arena, sizeof(int64_t) * (nrg ? nrg : 1));
     if (!sf->rg_first_row) { rc = TN_ENOMEM; goto cleanup; }
     uint8_t *rg_keep = tn_arena_alloc(s->arena, nrg ? nrg : 1);
     if (!rg_keep) { rc = TN_ENOMEM; goto cleanup; }
     int64_t acc = 0;
-    bool any = false;
+    bool any = false, dv_read = false;
     for (uint32_t rg = 0; rg < nrg; rg++) {
         sf->rg_first_row[rg] = acc;
         int64_t rows = tn_parquet_row_group_num_rows(sf->pf, rg);
@@ -648,6 +642,14 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
         if (sf->npreds && !tn_parquet_row_group_may_match(sf->pf, rg, sf->preds, sf->npreds)) {
             s->stats.row_groups_skipped++;
             continue;
+        }
+        if (file->has_dv && !opts->ignore_dvs && !dv_read) {
+            dv_read = true;
+            rc = tn_delta_dv_read(t->fs, t->path, &file->dv, &sf->dv, &sf->ndv);
+            if (rc) {
+                tn_error_prefix(rc, "%s: deletion vector", full);
+                goto cleanup;
+            }
         }
         /* a row group entirely deleted by the DV */
         if (sf->ndv) {

@@ -8,6 +8,8 @@
 #include "testlib.h"
 
 #include <stdarg.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---------------------------------------------------------------------------------------------
@@ -1013,6 +1015,97 @@ TEST(mutated_files_never_crash) {
     unlink(tmp);
     printf("  mutations: %ld opened, %ld scanned without error\n", opened, scanned_ok);
     CHECK(opened > 0);
+}
+
+/* The footer cache: a second open of the same file (path, size, mtime) reuses the parsed footer
+ * with no I/O and scans the same rows; a file replaced (other size, or same size and a new mtime)
+ * is read again; a copy outlives the cache's entry; a budget of 0 keeps nothing. */
+static int copy_file(const char *from, const char *to) {
+    char *text = NULL;
+    FILE *in = fopen(from, "rb"), *out = NULL;
+    int rc = -1;
+    if (!in) return -1;
+    fseek(in, 0, SEEK_END);
+    long n = ftell(in);
+    fseek(in, 0, SEEK_SET);
+    text = malloc((size_t)n + 1);
+    out = fopen(to, "wb");
+    if (text && out && fread(text, 1, (size_t)n, in) == (size_t)n && fwrite(text, 1, (size_t)n, out) == (size_t)n)
+        rc = 0;
+    if (out && fclose(out) != 0) rc = -1;
+    fclose(in);
+    free(text);
+    return rc;
+}
+
+TEST(footer_cache) {
+    char dir[] = "/tmp/tarn-footer-cache-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[256];
+    snprintf(path, sizeof path, "%s/f.parquet", dir);
+    CHECK(copy_file(gpath("local/duckdb_written/duckdb_v1_snappy.parquet"), path) == 0);
+    tn_parquet_cache_clear();
+    tn_parquet_cache_stats st0, st;
+    tn_parquet_cache_get_stats(&st0);
+    tn_parquet_file *a = NULL, *b = NULL, *c = NULL;
+    CHECK_OK(tn_parquet_open_cached(&a, NULL, path, NULL));
+    CHECK_OK(tn_parquet_open_cached(&b, NULL, path, NULL));
+    tn_parquet_cache_get_stats(&st);
+    CHECK_EQ_INT(st.misses - st0.misses, 1);
+    CHECK_EQ_INT(st.hits - st0.hits, 1);
+    CHECK_EQ_INT(st.entries, 1);
+    CHECK(!tn_parquet_handle_is_open(b));   /* a cached open does no I/O */
+    CHECK_EQ_INT(tn_parquet_num_rows(b), 5000);
+    /* the entry goes; both copies stay usable and scan the same rows */
+    tn_parquet_cache_clear();
+    table ta, tb;
+    CHECK_OK(scan_table(a, NULL, 0, NULL, 0, &ta, NULL));
+    CHECK_OK(scan_table(b, NULL, 0, NULL, 0, &tb, NULL));
+    CHECK_EQ_INT(tb.nrows, 5000);
+    CHECK(tables_equal(&tb, &ta, true));
+    table_free(&ta);
+    table_free(&tb);
+    tn_parquet_close(a);
+    tn_parquet_close(b);
+    /* replaced by another file: another size, read again */
+    CHECK_OK(tn_parquet_open_cached(&a, NULL, path, NULL));
+    CHECK(copy_file(gpath("local/duckdb_written/duckdb_v2_zstd.parquet"), path) == 0);
+    tn_parquet_cache_get_stats(&st0);
+    CHECK_OK(tn_parquet_open_cached(&b, NULL, path, NULL));
+    tn_parquet_cache_get_stats(&st);
+    CHECK_EQ_INT(st.misses - st0.misses, 1);
+    CHECK(tn_parquet_file_size(b) != tn_parquet_file_size(a));
+    /* the old copy's descriptor now meets a file of another size: refused, not misread */
+    CHECK(tn_parquet_handle_open(a) == TN_ECORRUPT);
+    tn_error_clear();
+    tn_parquet_close(a);
+    /* the same bytes written again (same size, new mtime): read again */
+    struct timespec ts[2] = {{1000000000, 0}, {1000000000, 0}};
+    CHECK(utimensat(AT_FDCWD, path, ts, 0) == 0);
+    tn_parquet_cache_get_stats(&st0);
+    CHECK_OK(tn_parquet_open_cached(&c, NULL, path, NULL));
+    tn_parquet_cache_get_stats(&st);
+    CHECK_EQ_INT(st.misses - st0.misses, 1);
+    CHECK_EQ_INT(tn_parquet_file_size(c), tn_parquet_file_size(b));
+    tn_parquet_close(b);
+    tn_parquet_close(c);
+    /* no budget: nothing kept */
+    tn_parquet_cache_get_stats(&st0);
+    tn_parquet_cache_configure(0);
+    CHECK_OK(tn_parquet_open_cached(&a, NULL, path, NULL));
+    tn_parquet_cache_get_stats(&st);
+    CHECK_EQ_INT(st.entries, 0);
+    CHECK(tn_parquet_handle_is_open(a));
+    tn_parquet_close(a);
+    tn_parquet_cache_configure(st0.max_bytes);
+    /* a missing file: the plain open's error */
+    char missing[300];
+    snprintf(missing, sizeof missing, "%s/missing.parquet", dir);
+    CHECK(tn_parquet_open_cached(&a, NULL, missing, NULL) == TN_ENOTFOUND);
+    CHECK(strstr(tn_error_message(), "missing.parquet") != NULL);
+    tn_error_clear();
+    unlink(path);
+    rmdir(dir);
 }
 
 TEST_MAIN()

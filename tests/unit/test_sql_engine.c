@@ -170,6 +170,44 @@ TEST(explain_shows_pushed_predicates) {
     tn_sql_session_close(s);
 }
 
+/* A CTE referenced twice is computed once (optimize_cte.c): its scan produces the file's 1000
+ * rows once, not twice; one referenced once is inlined, so filters still reach its scan. */
+TEST(cte_referenced_twice_computed_once) {
+    tn_sql_session *s = NULL;
+    CHECK_OK(tn_sql_session_open(&s, NULL, 2));
+    char sql[4096];
+    snprintf(sql, sizeof sql, "EXPLAIN ANALYZE WITH c AS (SELECT grp, count(*) AS n FROM read_parquet('%s') GROUP BY grp) "
+             "SELECT count(*), sum(a.n) FROM c a, c b WHERE a.grp = b.grp", g_t1);
+    tn_sql_result *r = run(s, sql);
+    CHECK(r != NULL);
+    tn_buf all = TN_BUF_INIT;
+    for (int64_t i = 0; r && i < tn_sql_result_nrows(r); i++) tn_buf_printf(&all, "%s\n", cell(r, i, 0));
+    tn_buf_append_byte(&all, 0);
+    const char *t = (const char *)all.data;
+    CHECK(strstr(t, "CTE_SCAN c (computed once)") != NULL);
+    CHECK(strstr(t, "columns: [grp]  (rows: 1000,") != NULL);
+    tn_buf_free(&all);
+    tn_sql_result_free(r);
+    snprintf(sql, sizeof sql, "WITH c AS (SELECT grp, count(*) AS n FROM read_parquet('%s') GROUP BY grp) "
+             "SELECT count(*), sum(a.n) FROM c a, c b WHERE a.grp = b.grp", g_t1);
+    r = run(s, sql);
+    CHECK(r && strcmp(cell(r, 0, 0), "5") == 0 && strcmp(cell(r, 0, 1), "858") == 0);   /* DuckDB: 5, 858 */
+    tn_sql_result_free(r);
+    snprintf(sql, sizeof sql, "EXPLAIN WITH c AS (SELECT grp, count(*) AS n FROM read_parquet('%s') GROUP BY grp) "
+             "SELECT n FROM c WHERE grp = 'a'", g_t1);
+    r = run(s, sql);
+    CHECK(r != NULL);
+    all = (tn_buf)TN_BUF_INIT;
+    for (int64_t i = 0; r && i < tn_sql_result_nrows(r); i++) tn_buf_printf(&all, "%s\n", cell(r, i, 0));
+    tn_buf_append_byte(&all, 0);
+    t = (const char *)all.data;
+    CHECK(strstr(t, "CTE_SCAN") == NULL);
+    CHECK(strstr(t, "pushed: [grp = a]") != NULL);
+    tn_buf_free(&all);
+    tn_sql_result_free(r);
+    tn_sql_session_close(s);
+}
+
 TEST(binder_errors_name_position) {
     tn_sql_session *s = NULL;
     CHECK_OK(tn_sql_session_open(&s, NULL, 1));
@@ -484,7 +522,8 @@ static uint64_t rss_kb(void) {
 }
 
 /* Streaming results hold the same rows in the same order as materialized ones, for 1 and 2
- * threads, with and without LIMIT; blocking plans are not streamed. */
+ * threads, with and without LIMIT; blocking plans and small inputs (t1: a few rows,
+ * tn_exec_small) are not streamed. */
 TEST(streaming_matches_materialized) {
     paths();
     char q[4][4096];
@@ -507,7 +546,7 @@ TEST(streaming_matches_materialized) {
                 tn_sql_script_free(sc);
                 continue;
             }
-            CHECK_EQ_INT(tn_sql_result_streaming(st), k != 3);
+            CHECK_EQ_INT(tn_sql_result_streaming(st), k < 2);
             CHECK_EQ_INT(tn_sql_result_streaming(m), false);
             uint64_t h1, h2;
             int64_t n1, n2;

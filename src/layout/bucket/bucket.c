@@ -742,6 +742,7 @@ static int hash_task(void *ctx, uint32_t i, uint32_t worker) {
     tn_value vals[TN_BUCKET_MAX_KEYS];
     const tn_vector *kc[TN_BUCKET_MAX_KEYS];
     for (uint32_t k = 0; k < spec->nbkey; k++) kc[k] = &rows->cols[spec->bkey[k]];
+    if (spec->nbkey == 1 && tn_bucket_hash_column(kc[0], j->first[i], end, rows->bucket)) return 0;
     if (tn_bucket_fixed_keys(kc, spec->nbkey)) {
         for (uint32_t r = j->first[i]; r < end; r++) rows->bucket[r] = tn_bucket_hash_fixed(kc, spec->nbkey, r);
         return 0;

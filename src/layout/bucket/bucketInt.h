@@ -118,6 +118,9 @@ int32_t tn_bucket_hash_bytes(const uint8_t *data, size_t len);
  * BOOLEAN, DECIMAL(p <= 18): tn_bucket_fixed_keys), without building values and a buffer. */
 bool tn_bucket_fixed_keys(const tn_vector *const *cols, uint32_t n);
 int32_t tn_bucket_hash_fixed(const tn_vector *const *cols, uint32_t n, uint32_t row);
+/* The same for rows first..end-1 of one bucket-key column of 4- or 8-byte integers without
+ * NULLs, into out[row]; false (nothing written) for any other column. */
+bool tn_bucket_hash_column(const tn_vector *v, uint32_t first, uint32_t end, int32_t *out);
 /* hash of the BinaryRow of values; bucket of a hash for N buckets. */
 int tn_bucket_hash_values(const tn_value *values, uint32_t n, int32_t *hash);
 static inline int32_t tn_bucket_of_hash(int32_t hash, int32_t nbuckets) {

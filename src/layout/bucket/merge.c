@@ -152,6 +152,50 @@ static int int_ref_sort(int_ref *ir, uint32_t n) {
     return 0;
 }
 
+/* The fast path without a sequence field: refs arrive as a few runs of non-decreasing keys, each
+ * in arrival order (a rescale: a new bucket's rows come from one old bucket's file, or two when
+ * the count shrinks, each file in key order). The runs are merged k ways straight from the key
+ * column (ties: the earlier run, which arrived first), so no (key, sequence, arrival) triples
+ * are built; one run costs one pass and no memory. Returns 1 when there are more than
+ * KWAY_RUNS runs (the caller sorts triples). */
+#define KWAY_RUNS 16
+
+static int key_runs_merge(tn_bucket_ref *refs, uint32_t n, tn_bucket_rows *const *sets, uint32_t kc) {
+    if (n < 2) return 0;
+    const tn_vector *kv[2] = {&sets[0]->cols[kc], &sets[1]->cols[kc]};
+    uint32_t bounds[KWAY_RUNS + 1], nruns = 1;
+    bounds[0] = 0;
+    int64_t prev = int_at(kv[refs[0].set], refs[0].row);
+    for (uint32_t i = 1; i < n; i++) {
+        int64_t k = int_at(kv[refs[i].set], refs[i].row);
+        if (k < prev) {
+            if (nruns == KWAY_RUNS) return 1;
+            bounds[nruns++] = i;
+        }
+        prev = k;
+    }
+    if (nruns == 1) return 0;
+    bounds[nruns] = n;
+    tn_bucket_ref *out = tn_malloc(sizeof *out * n);
+    if (!out) return TN_ENOMEM;
+    uint32_t pos[KWAY_RUNS];
+    int64_t head[KWAY_RUNS];
+    for (uint32_t r = 0; r < nruns; r++) {
+        pos[r] = bounds[r];
+        head[r] = int_at(kv[refs[pos[r]].set], refs[pos[r]].row);
+    }
+    for (uint32_t o = 0; o < n; o++) {
+        uint32_t best = UINT32_MAX;
+        for (uint32_t r = 0; r < nruns; r++)
+            if (pos[r] < bounds[r + 1] && (best == UINT32_MAX || head[r] < head[best])) best = r;
+        out[o] = refs[pos[best]++];
+        if (pos[best] < bounds[best + 1]) head[best] = int_at(kv[refs[pos[best]].set], refs[pos[best]].row);
+    }
+    memcpy(refs, out, sizeof *refs * n);
+    tn_free(out);
+    return 0;
+}
+
 static int cmp_col(const tn_vector *va, uint32_t ra, const tn_vector *vb, uint32_t rb) {
     bool na = !tn_vector_is_valid(va, ra), nb = !tn_vector_is_valid(vb, rb);
     if (na || nb) return na == nb ? 0 : na ? -1 : 1;     /* NULL first */
@@ -386,7 +430,16 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
     s.seq_col = seq_col;
     bool fast = s.nsort == 1 && int_like(tn_table_column(t, s.sort[0])->type) &&
                 (seq_col < 0 || (int_like(tn_table_column(t, (uint32_t)seq_col)->type)));
-    if (fast) {
+    uint32_t kc0 = s.nsort ? s.sort[0] : 0;
+    const tn_vector *kcv[2] = {&sets[0]->cols[kc0], &sets[1]->cols[kc0]};
+    bool runs = false;                 /* fast, sorted by key_runs_merge: keys read from the column */
+    if (fast && seq_col < 0) {
+        rc = key_runs_merge(refs, nrefs, sets, kc0);
+        if (rc < 0) goto cleanup;
+        runs = rc == 0;
+        rc = 0;
+    }
+    if (fast && !runs) {
         /* keys are never NULL (the writer refuses them); a NULL sequence sorts first, as in
          * cmp_col */
         int_ref *ir = tn_malloc(sizeof *ir * (nrefs ? nrefs : 1));
@@ -420,7 +473,7 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
             fast_keys[i] = ir[i].key;
         }
         tn_free(ir);
-    } else {
+    } else if (!fast) {
         bool sorted = true;
         for (uint32_t i = 1; i < nrefs && sorted; i++) sorted = ref_cmp(&refs[i - 1], &refs[i], &s) <= 0;
         if (!sorted) qsort_r(refs, nrefs, sizeof *refs, ref_cmp, &s);
@@ -428,7 +481,10 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
     uint64_t nout = 0;
     for (uint32_t a = 0; a < nrefs && !rc;) {
         uint32_t b = a + 1;
-        if (fast)
+        if (runs) {
+            int64_t ka = int_at(kcv[refs[a].set], refs[a].row);
+            while (b < nrefs && int_at(kcv[refs[b].set], refs[b].row) == ka) b++;
+        } else if (fast)
             while (b < nrefs && fast_keys[b] == fast_keys[a]) b++;
         else
             while (b < nrefs && key_cmp(&s, &refs[a], &refs[b]) == 0) b++;

@@ -104,8 +104,8 @@ static bool file_sampled(void *ctx, const tn_delta_file *f) {
 /* tarn's files: rows in weight order, the footer's OT_PAGES_KEY gives where pages start and
  * their first weight; a sample of weight w needs the rows before the first page that starts at
  * a weight >= w: each row group is read up to there (pages beyond are neither read nor
- * decoded). A footer that does not fit the file (row count, ascending starts and weights) is
- * ignored: every row is read. */
+ * decoded, and their entries not parsed). A footer that does not fit the file (row count,
+ * ascending starts and weights up to that page) is ignored: every row is read. */
 static int rg_limit(void *ctx, uint32_t file, const tn_delta_file *f, const tn_parquet_file *pf, const uint8_t *keep,
                     int64_t *limit, uint32_t nrg) {
     (void)file;
@@ -132,13 +132,16 @@ static int rg_limit(void *ctx, uint32_t file, const tn_delta_file *f, const tn_p
         if (*end != ']' || st <= prev_start || st >= rows || (prev_start < 0 && st != 0) || wt < prev_w ||
             wt > INT32_MAX)
             return 0;
-        if (wt >= c->w && need == rows) need = st;   /* the first page wholly outside the sample */
         prev_start = st;
         prev_w = wt;
         q = end + 1;
+        if (wt >= c->w) {              /* the first page wholly outside the sample: the rest is */
+            need = st;                 /* not read, so not parsed either */
+            break;
+        }
         if (*q == ',') q++;
     }
-    if (*q != ']' || (rows > 0 && prev_start < 0)) return 0;
+    if ((need == rows && *q != ']') || (rows > 0 && prev_start < 0)) return 0;
     int64_t first = 0;
     for (uint32_t rg = 0; rg < nrg; rg++) {
         int64_t n = tn_parquet_row_group_num_rows(pf, rg);

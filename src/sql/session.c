@@ -113,6 +113,7 @@ void tn_sql_session_close(tn_sql_session *s) {
     tn_stmt_session_free(s);
     tn_temp_views_free(s);
     tn_settings_detach(s);
+    tn_bind_txn_pins_free(s);
     tn_pool_destroy(s->pool);
     pthread_mutex_destroy(&s->run_lock);
     tn_free(s->warehouse);
@@ -437,11 +438,13 @@ static int exec_txn(tn_binder *b, tn_sql_stmt *stmt, tn_sql_result **out) {
         case TN_SQL_TXN_COMMIT:
             if (!open) return tn_bind_error(b, stmt->pos, "TransactionContext Error: cannot commit - no transaction is active");
             s->txn_open = false;
+            tn_bind_txn_pins_free(s);
             break;
         case TN_SQL_TXN_ROLLBACK:
             if (!open)
                 return tn_bind_error(b, stmt->pos, "TransactionContext Error: cannot rollback - no transaction is active");
             s->txn_open = false;
+            tn_bind_txn_pins_free(s);
             break;
         }
     }

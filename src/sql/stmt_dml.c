@@ -184,7 +184,7 @@ static int fill_plan(tn_binder *b, tn_table *t, const fill *f, tn_plan **plan) {
     for (uint32_t i = 0; i < n && !rc; i++) {
         const tn_delta_column *c = tn_table_column(t, i);
         names[i] = c->name;
-        if (c->nested) {
+        if (c->nested && !tn_type_is_nested(c->type)) {
             rc = tn_bind_error_code(b, TN_EUNSUPPORTED, f->pos, "not supported yet: writing table %s, column '%s' has "
                                     "nested type %s", f->label, c->name, c->type_text);
             break;

@@ -621,10 +621,44 @@ static int rollup(ot_plan *p, int64_t limit, uint32_t *ngroups_out) {
  * Files.
  */
 typedef struct row_key { uint64_t key; uint32_t row; } row_key;   /* group, then weight */
-static int cmp_row_key(const void *a, const void *b) {
-    const row_key *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
+
+/* keys ascending, rows ascending among equal keys (the order a comparison sort on (key, row) gives): a stable
+ * LSD radix sort on 11-bit digits, skipping digits no key sets (the group's high bits) */
+#define RADIX_BITS 11
+static int sort_row_keys(row_key *keys, uint32_t n) {
+    row_key *tmp = tn_malloc(sizeof *tmp * (n ? n : 1));
+    uint32_t *cnt = tn_malloc(sizeof *cnt * (1u << RADIX_BITS));
+    if (!tmp || !cnt) {
+        tn_free(tmp);
+        tn_free(cnt);
+        return TN_ENOMEM;
+    }
+    uint64_t any = 0, all = ~(uint64_t)0;
+    for (uint32_t r = 0; r < n; r++) {
+        any |= keys[r].key;
+        all &= keys[r].key;
+    }
+    row_key *src = keys, *dst = tmp;
+    for (unsigned shift = 0; shift < 64; shift += RADIX_BITS) {
+        uint64_t mask = ((uint64_t)1 << RADIX_BITS) - 1;
+        if ((((any ^ all) >> shift) & mask) == 0) continue;   /* every key has the same digit */
+        memset(cnt, 0, sizeof *cnt * (1u << RADIX_BITS));
+        for (uint32_t r = 0; r < n; r++) cnt[(src[r].key >> shift) & mask]++;
+        uint32_t sum = 0;
+        for (uint32_t d = 0; d < (1u << RADIX_BITS); d++) {
+            uint32_t c = cnt[d];
+            cnt[d] = sum;
+            sum += c;
+        }
+        for (uint32_t r = 0; r < n; r++) dst[cnt[(src[r].key >> shift) & mask]++] = src[r];
+        row_key *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != keys) memcpy(keys, src, sizeof *keys * n);
+    tn_free(tmp);
+    tn_free(cnt);
+    return 0;
 }
 
 static __thread const ot_plan *t_sort_plan;   /* qsort's context */
@@ -661,9 +695,14 @@ static int write_files(ot_plan *p) {
      * the cube's rows wherever they lie), so the rows of a sample are a prefix of every file */
     for (uint32_t r = 0; r < p->n; r++)
         keys[r] = (row_key){(uint64_t)(uint32_t)p->cubes[p->cube[r]].group << 32 | ((uint32_t)p->weight[r] ^ 0x80000000u), r};
-    qsort(keys, p->n, sizeof *keys, cmp_row_key);
-    for (uint32_t r = 0; r < p->n; r++) p->row_order[r] = keys[r].row;
+    rc = sort_row_keys(keys, p->n);
+    for (uint32_t r = 0; r < p->n && !rc; r++) p->row_order[r] = keys[r].row;
     tn_free(keys);
+    if (rc) {
+        tn_free(corder);
+        tn_free(cmin);
+        return rc;
+    }
     for (uint32_t c = 0; c < p->ncubes; c++) {
         corder[c] = c;
         cmin[c] = INT32_MAX;

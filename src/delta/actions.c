@@ -286,6 +286,69 @@ static int nested_type(const json_t *t, int depth, tn_type *out) {
     return rc;
 }
 
+/* The inverse of nested_type: a tn_type as Spark's JSON type ("integer", {"type":"array",...});
+ * every element, value and field nullable (tarn's nested values may hold NULL anywhere but in a
+ * map key). NULL on an error (set). */
+static json_t *type_json(tn_type t) {
+    char buf[32];
+    if (!tn_type_is_nested(t)) {
+        const char *name = tn_delta_type_name(t, buf, sizeof buf);
+        if (!name) {
+            tn_error_set(TN_EUNSUPPORTED, "type %s has no Delta type", tn_type_id_name((tn_type_id)t.id));
+            return NULL;
+        }
+        return json_string(name);
+    }
+    json_t *o = json_object(), *a = NULL, *b = NULL;
+    if (!o) goto oom;
+    if (t.id == TN_TYPE_LIST) {
+        if (!(a = type_json(tn_type_element(t)))) goto fail;
+        json_object_set_new(o, "type", json_string("array"));
+        json_object_set_new(o, "elementType", a);
+        json_object_set_new(o, "containsNull", json_true());
+        return o;
+    }
+    if (t.id == TN_TYPE_MAP) {
+        if (!(a = type_json(tn_type_map_key(t)))) goto fail;
+        if (!(b = type_json(tn_type_map_value(t)))) { json_decref(a); goto fail; }
+        json_object_set_new(o, "type", json_string("map"));
+        json_object_set_new(o, "keyType", a);
+        json_object_set_new(o, "valueType", b);
+        json_object_set_new(o, "valueContainsNull", json_true());
+        return o;
+    }
+    json_t *fields = json_array();
+    if (!fields) goto oom;
+    json_object_set_new(o, "type", json_string("struct"));
+    json_object_set_new(o, "fields", fields);
+    for (uint32_t i = 0; i < t.nested->nchildren; i++) {
+        json_t *f = json_object();
+        if (!f) goto oom;
+        json_array_append_new(fields, f);
+        if (!(a = type_json(t.nested->children[i]))) goto fail;
+        json_object_set_new(f, "name", json_string(t.nested->names[i]));
+        json_object_set_new(f, "type", a);
+        json_object_set_new(f, "nullable", json_true());
+        json_object_set_new(f, "metadata", json_object());
+    }
+    return o;
+oom:
+    tn_error_set(TN_ENOMEM, "out of memory");
+fail:
+    json_decref(o);
+    return NULL;
+}
+
+int tn_delta_type_text(tn_arena *arena, tn_type type, const char **out) {
+    json_t *j = type_json(type);
+    if (!j) return tn_error_code_last();
+    char *s = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+    json_decref(j);
+    *out = s ? tn_arena_strdup(arena, s) : NULL;
+    free(s);
+    return *out ? 0 : tn_error_set(TN_ENOMEM, "out of memory");
+}
+
 int tn_delta_schema_parse(tn_delta_column **out, uint32_t *ncolumns, tn_arena *arena,
                           const char *schema_string) {
     int rc = 0;
@@ -401,8 +464,11 @@ int tn_delta_schema_serialize(tn_buf *out, const tn_delta_column *columns, uint3
         json_t *f = json_object(), *type = NULL, *md = NULL;
         if (!f) { rc = tn_error_set(TN_ENOMEM, "out of memory"); goto cleanup; }
         json_array_append_new(fields, f);
-        if (c->nested) {
-            type = c->type_text ? json_loads(c->type_text, JSON_DECODE_ANY, NULL) : NULL;
+        if (c->nested && c->type_text) {
+            type = json_loads(c->type_text, JSON_DECODE_ANY, NULL);
+        } else if (tn_type_is_nested(c->type)) {
+            type = type_json(c->type);
+            if (!type) { rc = tn_error_prefix(tn_error_code_last(), "column '%s'", c->name); goto cleanup; }
         } else {
             const char *tn = tn_delta_type_name(c->type, buf, sizeof buf);
             if (!tn) {

@@ -200,6 +200,10 @@ int tn_delta_schema_parse(tn_delta_column **out, uint32_t *ncolumns, tn_arena *a
 int tn_delta_schema_serialize(tn_buf *out, const tn_delta_column *columns, uint32_t ncolumns);
 /* Spark primitive type name for a tarn type ("long", "decimal(10,2)"); NULL if none. */
 const char *tn_delta_type_name(tn_type type, char *buf, size_t cap);
+/* Spark's JSON type of a nested tn_type ({"type":"array","elementType":"integer",
+ * "containsNull":true}, ...; every element, map value and struct field nullable), copied into
+ * arena. */
+int tn_delta_type_text(tn_arena *arena, tn_type type, const char **out);
 
 /* Percent-decodes a URI path once ("+" stays "+"); arena copy. */
 int tn_delta_uri_decode(const char **out, tn_arena *arena, const char *path);

@@ -229,9 +229,9 @@ int tn_layout_options_check(const tn_table *t, const char *layout, const tn_delt
 int tn_layout_check_columns(const tn_table *t) {
     for (uint32_t i = 0; i < tn_table_num_columns(t); i++) {
         const tn_delta_column *c = tn_table_column(t, i);
-        if (c->nested)
-            return tn_error_set(TN_EUNSUPPORTED, "table '%s': column '%s' has a nested type: writing is not supported",
-                                tn_table_path(t), c->name);
+        if (c->nested && !tn_type_is_nested(c->type))
+            return tn_error_set(TN_EUNSUPPORTED, "table '%s': column '%s' has type %s: writing is not supported",
+                                tn_table_path(t), c->name, c->type_text ? c->type_text : "?");
     }
     return 0;
 }

@@ -134,11 +134,21 @@ typedef struct tn_layout_write_options {
     /* Threads a layout may run its commit-time work on (the bucket layout: one task per bucket
      * written), idle while the write runs; NULL: the calling thread only. */
     tn_pool *pool;
+    /* OPTIMIZE of an OTree table, WHERE [revision = n AND] fraction <= f (qbeast's
+     * optimize(revisionID, fraction)): only the files of that revision (-1: the latest) holding a
+     * block whose minWeight, as a fraction, is <= f (< f when otree_fraction_strict) are
+     * rewritten, their rows re-placed against the revision's current cube maxWeights; revision 0
+     * indexes the oldest unindexed files up to f of their bytes. otree_select false: the whole
+     * index is rebuilt. */
+    bool otree_select;
+    int64_t otree_revision;
+    double otree_fraction;
+    bool otree_fraction_strict;
 } tn_layout_write_options;
 #define TN_LAYOUT_WRITE_OPTIONS_VERSION 1
 #define TN_LAYOUT_WRITE_OPTIONS_INIT {TN_LAYOUT_WRITE_OPTIONS_VERSION, TN_LAYOUT_APPEND, NULL, 0, \
                                       NULL, -1, NULL, 0, 0, TN_CODEC_ZSTD, 0, 0, 0, NULL, NULL, 0, 0, NULL, false, \
-                                      NULL, NULL, NULL, NULL, NULL}
+                                      NULL, NULL, NULL, NULL, NULL, false, -1, 1.0, false}
 
 typedef struct tn_layout_writer tn_layout_writer;
 /* Opens a writer on t's snapshot with t's layout (t must stay open until commit/abort). opts

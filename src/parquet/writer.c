@@ -3,7 +3,7 @@
  * tn_fs vtable, row groups (flushed at row_group_rows / row_group_bytes; only the current row
  * group's compressed pages are held in memory), the page index (all ColumnIndex, then all
  * OffsetIndex, after the last row group) and the footer. Pages, dictionaries and statistics of
- * one column are writer_column.c's. Output follows the "safe profile" of parquet-notes.md
+ * one column are writer_column.c's; the schema tree and nested values' levels writer_nested.c's. Output follows the "safe profile" of parquet-notes.md
  * (format version 1, v1 data pages, PLAIN + RLE_DICTIONARY, TypeDefinedOrder statistics).
  */
 #include "parquet/writerInt.h"
@@ -26,9 +26,13 @@ struct tn_parquet_writer {
     bool page_index;
     bool no_sync;                    /* the caller fsyncs (opts->no_sync) */
     uint64_t rg_max_rows, rg_max_bytes;
-    uint32_t ncols;
+    uint32_t ncols;                 /* specs (top-level columns) */
     tn_parquet_column_spec *specs;  /* names in meta */
-    pqw_col *cols;
+    pqw_schema schema;              /* elements and leaf columns */
+    uint32_t nleaves;               /* == schema.ncols */
+    pqw_col *cols;                  /* == schema.cols */
+    int64_t *spec_nulls;            /* nested specs: NULL rows written */
+    pqw_shred shred;
     pqw_scratch scratch;
     uint64_t offset;                /* bytes written */
     int64_t rg_rows, total_rows;
@@ -67,9 +71,11 @@ static void discard_file(tn_parquet_writer *w) {
 
 static void writer_free(tn_parquet_writer *w) {
     if (!w) return;
-    if (w->cols)
-        for (uint32_t i = 0; i < w->ncols; i++) pqw_col_free(&w->cols[i]);
-    tn_free(w->cols);
+    for (uint32_t i = 0; i < w->schema.ncols; i++) pqw_col_free(&w->schema.cols[i]);
+    tn_free(w->schema.cols);
+    tn_free(w->schema.elems);
+    tn_free(w->schema.choice);
+    pqw_shred_free(&w->shred);
     pqw_scratch_free(&w->scratch);
     tn_free(w->rgs);
     tn_free(w->rgx);
@@ -138,15 +144,17 @@ int tn_parquet_writer_open(tn_parquet_writer **out, tn_fs *fs, const char *path,
 
     w->ncols = ncolumns;
     w->specs = arena_array(w->meta, ncolumns, sizeof *w->specs);
-    w->cols = tn_calloc(ncolumns, sizeof *w->cols);
-    if (!w->specs || !w->cols) { rc = TN_ENOMEM; goto cleanup; }
+    w->spec_nulls = arena_array(w->meta, ncolumns, sizeof *w->spec_nulls);
+    if (!w->specs || !w->spec_nulls) { rc = TN_ENOMEM; goto cleanup; }
     for (uint32_t i = 0; i < ncolumns; i++) {
         w->specs[i] = columns[i];
         w->specs[i].name = tn_arena_strdup(w->meta, columns[i].name);
         if (!w->specs[i].name) { rc = TN_ENOMEM; goto cleanup; }
-        rc = pqw_col_init(&w->cols[i], &w->specs[i], &w->cfg);
-        if (rc) { rc = tn_error_prefix(rc, "%s", path); goto cleanup; }
     }
+    rc = pqw_schema_build(&w->schema, w->meta, w->specs, ncolumns, &w->cfg);
+    w->cols = w->schema.cols;
+    w->nleaves = w->schema.ncols;
+    if (rc) { rc = tn_error_prefix(rc, "%s", path); goto cleanup; }
     rc = pqw_scratch_init(&w->scratch);
     if (rc) goto cleanup;
     if (opts->nkv) {
@@ -196,14 +204,13 @@ static int chunk_meta(tn_parquet_writer *w, pqw_col *c, pq_column_chunk *cc, uin
     cc->has_meta_data = true;
     m->type = c->phys;
     m->encodings = arena_array(a, 3, sizeof(int));
-    m->path = arena_array(a, 1, sizeof(char *));
     m->encoding_stats = arena_array(a, 3, sizeof(pq_page_encoding_stats));
-    if (!m->encodings || !m->path || !m->encoding_stats) return TN_ENOMEM;
+    if (!m->encodings || !m->encoding_stats) return TN_ENOMEM;
     m->encodings[m->nencodings++] = PQ_ENC_PLAIN;
-    if (c->nullable) m->encodings[m->nencodings++] = PQ_ENC_RLE;
+    if (c->nullable || c->max_rep) m->encodings[m->nencodings++] = PQ_ENC_RLE;
     if (c->pages_dict) m->encodings[m->nencodings++] = PQ_ENC_RLE_DICTIONARY;
-    m->path[0] = (char *)c->name;
-    m->npath = 1;
+    m->path = c->path;
+    m->npath = c->npath;
     m->codec = w->cfg.codec;
     m->num_values = c->chunk_rows;
     m->total_uncompressed_size = dict_unc + c->chunk_unc;
@@ -305,14 +312,14 @@ static int flush_row_group(tn_parquet_writer *w) {
     pqw_rg_index *ix = &w->rgx[w->nrgs];
     memset(rg, 0, sizeof *rg);
     memset(ix, 0, sizeof *ix);
-    rg->columns = arena_array(w->meta, w->ncols, sizeof *rg->columns);
-    ix->ci = arena_array(w->meta, w->ncols, sizeof *ix->ci);
-    ix->ci_ok = arena_array(w->meta, w->ncols, sizeof *ix->ci_ok);
-    ix->oi = arena_array(w->meta, w->ncols, sizeof *ix->oi);
+    rg->columns = arena_array(w->meta, w->nleaves, sizeof *rg->columns);
+    ix->ci = arena_array(w->meta, w->nleaves, sizeof *ix->ci);
+    ix->ci_ok = arena_array(w->meta, w->nleaves, sizeof *ix->ci_ok);
+    ix->oi = arena_array(w->meta, w->nleaves, sizeof *ix->oi);
     if (!rg->columns || !ix->ci || !ix->ci_ok || !ix->oi) return TN_ENOMEM;
     uint64_t rg_start = w->offset;
     int64_t unc_total = 0, comp_total = 0;
-    for (uint32_t i = 0; i < w->ncols; i++) {
+    for (uint32_t i = 0; i < w->nleaves; i++) {
         pqw_col *c = &w->cols[i];
         rc = pqw_col_flush_page(c, &w->scratch);
         if (rc) return rc;
@@ -337,7 +344,7 @@ static int flush_row_group(tn_parquet_writer *w) {
         rc = pqw_col_end_chunk(c);
         if (rc) return rc;
     }
-    rg->ncolumns = w->ncols;
+    rg->ncolumns = w->nleaves;
     rg->num_rows = w->rg_rows;
     rg->total_byte_size = unc_total;
     rg->has_file_offset = true;
@@ -356,7 +363,7 @@ static int flush_row_group(tn_parquet_writer *w) {
 
 static size_t buffered_bytes(const tn_parquet_writer *w) {
     size_t n = 0;
-    for (uint32_t i = 0; i < w->ncols; i++) n += pqw_col_buffered(&w->cols[i]);
+    for (uint32_t i = 0; i < w->nleaves; i++) n += pqw_col_buffered(&w->cols[i]);
     return n;
 }
 
@@ -401,8 +408,19 @@ int tn_parquet_writer_write(tn_parquet_writer *w, const tn_chunk *chunk) {
         if (n > PQW_SEG) n = PQW_SEG;
         if (n > room) n = (uint32_t)room;
         for (uint32_t i = 0; i < w->ncols; i++) {
-            rc = pqw_col_append(&w->cols[i], &w->scratch, &chunk->cols[i], r, n);
-            if (rc) goto cleanup;
+            const tn_vector *v = &chunk->cols[i];
+            uint32_t l0 = w->schema.spec_leaf0[i];
+            if (!tn_type_is_nested(v->type)) {
+                rc = pqw_col_append(&w->cols[l0], &w->scratch, v, r, n);
+                if (rc) goto cleanup;
+                continue;
+            }
+            for (uint32_t l = l0; l < l0 + w->schema.spec_nleaves[i]; l++) {
+                rc = pqw_shred_leaf(&w->shred, &w->schema, l, &w->scratch, &w->specs[i], v, r, n);
+                if (rc) goto cleanup;
+            }
+            if (v->validity)
+                for (uint32_t k = r; k < r + n; k++) w->spec_nulls[i] += !tn_vector_is_valid(v, k);
         }
         w->rg_rows += n;
         r += n;
@@ -428,21 +446,21 @@ static int write_page_index(tn_parquet_writer *w) {
     uint64_t base = w->offset;
     int rc = 0;
     for (uint32_t g = 0; g < w->nrgs; g++)
-        for (uint32_t i = 0; i < w->ncols; i++) {
+        for (uint32_t i = 0; i < w->nleaves; i++) {
             if (!w->rgx[g].ci_ok[i]) continue;
             size_t at = b->len;
             rc = pq_encode_column_index(b, &w->rgx[g].ci[i]);
-            if (rc) return tn_error_prefix(rc, "column '%s': ColumnIndex", w->specs[i].name);
+            if (rc) return tn_error_prefix(rc, "column '%s': ColumnIndex", w->cols[i].name);
             pq_column_chunk *cc = &w->rgs[g].columns[i];
             cc->has_column_index = true;
             cc->column_index_offset = (int64_t)(base + at);
             cc->column_index_length = (int32_t)(b->len - at);
         }
     for (uint32_t g = 0; g < w->nrgs; g++)
-        for (uint32_t i = 0; i < w->ncols; i++) {
+        for (uint32_t i = 0; i < w->nleaves; i++) {
             size_t at = b->len;
             rc = pq_encode_offset_index(b, &w->rgx[g].oi[i]);
-            if (rc) return tn_error_prefix(rc, "column '%s': OffsetIndex", w->specs[i].name);
+            if (rc) return tn_error_prefix(rc, "column '%s': OffsetIndex", w->cols[i].name);
             pq_column_chunk *cc = &w->rgs[g].columns[i];
             cc->has_offset_index = true;
             cc->offset_index_offset = (int64_t)(base + at);
@@ -451,74 +469,16 @@ static int write_page_index(tn_parquet_writer *w) {
     return wr(w, b->data, b->len);
 }
 
-static void leaf_schema(const tn_parquet_column_spec *spec, const pqw_col *c, pq_schema_element *e) {
-    memset(e, 0, sizeof *e);
-    e->type = c->phys;
-    e->type_length = c->kind == PQW_FLBA ? (int32_t)c->vw : -1;
-    e->repetition = spec->nullable ? PQ_OPTIONAL : PQ_REQUIRED;
-    e->name = (char *)spec->name;
-    e->num_children = 0;
-    e->converted_type = PQ_CT_NONE;
-    e->scale = e->precision = -1;
-    e->field_id = spec->field_id >= 0 ? spec->field_id : -1;
-    e->logical.kind = PQ_LT_NONE;
-    switch ((tn_type_id)spec->type.id) {
-    case TN_TYPE_TINYINT: case TN_TYPE_SMALLINT:
-        e->converted_type = spec->type.id == TN_TYPE_TINYINT ? PQ_CT_INT_8 : PQ_CT_INT_16;
-        e->logical.kind = PQ_LT_INTEGER;
-        e->logical.bit_width = spec->type.id == TN_TYPE_TINYINT ? 8 : 16;
-        e->logical.is_signed = true;
-        break;
-    case TN_TYPE_DECIMAL:
-        e->converted_type = PQ_CT_DECIMAL;
-        e->scale = spec->type.scale;
-        e->precision = spec->type.precision;
-        e->logical.kind = PQ_LT_DECIMAL;
-        e->logical.scale = spec->type.scale;
-        e->logical.precision = spec->type.precision;
-        break;
-    case TN_TYPE_VARCHAR:
-        e->converted_type = PQ_CT_UTF8;
-        e->logical.kind = PQ_LT_STRING;
-        break;
-    case TN_TYPE_DATE:
-        e->converted_type = PQ_CT_DATE;
-        e->logical.kind = PQ_LT_DATE;
-        break;
-    case TN_TYPE_TIMESTAMP: case TN_TYPE_TIMESTAMP_TZ:
-        e->converted_type = PQ_CT_TIMESTAMP_MICROS;
-        e->logical.kind = PQ_LT_TIMESTAMP;
-        e->logical.adjusted_to_utc = spec->type.id == TN_TYPE_TIMESTAMP_TZ;
-        e->logical.unit = PQ_UNIT_MICROS;
-        break;
-    default:
-        break;
-    }
-}
-
 static int write_footer(tn_parquet_writer *w) {
     pq_file_meta fm;
     memset(&fm, 0, sizeof fm);
     fm.version = 1;
-    fm.nschema = w->ncols + 1;
-    fm.schema = arena_array(w->meta, fm.nschema, sizeof *fm.schema);
-    fm.column_orders = arena_array(w->meta, w->ncols, sizeof(int));
-    if (!fm.schema || !fm.column_orders) return TN_ENOMEM;
-    pq_schema_element *root = &fm.schema[0];
-    root->type = -1;
-    root->type_length = -1;
-    root->repetition = -1;
-    root->name = (char *)"schema";
-    root->num_children = (int32_t)w->ncols;
-    root->converted_type = PQ_CT_NONE;
-    root->scale = root->precision = -1;
-    root->field_id = -1;
-    root->logical.kind = PQ_LT_NONE;
-    for (uint32_t i = 0; i < w->ncols; i++) {
-        leaf_schema(&w->specs[i], &w->cols[i], &fm.schema[i + 1]);
-        fm.column_orders[i] = 1;   /* TypeDefinedOrder */
-    }
-    fm.ncolumn_orders = w->ncols;
+    fm.nschema = w->schema.nelems;
+    fm.schema = w->schema.elems;
+    fm.column_orders = arena_array(w->meta, w->nleaves, sizeof(int));
+    if (!fm.column_orders) return TN_ENOMEM;
+    for (uint32_t i = 0; i < w->nleaves; i++) fm.column_orders[i] = 1;   /* TypeDefinedOrder */
+    fm.ncolumn_orders = w->nleaves;
     fm.num_rows = w->total_rows;
     fm.row_groups = w->rgs;
     fm.nrow_groups = w->nrgs;
@@ -548,8 +508,14 @@ static int fill_result(tn_parquet_writer *w, tn_parquet_write_result *r) {
     r->num_rows = w->total_rows;
     r->file_bytes = w->offset;
     for (uint32_t i = 0; i < w->ncols; i++) {
-        pqw_col *c = &w->cols[i];
         tn_parquet_column_result *cr = &r->columns[i];
+        if (tn_type_is_nested(w->specs[i].type)) {   /* nested: NULL rows only, no min/max */
+            cr->null_count = w->spec_nulls[i];
+            cr->min.type = cr->max.type = w->specs[i].type;
+            cr->min.is_null = cr->max.is_null = true;
+            continue;
+        }
+        pqw_col *c = &w->cols[w->schema.spec_leaf0[i]];
         cr->null_count = c->fst.nulls;
         cr->has_min_max = c->fst.has;
         cr->min.type = cr->max.type = c->type;
@@ -603,7 +569,7 @@ int tn_parquet_writer_flush(tn_parquet_writer *w) {
 int tn_parquet_writer_end_page(tn_parquet_writer *w) {
     if (!w) return tn_error_set(TN_EINVAL, "parquet writer: NULL argument");
     if (w->failed) return tn_error_set(TN_EINVAL, "%s: the writer failed earlier; abort it", w->path);
-    for (uint32_t i = 0; i < w->ncols; i++) {
+    for (uint32_t i = 0; i < w->nleaves; i++) {
         int rc = pqw_col_flush_page(&w->cols[i], &w->scratch);
         if (rc) {
             w->failed = true;

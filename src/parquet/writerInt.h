@@ -65,9 +65,11 @@ typedef struct pqw_scratch {
 } pqw_scratch;
 
 typedef struct pqw_col {
-    const char *name;
-    tn_type type;
-    bool nullable;
+    const char *name;                      /* dotted path for a nested leaf ("s.list.element") */
+    tn_type type;                          /* the leaf's scalar type */
+    bool nullable;                         /* has definition levels (max_def > 0) */
+    uint32_t max_def, max_rep;             /* flat: nullable / 0 */
+    char **path; uint32_t npath;           /* path_in_schema (in the writer's meta arena) */
     pqw_kind kind;
     int phys;                              /* PQ_INT32 ... */
     uint32_t vw;                           /* PLAIN bytes per value (0 for BYTES) */
@@ -90,7 +92,10 @@ typedef struct pqw_col {
 
     /* Current page. */
     uint32_t prow, pnonnull;
+    uint32_t prec;                         /* records (rows) in the page; == prow when flat */
     uint32_t *defs; uint32_t defs_cap;     /* nullable only */
+    uint32_t *reps; uint32_t reps_cap;     /* max_rep > 0 only */
+    tn_vector gather;                      /* nested leaves: values gathered for staging */
     uint32_t *idx; uint32_t idx_cap;       /* dictionary indices */
     tn_buf plain;                          /* PLAIN values (BOOL: one byte per value) */
     size_t page_plain_bytes;               /* PLAIN size of the page's values */
@@ -102,7 +107,8 @@ typedef struct pqw_col {
     tn_buf pages;                          /* PageHeader + body, back to back */
     pqw_page *plist; uint32_t npages, plist_cap;
     tn_buf pstat_bytes;
-    int64_t chunk_rows;
+    int64_t chunk_rows;                    /* values (levels) in the chunk */
+    int64_t chunk_recs;                    /* records (rows) in the chunk */
     int64_t chunk_unc;                     /* headers + uncompressed bodies of data pages */
     int32_t pages_dict, pages_plain;       /* data pages per encoding */
     pqw_stat cst;                          /* chunk */
@@ -116,6 +122,11 @@ void pqw_scratch_free(pqw_scratch *s);
 
 /* Appends rows [row0, row0+n) of v (type already checked, NULLs allowed only if nullable). */
 int pqw_col_append(pqw_col *c, pqw_scratch *s, const tn_vector *v, uint32_t row0, uint32_t n);
+/* Appends nlev levels of a nested leaf (max_rep > 0 or max_def > 1): defs[i] / reps[i] per
+ * level, and for the levels whose def == max_def the values v[sel[0..nvals)], in order. The
+ * levels are whole records (reps[0] == 0); pages end only where a record starts. */
+int pqw_col_append_levels(pqw_col *c, pqw_scratch *s, const uint32_t *defs, const uint32_t *reps,
+                          uint32_t nlev, const tn_vector *v, const uint32_t *sel, uint32_t nvals);
 /* Finishes the current page, if it holds rows. */
 int pqw_col_flush_page(pqw_col *c, pqw_scratch *s);
 /* Appends the chunk's dictionary page (header + body) to out, if the chunk uses one; adds its
@@ -130,5 +141,31 @@ size_t pqw_col_buffered(const pqw_col *c);
 int pqw_stat_bytes(const pqw_col *c, const pqw_stat *st, int which, tn_buf *out);
 /* Statistic as a logical value; strings copied into arena. */
 int pqw_stat_value(const pqw_col *c, const pqw_stat *st, int which, tn_arena *arena, tn_value *out);
+
+/* ---------------------------------------------------------------------------------------------
+ * writer_nested.c: the schema tree and the shredding of nested values into leaf levels.
+ */
+/* The schema of the file: root + every spec's elements (groups for LIST, MAP and STRUCT, with
+ * the standard three-level LIST and MAP layouts), and one pqw_col per leaf, initialised. */
+typedef struct pqw_schema {
+    pq_schema_element *elems; uint32_t nelems;
+    pqw_col *cols; uint32_t ncols;          /* leaves, in schema order (owned: pqw_col_free) */
+    uint32_t *spec_leaf0, *spec_nleaves;    /* per spec: its first leaf and number of leaves */
+    uint32_t **choice;                      /* per leaf: struct field picked at each STRUCT/MAP */
+} pqw_schema;
+int pqw_schema_build(pqw_schema *out, tn_arena *meta, const tn_parquet_column_spec *specs,
+                     uint32_t nspecs, const pqw_config *cfg);
+
+/* Reused buffers of the shredder. */
+typedef struct pqw_shred {
+    uint32_t *idx[2], *def[2], *rep[2];
+    uint32_t cap[2];
+    uint32_t *sel; uint32_t sel_cap;
+} pqw_shred;
+void pqw_shred_free(pqw_shred *sh);
+/* Shreds rows [row0, row0+n) of v (spec's nested type) into leaf `leaf` of the schema and
+ * appends them to that leaf's column. */
+int pqw_shred_leaf(pqw_shred *sh, const pqw_schema *schema, uint32_t leaf, pqw_scratch *s,
+                   const tn_parquet_column_spec *spec, const tn_vector *v, uint32_t row0, uint32_t n);
 
 #endif

@@ -411,6 +411,7 @@ int pqw_col_init(pqw_col *c, const tn_parquet_column_spec *spec, const pqw_confi
     c->name = spec->name;
     c->type = spec->type;
     c->nullable = spec->nullable;
+    c->max_def = spec->nullable ? 1 : 0;
     c->cfg = cfg;
     switch ((tn_type_id)spec->type.id) {
     case TN_TYPE_BOOLEAN: c->kind = PQW_BOOL; c->phys = PQ_BOOLEAN; c->vw = 0; break;
@@ -451,7 +452,8 @@ void pqw_col_free(pqw_col *c) {
     tn_free(c->slots);
     tn_free(c->dkey); tn_free(c->dx); tn_free(c->doff); tn_free(c->dlen); tn_free(c->dhash); tn_free(c->dstamp);
     tn_buf_free(&c->dbytes);
-    tn_free(c->defs); tn_free(c->idx);
+    tn_free(c->defs); tn_free(c->reps); tn_free(c->idx);
+    tn_vector_free(&c->gather);
     tn_buf_free(&c->plain);
     tn_buf_free(&c->pages);
     tn_free(c->plist);
@@ -501,9 +503,10 @@ size_t pqw_col_buffered(const pqw_col *c) {
         }                                                                                       \
     } while (0)
 
-static int stage(pqw_col *c, pqw_scratch *s, const tn_vector *v, uint32_t row0, uint32_t k, uint32_t *m_out) {
+static int stage(pqw_col *c, pqw_scratch *s, const tn_vector *v, uint32_t row0, uint32_t k, uint32_t *m_out,
+                 bool levels) {
     uint32_t m = 0;
-    if (c->nullable) {
+    if (c->nullable && levels) {
         int rc = grow_array((void **)&c->defs, &c->defs_cap, (uint64_t)c->prow + k, sizeof(uint32_t));
         if (rc) return rc;
         uint32_t *d = c->defs + c->prow;
@@ -787,20 +790,22 @@ static int store_page(pqw_col *c, pqw_scratch *s, pq_page_header *h, tn_buf *out
     return 0;
 }
 
-static int encode_defs(pqw_col *c, tn_buf *b) {
+/* RLE levels with their u32 length prefix (v1 data pages): repetition levels (levels = reps,
+ * max = max_rep) or definition levels (defs, max_def; flat columns take the all-equal fast path). */
+static int encode_levels(pqw_col *c, tn_buf *b, const uint32_t *levels, uint32_t max) {
     size_t at = b->len;
     uint8_t zero[4] = {0, 0, 0, 0};
     int rc = tn_buf_append(b, zero, 4);
     if (rc) return rc;
-    if (c->pnonnull == c->prow || c->pnonnull == 0) {
+    if (max == 1 && levels == c->defs && c->max_rep == 0 && (c->pnonnull == c->prow || c->pnonnull == 0)) {
         rc = put_uleb(b, (uint64_t)c->prow << 1);
         if (!rc) rc = tn_buf_append_byte(b, c->pnonnull ? 1 : 0);
     } else {
-        rc = pq_rle_encode(b, 1, c->defs, c->prow);
+        rc = pq_rle_encode(b, pq_bit_width(max), levels, c->prow);
     }
     if (rc) return rc;
     size_t len = b->len - at - 4;
-    if (len > UINT32_MAX) return tn_error_set(TN_ELIMIT, "definition levels too long");
+    if (len > UINT32_MAX) return tn_error_set(TN_ELIMIT, "levels too long");
     tn_store_u32le(b->data + at, (uint32_t)len);
     return 0;
 }
@@ -829,7 +834,7 @@ static int record_page(pqw_col *c, uint64_t offset, int32_t size) {
     memset(p, 0, sizeof *p);
     p->offset = offset;
     p->size = size;
-    p->first_row = c->chunk_rows;
+    p->first_row = c->chunk_recs;
     p->nulls = c->pst.nulls;
     p->null_page = c->pnonnull == 0;
     if (c->pst.has) {
@@ -877,8 +882,12 @@ int pqw_col_flush_page(pqw_col *c, pqw_scratch *s) {
     bool use_dict = c->dict_mode && c->pnonnull > 0;
     tn_buf *body = &s->body;
     tn_buf_clear(body);
+    if (c->max_rep) {
+        rc = encode_levels(c, body, c->reps, c->max_rep);
+        if (rc) return tn_error_prefix(rc, "column '%s': repetition levels", c->name);
+    }
     if (c->nullable) {
-        rc = encode_defs(c, body);
+        rc = encode_levels(c, body, c->defs, c->max_def);
         if (rc) return tn_error_prefix(rc, "column '%s': definition levels", c->name);
     }
     if (use_dict) {
@@ -918,7 +927,8 @@ int pqw_col_flush_page(pqw_col *c, pqw_scratch *s) {
     rc = stat_merge(c, &c->cst, &c->pst);
     if (rc) return rc;
     c->chunk_rows += c->prow;
-    c->prow = c->pnonnull = 0;
+    c->chunk_recs += c->prec;
+    c->prow = c->pnonnull = c->prec = 0;
     c->page_plain_bytes = 0;
     tn_buf_clear(&c->plain);
     stat_reset(&c->pst);
@@ -930,6 +940,32 @@ int pqw_col_flush_page(pqw_col *c, pqw_scratch *s) {
     if (c->dict_mode && (c->dict_plain_bytes > c->cfg->dict_max_bytes || c->dn > PQW_MAX_DICT_ENTRIES))
         c->dict_mode = false;
     return 0;
+}
+
+/* Statistics and encoding (dictionary indices or PLAIN) of the m values staged in s. */
+static int encode_staged(pqw_col *c, pqw_scratch *s, uint32_t m) {
+    int rc;
+    if (c->dict_mode && c->kind == PQW_BYTES) {
+        rc = dict_encode(c, s, m);
+        if (!rc) rc = stats_update_dict_bytes(c, m);
+        c->page_plain_bytes += plain_size(c, s, m);
+        return rc;
+    }
+    rc = stats_update(c, s, m);
+    if (rc) return rc;
+    if (!c->dict_mode) return plain_append(c, s, m);
+    rc = dict_encode(c, s, m);
+    c->page_plain_bytes += plain_size(c, s, m);
+    return rc;
+}
+
+/* Whether the current page is to end now. Until the dictionary has proven it pays, the page
+ * may still become PLAIN: bound it by its PLAIN size too. */
+static bool page_full(const pqw_col *c) {
+    const pqw_config *cfg = c->cfg;
+    return c->prow >= cfg->page_rows || page_bytes_estimate(c) >= cfg->page_bytes ||
+           (c->dict_mode && !c->pay_checked && c->page_plain_bytes >= cfg->page_bytes) ||
+           (c->dict_mode && (c->dict_plain_bytes > cfg->dict_max_bytes || c->dn > PQW_MAX_DICT_ENTRIES));
 }
 
 int pqw_col_append(pqw_col *c, pqw_scratch *s, const tn_vector *v, uint32_t row0, uint32_t n) {
@@ -959,36 +995,73 @@ int pqw_col_append(pqw_col *c, pqw_scratch *s, const tn_vector *v, uint32_t row0
             k = i;
         }
         uint32_t m = 0;
-        rc = stage(c, s, v, row0, k, &m);
-        if (rc) return rc;
-        if (c->dict_mode && c->kind == PQW_BYTES) {
-            rc = dict_encode(c, s, m);
-            if (!rc) rc = stats_update_dict_bytes(c, m);
-            c->page_plain_bytes += plain_size(c, s, m);
-        } else {
-            rc = stats_update(c, s, m);
-            if (rc) return rc;
-            if (c->dict_mode) {
-                rc = dict_encode(c, s, m);
-                c->page_plain_bytes += plain_size(c, s, m);
-            } else {
-                rc = plain_append(c, s, m);
-            }
-        }
+        rc = stage(c, s, v, row0, k, &m, true);
+        if (!rc) rc = encode_staged(c, s, m);
         if (rc) return rc;
         c->prow += k;
+        c->prec += k;
         c->pnonnull += m;
         row0 += k;
         n -= k;
-        /* Until the dictionary has proven it pays, the page may still become PLAIN: bound it
-         * by its PLAIN size too. */
-        if (c->prow >= cfg->page_rows || page_bytes_estimate(c) >= cfg->page_bytes ||
-            (c->dict_mode && !c->pay_checked && c->page_plain_bytes >= cfg->page_bytes) ||
-            (c->dict_mode && (c->dict_plain_bytes > cfg->dict_max_bytes || c->dn > PQW_MAX_DICT_ENTRIES))) {
+        if (page_full(c)) {
             rc = pqw_col_flush_page(c, s);
             if (rc) return rc;
         }
     }
+    return 0;
+}
+
+int pqw_col_append_levels(pqw_col *c, pqw_scratch *s, const uint32_t *defs, const uint32_t *reps,
+                          uint32_t nlev, const tn_vector *v, const uint32_t *sel, uint32_t nvals) {
+    const pqw_config *cfg = c->cfg;
+    uint32_t p = 0, vp = 0;
+    int rc = 0;
+    if (c->gather.capacity == 0 && (rc = tn_vector_init(&c->gather, c->type, PQW_SEG))) return rc;
+    while (p < nlev) {
+        /* A piece of at most PQW_SEG levels (so of values too), bounded in bytes for strings,
+         * cut back to where a record starts when one does inside it. */
+        size_t used = c->kind != PQW_BYTES ? 0 : c->dict_mode ? (c->pay_checked ? 0 : c->page_plain_bytes) : c->plain.len;
+        size_t budget = cfg->page_bytes > used ? cfg->page_bytes - used : 1, sum = 0;
+        const tn_str *strs = c->kind == PQW_BYTES ? (const tn_str *)v->data : NULL;
+        uint32_t q = p, m = 0, last_start = p;
+        while (q < nlev && q - p < PQW_SEG) {
+            if (reps[q] == 0) last_start = q;
+            if (defs[q] == c->max_def) {
+                if (strs) sum += 4 + (size_t)strs[sel[vp + m]].len;
+                m++;
+            }
+            q++;
+            if (sum >= budget) break;
+        }
+        if (q < nlev && reps[q] != 0 && last_start > p) {
+            q = last_start;                    /* end the piece at a record boundary */
+            m = 0;
+            for (uint32_t i = p; i < q; i++) m += defs[i] == c->max_def;
+        }
+        if (vp + m > nvals) return tn_error_set(TN_EINTERNAL, "column '%s': levels and values disagree", c->name);
+        uint32_t k = q - p, recs = 0;
+        rc = grow_array((void **)&c->defs, &c->defs_cap, (uint64_t)c->prow + k, sizeof(uint32_t));
+        if (!rc && c->max_rep) rc = grow_array((void **)&c->reps, &c->reps_cap, (uint64_t)c->prow + k, sizeof(uint32_t));
+        if (rc) return rc;
+        if (c->nullable) memcpy(c->defs + c->prow, defs + p, (size_t)k * sizeof(uint32_t));
+        if (c->max_rep) memcpy(c->reps + c->prow, reps + p, (size_t)k * sizeof(uint32_t));
+        for (uint32_t i = p; i < q; i++) recs += reps[i] == 0;
+        uint32_t staged = 0;
+        rc = tn_vector_gather(&c->gather, v, sel + vp, m);
+        if (!rc) rc = stage(c, s, &c->gather, 0, m, &staged, false);
+        if (!rc) rc = encode_staged(c, s, m);
+        if (rc) return rc;
+        c->prow += k;
+        c->prec += recs;
+        c->pnonnull += m;
+        vp += m;
+        p = q;
+        if ((p == nlev || reps[p] == 0) && page_full(c)) {
+            rc = pqw_col_flush_page(c, s);
+            if (rc) return rc;
+        }
+    }
+    if (vp != nvals) return tn_error_set(TN_EINTERNAL, "column '%s': levels and values disagree", c->name);
     return 0;
 }
 
@@ -1023,13 +1096,13 @@ int pqw_col_end_chunk(pqw_col *c) {
     dict_clear(c);
     c->dict_mode = c->cfg->dictionary && c->kind != PQW_BOOL;
     c->pay_checked = false;
-    c->prow = c->pnonnull = 0;
+    c->prow = c->pnonnull = c->prec = 0;
     c->page_plain_bytes = 0;
     tn_buf_clear(&c->plain);
     tn_buf_clear(&c->pages);
     tn_buf_clear(&c->pstat_bytes);
     c->npages = 0;
-    c->chunk_rows = 0;
+    c->chunk_rows = c->chunk_recs = 0;
     c->chunk_unc = 0;
     c->pages_dict = c->pages_plain = 0;
     c->prev_set = false;

@@ -3,13 +3,19 @@
  * (arrays: = any(x), array(subquery), x[i], generate_series; scalar subqueries correlated
  * without an aggregate), each with the query that gives the same answer over tarn's catalog
  * (sql/pg_catalog.c). A statement is rewritten only when it equals a template word for word
- * (runs of blanks are one blank); %OID% in a template matches an oid (digits) and is put into
- * the replacement. Why the answers are the same:
+ * (runs of blanks are one blank); %OID% in a template matches an oid (digits) and %ANY% any
+ * text (the shortest that lets the rest match: the optional filters drivers add), and each is
+ * put into the replacement. Why the answers are the same:
  *
  *   columns of \d t    pg_attrdef is empty (tarn keeps no defaults) and every text column has
  *                      its type's collation, so both scalar subqueries are NULL
  *   policies, extended statistics, publications of \d t
  *                      pg_policy, pg_statistic_ext and pg_publication* are empty: no rows
+ *   pgjdbc's getPrimaryKeys
+ *                      _pg_expandarray(indkey) pairs each key column's attnum x with its
+ *                      position n; the rewrite pairs them with generate_series and split_part
+ *                      over indkey's text ("3 1"), and names the key "<table>_pkey" as
+ *                      pg_index's rows do (sql/pg_catalog.c)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,26 +69,53 @@ static const compat_rule g_rules[] = {
      "AND pg_catalog.pg_relation_is_publishable('%OID%') ORDER BY 1",
      "SELECT CAST(NULL AS text) AS pubname, CAST(NULL AS text) AS \"?column?\", CAST(NULL AS text) AS \"?column?\" "
      "WHERE false"},
+    {"pgjdbc getPrimaryKeys",
+     "SELECT result.TABLE_CAT, result.TABLE_SCHEM, result.TABLE_NAME, result.COLUMN_NAME, result.KEY_SEQ, "
+     "result.PK_NAME FROM (SELECT NULL AS TABLE_CAT, n.nspname AS TABLE_SCHEM, ct.relname AS TABLE_NAME, a.attname AS "
+     "COLUMN_NAME, (information_schema._pg_expandarray(i.indkey)).n AS KEY_SEQ, ci.relname AS PK_NAME, "
+     "information_schema._pg_expandarray(i.indkey) AS KEYS, a.attnum AS A_ATTNUM FROM pg_catalog.pg_class ct JOIN "
+     "pg_catalog.pg_attribute a ON (ct.oid = a.attrelid) JOIN pg_catalog.pg_namespace n ON (ct.relnamespace = n.oid) "
+     "JOIN pg_catalog.pg_index i ON ( a.attrelid = i.indrelid) JOIN pg_catalog.pg_class ci ON (ci.oid = "
+     "i.indexrelid) WHERE true%ANY% AND i.indisprimary ) result where result.A_ATTNUM = (result.KEYS).x ORDER BY "
+     "result.table_name, result.pk_name, result.key_seq",
+     "SELECT result.TABLE_CAT, result.TABLE_SCHEM, result.TABLE_NAME, result.COLUMN_NAME, result.KEY_SEQ, "
+     "result.PK_NAME FROM (SELECT CAST(NULL AS text) AS TABLE_CAT, n.nspname AS TABLE_SCHEM, ct.relname AS TABLE_NAME, "
+     "a.attname AS COLUMN_NAME, CAST(k.n AS integer) AS KEY_SEQ, ct.relname || '_pkey' AS PK_NAME FROM "
+     "pg_catalog.pg_class ct JOIN pg_catalog.pg_attribute a ON (ct.oid = a.attrelid) JOIN pg_catalog.pg_namespace n "
+     "ON (ct.relnamespace = n.oid) JOIN pg_catalog.pg_index i ON (a.attrelid = i.indrelid) JOIN generate_series(1, "
+     "32) k(n) ON (CAST(a.attnum AS text) = split_part(i.indkey, ' ', CAST(k.n AS integer))) WHERE true%ANY% AND "
+     "i.indisprimary) result ORDER BY result.table_name, result.pk_name, result.key_seq"},
 };
 
 static bool blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-/* Compares text (each run of blanks one ' ') with a template; the oid that %OID% matched into
- * oid (every %OID% of a template must match the same digits). */
-static bool matches(const char *s, size_t n, const char *t, char *oid, size_t cap) {
-    size_t i = 0;
-    oid[0] = 0;
-    while (i < n && blank(s[i])) i++;
-    while (n > i && (blank(s[n - 1]) || s[n - 1] == ';')) n--;
+/* The holes a template matched: %OID% (every one must match the same digits) and %ANY%. */
+typedef struct compat_holes {
+    char oid[16];
+    const char *any;
+    size_t any_len;
+} compat_holes;
+
+/* Compares s[i, n) (each run of blanks one ' ') with template t, filling h. */
+static bool match_from(const char *s, size_t i, size_t n, const char *t, compat_holes *h) {
     while (*t) {
         if (strncmp(t, "%OID%", 5) == 0) {
             size_t k = 0;
             char got[16];
             while (i < n && s[i] >= '0' && s[i] <= '9' && k + 1 < sizeof got) got[k++] = s[i++];
             got[k] = 0;
-            if (!k || (oid[0] && strcmp(oid, got) != 0)) return false;
-            snprintf(oid, cap, "%s", got);
+            if (!k || (h->oid[0] && strcmp(h->oid, got) != 0)) return false;
+            snprintf(h->oid, sizeof h->oid, "%s", got);
             t += 5;
+        } else if (strncmp(t, "%ANY%", 5) == 0) {
+            for (size_t j = i; j <= n; j++) {          /* the shortest text after which the rest matches */
+                if (match_from(s, j, n, t + 5, h)) {
+                    h->any = s + i;
+                    h->any_len = j - i;
+                    return true;
+                }
+            }
+            return false;
         } else if (*t == ' ') {
             if (i >= n || !blank(s[i])) return false;
             while (i < n && blank(s[i])) i++;
@@ -96,18 +129,27 @@ static bool matches(const char *s, size_t n, const char *t, char *oid, size_t ca
     return i == n;
 }
 
+static bool matches(const char *s, size_t n, const char *t, compat_holes *h) {
+    size_t i = 0;
+    memset(h, 0, sizeof *h);
+    while (i < n && blank(s[i])) i++;
+    while (n > i && (blank(s[n - 1]) || s[n - 1] == ';')) n--;
+    return match_from(s, i, n, t, h);
+}
+
 bool tn_pg_compat_rewrite(const char *sql, size_t len, char **out, const char **what) {
     *out = NULL;
-    char oid[16];
+    compat_holes h;
     for (size_t r = 0; r < sizeof g_rules / sizeof g_rules[0]; r++) {
-        if (!matches(sql, len, g_rules[r].match, oid, sizeof oid)) continue;
+        if (!matches(sql, len, g_rules[r].match, &h)) continue;
         tn_buf b = TN_BUF_INIT;
         int rc = 0;
         for (const char *p = g_rules[r].replace; *p && !rc;) {
-            const char *hole = strstr(p, "%OID%");
+            const char *hole = strchr(p, '%');
+            while (hole && strncmp(hole, "%OID%", 5) != 0 && strncmp(hole, "%ANY%", 5) != 0) hole = strchr(hole + 1, '%');
             size_t k = hole ? (size_t)(hole - p) : strlen(p);
             rc = tn_buf_append(&b, p, k);
-            if (hole && !rc) rc = tn_buf_append(&b, oid, strlen(oid));
+            if (hole && !rc) rc = hole[1] == 'O' ? tn_buf_append(&b, h.oid, strlen(h.oid)) : tn_buf_append(&b, h.any, h.any_len);
             p += k + (hole ? 5 : 0);
         }
         if (!rc) rc = tn_buf_append_byte(&b, 0);

@@ -318,6 +318,7 @@ int tn_pg_conn_send_rows(tn_pg_conn *c, tn_pg_cursor *cur, int64_t max_rows, boo
     *more = false;
     int64_t sent = 0;
     int rc = 0;
+    bool fmt_set = false;
     for (;;) {
         if (!cur->chunk || cur->row >= cur->chunk->count) {
             cur->chunk = NULL;
@@ -337,28 +338,41 @@ int tn_pg_conn_send_rows(tn_pg_conn *c, tn_pg_cursor *cur, int64_t max_rows, boo
         }
         const tn_chunk *ch = cur->chunk;
         uint32_t row = cur->row++;
-        size_t at = tn_pg_begin(&c->out, 'D');
-        tn_pg_put_i16(&c->out, (int16_t)ch->ncols);
+        if (row == 0 || !fmt_set) {     /* the formats may change between calls (FETCH of a cursor) */
+            if (ch->ncols > TN_PG_ROW_FORMATS)
+                return tn_error_set(TN_ELIMIT, "a result of %u columns (at most %d)", ch->ncols, TN_PG_ROW_FORMATS);
+            for (uint32_t k = 0; k < ch->ncols; k++) cur->fmt[k] = (uint8_t)tn_pg_format_at(cur->formats, cur->nformats, k);
+            fmt_set = true;
+        }
+        /* DataRow: 'D', int32 length, int16 ncols, (int32 len (-1 NULL), bytes)[ncols] */
+        if (tn_buf_reserve(&c->out.buf, 7)) return c->out.err = TN_ENOMEM;
+        size_t at = c->out.buf.len;
+        uint8_t *h = c->out.buf.data + at;
+        h[0] = 'D';
+        h[5] = (uint8_t)(ch->ncols >> 8);
+        h[6] = (uint8_t)ch->ncols;
+        c->out.buf.len += 7;
         for (uint32_t k = 0; k < ch->ncols && !c->out.err; k++) {
             const tn_vector *v = &ch->cols[k];
-            if (v->type.id == TN_TYPE_NULL || !tn_vector_is_valid(v, row)) {
-                tn_pg_put_i32(&c->out, -1);
-                continue;
-            }
-            size_t lat = c->out.buf.len;
-            tn_pg_put_i32(&c->out, 0);
-            if (c->out.err) break;
-            int erc = tn_pg_encode_value(&c->out.buf, v, row, tn_pg_format_at(cur->formats, cur->nformats, k),
-                                         c->settings.extra_float_digits);
-            if (erc) {
-                c->out.err = erc;
+            if (tn_buf_reserve(&c->out.buf, 4)) {
+                c->out.err = TN_ENOMEM;
                 break;
             }
-            uint32_t vl = (uint32_t)(c->out.buf.len - lat - 4);
+            size_t lat = c->out.buf.len;
+            c->out.buf.len += 4;
+            int32_t vl = -1;
+            if (v->type.id != TN_TYPE_NULL && tn_vector_is_valid(v, row)) {
+                int erc = tn_pg_encode_value(&c->out.buf, v, row, cur->fmt[k], c->settings.extra_float_digits);
+                if (erc) {
+                    c->out.err = erc;
+                    break;
+                }
+                vl = (int32_t)(c->out.buf.len - lat - 4);
+            }
             uint8_t *p = c->out.buf.data + lat;
-            p[0] = (uint8_t)(vl >> 24);
-            p[1] = (uint8_t)(vl >> 16);
-            p[2] = (uint8_t)(vl >> 8);
+            p[0] = (uint8_t)((uint32_t)vl >> 24);
+            p[1] = (uint8_t)((uint32_t)vl >> 16);
+            p[2] = (uint8_t)((uint32_t)vl >> 8);
             p[3] = (uint8_t)vl;
         }
         tn_pg_end(&c->out, at);
@@ -523,7 +537,7 @@ static bool simple_tarn(tn_pg_conn *c, const char *text, size_t start, size_t en
         rc = tn_sql_script_execute_stream(&r, sc, i, NULL, 0);
         if (!rc && tn_sql_result_has_rows(r)) {
             rc = result_row_description(c, r, NULL, 0);
-            tn_pg_cursor cur = {r, NULL, 0, false, 0, NULL, 0};
+            tn_pg_cursor cur = {.res = r};
             bool more;
             if (!rc) rc = tn_pg_conn_send_rows(c, &cur, 0, &more);
             char tag[64];

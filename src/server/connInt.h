@@ -50,6 +50,7 @@ void tn_pg_server_log(tn_pg_server *s, const char *fmt, ...) __attribute__((form
 /* ---------------------------------------------------------------------------------------------
  * The connection.
  */
+#define TN_PG_ROW_FORMATS 1664     /* PostgreSQL's limit of columns in a table */
 /* Rows of a result being sent (simple query, or a portal across Executes). */
 typedef struct tn_pg_cursor {
     tn_sql_result *res;
@@ -59,6 +60,7 @@ typedef struct tn_pg_cursor {
     int64_t sent;
     const uint8_t *formats;      /* result format codes (Bind), NULL = text */
     uint16_t nformats;
+    uint8_t fmt[TN_PG_ROW_FORMATS];   /* each column's format, set at a chunk's first row */
 } tn_pg_cursor;
 
 typedef struct tn_pg_stmt {

@@ -133,6 +133,14 @@ static int on_parse(tn_pg_conn *c, const uint8_t *body, uint32_t len) {
     }
     if (!one) s->cmd.kind = TN_PG_CMD_EMPTY;
     else tn_pg_classify(s->sql + start, end - start, &s->cmd);
+    char *rw = NULL;               /* drivers' catalog queries tarn answers another way (compat.c) */
+    const char *what = NULL;
+    if (s->cmd.kind == TN_PG_CMD_NONE && tn_pg_compat_rewrite(s->sql + start, end - start, &rw, &what)) {
+        if (tn_pg_server_opts(c->srv)->log_queries) tn_pg_server_log(c->srv, "%s: answered as %s", c->peer, what);
+        tn_free(s->sql);
+        s->sql = rw;
+        s->sql_len = strlen(rw);
+    }
     uint32_t np = m.nparams;
     if (s->cmd.kind == TN_PG_CMD_NONE) {
         rc = tn_sql_script_parse(&s->script, c->session, s->sql, s->sql_len);

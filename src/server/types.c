@@ -105,9 +105,105 @@ int tn_pg_format_interval(tn_buf *out, tn_interval iv) {
 
 static const char hexd[] = "0123456789abcdef";
 
+/* Text of the most common types written straight into the buffer (result streaming spends
+ * its time here): integers, and dates and timestamps of the years 1-9999 as PostgreSQL's ISO
+ * DateStyle shows them; other years (BC, 5 digits, infinity) go through tn_format_*. */
+static char *put_int(char *p, int64_t x) {
+    uint64_t u = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+    char t[20];
+    int n = 0;
+    do { t[n++] = (char)('0' + u % 10); u /= 10; } while (u);
+    if (x < 0) *p++ = '-';
+    while (n) *p++ = t[--n];
+    return p;
+}
+
+static char *put_2(char *p, unsigned v) {
+    p[0] = (char)('0' + v / 10);
+    p[1] = (char)('0' + v % 10);
+    return p + 2;
+}
+
+/* NULL when the year is outside 1-9999. Consecutive rows often share a day: the thread keeps
+ * the last one's text. */
+static char *put_date(char *p, int64_t days) {
+    static __thread int64_t last_days = INT64_MIN;
+    static __thread char last[10];
+    if (days < -719162 || days > 2932896) return NULL;      /* 0001-01-01 .. 9999-12-31 */
+    if (days != last_days) {
+        int64_t y;
+        unsigned m, d;
+        tn_civil_from_days(days, &y, &m, &d);
+        char *q = put_2(last, (unsigned)(y / 100));
+        q = put_2(q, (unsigned)(y % 100));
+        *q++ = '-';
+        q = put_2(q, m);
+        *q++ = '-';
+        put_2(q, d);
+        last_days = days;
+    }
+    memcpy(p, last, 10);
+    return p + 10;
+}
+
+static char *put_timestamp(char *p, int64_t us) {
+    const int64_t day_us = INT64_C(86400000000);
+    if (!tn_ts_is_finite(us)) return NULL;
+    int64_t days = us / day_us, rem = us % day_us;
+    if (rem < 0) {
+        rem += day_us;
+        days--;
+    }
+    if (!(p = put_date(p, days))) return NULL;
+    unsigned secs = (unsigned)(rem / 1000000), frac = (unsigned)(rem % 1000000);
+    *p++ = ' ';
+    p = put_2(p, secs / 3600);
+    *p++ = ':';
+    p = put_2(p, secs / 60 % 60);
+    *p++ = ':';
+    p = put_2(p, secs % 60);
+    if (frac) {
+        *p++ = '.';
+        for (unsigned div = 100000; frac; div /= 10) {
+            *p++ = (char)('0' + frac / div);
+            frac %= div;
+        }
+    }
+    return p;
+}
+
 static int text_value(tn_buf *out, const tn_vector *v, uint32_t row, int efd) {
     char b[TN_FORMAT_BUF_SIZE];
     int n;
+    if (tn_buf_reserve(out, 40)) return TN_ENOMEM;
+    char *p = (char *)out->data + out->len, *e = NULL;
+    switch ((tn_type_id)v->type.id) {
+    case TN_TYPE_TINYINT: e = put_int(p, ((const int8_t *)v->data)[row]); break;
+    case TN_TYPE_SMALLINT: e = put_int(p, ((const int16_t *)v->data)[row]); break;
+    case TN_TYPE_INTEGER: e = put_int(p, ((const int32_t *)v->data)[row]); break;
+    case TN_TYPE_BIGINT: e = put_int(p, ((const int64_t *)v->data)[row]); break;
+    case TN_TYPE_DATE: {
+        int32_t d = ((const int32_t *)v->data)[row];
+        e = tn_date_is_finite(d) ? put_date(p, d) : NULL;
+        break;
+    }
+    case TN_TYPE_TIMESTAMP: e = put_timestamp(p, ((const int64_t *)v->data)[row]); break;
+    case TN_TYPE_TIMESTAMP_TZ:
+        if ((e = put_timestamp(p, ((const int64_t *)v->data)[row]))) {
+            memcpy(e, "+00", 3);
+            e += 3;
+        }
+        break;
+    case TN_TYPE_VARCHAR: {
+        tn_str s = ((const tn_str *)v->data)[row];
+        return tn_buf_append(out, s.ptr, s.len);
+    }
+    default: break;
+    }
+    if (e) {
+        out->len += (size_t)(e - p);
+        return 0;
+    }
     switch ((tn_type_id)v->type.id) {
     case TN_TYPE_BOOLEAN:
         return tn_buf_append_byte(out, ((const uint8_t *)v->data)[row] ? 't' : 'f');
@@ -136,9 +232,10 @@ static int text_value(tn_buf *out, const tn_vector *v, uint32_t row, int efd) {
         return 0;
     }
     case TN_TYPE_TIMESTAMP_TZ: {
-        n = tn_format_timestamp(b, sizeof b, ((const int64_t *)v->data)[row]);
+        int64_t us = ((const int64_t *)v->data)[row];
+        n = tn_format_timestamp(b, sizeof b, us);
         int rc = tn_buf_append(out, b, (size_t)n);
-        return rc ? rc : tn_buf_append(out, "+00", 3);
+        return rc || !tn_ts_is_finite(us) ? rc : tn_buf_append(out, "+00", 3);   /* 'infinity' as PostgreSQL */
     }
     case TN_TYPE_INTERVAL:
         return tn_pg_format_interval(out, ((const tn_interval *)v->data)[row]);

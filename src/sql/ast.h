@@ -71,7 +71,10 @@ typedef struct tn_sql_option {
     tn_sql_value_kind kind;
     tn_sql_pos pos;        /* of the key */
     tn_sql_pos value_pos;
+    uint8_t scope;         /* SET/RESET: TN_SQL_SCOPE_* (DEFAULT: the setting's own scope) */
 } tn_sql_option;
+
+enum { TN_SQL_SCOPE_DEFAULT = 0, TN_SQL_SCOPE_GLOBAL = 1, TN_SQL_SCOPE_SESSION = 2 };
 
 typedef struct tn_sql_options {
     tn_sql_option *items;

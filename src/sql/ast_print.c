@@ -825,6 +825,7 @@ static void stmt(printer *pr, const tn_sql_stmt *s) {
     case TN_SQL_S_SET: {
         tn_sql_options one = {(tn_sql_option *)&s->u.set, 1};
         put(pr, "(set");
+        if (s->u.set.scope) put(pr, s->u.set.scope == TN_SQL_SCOPE_GLOBAL ? " (scope global)" : " (scope session)");
         put_options(pr, "option", &one);
         break;
     }

@@ -27,11 +27,18 @@ struct tn_sql_session {
     char client_user[64], client_database[64];   /* tn_sql_session_set_client */
     tn_sql_settings_fn settings_fn;                /* tn_sql_session_set_settings */
     void *settings_ctx;
+    struct tn_setting_globals *globals; /* settings.c: the database's global settings */
     /* session.c: BEGIN ... COMMIT. Each statement still commits on its own; a ROLLBACK (or a
      * COMMIT after a failed statement) that would need to undo writes is refused. */
     bool txn_open;                 /* BEGIN seen: writes are refused until COMMIT/ROLLBACK */
+    struct tn_txn_pin *pins;       /* bind_table.c: tables read in the transaction, at the
+                                      version first read (its snapshot), freed at its end */
+    uint32_t npins, pincap;
     tn_sql_batch *batch;           /* tn_sql_session_set_batch: a continuous job's micro-batch */
 };
+
+/* Ends the transaction's snapshot (COMMIT, ROLLBACK, close): later reads see the latest. */
+void tn_bind_txn_pins_free(tn_sql_session *s);
 
 /* A FROM item visible by name. Columns are scope columns [offset, offset + ncols). */
 typedef struct bind_rel {

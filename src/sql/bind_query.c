@@ -829,6 +829,46 @@ static int order_over_output(tn_binder *b, tn_sql_query *q, tn_plan **plan) {
 /* ---------------------------------------------------------------------------------------------
  * SELECT.
  */
+/* s.* where s is no FROM item but a STRUCT-typed expression (a column, s.t a field path): one
+ * item per field, named as the field (DuckDB). */
+static int expand_struct_star(tn_binder *b, bind_ctx *c, tn_sql_expr *star, sel_list *items) {
+    tn_sql_expr col = *star;
+    col.kind = TN_SQL_E_COLUMN;
+    col.u.column = star->u.star;
+    tn_expr *x = NULL;
+    int rc = tn_bind_expr(c, &col, &x);
+    if (rc) {
+        tn_error_clear();
+        return tn_bind_error(b, star->pos, "Referenced table \"%s\" not found!", star->u.star.parts[star->u.star.n - 1].name);
+    }
+    if (x->type.id != TN_TYPE_STRUCT) {
+        char tb[128];
+        tn_type t = x->type;
+        tn_expr_free(x);
+        return tn_bind_error(b, star->pos, "%s.* needs a table or a STRUCT, not %s", star->u.star.parts[star->u.star.n - 1].name,
+                             tn_type_format(t, tb, sizeof tb));
+    }
+    uint32_t nf = x->type.nested->nchildren;
+    for (uint32_t f = 0; f < nf && !rc; f++) {
+        const char *fname = x->type.nested->names[f];
+        tn_value v;
+        memset(&v, 0, sizeof v);
+        v.type = tn_type_make(TN_TYPE_VARCHAR);
+        v.u.s.ptr = fname;
+        v.u.s.len = (uint32_t)strlen(fname);
+        tn_expr *args[2] = {f + 1 == nf ? x : tn_expr_copy(x), NULL};
+        if (!args[0]) { rc = TN_ENOMEM; break; }
+        rc = tn_expr_constant(&args[1], &v);
+        if (rc) { if (args[0] != x) tn_expr_free(args[0]); break; }
+        if (args[0] == x) x = NULL;
+        tn_expr *fx = NULL;
+        rc = tn_expr_function(&fx, "struct_extract", args, 2);
+        if (!rc) rc = sel_push(b, items, fx, tn_arena_strdup(b->arena, fname), NULL, NULL);
+    }
+    tn_expr_free(x);
+    return rc ? tn_bind_error_at(b, rc, star->pos) : 0;
+}
+
 static int expand_star(tn_binder *b, bind_ctx *c, bind_scope *S, tn_sql_expr *star, sel_list *items) {
     const tn_sql_qname *q = &star->u.star;
     const char *tab = q->n ? q->parts[q->n - 1].name : NULL;
@@ -864,6 +904,7 @@ static int expand_star(tn_binder *b, bind_ctx *c, bind_scope *S, tn_sql_expr *st
             any = true;
         }
     }
+    if (!any && tab) return expand_struct_star(b, c, star, items);
     if (!any) {
         if (tab) return tn_bind_error(b, star->pos, "Referenced table \"%s\" not found!", tab);
         return tn_bind_error(b, star->pos, "SELECT * with no tables specified is not valid");

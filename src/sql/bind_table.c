@@ -201,6 +201,47 @@ static int hint_travel(tn_binder *b, const tn_sql_tableref *t, tn_table_open_opt
     return 0;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Snapshot of a transaction: inside BEGIN ... COMMIT every read of a table sees the version its
+ * first read in the transaction saw (writes of other sessions after it stay invisible, as in
+ * DuckDB's snapshot isolation; the snapshot is per table, taken at its first read).
+ */
+struct tn_txn_pin {
+    char *key;                       /* "schema.table" */
+    int64_t version;
+};
+
+static bool txn_pin_get(const tn_sql_session *s, const char *key, int64_t *version) {
+    for (uint32_t i = 0; i < s->npins; i++)
+        if (strcmp(s->pins[i].key, key) == 0) {
+            *version = s->pins[i].version;
+            return true;
+        }
+    return false;
+}
+
+static int txn_pin_put(tn_sql_session *s, const char *key, int64_t version) {
+    if (s->npins == s->pincap) {
+        uint32_t cap = s->pincap ? s->pincap * 2 : 4;
+        struct tn_txn_pin *n = tn_realloc(s->pins, cap * sizeof *n);
+        if (!n) return TN_ENOMEM;
+        s->pins = n;
+        s->pincap = cap;
+    }
+    char *k = tn_strdup(key);
+    if (!k) return TN_ENOMEM;
+    s->pins[s->npins].key = k;
+    s->pins[s->npins++].version = version;
+    return 0;
+}
+
+void tn_bind_txn_pins_free(tn_sql_session *s) {
+    for (uint32_t i = 0; i < s->npins; i++) tn_free(s->pins[i].key);
+    tn_free(s->pins);
+    s->pins = NULL;
+    s->npins = s->pincap = 0;
+}
+
 /* VERSION AS OF n / TIMESTAMP AS OF '...' (or the read's OPTIONS hint) into open options. */
 int tn_bind_travel_options(tn_binder *b, tn_sql_tableref *t, tn_table_open_options *o) {
     if (t->u.table.n_hints) {
@@ -340,9 +381,17 @@ int tn_bind_table_name(tn_binder *b, tn_sql_tableref *t, tn_plan **out, const ch
     tn_table_open_options o = TN_TABLE_OPEN_OPTIONS_INIT;
     rc = tn_bind_travel_options(b, t, &o);
     if (rc) return rc;
+    char key[2 * TN_CATALOG_NAME_MAX + 2];
+    tn_catalog_name_format(&cn, key, sizeof key);
+    bool pin = b->session->txn_open && o.at_version < 0 && !o.has_at_timestamp;
+    bool pinned = pin && txn_pin_get(b->session, key, &o.at_version);
     tn_table *tbl = NULL;
     rc = tn_catalog_table_open(cat, &cn, &o, &tbl);
     if (rc) return tn_bind_error_at(b, rc, t->pos);
+    if (pin && !pinned && (rc = txn_pin_put(b->session, key, tn_table_snapshot(tbl)->version))) {
+        tn_table_close(tbl);
+        return rc;
+    }
     rc = batch_table(b, &tbl, t->pos);
     if (rc) return rc;
     return tn_bind_table_plan(b, tbl, text, out);

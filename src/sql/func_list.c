@@ -2,7 +2,8 @@
  * sql/func_list.c: scalar functions over nested values (LIST, STRUCT, MAP; representation in
  * types/types.h): constructors (list_value for [..] and ARRAY[..], __struct_pack for {'a': ..}
  * and struct_pack(a := ..)), access (list_extract for l[i], struct_extract for s.a / s['a']),
- * and len / array_length / cardinality. Registered in functions.c as tn_funcs_list.
+ * len / array_length / cardinality, and map_keys / map_values / map_entries. Registered in
+ * functions.c as tn_funcs_list.
  */
 #include "sql/functions.h"
 
@@ -325,6 +326,47 @@ static int f_typeof(const tn_func_call *call, tn_vector *const *args, uint32_t n
     return rc;
 }
 
+
+/* ----- map_keys(m), map_values(m), map_entries(m): the map's keys / values / STRUCT(key, value)
+ * entries as a list in the map's order; NULL map -> NULL ----- */
+
+static int bind_map_part(tn_func_binding *b, const tn_value *const *consts, void **bd, uintptr_t part) {
+    tn_type m = b->arg_types[0];
+    if (m.id != TN_TYPE_MAP) return tn_error_set(TN_EBIND, "the argument must be a MAP");
+    *bd = (void *)(part + 1);
+    tn_type el = part == 0 ? tn_type_map_key(m) : part == 1 ? tn_type_map_value(m) : tn_type_element(m);
+    return tn_type_list(&b->ret, el);
+}
+static int bind_map_keys(tn_func_binding *b, const tn_value *const *c, void **bd) { return bind_map_part(b, c, bd, 0); }
+static int bind_map_values(tn_func_binding *b, const tn_value *const *c, void **bd) { return bind_map_part(b, c, bd, 1); }
+static int bind_map_entries(tn_func_binding *b, const tn_value *const *c, void **bd) { return bind_map_part(b, c, bd, 2); }
+
+static int f_map_part(const tn_func_call *call, tn_vector *const *args, uint32_t nargs, uint32_t count, tn_vector *out) {
+    uintptr_t part = (uintptr_t)call->bind_data - 1;
+    const tn_vector *m = args[0], *ent = &m->children[0];
+    const tn_vector *src = part == 2 ? ent : &ent->children[part];
+    const tn_list_entry *me = m->data;
+    tn_list_entry *oe = out->data;
+    uint64_t total = 0;
+    for (uint32_t r = 0; r < count; r++)
+        if (tn_vector_is_valid(out, r)) total += me[TN_ARG_IDX(m, r)].length;
+    if (total > UINT32_MAX) return tn_error_set(TN_ELIMIT, "map_keys: too many elements");
+    uint32_t *sel = tn_malloc((total + 1) * sizeof *sel);
+    if (!sel) return TN_ENOMEM;
+    uint32_t n = 0, base = out->children[0].count;
+    for (uint32_t r = 0; r < count; r++) {
+        oe[r].offset = base + n;
+        oe[r].length = 0;
+        if (!tn_vector_is_valid(out, r)) continue;
+        tn_list_entry e = me[TN_ARG_IDX(m, r)];
+        for (uint32_t i = 0; i < e.length; i++) sel[n++] = e.offset + i;
+        oe[r].length = e.length;
+    }
+    int rc = tn_vector_append_rows(&out->children[0], src, sel, n);
+    tn_free(sel);
+    return rc;
+}
+
 const tn_func_def tn_funcs_list[] = {
     {"list_value", {A, N}, A, TN_FUNC_VARIADIC | TN_FUNC_SPECIAL_NULLS, f_list_value, bind_list_value, NULL},
     {"list_pack", {A, N}, A, TN_FUNC_VARIADIC | TN_FUNC_SPECIAL_NULLS, f_list_value, bind_list_value, NULL},
@@ -343,6 +385,9 @@ const tn_func_def tn_funcs_list[] = {
     {"map_extract", {T_(MAP), A, N}, A, 0, f_map_extract, bind_map_extract, NULL},
     {"map_extract_value", {T_(MAP), A, N}, A, 0, f_map_extract, bind_map_extract_value, NULL},
     {"element_at", {T_(MAP), A, N}, A, 0, f_map_extract, bind_map_extract, NULL},
+    {"map_keys", {T_(MAP), N}, A, 0, f_map_part, bind_map_keys, NULL},
+    {"map_values", {T_(MAP), N}, A, 0, f_map_part, bind_map_values, NULL},
+    {"map_entries", {T_(MAP), N}, A, 0, f_map_part, bind_map_entries, NULL},
     {"typeof", {A, N}, T_(VARCHAR), TN_FUNC_SPECIAL_NULLS, f_typeof, NULL, NULL},
     {NULL, {N}, 0, 0, NULL, NULL, NULL},
 };

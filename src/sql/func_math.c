@@ -187,7 +187,8 @@ static int ceil_dec(FN_ARGS) { return dec_round_fn(call, args, nargs, n, out, R_
 static int trunc_dec(FN_ARGS) { return dec_round_fn(call, args, nargs, n, out, R_TRUNC); }
 
 /* round(DECIMAL(p,s)) -> DECIMAL(p,0); round(DECIMAL(p,s), k) -> DECIMAL(p,k) for a constant
- * 0 <= k < s, unchanged for k >= s or a non-constant k. floor/ceil/trunc -> DECIMAL(p,0). */
+ * 0 <= k < s, DECIMAL(max(p, p-s+1) up to 38, 0) for a constant k < 0 (DuckDB: rounding 9999 to
+ * tens needs a fifth digit), unchanged for k >= s or a non-constant k. floor/ceil/trunc -> DECIMAL(p,0). */
 static int bind_round_dec(tn_func_binding *b, const tn_value *const *consts, void **bd) {
     tn_type t = b->arg_types[0];
     if (b->nargs == 1) {
@@ -196,7 +197,10 @@ static int bind_round_dec(tn_func_binding *b, const tn_value *const *consts, voi
     }
     const tn_value *k = consts[1];
     if (k && !k->is_null && tn_type_is_integer(k->type)) {
-        if (k->u.i < 0) b->ret = tn_type_decimal(t.precision, 0);
+        if (k->u.i < 0) {
+            int w = t.precision - t.scale + 1 > t.precision ? t.precision - t.scale + 1 : t.precision;
+            b->ret = tn_type_decimal(w > 38 ? 38 : w, 0);
+        }
         else if (k->u.i < t.scale) b->ret = tn_type_decimal(t.precision, (int)k->u.i);
         else b->ret = t;
     } else {

@@ -178,17 +178,6 @@ static int states_reserve(tn_agg_states *st, uint32_t ngroups) {
         }                                                                                   \
     } while (0)
 
-static uint64_t hash_row(const tn_vector *v, uint32_t i) {
-    uint64_t h;
-    tn_vector one = *v;
-    size_t w = tn_type_width(v->type);
-    if (one.data) one.data = (uint8_t *)one.data + (size_t)i * w;
-    one.validity = NULL;
-    one.count = 1;
-    tn_vector_hash(&one, 1, &h, true);
-    return h;
-}
-
 /* A string_agg result is one string value: at most 4 GiB - 1 bytes (tn_str's length), checked
  * before the buffer grows rather than truncated when it is read out. */
 static int string_agg_check(size_t have, uint64_t add) {
@@ -382,12 +371,18 @@ static int agg_update(agg_state *s, const tn_vector *v, const uint32_t *gids, ui
     }
     case TN_AGG_APPROX_COUNT_DISTINCT: {
         if (v->type.id == TN_TYPE_NULL) return 0;
+        /* the whole vector at once: a per-row view cannot address nested children (a STRUCT's
+         * fields are not at data + i * width) */
+        uint64_t *h = tn_malloc(((size_t)n + 1) * sizeof *h);
+        if (!h) return TN_ENOMEM;
+        tn_vector_hash(v, n, h, true);
         for (uint32_t i = 0; i < n; i++) {
             if (mask && !mask[i]) continue;
             if (!tn_vector_is_valid(v, i)) continue;
-            int rc = hll_update(s, gids[i], hash_row(v, i));
-            if (rc) return rc;
+            int rc = hll_update(s, gids[i], h[i]);
+            if (rc) { tn_free(h); return rc; }
         }
+        tn_free(h);
         return 0;
     }
     }

@@ -1088,11 +1088,24 @@ static tn_sql_stmt *copy_stmt(tn_sql_parser *p) {
     return s;
 }
 
+/* SET/RESET's optional scope word before the name: GLOBAL, SESSION or LOCAL (as SESSION). */
+static uint8_t set_scope(tn_sql_parser *p) {
+    const tn_sql_token *t = tn_sqlp_peek(p, 0), *n = tn_sqlp_peek(p, 1);
+    if (t->type != TK_IDENT || (n->type != TK_IDENT && n->type != TK_QIDENT && n->type != TK_STRING)) return 0;
+    uint8_t scope = strcmp(t->text, "global") == 0 ? TN_SQL_SCOPE_GLOBAL
+                    : strcmp(t->text, "session") == 0 || strcmp(t->text, "local") == 0 ? TN_SQL_SCOPE_SESSION
+                                                                                        : TN_SQL_SCOPE_DEFAULT;
+    if (scope) tn_sqlp_advance(p);
+    return scope;
+}
+
 static tn_sql_stmt *set_stmt(tn_sql_parser *p) {
     tn_sql_stmt *s = new_stmt(p, TN_SQL_S_SET, tn_sqlp_peek(p, 0)->pos);
     if (!s) return NULL;
     tn_sqlp_advance(p);
+    uint8_t scope = set_scope(p);
     if (!option(p, &s->u.set, false)) return NULL;
+    s->u.set.scope = scope;
     return s;
 }
 
@@ -1225,8 +1238,9 @@ static tn_sql_stmt *statement(tn_sql_parser *p) {
                 tn_sql_stmt *s = new_stmt(p, TN_SQL_S_SET, t->pos);
                 if (!s) return NULL;
                 tn_sqlp_advance(p);
-                if (word_is(tn_sqlp_peek(p, 0), "session") || word_is(tn_sqlp_peek(p, 0), "local")) tn_sqlp_advance(p);
+                uint8_t scope = set_scope(p);
                 if (!option_key(p, &s->u.set)) return NULL;
+                s->u.set.scope = scope;
                 s->u.set.value_pos = s->u.set.pos;
                 return s;
             }

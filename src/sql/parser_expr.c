@@ -172,8 +172,9 @@ static char *upper_dup(tn_sql_parser *p, const char *s) {
     return u;
 }
 
-/* The nested type names: STRUCT(a INT, ...) / ROW(...), MAP(K, V), and Spark's ARRAY<T>,
- * STRUCT<a: T, ...>, MAP<K, V>; T[] is handled after the base type (tn_sqlp_type). */
+/* The nested type names: STRUCT(a INT, ...) / ROW(...), MAP(K, V), LIST(T) / LIST<T>, and
+ * Spark's ARRAY<T>, STRUCT<a: T, ...>, MAP<K, V>; T[] is handled after the base type
+ * (tn_sqlp_type). */
 static tn_sql_type *nested_type(tn_sql_parser *p, const tn_sql_token *t) {
     bool angle = tok_is(p, 1, TK_LT);
     tn_sql_type *ty = tn_sqlp_alloc(p, sizeof *ty);
@@ -183,7 +184,7 @@ static tn_sql_type *nested_type(tn_sql_parser *p, const tn_sql_token *t) {
     p->i += 2;
     tn_tok_type close = angle ? TK_GT : TK_RPAREN;
     int rc = 0;
-    if (strcmp(t->text, "array") == 0) {
+    if (strcmp(t->text, "array") == 0 || strcmp(t->text, "list") == 0) {
         tn_sql_type *el = tn_sqlp_type(p);
         if (!el) return NULL;
         if (!el->known) return tn_sqlp_fail_at(p, el->pos, "type %s is not supported inside a nested type", el->name);
@@ -238,7 +239,8 @@ tn_sql_type *tn_sqlp_type(tn_sql_parser *p) {
     if (t->type == TK_IDENT &&
         (((strcmp(t->text, "struct") == 0 || strcmp(t->text, "row") == 0 || strcmp(t->text, "map") == 0) &&
           (tok_is(p, 1, TK_LPAREN) || tok_is(p, 1, TK_LT))) ||
-         (strcmp(t->text, "array") == 0 && tok_is(p, 1, TK_LT)))) {
+         (strcmp(t->text, "array") == 0 && tok_is(p, 1, TK_LT)) ||
+         (strcmp(t->text, "list") == 0 && (tok_is(p, 1, TK_LPAREN) || tok_is(p, 1, TK_LT))))) {
         tn_sql_type *ty = nested_type(p, t);
         return ty ? array_suffix(p, ty) : NULL;
     }

@@ -805,6 +805,41 @@ static int rel_columns(tn_binder *b, const pg_rel *r, pg_cols *out) {
     return rc;
 }
 
+/* The primary key of table r (its 'primary-key' property) as pg_index.indkey: the key columns'
+ * attnums in key order ("3 1"); "" for a table without one (or unreadable). */
+static int pk_indkey(tn_binder *b, const pg_rel *r, char *out, size_t cap, uint32_t *nkeys) {
+    out[0] = 0;
+    *nkeys = 0;
+    tn_catalog *cat = NULL;
+    tn_catalog_name cn;
+    int rc = tn_stmt_catalog(b, false, &cat);
+    if (!rc) rc = tn_catalog_name_make(&cn, "table", strcmp(r->schema, "public") ? r->schema : NULL, r->name);
+    tn_table *t = NULL;
+    if (!rc) rc = tn_catalog_table_open(cat, &cn, NULL, &t);
+    if (rc) {
+        tn_error_clear();
+        return rc == TN_ENOMEM ? rc : 0;
+    }
+    size_t len = 0;
+    for (const char *p = tn_table_property(t, "primary-key"); p && *p;) {
+        while (*p == ' ') p++;
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        while (n && p[n - 1] == ' ') n--;
+        for (uint32_t i = 0; i < tn_table_num_columns(t); i++) {
+            const char *c = tn_table_column(t, i)->name;
+            if (strlen(c) == n && tn_str_iequal_n(p, n, c) && len + 12 < cap) {
+                len += (size_t)snprintf(out + len, cap - len, "%s%u", len ? " " : "", i + 1);
+                (*nkeys)++;
+                break;
+            }
+        }
+        p = e ? e + 1 : NULL;
+    }
+    tn_table_close(t);
+    return 0;
+}
+
 static void class_row(pg_out *o, const pg_rel *r, uint32_t natts) {
     pi(o, r->oid); ps(o, r->name); pi(o, r->nsoid); pi(o, 0); pi(o, 0); pi(o, ROLE_OID);
     pi(o, r->kind == 'r' ? 2 : 0); pi(o, 0); pi(o, 0); pi(o, 0); pi(o, -1); pi(o, 0); pi(o, 0);
@@ -913,6 +948,23 @@ static int rows_of(pg_out *o, rel_id id, const pg_model *m) {
                     row_end(o);
                 }
             }
+        }
+        break;
+    case R_INDEX:
+        /* a primary-key table's key as its "<table>_pkey" index (the oid of that name) */
+        for (uint32_t i = 0; i < m->nrels && !o->rc && !rc; i++) {
+            const pg_rel *r = &m->rels[i];
+            if (r->catalog >= 0 || r->kind != 'r') continue;
+            char key[512], idx[300], zeros[512];
+            uint32_t nk = 0;
+            if ((rc = pk_indkey(b, r, key, sizeof key, &nk)) || !nk) continue;
+            snprintf(idx, sizeof idx, "%s_pkey", r->name);
+            size_t zl = 0;
+            for (uint32_t k = 0; k < nk && zl + 3 < sizeof zeros; k++) zl += (size_t)snprintf(zeros + zl, sizeof zeros - zl, "%s0", k ? " " : "");
+            pi(o, rel_oid(r->schema, idx)); pi(o, r->oid); pi(o, nk); pi(o, nk);
+            pi(o, 1); pi(o, 0); pi(o, 1); pi(o, 0); pi(o, 1); pi(o, 0); pi(o, 1); pi(o, 0); pi(o, 1); pi(o, 1); pi(o, 0);
+            ps(o, key); ps(o, zeros); ps(o, zeros); ps(o, zeros);
+            row_end(o);
         }
         break;
     case R_TYPE:

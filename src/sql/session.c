@@ -88,6 +88,12 @@ int tn_sql_session_open(tn_sql_session **out, const char *warehouse, int threads
     }
     s->threads = (int)tn_pool_size(s->pool);
     s->memory_limit = default_memory_limit();
+    if ((rc = tn_settings_attach(s))) {
+        tn_pool_destroy(s->pool);
+        tn_free(s->warehouse);
+        tn_free(s);
+        return rc;
+    }
     pthread_mutex_init(&s->run_lock, NULL);
     *out = s;
     return 0;
@@ -106,6 +112,8 @@ void tn_sql_session_close(tn_sql_session *s) {
     }
     tn_stmt_session_free(s);
     tn_temp_views_free(s);
+    tn_settings_detach(s);
+    tn_bind_txn_pins_free(s);
     tn_pool_destroy(s->pool);
     pthread_mutex_destroy(&s->run_lock);
     tn_free(s->warehouse);
@@ -394,7 +402,7 @@ void tn_sql_result_free(tn_sql_result *r) {
  */
 static int exec_set(tn_binder *b, tn_sql_stmt *stmt, tn_sql_result **out) {
     const tn_sql_option *o = &stmt->u.set;
-    int rc = tn_setting_set(b->session, o->key, o->value);       /* settings.c */
+    int rc = tn_setting_set(b->session, o->key, o->value, o->scope);       /* settings.c */
     if (rc) return tn_bind_error_at(b, rc, o->value && tn_setting_find(o->key) ? o->value_pos : o->pos);
     rc = result_new(out, 0, NULL, NULL);
     if (!rc) (*out)->has_rows = false;
@@ -430,11 +438,13 @@ static int exec_txn(tn_binder *b, tn_sql_stmt *stmt, tn_sql_result **out) {
         case TN_SQL_TXN_COMMIT:
             if (!open) return tn_bind_error(b, stmt->pos, "TransactionContext Error: cannot commit - no transaction is active");
             s->txn_open = false;
+            tn_bind_txn_pins_free(s);
             break;
         case TN_SQL_TXN_ROLLBACK:
             if (!open)
                 return tn_bind_error(b, stmt->pos, "TransactionContext Error: cannot rollback - no transaction is active");
             s->txn_open = false;
+            tn_bind_txn_pins_free(s);
             break;
         }
     }

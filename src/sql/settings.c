@@ -2,14 +2,18 @@
  * sql/settings.c: the table of session settings (settings.h) and SET / current_setting() over
  * it. To add a setting, append a row to tn_settings[] (name, kind, default, apply/show if the
  * value acts at SET time) and read it where it matters with tn_setting_get/tn_setting_bool.
- * Values are kept normalized in the session's option store (stmt_ddl.c).
+ * Values are kept normalized: a session's in its option store (stmt_ddl.c), a database's
+ * global ones in the process-wide list of databases below (one per warehouse directory).
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sql/settings.h"
 #include "sql/stmt.h"
@@ -93,31 +97,151 @@ static const char *const runtime_modes[] = {"batch", "streaming", NULL};   /* st
  */
 const tn_setting_def tn_settings[] = {
     {"threads", "worker_threads", TN_SETTING_INT, NULL, NULL, 1, 1024, apply_threads, show_threads,
-     "worker threads of the session's pool"},
+     "worker threads of the session's pool", false},
     {"memory_limit", "max_memory", TN_SETTING_BYTES, NULL, NULL, 0, 0, apply_memory_limit, show_memory_limit,
-     "memory a statement may hold (sorts, joins, aggregates, buffered writes, regular expressions)"},
+     "memory a statement may hold (sorts, joins, aggregates, buffered writes, regular expressions)", false},
     {"default_null_order", "null_order", TN_SETTING_ENUM, "NULLS_LAST", null_orders, 0, 0, NULL, NULL,
-     "where NULLs sort when ORDER BY does not say NULLS FIRST/LAST"},
+     "where NULLs sort when ORDER BY does not say NULLS FIRST/LAST", true},
     {"spark.sql.sources.partitionOverwriteMode", NULL, TN_SETTING_ENUM, "dynamic", overwrite_modes, 0, 0, NULL, NULL,
-     "INSERT OVERWRITE without PARTITION (...): replace only the partitions written (dynamic) or all (static)"},
+     "INSERT OVERWRITE without PARTITION (...): replace only the partitions written (dynamic) or all (static)", false},
     {"spark.databricks.delta.retentionDurationCheck.enabled", NULL, TN_SETTING_BOOL, "true", NULL, 0, 0, NULL, NULL,
-     "false lets VACUUM RETAIN go under the table's retention"},
+     "false lets VACUUM RETAIN go under the table's retention", false},
     {"allow_external_locations", NULL, TN_SETTING_BOOL, "false", NULL, 0, 0, NULL, NULL,
-     "CREATE TABLE ... LOCATION outside the warehouse (stmt_ddl.c)"},
+     "CREATE TABLE ... LOCATION outside the warehouse (stmt_ddl.c)", false},
     {"execution.runtime-mode", NULL, TN_SETTING_ENUM, "batch", runtime_modes, 0, 0, NULL, NULL,
-     "Flink's switch: statements run in batch mode (streaming jobs run with `tarn job start`)"},
+     "Flink's switch: statements run in batch mode (streaming jobs run with `tarn job start`)", false},
     {"table.exec.sink.not-null-enforcer", NULL, TN_SETTING_ENUM, "ERROR", not_null_enforcers, 0, 0, NULL, NULL,
-     "Flink's switch: a NULL written to a NOT NULL column is an error (DROP is not supported)"},
+     "Flink's switch: a NULL written to a NOT NULL column is an error (DROP is not supported)", false},
     {"preserve_insertion_order", NULL, TN_SETTING_BOOL, "true", NULL, 0, 0, NULL, NULL,
-     "tarn always keeps insertion order (what true asks; false only permits other orders)"},
+     "tarn always keeps insertion order (what true asks; false only permits other orders)", true},
     {"scalar_subquery_error_on_multiple_rows", NULL, TN_SETTING_BOOL, "true", NULL, 0, 0, NULL, NULL,
-     "false: a scalar subquery with several rows gives its first row instead of an error"},
+     "false: a scalar subquery with several rows gives its first row instead of an error", true},
     {"order_by_non_integer_literal", NULL, TN_SETTING_BOOL, "false", NULL, 0, 0, NULL, NULL,
-     "true: ORDER BY 'literal' is allowed (it orders by a constant); false: an error, as in DuckDB"},
+     "true: ORDER BY 'literal' is allowed (it orders by a constant); false: an error, as in DuckDB", true},
     {"regex_match_operator_semantics", NULL, TN_SETTING_ENUM, "partial", regex_semantics, 0, 0, NULL, NULL,
-     "a ~ b matches anywhere in a (partial, regexp_matches) or all of it (full, regexp_full_match)"},
-    {NULL, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL},
+     "a ~ b matches anywhere in a (partial, regexp_matches) or all of it (full, regexp_full_match)", false},
+    {NULL, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, false},
 };
+
+/* ---------------------------------------------------------------------------------------------
+ * Database-wide values of global settings. One mutex guards the list and every value; a value
+ * replaced by a later SET is kept (in old) until the database's last session detaches, so the
+ * pointer tn_setting_get returned to another session stays valid.
+ */
+struct tn_setting_globals {
+    char *key;                       /* the warehouse's real path; NULL: a private one */
+    int refs;
+    tn_delta_kv *vals;               /* keys are tn_settings[] names (static); values tn_malloc'd */
+    uint32_t n, cap;
+    char **old;
+    uint32_t nold, oldcap;
+    struct tn_setting_globals *next;
+};
+
+static pthread_mutex_t g_globals_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct tn_setting_globals *g_globals;
+
+int tn_settings_attach(tn_sql_session *s) {
+    char real[PATH_MAX], cwd[PATH_MAX];
+    const char *key = NULL;
+    if (s->warehouse) {                  /* not there yet: the absolute path it will have */
+        key = realpath(s->warehouse, real) ? real : s->warehouse;
+        if (key[0] != '/' && getcwd(cwd, sizeof cwd) &&
+            snprintf(real, sizeof real, "%s/%s", cwd, s->warehouse) < (int)sizeof real)
+            key = real;
+    }
+    pthread_mutex_lock(&g_globals_mu);
+    struct tn_setting_globals *g = NULL;
+    for (g = key ? g_globals : NULL; g; g = g->next)
+        if (strcmp(g->key, key) == 0) break;
+    if (!g) {
+        g = tn_calloc(1, sizeof *g);
+        if (g && key && !(g->key = tn_strdup(key))) {
+            tn_free(g);
+            g = NULL;
+        }
+        if (g && key) {
+            g->next = g_globals;
+            g_globals = g;
+        }
+    }
+    if (g) g->refs++;
+    pthread_mutex_unlock(&g_globals_mu);
+    s->globals = g;
+    return g ? 0 : TN_ENOMEM;
+}
+
+void tn_settings_detach(tn_sql_session *s) {
+    struct tn_setting_globals *g = s->globals;
+    if (!g) return;
+    s->globals = NULL;
+    pthread_mutex_lock(&g_globals_mu);
+    bool last = --g->refs == 0;
+    if (last && g->key)
+        for (struct tn_setting_globals **pp = &g_globals; *pp; pp = &(*pp)->next)
+            if (*pp == g) {
+                *pp = g->next;
+                break;
+            }
+    pthread_mutex_unlock(&g_globals_mu);
+    if (!last) return;
+    for (uint32_t i = 0; i < g->n; i++) tn_free((char *)g->vals[i].value);
+    for (uint32_t i = 0; i < g->nold; i++) tn_free(g->old[i]);
+    tn_free(g->vals);
+    tn_free(g->old);
+    tn_free(g->key);
+    tn_free(g);
+}
+
+/* Sets (value NULL: removes) the database's value of d. */
+static int global_set(struct tn_setting_globals *g, const tn_setting_def *d, const char *value) {
+    char *v = value ? tn_strdup(value) : NULL;
+    if (value && !v) return TN_ENOMEM;
+    int rc = 0;
+    pthread_mutex_lock(&g_globals_mu);
+    uint32_t i = 0;
+    while (i < g->n && g->vals[i].key != d->name) i++;
+    if (i == g->n && g->n == g->cap) {
+        uint32_t cap = g->cap ? g->cap * 2 : 4;
+        tn_delta_kv *nv = tn_realloc(g->vals, cap * sizeof *nv);
+        if (!nv) rc = TN_ENOMEM;
+        else {
+            g->vals = nv;
+            g->cap = cap;
+        }
+    }
+    if (!rc && i < g->n && g->vals[i].value && g->nold == g->oldcap) {
+        uint32_t cap = g->oldcap ? g->oldcap * 2 : 4;
+        char **no = tn_realloc(g->old, cap * sizeof *no);
+        if (!no) rc = TN_ENOMEM;
+        else {
+            g->old = no;
+            g->oldcap = cap;
+        }
+    }
+    if (!rc) {
+        if (i == g->n) {
+            g->vals[i].key = d->name;
+            g->vals[i].value = NULL;
+            g->n++;
+        }
+        if (g->vals[i].value) g->old[g->nold++] = (char *)g->vals[i].value;
+        g->vals[i].value = v;
+    }
+    pthread_mutex_unlock(&g_globals_mu);
+    if (rc) tn_free(v);
+    return rc;
+}
+
+static const char *global_get(struct tn_setting_globals *g, const tn_setting_def *d) {
+    const char *v = NULL;
+    if (!g) return NULL;
+    pthread_mutex_lock(&g_globals_mu);
+    for (uint32_t i = 0; i < g->n; i++)
+        if (g->vals[i].key == d->name) v = g->vals[i].value;
+    pthread_mutex_unlock(&g_globals_mu);
+    return v;
+}
 
 const tn_setting_def *tn_setting_find(const char *name) {
     for (const tn_setting_def *d = tn_settings; d->name; d++)
@@ -192,9 +316,17 @@ static int normalize(const tn_setting_def *d, const char *v, char *buf, size_t c
     return TN_EBIND;
 }
 
-int tn_setting_set(tn_sql_session *s, const char *name, const char *value) {
+int tn_setting_set(tn_sql_session *s, const char *name, const char *value, int scope) {
     const tn_setting_def *d = tn_setting_find(name);
     if (!d) return tn_error_set(TN_EBIND, "unrecognized configuration parameter \"%s\"", name);
+    if (scope == TN_SQL_SCOPE_GLOBAL && !d->global)
+        return tn_error_set(TN_EBIND, "setting \"%s\" is per session in tarn and cannot be set GLOBAL (use SET or SET SESSION)",
+                            d->name);
+    bool session = !d->global || scope == TN_SQL_SCOPE_SESSION;
+    tn_sql_option o;
+    memset(&o, 0, sizeof o);
+    o.key = d->name;
+    if (!value && session && d->global) return tn_stmt_set_option(s, &o);   /* RESET SESSION: no override */
     char norm[1024];
     const char *v = value;
     if (!v) v = d->default_value;
@@ -202,9 +334,10 @@ int tn_setting_set(tn_sql_session *s, const char *name, const char *value) {
     int rc = normalize(d, v, norm, sizeof norm);
     if (rc) return rc;
     if (d->apply && (rc = d->apply(s, norm))) return rc;
-    tn_sql_option o;
-    memset(&o, 0, sizeof o);
-    o.key = d->name;
+    if (!session) {
+        if (!s->globals) return tn_error_set(TN_EINVAL, "SET %s: the session has no database settings", d->name);
+        return global_set(s->globals, d, value ? norm : NULL);
+    }
     o.value = norm;
     return tn_stmt_set_option(s, &o);
 }
@@ -213,6 +346,7 @@ const char *tn_setting_get(const tn_sql_session *s, const char *name) {
     const tn_setting_def *d = tn_setting_find(name);
     if (!d) return NULL;
     const char *v = tn_stmt_get_option(s, d->name);
+    if (!v && d->global) v = global_get(s->globals, d);
     return v ? v : d->default_value;
 }
 

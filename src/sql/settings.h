@@ -2,7 +2,13 @@
  * sql/settings.h: private to sql/: the session settings that `SET name = value` accepts, as one
  * table (settings.c) of name, kind, default and the callback that makes a value take effect.
  * A name not in the table is refused (DuckDB: unrecognized configuration parameter "x"); an
- * accepted value is validated, normalized and stored per session. current_setting() reads here.
+ * accepted value is validated and normalized. current_setting() reads here.
+ *
+ * Scope, as in DuckDB: a GLOBAL setting (default_null_order, ...) set by a plain SET or SET
+ * GLOBAL holds for every session of the database, i.e. every session opened on the same
+ * warehouse directory in this process; SET SESSION/LOCAL overrides it for one session (RESET
+ * SESSION drops the override). A session setting (threads, Spark's and Flink's switches) is
+ * per session; SET GLOBAL on it is refused.
  */
 #ifndef TN_SQL_SETTINGS_H
 #define TN_SQL_SETTINGS_H
@@ -30,15 +36,24 @@ typedef struct tn_setting_def {
     /* The current value as text into buf (threads, memory_limit), or NULL = stored/default. */
     void (*show)(const tn_sql_session *s, char *buf, size_t cap);
     const char *description;
+    bool global;                   /* database-wide (see above); false: per session */
 } tn_setting_def;
+
+/* A session's database-wide settings: attached at tn_sql_session_open (shared with the other
+ * sessions on the same warehouse directory; a session without warehouse has its own), detached
+ * at close (the last one frees them). */
+int tn_settings_attach(tn_sql_session *s);
+void tn_settings_detach(tn_sql_session *s);
 
 /* The definition of name (or of its alias), or NULL. */
 const tn_setting_def *tn_setting_find(const char *name);
-/* SET name = value: 0, or TN_EBIND with "unrecognized configuration parameter \"x\"" or a
- * message naming the setting and the accepted values. value NULL resets to the default. */
-int tn_setting_set(tn_sql_session *s, const char *name, const char *value);
-/* The setting's value as text: stored, else its default; NULL when name is not a setting.
- * The returned pointer is valid until the next SET of that name. */
+/* SET [scope] name = value (scope TN_SQL_SCOPE_*): 0, or TN_EBIND with "unrecognized
+ * configuration parameter \"x\"" or a message naming the setting and the accepted values.
+ * value NULL is RESET: the default (global), or no override (SESSION). */
+int tn_setting_set(tn_sql_session *s, const char *name, const char *value, int scope);
+/* The setting's value as text: the session's, else the database's (global settings), else its
+ * default; NULL when name is not a setting. The returned pointer is valid until the session's
+ * next SET of that name (a global value lives as long as the database). */
 const char *tn_setting_get(const tn_sql_session *s, const char *name);
 /* current_setting(name) as a typed value (strings in arena); TN_EBIND for unknown names. */
 int tn_setting_value(const tn_sql_session *s, const char *name, tn_arena *arena, tn_value *out);

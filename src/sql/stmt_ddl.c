@@ -899,6 +899,18 @@ static bool pk_has(const char *list, const char *column) {
 }
 
 /* PRAGMA table_info('t'): cid, name, type, notnull, dflt_value, pk (SQLite's and DuckDB's). */
+/* The type of column c (NULL: a view's or query's column) as DESCRIBE shows it: DuckDB's
+ * spelling, whole however deep a nested type goes, or a Delta type tarn does not know as the
+ * log spells it. NULL on out of memory. */
+static const char *column_type_name(tn_binder *b, const tn_delta_column *c, tn_type t) {
+    if (c && c->nested && !tn_type_is_nested(c->type)) return c->type_text;
+    tn_buf buf = TN_BUF_INIT;
+    const char *s = tn_type_append_name(&buf, t) || tn_buf_append_byte(&buf, 0) ? NULL
+                    : tn_arena_strdup(b->arena, (const char *)buf.data);
+    tn_buf_free(&buf);
+    return s;
+}
+
 static int table_info(tn_binder *b, const tn_plan *p, tn_table *t, tn_stmt_output *out) {
     static const char *names[] = {"cid", "name", "type", "notnull", "dflt_value", "pk"};
     tn_type ty[6] = {tn_type_make(TN_TYPE_INTEGER), tn_type_make(TN_TYPE_VARCHAR), tn_type_make(TN_TYPE_VARCHAR),
@@ -908,9 +920,9 @@ static int table_info(tn_binder *b, const tn_plan *p, tn_table *t, tn_stmt_outpu
     if (rc) return rc;
     rc = rows_open(&r, out);
     for (uint32_t i = 0; i < p->ncols && !rc; i++) {
-        char tb[64];
         const tn_delta_column *c = t ? tn_table_column(t, i) : NULL;
-        const char *type = c && c->nested ? c->type_text : tn_type_format(p->types[i], tb, sizeof tb);
+        const char *type = column_type_name(b, c, p->types[i]);
+        if (!type) { rc = TN_ENOMEM; break; }
         ((int32_t *)r.c.cols[0].data)[r.row] = (int32_t)i;
         rc = rows_str(&r, 1, p->names[i]);
         if (!rc) rc = rows_str(&r, 2, type);
@@ -954,12 +966,11 @@ static int show_create(tn_binder *b, tn_sql_stmt *stmt, const tn_plan *p, tn_tab
     }
     if (!rc) rc = tn_buf_printf(&sql, " (");
     for (uint32_t i = 0; i < p->ncols && !rc; i++) {
-        char tb[64];
         const tn_delta_column *c = tn_table_column(t, i);
-        rc = tn_buf_printf(&sql, "%s\n  ", i ? "," : "");
+        const char *type = column_type_name(b, c, p->types[i]);
+        rc = type ? tn_buf_printf(&sql, "%s\n  ", i ? "," : "") : TN_ENOMEM;
         if (!rc) rc = put_ident(&sql, c->name);
-        if (!rc) rc = tn_buf_printf(&sql, " %s%s", c->nested ? c->type_text : tn_type_format(p->types[i], tb, sizeof tb),
-                                    c->nullable ? "" : " NOT NULL");
+        if (!rc) rc = tn_buf_printf(&sql, " %s%s", type, c->nullable ? "" : " NOT NULL");
     }
     const char *pk = tn_table_property(t, "primary-key");
     if (!rc && pk) {
@@ -1029,9 +1040,9 @@ static int describe_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) 
     if (!rc) rc = rows_open(&r, out);
     else { tn_plan_free(p); return rc; }
     for (uint32_t i = 0; i < p->ncols && !rc; i++) {
-        char tb[64];
         const tn_delta_column *c = t ? tn_table_column(t, i) : NULL;
-        const char *type = c && c->nested ? c->type_text : tn_type_format(p->types[i], tb, sizeof tb);
+        const char *type = column_type_name(b, c, p->types[i]);
+        if (!type) { rc = TN_ENOMEM; break; }
         rc = rows_str(&r, 0, p->names[i]);
         if (!rc) rc = rows_str(&r, 1, type);
         if (!rc) rc = rows_str(&r, 2, c && !c->nullable ? "NO" : "YES");

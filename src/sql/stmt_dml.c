@@ -184,7 +184,7 @@ static int fill_plan(tn_binder *b, tn_table *t, const fill *f, tn_plan **plan) {
     for (uint32_t i = 0; i < n && !rc; i++) {
         const tn_delta_column *c = tn_table_column(t, i);
         names[i] = c->name;
-        if (c->nested) {
+        if (c->nested && !tn_type_is_nested(c->type)) {
             rc = tn_bind_error_code(b, TN_EUNSUPPORTED, f->pos, "not supported yet: writing table %s, column '%s' has "
                                     "nested type %s", f->label, c->name, c->type_text);
             break;
@@ -671,6 +671,47 @@ cleanup:
     return rc;
 }
 
+/* OPTIMIZE t WHERE ... on an OTree table: a conjunction of `fraction <= f` (or `<`, 0 < f <= 1)
+ * and `revision = n` (n >= 0), qbeast's optimize(revisionID, fraction); anything else is refused
+ * at its position. */
+static bool opt_is_name(const tn_sql_expr *e, const char *name) {
+    return e->kind == TN_SQL_E_COLUMN && e->u.column.n == 1 && tn_str_iequal(e->u.column.parts[0].name, name);
+}
+
+static int optimize_otree_where(tn_binder *b, const tn_sql_expr *e, const char *label, tn_layout_write_options *wo) {
+    if (e->kind == TN_SQL_E_BINARY && e->u.binary.op == TN_SQL_OP_AND) {
+        int rc = optimize_otree_where(b, e->u.binary.left, label, wo);
+        return rc ? rc : optimize_otree_where(b, e->u.binary.right, label, wo);
+    }
+    const tn_sql_expr *l = e->kind == TN_SQL_E_BINARY ? e->u.binary.left : NULL;
+    const tn_sql_expr *r = l ? e->u.binary.right : NULL;
+    bool num = r && r->kind == TN_SQL_E_LITERAL &&
+               (r->u.lit.kind == TN_SQL_LIT_INTEGER || r->u.lit.kind == TN_SQL_LIT_DECIMAL ||
+                r->u.lit.kind == TN_SQL_LIT_FLOAT);
+    if (num && opt_is_name(l, "fraction") && (e->u.binary.op == TN_SQL_OP_LE || e->u.binary.op == TN_SQL_OP_LT)) {
+        char *end;
+        double f = strtod(r->u.lit.text, &end);
+        if (*end || !(f > 0 && f <= 1))
+            return tn_bind_error(b, r->pos, "OPTIMIZE %s WHERE fraction: %s is not a fraction in (0, 1]", label,
+                                 r->u.lit.text);
+        wo->otree_select = true;
+        wo->otree_fraction = f;
+        wo->otree_fraction_strict = e->u.binary.op == TN_SQL_OP_LT;
+        return 0;
+    }
+    if (num && opt_is_name(l, "revision") && e->u.binary.op == TN_SQL_OP_EQ) {
+        if (r->u.lit.kind != TN_SQL_LIT_INTEGER || !r->u.lit.fits_int64 || r->u.lit.int_value < 0)
+            return tn_bind_error(b, r->pos, "OPTIMIZE %s WHERE revision: %s is not a revision id (an integer >= 0)",
+                                 label, r->u.lit.text);
+        wo->otree_select = true;
+        wo->otree_revision = r->u.lit.int_value;
+        return 0;
+    }
+    return tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "OPTIMIZE ... WHERE on qbeast table %s: only "
+                              "'fraction <= f' (0 < f <= 1) and 'revision = n', joined by AND, select what to rewrite "
+                              "(qbeast's optimize(revision, fraction))", label);
+}
+
 int tn_stmt_optimize(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     __typeof__(stmt->u.optimize) *o = &stmt->u.optimize;
     if (o->n_zorder)
@@ -688,14 +729,16 @@ int tn_stmt_optimize(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     bool impl = false;
     const char *layout = tn_layout_name(t, &impl);
     if (o->where && layout && strcmp(layout, "otree") == 0) {
-        /* qbeast selects what to rewrite by revision, sample fraction or files; here the whole
-         * index is rebuilt (before binding: `fraction` is no column) */
-        rc = tn_bind_error_code(b, TN_EUNSUPPORTED, o->where->pos, "not supported yet: OPTIMIZE ... WHERE on qbeast "
-                                "table %s (qbeast's optimize by revision, fraction or files); OPTIMIZE without WHERE "
-                                "re-indexes the whole table", label);
-        goto cleanup;
-    }
-    if (o->where) {
+        /* qbeast's optimize(revision, fraction): read from the WHERE before binding (`fraction`
+         * and `revision` are no columns) */
+        rc = optimize_otree_where(b, o->where, label, &wo);
+        if (rc) goto cleanup;
+        pred_param.key = "predicate";
+        pred_param.value = tn_stmt_predicate_json(b, tn_stmt_where_text(b, stmt->text));
+        if (!pred_param.value) { rc = TN_ENOMEM; goto cleanup; }
+        wo.operation_parameters = &pred_param;
+        wo.noperation_parameters = 1;
+    } else if (o->where) {
         rc = optimize_where(b, stmt, t, cn.name, &match);
         if (rc) goto cleanup;
         wo.file_filter = optimize_file_filter;

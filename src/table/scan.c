@@ -463,6 +463,24 @@ static bool relabel_ok(tn_type file, tn_type table) {
     return false;
 }
 
+/* A column-mapped nested column: the file's struct fields carry physical names
+ * (delta.columnMapping.physicalName, "col-<uuid>"), the table's the logical ones; same shape
+ * (kinds, field counts and order, leaf types) is the same representation. */
+static bool same_shape(tn_type file, tn_type table) {
+    if (!tn_type_is_nested(file) || !tn_type_is_nested(table)) return tn_type_equal(file, table);
+    if (file.id != table.id || file.nested->nchildren != table.nested->nchildren) return false;
+    for (uint32_t i = 0; i < file.nested->nchildren; i++)
+        if (!same_shape(file.nested->children[i], table.nested->children[i])) return false;
+    return true;
+}
+
+/* Sets v's type, and its children's, to t (of the same shape). */
+static void retype(tn_vector *v, tn_type t) {
+    v->type = t;
+    if (!tn_type_is_nested(t) || !v->children) return;
+    for (uint32_t i = 0; i < t.nested->nchildren; i++) retype(&v->children[i], t.nested->children[i]);
+}
+
 static bool widen_ok(tn_type file, tn_type table) {
     tn_value a, b;
     memset(&a, 0, sizeof a);
@@ -565,6 +583,8 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
         oc->kind = SRC_FILE;
         if (!tn_type_equal(ft, c->type)) {
             if (relabel_ok(ft, c->type)) oc->relabel = true;
+            else if (md->column_mapping != TN_DELTA_CM_NONE && tn_type_is_nested(ft) && same_shape(ft, c->type))
+                oc->relabel = true;
             else if (widen_ok(ft, c->type)) oc->cast = true;
             else {
                 char a[32], b[32];
@@ -624,22 +644,15 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
         }
         sf->npreds++;
     }
-    /* deletion vector */
-    if (file->has_dv && !opts->ignore_dvs) {
-        rc = tn_delta_dv_read(t->fs, t->path, &file->dv, &sf->dv, &sf->ndv);
-        if (rc) {
-            tn_error_prefix(rc, "%s: deletion vector", full);
-            goto cleanup;
-        }
-    }
-    /* row groups */
+    /* row groups (the deletion vector is read only when one passes the statistics: a point
+     * lookup on a deletion-vector table reads no DV for the files its key's range excludes) */
     uint32_t nrg = tn_parquet_num_row_groups(sf->pf);
     sf->rg_first_row = tn_arena_alloc(s->arena, sizeof(int64_t) * (nrg ? nrg : 1));
     if (!sf->rg_first_row) { rc = TN_ENOMEM; goto cleanup; }
     uint8_t *rg_keep = tn_arena_alloc(s->arena, nrg ? nrg : 1);
     if (!rg_keep) { rc = TN_ENOMEM; goto cleanup; }
     int64_t acc = 0;
-    bool any = false;
+    bool any = false, dv_read = false;
     for (uint32_t rg = 0; rg < nrg; rg++) {
         sf->rg_first_row[rg] = acc;
         int64_t rows = tn_parquet_row_group_num_rows(sf->pf, rg);
@@ -649,6 +662,14 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
         if (sf->npreds && !tn_parquet_row_group_may_match(sf->pf, rg, sf->preds, sf->npreds)) {
             s->stats.row_groups_skipped++;
             continue;
+        }
+        if (file->has_dv && !opts->ignore_dvs && !dv_read) {
+            dv_read = true;
+            rc = tn_delta_dv_read(t->fs, t->path, &file->dv, &sf->dv, &sf->ndv);
+            if (rc) {
+                tn_error_prefix(rc, "%s: deletion vector", full);
+                goto cleanup;
+            }
         }
         /* a row group entirely deleted by the DV */
         if (sf->ndv) {
@@ -1082,9 +1103,14 @@ int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn,
             tn_vector *dst = &out.cols[o];
             if (oc->kind != SRC_FILE || oc->cast || oc->dup) continue;
             tn_vector tmp = *dst;
+            tn_type ftype = fc.cols[oc->scan_index].type;
             *dst = fc.cols[oc->scan_index];
             fc.cols[oc->scan_index] = tmp;
             dst->type = s->types[o];   /* relabel (same representation) */
+            if (tn_type_is_nested(ftype) && !tn_type_equal(ftype, s->types[o])) {
+                retype(dst, s->types[o]);                          /* column-mapped field names */
+                retype(&fc.cols[oc->scan_index], ftype);
+            }
             dst->count = n;
             swapped[o] = true;
         }

@@ -355,6 +355,18 @@ static int create_actions(tn_fs *fs, const char *path, const tn_table_create_opt
         cols[i].nullable = d->nullable;
         for (uint32_t k = 0; k < opts->npartition_columns; k++)
             if (strcmp(opts->partition_columns[k], d->name) == 0) cols[i].is_partition = true;
+        if (tn_type_is_nested(d->type)) {
+            char tb[64];
+            if (cols[i].is_partition) {
+                rc = tn_error_set(TN_EINVAL, "table '%s': partition column '%s' has nested type %s (partition "
+                                  "values must be of a primitive type)", path, d->name,
+                                  tn_type_format(d->type, tb, sizeof tb));
+                goto cleanup;
+            }
+            cols[i].nested = true;
+            rc = tn_delta_type_text(arena, d->type, &cols[i].type_text);
+            if (rc) { rc = tn_error_prefix(rc, "table '%s': column '%s'", path, d->name); goto cleanup; }
+        }
         if (d->comment) {
             json_t *md = json_pack("{s:s}", "comment", d->comment);
             char *s = md ? json_dumps(md, JSON_COMPACT) : NULL;

@@ -185,7 +185,7 @@ typedef struct tn_table_scan_stats {
 typedef struct tn_table_scan tn_table_scan;
 
 /* Plans the scan: prunes files, opens the footers of the remaining files, prunes row groups,
- * reads deletion vectors, and builds the morsel list. A nested column in the projection fails
+ * reads the deletion vectors of files with a row group left, and builds the morsel list. A nested column in the projection fails
  * by name ("column 'a' has nested type struct<...>: not supported"). The scan borrows t. */
 int tn_table_scan_open(tn_table_scan **out, tn_table *t, const tn_table_scan_options *opts);
 void tn_table_scan_close(tn_table_scan *scan);

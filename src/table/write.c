@@ -264,8 +264,11 @@ static int build_stats(tn_buf *out, const tn_parquet_write_result *r, const tn_d
         if (!rc) rc = tn_buf_append_byte(out, '}');
     }
     if (!rc) rc = tn_buf_printf(out, ",\"nullCount\":{");
+    bool first = true;
     for (uint32_t i = 0; i < ncols && i < r->ncolumns && !rc; i++) {
-        if (i) rc = tn_buf_append_byte(out, ',');
+        if (cols[i]->type.id == TN_TYPE_STRUCT) continue;   /* Delta wants the leaves' counts */
+        if (!first) rc = tn_buf_append_byte(out, ',');
+        first = false;
         if (!rc) rc = json_str(out, cols[i]->physical_name, strlen(cols[i]->physical_name));
         if (!rc) rc = tn_buf_printf(out, ":%lld", (long long)r->columns[i].null_count);
     }
@@ -595,9 +598,9 @@ int tn_table_file_writer_open(tn_table_file_writer **out, tn_table_txn *txn, con
     *out = NULL;
     if (!opts) opts = &defaults;
     for (uint32_t i = 0; i < md->ncolumns; i++)
-        if (md->columns[i].nested)
-            return tn_error_set(TN_EUNSUPPORTED, "table '%s': column '%s' has a nested type: writing is not supported",
-                                t->path, md->columns[i].name);
+        if (md->columns[i].nested && !tn_type_is_nested(md->columns[i].type))
+            return tn_error_set(TN_EUNSUPPORTED, "table '%s': column '%s' has type %s: writing is not supported",
+                                t->path, md->columns[i].name, md->columns[i].type_text ? md->columns[i].type_text : "?");
     if (md->ncolumns > TN_TABLE_MAX_COLUMNS)     /* a table written by another engine */
         return tn_error_set(TN_ELIMIT, "table '%s': too many columns (%u; tarn writes at most %u)", t->path,
                             md->ncolumns, (unsigned)TN_TABLE_MAX_COLUMNS);

@@ -131,7 +131,7 @@ for (const name of tables) {
       if (typeof v === 'number') return Number(v.toPrecision(7));
       if (typeof v === 'string') {
         if (v.startsWith('dec:')) return Number(Number(v.slice(4)).toPrecision(7));
-        if (v.startsWith('hex:')) return expCell(v);
+        if (v.startsWith('hex:')) return canonJ(expCell(v));   // tarn's side spells it as text too
         if (/^-?\d+(\.\d+)?$/.test(v)) return Number(Number(v).toPrecision(7));
         return v.replace(/^(\d{4}-\d\d-\d\d)T/, '$1 ').replace(/(\.\d*?)0+Z$/, '$1Z').replace(/\.?Z$|\+00$/, '');
       }

@@ -6,8 +6,10 @@
 # exactly the rows with hash(indexed columns) < Weight(p) (same count and the same ids), and
 # reads at most 1/8 more rows than the sample plus a 16-row page per file touched; every file's
 # rows lie within its blocks' weights and counts (recomputed with SQL hash() from the rows);
-# after OPTIMIZE every row is there exactly once (count, distinct ids, a fingerprint of every
-# value), samples are still exact, and the files still match their blocks.
+# after OPTIMIZE ... WHERE fraction <= 0.05 (qbeast's optimize(fraction): the files it selects,
+# rows re-placed in the current cubes) and after a full OPTIMIZE every row is there exactly once
+# (count, distinct ids, a fingerprint of every value), samples are still exact, and the files
+# still match their blocks.
 # The data is pseudo-random from OTREE_PROP_SEED (default: a fresh one, printed; set it to
 # replay a failure). Ends with "N passed, N failed".
 set -u
@@ -126,6 +128,28 @@ run_case() { # name columns-ddl columnsToIndex cubeSize hint hash-expr nbatches 
     local before
     before=$(tn -c "SELECT $fp FROM $name" 2>&1 | tail -1)
     case "$before" in "$total,$total,"*) ;; *) bad "$name: fingerprint query: $before"; return;; esac
+    # qbeast's optimize(fraction): the latest revision's files with a block of minWeight <= Weight(f)
+    local want_rm got_rm
+    want_rm=$(node - "wh/$name" <<'JS'
+const fs = require('fs'), path = require('path');
+const dir = process.argv[2], live = new Map();
+for (const f of fs.readdirSync(path.join(dir, '_delta_log')).filter(f => f.endsWith('.json')).sort())
+  for (const line of fs.readFileSync(path.join(dir, '_delta_log', f), 'utf8').split('\n').filter(Boolean)) {
+    const a = JSON.parse(line);
+    if (a.add) live.set(a.add.path, a.add); if (a.remove) live.delete(a.remove.path);
+  }
+const adds = [...live.values()], last = Math.max(...adds.map(a => Number(a.tags.revision)));
+console.log(adds.filter(a => Number(a.tags.revision) === last &&
+  JSON.parse(a.tags.blocks).some(b => (b.minWeight + 2147483648) / 4294967295 <= 0.05)).length);
+JS
+)
+    got_rm=$(tn -c "OPTIMIZE $name WHERE fraction <= 0.05" 2>"$name.opt" | tail -1)
+    check "$name: OPTIMIZE WHERE fraction <= 0.05 rewrites the latest revision's files with a block of minWeight <= 5%" \
+        "$want_rm" "${got_rm%%,*}"
+    check "$name: OPTIMIZE WHERE fraction keeps every row exactly once" "$before" "$(tn -c "SELECT $fp FROM $name" | tail -1)"
+    samples_ok "$name after OPTIMIZE WHERE fraction" "$name" "$h"
+    r=$(blocks_ok "wh/$name" "$h")
+    case "$r" in *"bad 0") ok "$name after OPTIMIZE WHERE fraction: files within their blocks (${r% bad*})";; *) bad "$name after OPTIMIZE WHERE fraction: blocks: $r";; esac
     tn -c "OPTIMIZE $name" >/dev/null 2>"$name.opt" || { bad "$name: OPTIMIZE: $(head -c 300 "$name.opt")"; return; }
     check "$name: OPTIMIZE keeps every row exactly once" "$before" "$(tn -c "SELECT $fp FROM $name" | tail -1)"
     samples_ok "$name after OPTIMIZE" "$name" "$h"

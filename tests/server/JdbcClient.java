@@ -2,7 +2,7 @@
 // compiled by tests/interop/server_clients.sh at test time: PreparedStatement with parameters
 // of every common type, text and binary transfer (prepareThreshold=-1 makes pgjdbc use named
 // server-side statements and binary results from the first execution), batch inserts, NULLs,
-// errors with SQLSTATE, DatabaseMetaData (getTables, getColumns, getSchemas: pgjdbc's own
+// errors with SQLSTATE, DatabaseMetaData (getTables, getColumns, getSchemas, getPrimaryKeys: pgjdbc's own
 // queries over pg_catalog). Prints one "ok NAME" or "FAIL NAME: why" line per check.
 import java.math.BigDecimal;
 import java.sql.*;
@@ -119,7 +119,24 @@ public class JdbcClient {
             while (rs.next()) got.add(rs.getString("TABLE_SCHEM"));
         }
         check("getSchemas", "[information_schema, jmeta, pg_catalog, public]", got.toString());
+        // a primary-key table: its key columns in key order (not column order), named <table>_pkey
         try (Statement s = c.createStatement()) {
+            s.execute("create table jmeta.keyed (a int, b varchar, c int, d date) with ('primary-key' = 'c, a')");
+        }
+        got.clear();
+        try (ResultSet rs = md.getPrimaryKeys(null, "jmeta", "keyed")) {
+            while (rs.next())
+                got.add(rs.getString("TABLE_SCHEM") + "." + rs.getString("TABLE_NAME") + " " + rs.getString("COLUMN_NAME") + " "
+                        + rs.getInt("KEY_SEQ") + " " + rs.getString("PK_NAME"));
+        }
+        check("getPrimaryKeys", "[jmeta.keyed c 1 keyed_pkey, jmeta.keyed a 2 keyed_pkey]", got.toString());
+        got.clear();
+        try (ResultSet rs = md.getPrimaryKeys(null, null, "facts")) {
+            while (rs.next()) got.add(rs.getString("COLUMN_NAME"));
+        }
+        check("getPrimaryKeys of a table without one", "[]", got.toString());
+        try (Statement s = c.createStatement()) {
+            s.execute("drop table jmeta.keyed");
             s.execute("drop view jmeta.big");
             s.execute("drop table jmeta.facts");
             s.execute("drop schema jmeta");

@@ -11,6 +11,10 @@
  *                                           (compared with relative tolerance 1e-9), T text.
  *   # comment | halt | require ... | load ...
  *
+ * A record header may end in a connection name (DuckDB's `statement ok con2`, `query I con2`):
+ * the record runs in that session, opened on first use on the same warehouse (so database-wide
+ * settings and committed writes are shared, the session's own state is not).
+ *
  * ${TESTDATA} and ${DATA} in SQL are replaced by the repository's test data ($TARN_TESTDATA, else
  * tests/data) and the directory of the test file's data (tests/sql/data). Each test file runs in its own session on a fresh, empty
  * warehouse directory (removed afterwards), which ${WAREHOUSE} names. Prints failures and
@@ -156,7 +160,25 @@ static int run_query(tn_sql_session *s, const char *sql, tn_sql_result **out) {
     return rc;
 }
 
-static void run_file(tn_sql_session *s, const char *path) {
+/* Named connections of the file being run (the header's last word "con..."). */
+static struct { char name[32]; tn_sql_session *s; } g_conns[8];
+static int g_nconns;
+
+static tn_sql_session *conn_for(tn_sql_session *main_s, const char *header) {
+    const char *last = strrchr(header, ' ');
+    if (!last || strncmp(last + 1, "con", 3) != 0) return main_s;
+    last++;
+    for (int k = 0; k < g_nconns; k++)
+        if (strcmp(g_conns[k].name, last) == 0) return g_conns[k].s;
+    if (g_nconns == 8 || strlen(last) >= sizeof g_conns[0].name) return NULL;
+    tn_sql_session *s = NULL;
+    if (tn_sql_session_open(&s, g_warehouse, 0)) return NULL;
+    snprintf(g_conns[g_nconns].name, sizeof g_conns[0].name, "%s", last);
+    g_conns[g_nconns++].s = s;
+    return s;
+}
+
+static void run_file(tn_sql_session *main_s, const char *path) {
     FILE *f = fopen(path, "r");
     if (!f) {
         printf("FAIL %s: cannot open\n", path);
@@ -207,6 +229,13 @@ static void run_file(tn_sql_session *s, const char *path) {
         }
         if (g_verbose) printf("-- %s:%d %s\n", path, rec.line, sql);
         tn_sql_result *res = NULL;
+        tn_sql_session *s = conn_for(main_s, header);
+        if (!s) {
+            fail(&rec, sql, "cannot open the connection named in '%s'", header);
+            free(expect.v);
+            free(sql);
+            continue;
+        }
         int rc = run_query(s, sql, &res);
         if (is_stmt) {
             bool want_ok = strstr(header, "error") == NULL;
@@ -219,6 +248,7 @@ static void run_file(tn_sql_session *s, const char *path) {
         } else {
             char types[128] = "", sortmode[32] = "nosort";
             sscanf(header, "query %127s %31s", types, sortmode);
+            if (strncmp(sortmode, "con", 3) == 0) snprintf(sortmode, sizeof sortmode, "nosort");
             if (rc) {
                 fail(&rec, sql, "query failed: %s", tn_error_message());
             } else {
@@ -295,6 +325,8 @@ static void run_file(tn_sql_session *s, const char *path) {
     }
     for (size_t k = 0; k < L.n; k++) free(L.v[k]);
     free(L.v);
+    for (int k = 0; k < g_nconns; k++) tn_sql_session_close(g_conns[k].s);
+    g_nconns = 0;
 }
 
 int main(int argc, char **argv) {

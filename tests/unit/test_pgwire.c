@@ -135,6 +135,52 @@ TEST(value_encoding) {
     tn_buf_free(&b);
 }
 
+/* The text fast paths (integers, dates, timestamps written straight into the buffer) give
+ * tn_value_format's text, for random values over the whole range, each day change (the
+ * thread's last-day memo) and the ends of years 1 and 9999. */
+TEST(text_fast_paths) {
+    tn_buf fast = TN_BUF_INIT, slow = TN_BUF_INIT;
+    static const tn_type_id ids[] = {TN_TYPE_TINYINT, TN_TYPE_SMALLINT, TN_TYPE_INTEGER, TN_TYPE_BIGINT,
+                                     TN_TYPE_DATE, TN_TYPE_TIMESTAMP, TN_TYPE_TIMESTAMP_TZ};
+    static const int64_t edges[] = {0, -1, 1, INT64_MIN, INT64_MAX, -INT64_MAX, INT32_MIN, INT32_MAX, -INT32_MAX,
+                                    -62135596800000000LL, -62135596800000001LL, 253402300799999999LL,
+                                    253402300800000000LL, -719162, -719163, 2932896, 2932897, -500000};
+    uint64_t seed = 12345;
+    for (int i = 0; i < 20000; i++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        int64_t x = i < (int)(sizeof edges / sizeof *edges) ? edges[i] : (int64_t)(seed >> (seed & 31));
+        if (i % 3 == 0 && i >= 100) x = -x;
+        for (size_t k = 0; k < sizeof ids / sizeof *ids; k++) {
+            tn_type t = tn_type_make(ids[k]);
+            int8_t i8 = (int8_t)x;
+            int16_t i16 = (int16_t)x;
+            int32_t i32 = ids[k] == TN_TYPE_DATE && i >= 100 ? (int32_t)(x % 3700000) : (int32_t)x;
+            const void *val = tn_type_width(t) == 1 ? (const void *)&i8 : tn_type_width(t) == 2 ? (const void *)&i16
+                              : tn_type_width(t) == 4 ? (const void *)&i32 : (const void *)&x;
+            tn_vector v;
+            tn_vector_init(&v, t, 1);
+            memcpy(v.data, val, tn_type_width(t));
+            v.count = 1;
+            tn_buf_clear(&fast);
+            tn_buf_clear(&slow);
+            CHECK_OK(tn_pg_encode_value(&fast, &v, 0, 0, 1));
+            CHECK_OK(tn_value_format(&slow, &v, 0));
+            CHECK_MSG(fast.len == slow.len && memcmp(fast.data, slow.data, fast.len) == 0, "type %d %lld: '%.*s' vs '%.*s'",
+                      (int)t.id, (long long)x, (int)fast.len, (const char *)fast.data, (int)slow.len,
+                      (const char *)slow.data);
+            tn_vector_free(&v);
+        }
+    }
+    int64_t ts = -1;                             /* 1969-12-31 23:59:59.999999 */
+    encode1(tn_type_make(TN_TYPE_TIMESTAMP), &ts, 0, &fast);
+    CHECK(fast.len == 26 && memcmp(fast.data, "1969-12-31 23:59:59.999999", 26) == 0);
+    ts = 1500000;                                /* 1970-01-01 00:00:01.5 */
+    encode1(tn_type_make(TN_TYPE_TIMESTAMP_TZ), &ts, 0, &fast);
+    CHECK(fast.len == 24 && memcmp(fast.data, "1970-01-01 00:00:01.5+00", 24) == 0);
+    tn_buf_free(&fast);
+    tn_buf_free(&slow);
+}
+
 TEST(param_decoding) {
     tn_arena *a = tn_arena_create(0);
     tn_value v;

@@ -446,9 +446,16 @@ static int run_bucket_task(void *ctx, uint32_t i, uint32_t worker) {
             dv.ndeleted = rc ? 0 : nk;
             kept = false;          /* the merge sees no kept rows */
         } else {
+            /* deduplicate with a sequence field, first-row: a kept row is never emitted (it stays,
+             * or is marked deleted), so its key and sequence columns are all the merge needs;
+             * partial-update and aggregation fold the stored values: every column */
+            int seq = -2;
+            if (j->spec->engine == TN_BUCKET_DEDUPLICATE || j->spec->engine == TN_BUCKET_FIRST_ROW)
+                seq = j->spec->seq_col >= 0 && !stored.skip[j->spec->seq_col] ? j->spec->seq_col : -1;
             if (!rc) rc = tn_bucket_kept_reserve(&kp, stored.count + 1);
             if (!rc)
-                rc = tn_bucket_read_kept(j->t, k->fsel + k->nmerge, k->nf - k->nmerge, filters, nfl, &ks, &stored, &kp);
+                rc = tn_bucket_read_kept(j->t, k->fsel + k->nmerge, k->nf - k->nmerge, filters, nfl, &ks, seq, &stored,
+                                         &kp);
             if (!rc) rc = tn_bucket_kept_reserve(&kp, stored.count + 1);
             dv.kept = kp.kept;
             dv.deleted = tn_malloc(sizeof *dv.deleted * (stored.count + 1));

@@ -149,6 +149,11 @@ void tn_bucket_rows_free(tn_bucket_rows *r);
 int tn_bucket_rows_append(tn_bucket_rows *r, const tn_chunk *chunk, const uint32_t *sel, uint32_t n,
                           const int32_t *buckets);
 
+/* Appends rows sel[0..n) of a projected chunk (column j of chunk is table column cols[j]); the
+ * other columns of the set get NULLs. */
+int tn_bucket_rows_append_columns(tn_bucket_rows *r, const tn_chunk *chunk, const uint32_t *cols, uint32_t ncols,
+                                  const uint32_t *sel, uint32_t n);
+
 /* One row of a merge input: set (0 = stored rows, 1 = new rows) and row; order = arrival. */
 typedef struct tn_bucket_ref {
     uint32_t set;
@@ -202,9 +207,14 @@ typedef struct tn_bucket_kept {
 int tn_bucket_kept_reserve(tn_bucket_kept *kp, uint32_t n);
 void tn_bucket_kept_free(tn_bucket_kept *kp);
 /* Scans snapshot files[0..nfiles) of t (filters only skip row groups) and appends to stored the
- * rows whose key is in ks, recording them in kp. */
+ * rows whose key is in ks, recording them in kp. seq_col -2: every column is read; else only the
+ * key columns and column seq_col (-1: none), the others appended as NULLs: enough when a kept
+ * row is never emitted, only kept or marked deleted (deduplicate with a sequence field,
+ * first-row: tn_bucket_merge emits a key's kept row only when it is the pick, and then not at
+ * all, since it stays where it is). */
 int tn_bucket_read_kept(tn_table *t, const uint32_t *files, uint32_t nfiles, const tn_table_filter *filters,
-                        uint32_t nfilters, const tn_bucket_keyset *ks, tn_bucket_rows *stored, tn_bucket_kept *kp);
+                        uint32_t nfilters, const tn_bucket_keyset *ks, int seq_col, tn_bucket_rows *stored,
+                        tn_bucket_kept *kp);
 /* Reads only the key columns and records in kp[0..*n) the positions of the rows whose key equals
  * a new key (ks without collision): enough when no stored row can outlive a new row of its key
  * (deduplicate without a sequence field). */

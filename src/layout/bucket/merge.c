@@ -35,6 +35,17 @@ void tn_bucket_rows_free(tn_bucket_rows *r) {
     memset(r, 0, sizeof *r);
 }
 
+static int reserve_buckets(tn_bucket_rows *r, uint32_t need) {
+    if (need <= r->cap_bucket) return 0;
+    uint32_t cap = r->cap_bucket > UINT32_MAX / 2 ? UINT32_MAX : r->cap_bucket * 2;
+    if (cap < need) cap = need;
+    int32_t *b = tn_realloc(r->bucket, (size_t)cap * sizeof *b);
+    if (!b) return TN_ENOMEM;
+    r->bucket = b;
+    r->cap_bucket = cap;
+    return 0;
+}
+
 int tn_bucket_rows_append(tn_bucket_rows *r, const tn_chunk *chunk, const uint32_t *sel, uint32_t n,
                           const int32_t *buckets) {
     if (n == 0) return 0;
@@ -47,15 +58,37 @@ int tn_bucket_rows_append(tn_bucket_rows *r, const tn_chunk *chunk, const uint32
         int rc = tn_vector_append_rows(&r->cols[c], &chunk->cols[c], sel, n);
         if (rc) return rc;
     }
-    if (need > r->cap_bucket) {
-        uint32_t cap = r->cap_bucket > UINT32_MAX / 2 ? UINT32_MAX : r->cap_bucket * 2;
-        if (cap < need) cap = need;
-        int32_t *b = tn_realloc(r->bucket, (size_t)cap * sizeof *b);
-        if (!b) return TN_ENOMEM;
-        r->bucket = b;
-        r->cap_bucket = cap;
-    }
+    int rc = reserve_buckets(r, need);
+    if (rc) return rc;
     for (uint32_t k = 0; k < n; k++) r->bucket[r->count + k] = buckets ? buckets[sel ? sel[k] : k] : 0;
+    r->count = need;
+    return 0;
+}
+
+int tn_bucket_rows_append_columns(tn_bucket_rows *r, const tn_chunk *chunk, const uint32_t *cols, uint32_t ncols,
+                                  const uint32_t *sel, uint32_t n) {
+    if (n == 0) return 0;
+    if (r->count > UINT32_MAX - n) return tn_error_set(TN_ELIMIT, "primary-key write: too many rows in one write");
+    uint32_t need = r->count + n;
+    int rc = 0;
+    for (uint32_t c = 0; c < r->ncols && !rc; c++) {
+        if (r->skip[c]) continue;
+        uint32_t j = 0;
+        while (j < ncols && cols[j] != c) j++;
+        if (j == ncols) {
+            tn_vector *v = &r->cols[c];
+            if (v->capacity < need) rc = tn_vector_reserve(v, need > v->capacity * 2 ? need : v->capacity * 2);
+            if (!rc) rc = tn_vector_fill_null(v, r->count, n);
+            if (!rc) r->cols[c].count = need;
+        } else if (!tn_type_equal(r->cols[c].type, chunk->cols[j].type)) {
+            rc = tn_error_set(TN_EINTERNAL, "primary-key write: column %u has another type", c);
+        } else {
+            rc = tn_vector_append_rows(&r->cols[c], &chunk->cols[j], sel, n);
+        }
+    }
+    if (!rc) rc = reserve_buckets(r, need);
+    if (rc) return rc;
+    memset(r->bucket + r->count, 0, sizeof *r->bucket * n);
     r->count = need;
     return 0;
 }

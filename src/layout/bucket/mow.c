@@ -136,6 +136,8 @@ typedef struct kept_ctx {
     const tn_bucket_keyset *ks;
     tn_bucket_rows *stored;
     tn_bucket_kept *kp;
+    const uint32_t *cols;              /* the projection (NULL: every column) */
+    uint32_t ncols;
     tn_table_scan *scan;
     uint32_t sel[TN_VECTOR_SIZE];
     uint64_t idx[TN_VECTOR_SIZE];
@@ -145,11 +147,12 @@ static int collect_kept(void *ctx, const tn_chunk *chunk, uint32_t file, int64_t
     kept_ctx *c = ctx;
     uint32_t n = 0;
     for (uint32_t r = 0; r < chunk->count; r++)
-        if (keyset_find(c->ks, key_hash(c->ks, chunk->cols, false, r)) >= 0) c->sel[n++] = r;
+        if (keyset_find(c->ks, key_hash(c->ks, chunk->cols, c->cols != NULL, r)) >= 0) c->sel[n++] = r;
     if (n == 0) return 0;
     int rc = tn_table_scan_row_indexes(c->scan, file, first_row, chunk->count, c->idx);
     uint32_t base = c->stored->count;
-    if (!rc) rc = tn_bucket_rows_append(c->stored, chunk, c->sel, n, NULL);
+    if (!rc && c->cols) rc = tn_bucket_rows_append_columns(c->stored, chunk, c->cols, c->ncols, c->sel, n);
+    else if (!rc) rc = tn_bucket_rows_append(c->stored, chunk, c->sel, n, NULL);
     if (!rc) rc = tn_bucket_kept_reserve(c->kp, base + n);
     for (uint32_t i = 0; i < n && !rc; i++) {
         c->kp->kept[base + i] = 1;
@@ -160,7 +163,8 @@ static int collect_kept(void *ctx, const tn_chunk *chunk, uint32_t file, int64_t
 }
 
 int tn_bucket_read_kept(tn_table *t, const uint32_t *files, uint32_t nfiles, const tn_table_filter *filters,
-                        uint32_t nfilters, const tn_bucket_keyset *ks, tn_bucket_rows *stored, tn_bucket_kept *kp) {
+                        uint32_t nfilters, const tn_bucket_keyset *ks, int seq_col, tn_bucket_rows *stored,
+                        tn_bucket_kept *kp) {
     if (nfiles == 0) return 0;
     kept_ctx *c = tn_malloc(sizeof *c);
     if (!c) return TN_ENOMEM;
@@ -168,8 +172,25 @@ int tn_bucket_read_kept(tn_table *t, const uint32_t *files, uint32_t nfiles, con
     c->stored = stored;
     c->kp = kp;
     c->scan = NULL;
+    c->cols = NULL;
+    c->ncols = 0;
+    uint32_t cols[TN_BUCKET_MAX_KEYS + 1];
     tn_table_scan_options so = TN_TABLE_SCAN_OPTIONS_INIT;
-    so.all_columns = true;
+    if (seq_col == -2) {
+        so.all_columns = true;
+    } else {
+        /* the key columns (in the key set's order: key_hash reads them compact), then the
+         * sequence field when it is not one of them */
+        memcpy(cols, ks->cols, sizeof *cols * ks->ncols);
+        uint32_t nc = ks->ncols;
+        bool have = seq_col < 0;
+        for (uint32_t k = 0; k < nc && !have; k++) have = cols[k] == (uint32_t)seq_col;
+        if (!have) cols[nc++] = (uint32_t)seq_col;
+        c->cols = cols;
+        c->ncols = nc;
+        so.columns = cols;
+        so.ncolumns = nc;
+    }
     so.filters = filters;
     so.nfilters = nfilters;
     int rc = tn_table_scan_open_files(&c->scan, t, &so, files, nfiles);

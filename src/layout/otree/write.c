@@ -38,7 +38,9 @@ typedef struct ot_writer {
     bool has_buf;
     uint64_t nrows;
     uint64_t files;
-    bool optimize;                     /* OPTIMIZE: rewrites every file (dataChange false) */
+    bool optimize;                     /* OPTIMIZE: rewrites files (dataChange false) */
+    uint8_t *select;                   /* OPTIMIZE ... WHERE: per snapshot file, rewritten (NULL: all) */
+    int64_t reassign;                  /* > 0: rows re-placed in this revision's current cubes */
 } ot_writer;
 
 static const char *const ot_options[] = {"rollupSize"};
@@ -48,6 +50,7 @@ static void ot_free(ot_writer *w) {
     tn_table_txn_abort(w->txn);
     ot_index_free(w->ix);
     if (w->has_buf) tn_chunk_free(&w->buf);
+    tn_free(w->select);
     tn_free(w);
 }
 
@@ -389,8 +392,9 @@ static int choose_revision(ot_plan *p) {
     } else {
         p->rev_id = cur->id;
         memcpy(p->tr, cur->tr, sizeof *p->tr * p->d);
-        /* OPTIMIZE rewrites every row: the tree is built from exact counts alone */
-        p->old = w->optimize ? NULL : ot_index_rev_index(ix, cur->id);
+        /* OPTIMIZE rewrites every row: the tree is built from exact counts alone (a partial one,
+         * indexing some unindexed files, estimates with the rows that stay, as an append) */
+        p->old = w->optimize && !w->select ? NULL : ot_index_rev_index(ix, cur->id);
     }
     return 0;
 }
@@ -504,6 +508,61 @@ static int build(ot_plan *p, char *id, uint32_t depth, uint32_t *rows, uint32_t 
     return rc;
 }
 
+/* OPTIMIZE ... WHERE fraction (qbeast's optimize of a revision: PointWeightIndexer against the
+ * current cube weights, no new estimation): each row goes to the first cube of its path whose
+ * effective maxWeight (min over its blocks) is >= its weight, keeping that maxWeight, so no cube's
+ * effective maxWeight changes and the rows of the files that stay remain reachable. A cell the
+ * revision has no cube for is descended through when cubes lie below it (an internal cube whose
+ * rows all went deeper), and accepts the row as a leaf (maxWeight Int.MaxValue) otherwise. */
+static bool has_descendants(const ot_rev_index *ri, const char *id) {
+    size_t n = strlen(id);
+    uint32_t lo = 0, hi = ri->ncubes;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (strcmp(ri->cubes[mid].id, id) <= 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < ri->ncubes && strncmp(ri->cubes[lo].id, id, n) == 0;
+}
+
+static int reassign(ot_plan *p, const ot_rev_index *ri) {
+    int32_t *known = tn_malloc(sizeof *known * (ri->ncubes ? ri->ncubes : 1));
+    if (!known) return TN_ENOMEM;
+    for (uint32_t i = 0; i < ri->ncubes; i++) known[i] = -1;
+    uint32_t cpl = ot_cube_chars_per_level(p->d);
+    int rc = 0;
+    char id[OT_MAX_LEVELS * 11 + 12];
+    for (uint32_t r = 0; r < p->n && !rc; r++) {
+        double *c = &p->coord[(size_t)r * p->d];
+        size_t len = 0;
+        id[0] = 0;
+        for (uint32_t depth = 0;; depth++) {
+            const ot_cube *cu = ot_rev_index_find(ri, id);
+            bool last = depth >= OT_MAX_LEVELS;
+            int32_t maxw = cu ? cu->max_weight : OT_WEIGHT_MAX;
+            if ((cu && p->weight[r] <= maxw) || (!cu && !has_descendants(ri, id)) || last) {
+                int32_t ci = -1;
+                if (cu && known[cu - ri->cubes] >= 0) {
+                    ci = known[cu - ri->cubes];
+                } else {
+                    for (uint32_t k = 0; k < p->ncubes && ci < 0; k++)   /* cells beyond the tree: few */
+                        if (strcmp(p->cubes[k].id, id) == 0) ci = (int32_t)k;
+                    if (ci < 0 && (rc = add_cube(p, id, maxw, &ci))) break;
+                    if (cu) known[cu - ri->cubes] = ci;
+                }
+                p->cube[r] = ci;
+                p->cubes[ci].nrows++;
+                break;
+            }
+            ot_cube_descend(c, p->d, id + len);
+            len += cpl;
+            id[len] = 0;
+        }
+    }
+    tn_free(known);
+    return rc;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Rollup (qbeast's Rollup: deepest groups first; a group smaller than the limit joins its
  * parent's group, or becomes the parent's group when it has none; the root never moves).
@@ -562,10 +621,44 @@ static int rollup(ot_plan *p, int64_t limit, uint32_t *ngroups_out) {
  * Files.
  */
 typedef struct row_key { uint64_t key; uint32_t row; } row_key;   /* group, then weight */
-static int cmp_row_key(const void *a, const void *b) {
-    const row_key *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
+
+/* keys ascending, rows ascending among equal keys (the order a comparison sort on (key, row) gives): a stable
+ * LSD radix sort on 11-bit digits, skipping digits no key sets (the group's high bits) */
+#define RADIX_BITS 11
+static int sort_row_keys(row_key *keys, uint32_t n) {
+    row_key *tmp = tn_malloc(sizeof *tmp * (n ? n : 1));
+    uint32_t *cnt = tn_malloc(sizeof *cnt * (1u << RADIX_BITS));
+    if (!tmp || !cnt) {
+        tn_free(tmp);
+        tn_free(cnt);
+        return TN_ENOMEM;
+    }
+    uint64_t any = 0, all = ~(uint64_t)0;
+    for (uint32_t r = 0; r < n; r++) {
+        any |= keys[r].key;
+        all &= keys[r].key;
+    }
+    row_key *src = keys, *dst = tmp;
+    for (unsigned shift = 0; shift < 64; shift += RADIX_BITS) {
+        uint64_t mask = ((uint64_t)1 << RADIX_BITS) - 1;
+        if ((((any ^ all) >> shift) & mask) == 0) continue;   /* every key has the same digit */
+        memset(cnt, 0, sizeof *cnt * (1u << RADIX_BITS));
+        for (uint32_t r = 0; r < n; r++) cnt[(src[r].key >> shift) & mask]++;
+        uint32_t sum = 0;
+        for (uint32_t d = 0; d < (1u << RADIX_BITS); d++) {
+            uint32_t c = cnt[d];
+            cnt[d] = sum;
+            sum += c;
+        }
+        for (uint32_t r = 0; r < n; r++) dst[cnt[(src[r].key >> shift) & mask]++] = src[r];
+        row_key *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != keys) memcpy(keys, src, sizeof *keys * n);
+    tn_free(tmp);
+    tn_free(cnt);
+    return 0;
 }
 
 static __thread const ot_plan *t_sort_plan;   /* qsort's context */
@@ -602,9 +695,14 @@ static int write_files(ot_plan *p) {
      * the cube's rows wherever they lie), so the rows of a sample are a prefix of every file */
     for (uint32_t r = 0; r < p->n; r++)
         keys[r] = (row_key){(uint64_t)(uint32_t)p->cubes[p->cube[r]].group << 32 | ((uint32_t)p->weight[r] ^ 0x80000000u), r};
-    qsort(keys, p->n, sizeof *keys, cmp_row_key);
-    for (uint32_t r = 0; r < p->n; r++) p->row_order[r] = keys[r].row;
+    rc = sort_row_keys(keys, p->n);
+    for (uint32_t r = 0; r < p->n && !rc; r++) p->row_order[r] = keys[r].row;
     tn_free(keys);
+    if (rc) {
+        tn_free(corder);
+        tn_free(cmin);
+        return rc;
+    }
     for (uint32_t c = 0; c < p->ncubes; c++) {
         corder[c] = c;
         cmin[c] = INT32_MAX;
@@ -684,7 +782,17 @@ static int plan_and_write(ot_writer *w) {
     p.n = (uint32_t)w->nrows;
     p.arena = tn_arena_create(0);
     if (!p.arena) return TN_ENOMEM;
-    int rc = choose_revision(&p);
+    const ot_rev_index *ri = w->reassign > 0 ? ot_index_rev_index(w->ix, w->reassign) : NULL;
+    int rc = 0;
+    if (ri) {                          /* the revision as it is: its transformations and cubes */
+        p.d = ri->rev->ncols;
+        p.cols = w->ix->cols;
+        p.tr = ri->rev->tr;
+        p.rev_id = ri->rev->id;
+        p.cube_size = ri->rev->cube_size;
+    } else {
+        rc = choose_revision(&p);
+    }
     if (rc) goto cleanup;
     p.weight = tn_malloc(sizeof *p.weight * (p.n ? p.n : 1));
     p.coord = tn_malloc(sizeof *p.coord * (size_t)(p.n ? p.n : 1) * p.d);
@@ -708,7 +816,7 @@ static int plan_and_write(ot_writer *w) {
     id[0] = 0;
     int64_t own;
     double old_root = (double)tree_size(p.old, "", &own);
-    rc = build(&p, id, 0, rows, p.n, old_root, 0.0);
+    rc = ri ? reassign(&p, ri) : build(&p, id, 0, rows, p.n, old_root, 0.0);
     tn_free(rows);
     if (rc) goto cleanup;
     uint32_t ngroups = 0;
@@ -755,7 +863,8 @@ static int ot_commit(tn_layout_writer *base, tn_table_commit_result *result) {
             /* the files rewritten (read implicitly: a concurrent delete of one conflicts; a
              * concurrent append does not, and keeps its files) */
             const tn_delta_snapshot *snap = tn_table_snapshot(w->t);
-            for (uint32_t fi = 0; fi < snap->nfiles && !rc; fi++) rc = tn_table_txn_remove(w->txn, &snap->files[fi], false);
+            for (uint32_t fi = 0; fi < snap->nfiles && !rc; fi++)
+                if (!w->select || w->select[fi]) rc = tn_table_txn_remove(w->txn, &snap->files[fi], false);
             if (rc) goto cleanup;
         } else if (overwrite) {
             const tn_delta_snapshot *snap = tn_table_snapshot(w->t);
@@ -765,8 +874,11 @@ static int ot_commit(tn_layout_writer *base, tn_table_commit_result *result) {
         }
         tn_delta_kv params[40];
         uint32_t np = 0;
+        bool has_pred = false;
+        for (uint32_t i = 0; i < w->opts.noperation_parameters; i++)
+            has_pred = has_pred || strcmp(w->opts.operation_parameters[i].key, "predicate") == 0;
         if (w->optimize) {
-            params[np++] = (tn_delta_kv){"predicate", "[]"};
+            if (!has_pred) params[np++] = (tn_delta_kv){"predicate", "[]"};
             params[np++] = (tn_delta_kv){"zOrderBy", "[]"};
         } else {
             params[np++] = (tn_delta_kv){"mode", overwrite ? "Overwrite" : "Append"};
@@ -795,6 +907,53 @@ static int feed(void *ctx, const tn_chunk *chunk, uint32_t file, int64_t first_r
     return ot_write(ctx, chunk);
 }
 
+/* OPTIMIZE ... WHERE: qbeast's selection. A revision > 0: its files with a block of minWeight
+ * fraction <= f (rows re-placed in its current cubes); revision 0: unindexed files in log order
+ * until f of their bytes (indexed into the latest revision as an append would be). */
+static int select_files(ot_writer *w, const tn_layout_write_options *opts, uint32_t **out, uint32_t *nout) {
+    const ot_index *ix = w->ix;
+    const tn_delta_snapshot *snap = tn_table_snapshot(w->t);
+    int64_t rev = opts->otree_revision >= 0 ? opts->otree_revision : ix->last_revision;
+    double f = opts->otree_fraction;
+    *out = NULL;
+    *nout = 0;
+    if (!(f > 0 && f <= 1))
+        return tn_error_set(TN_EINVAL, "table '%s': OPTIMIZE ... WHERE fraction <= %g: the fraction must be in (0, 1]",
+                            tn_table_path(w->t), f);
+    if (rev > 0 && !ot_index_rev_index(ix, rev))
+        return tn_error_set(TN_EINVAL, "table '%s': OPTIMIZE ... WHERE revision = %lld: the table has no such revision "
+                            "(the latest is %lld)", tn_table_path(w->t), (long long)rev, (long long)ix->last_revision);
+    w->select = tn_calloc(ix->nfiles ? ix->nfiles : 1, 1);
+    uint32_t *only = tn_malloc(sizeof *only * (ix->nfiles ? ix->nfiles : 1));
+    if (!w->select || !only) {
+        tn_free(only);
+        return TN_ENOMEM;
+    }
+    uint64_t staged = 0, covered = 0;
+    for (uint32_t fi = 0; fi < ix->nfiles; fi++)
+        if (ix->files[fi].revision == 0 && snap->files[fi].size > 0) staged += (uint64_t)snap->files[fi].size;
+    for (uint32_t fi = 0; fi < ix->nfiles; fi++) {
+        const ot_file *of = &ix->files[fi];
+        if (of->revision != rev) continue;
+        bool take = false;
+        if (rev == 0) {
+            take = (double)covered < f * (double)staged;
+            if (take && snap->files[fi].size > 0) covered += (uint64_t)snap->files[fi].size;
+        }
+        for (uint32_t b = 0; b < of->nblocks && !take && rev > 0; b++) {
+            double mf = ot_fraction_of_weight(of->blocks[b].min_weight);
+            take = opts->otree_fraction_strict ? mf < f : mf <= f;
+        }
+        if (take) {
+            w->select[fi] = 1;
+            only[(*nout)++] = fi;
+        }
+    }
+    w->reassign = rev;
+    *out = only;
+    return 0;
+}
+
 int tn_layout_otree_optimize(tn_table *t, const tn_layout_write_options *opts, tn_table_commit_result *result) {
     tn_layout_writer *base = NULL;
     tn_table_scan *scan = NULL;
@@ -802,20 +961,30 @@ int tn_layout_otree_optimize(tn_table *t, const tn_layout_write_options *opts, t
         memset(result, 0, sizeof *result);
         result->version = -1;
     }
-    if (opts->file_filter)             /* the index spans the whole table: no partial rewrite */
-        return tn_error_set(TN_EUNSUPPORTED, "not supported yet: OPTIMIZE ... WHERE on table '%s' (otree layout: "
-                            "OPTIMIZE rewrites the whole index)", tn_table_path(t));
+    if (opts->file_filter)             /* partition predicates: an OTree table has no partitions */
+        return tn_error_set(TN_EUNSUPPORTED, "OPTIMIZE ... WHERE on table '%s' (otree layout): only 'revision = n' "
+                            "and 'fraction <= f' select what to rewrite", tn_table_path(t));
     int rc = ot_open(&base, t, opts);
     if (rc) return rc;
     ot_writer *w = (ot_writer *)base;
     w->optimize = true;
+    uint32_t *only = NULL, nonly = 0;
     if (tn_table_snapshot(t)->nfiles == 0) {
         ot_free(w);
         return 0;                      /* nothing to rewrite */
     }
+    if (opts->otree_select) {
+        rc = select_files(w, opts, &only, &nonly);
+        if (rc || nonly == 0) {
+            tn_free(only);
+            ot_free(w);
+            return rc;                 /* nothing matches: nothing committed */
+        }
+    }
     tn_table_scan_options so = TN_TABLE_SCAN_OPTIONS_INIT;
     so.all_columns = true;
-    rc = tn_table_scan_open(&scan, t, &so);
+    rc = only ? tn_table_scan_open_files(&scan, t, &so, only, nonly) : tn_table_scan_open(&scan, t, &so);
+    tn_free(only);
     if (!rc) rc = tn_table_scan_run(scan, feed, w);
     tn_table_scan_close(scan);
     if (rc) {

@@ -6,7 +6,7 @@
 #   BENCH_UPDATE_README=1 to write the table into bench/README.md (section "SQL").
 # Data: flights-3m.parquet (tests/data/datasets), and files generated once with DuckDB into bench/data/
 # (git-ignored): gen-10m.parquet (10M rows), airports.parquet (a dimension of flights' airports),
-# gen-dim.parquet (a 1000-row dimension of gen-10m's g1).
+# gen-dim.parquet (a 1000-row dimension of gen-10m's g1), nested-1m.parquet (a LIST and a STRUCT).
 # Timing: both sides run every query in one process (tarn: bench/sql_bench.c over tarn.h;
 # DuckDB: bench/duck_bench.mjs over the oracle's @duckdb/node-api): one warm-up, then
 # BENCH_REPS runs; the median is reported. Process start-up is not timed on either side. The
@@ -55,8 +55,22 @@ if [ ! -f "$D" ]; then
       FROM range(1000) t(i)) TO '$D' (FORMAT parquet)" >/dev/null || { echo "sql_bench: generating $D failed" >&2; exit 1; }
 fi
 
+N=$(pwd)/$DATA/nested-1m.parquet
+if [ ! -f "$N" ]; then
+    echo "sql_bench: generating $N (1M rows, LIST<BIGINT> of 10M elements, a 20-field STRUCT)" >&2
+    "$DUCK" "COPY (SELECT i::BIGINT AS k,
+        [hash(i) % 1000, hash(i + 1) % 1000, hash(i + 2) % 1000, hash(i + 3) % 1000, hash(i + 4) % 1000,
+         hash(i + 5) % 1000, hash(i + 6) % 1000, hash(i + 7) % 1000, hash(i + 8) % 1000, hash(i + 9) % 1000]::BIGINT[] AS l,
+        {'f0': i, 'f1': i + 1, 'f2': i * 2, 'f3': (hash(i) % 100000)::BIGINT, 'f4': i % 7, 'f5': 'v' || (i % 100),
+         'f6': i / 3, 'f7': i % 11, 'f8': (i % 13)::DOUBLE, 'f9': 'w' || (i % 1000), 'f10': i + 10, 'f11': i + 11,
+         'f12': i + 12, 'f13': i + 13, 'f14': i + 14, 'f15': i + 15, 'f16': i + 16, 'f17': i + 17, 'f18': i + 18,
+         'f19': 'x' || i} AS s
+      FROM range(1000000) t(i)) TO '$N.tmp' (FORMAT parquet, COMPRESSION zstd)" >/dev/null &&
+        mv "$N.tmp" "$N" || { echo "sql_bench: generating $N failed" >&2; exit 1; }
+fi
+
 # --- queries: name, description, SQL
-f="read_parquet('$F')"; g="read_parquet('$G')"
+f="read_parquet('$F')"; g="read_parquet('$G')"; n="read_parquet('$N')"
 cat >"$tmp/all.tsv" <<EOF
 f_q1	flights: GROUP BY origin (count, avg, max)	SELECT origin, count(*), avg(delay), max(distance) FROM $f GROUP BY origin
 f_q2	flights: selective filter + aggregate	SELECT count(*), avg(delay), max(distance) FROM $f WHERE origin = 'JFK' AND delay > 60
@@ -70,6 +84,9 @@ g_q3	gen-10m: ORDER BY v DESC, k LIMIT 10	SELECT * FROM $g ORDER BY v DESC, k LI
 g_q4	gen-10m JOIN 1000-row dim, GROUP BY region	SELECT dm.region, count(*), sum(x.v) FROM $g x JOIN read_parquet('$D') dm ON x.g1 = dm.g1 GROUP BY dm.region
 g_q5	gen-10m: count(DISTINCT g2) per s	SELECT s, count(DISTINCT g2) FROM $g GROUP BY s
 g_q6	gen-10m: GROUP BY g2, s, year(d) (1.6M groups)	SELECT g2, s, year(d) AS y, count(*), sum(v) FROM $g GROUP BY g2, s, y
+n_q1	nested-1m: unnest a LIST<BIGINT> (10M elements) + aggregate	SELECT count(*), sum(x), max(x) FROM (SELECT unnest(l) AS x FROM $n)
+n_q2	nested-1m: one leaf of a 20-field STRUCT	SELECT sum(s.f3), max(s.f3) FROM $n
+n_q3	nested-1m: list_sum per row, grouped	SELECT k % 10 AS g, sum(list_sum(l)) FROM $n GROUP BY g
 EOF
 awk -F'\t' -v re="$ONLY" '$1 ~ re {print $1 "\t" $3}' "$tmp/all.tsv" >"$tmp/q.tsv"
 

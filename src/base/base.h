@@ -143,6 +143,26 @@ uint64_t tn_hash_bytes(const void *data, size_t n, uint64_t seed);
 uint64_t tn_hash_u64(uint64_t v);
 uint64_t tn_xxh64(const void *data, size_t n, uint64_t seed);
 uint32_t tn_murmur3_32(const void *data, size_t n, uint32_t seed);
+/* tn_murmur3_32's steps, for loops that hash a fixed layout without building the bytes: the mix of
+ * one 4-byte block (or of the tail) into k, a whole block into h, and the finalizer over length n. */
+static inline uint32_t tn_murmur3_mix_k(uint32_t k) {
+    k *= 0xcc9e2d51;
+    k = (k << 15) | (k >> 17);
+    return k * 0x1b873593;
+}
+static inline uint32_t tn_murmur3_block(uint32_t h, uint32_t k) {
+    h ^= tn_murmur3_mix_k(k);
+    h = (h << 13) | (h >> 19);
+    return h * 5 + 0xe6546b64;
+}
+static inline uint32_t tn_murmur3_final(uint32_t h, uint32_t n) {
+    h ^= n;
+    h ^= h >> 16;
+    h *= 0x85ebca6b;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35;
+    return h ^ (h >> 16);
+}
 uint32_t tn_crc32(uint32_t crc, const void *data, size_t n);
 
 /* ---------------------------------------------------------------------------------------------

@@ -25,22 +25,11 @@ uint64_t tn_xxh64(const void *data, size_t n, uint64_t seed) {
     return XXH64(data, n, seed);
 }
 
-static inline uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
-
 uint32_t tn_murmur3_32(const void *data, size_t n, uint32_t seed) {
     const uint8_t *p = data;
-    const uint32_t c1 = 0xcc9e2d51, c2 = 0x1b873593;
     uint32_t h = seed;
     size_t nblocks = n / 4;
-    for (size_t i = 0; i < nblocks; i++) {
-        uint32_t k = tn_load_u32le(p + 4 * i);
-        k *= c1;
-        k = rotl32(k, 15);
-        k *= c2;
-        h ^= k;
-        h = rotl32(h, 13);
-        h = h * 5 + 0xe6546b64;
-    }
+    for (size_t i = 0; i < nblocks; i++) h = tn_murmur3_block(h, tn_load_u32le(p + 4 * i));
     const uint8_t *tail = p + 4 * nblocks;
     uint32_t k = 0;
     switch (n & 3) {
@@ -48,18 +37,9 @@ uint32_t tn_murmur3_32(const void *data, size_t n, uint32_t seed) {
     case 2: k ^= (uint32_t)tail[1] << 8;  /* fall through */
     case 1:
         k ^= tail[0];
-        k *= c1;
-        k = rotl32(k, 15);
-        k *= c2;
-        h ^= k;
+        h ^= tn_murmur3_mix_k(k);
     }
-    h ^= (uint32_t)n;
-    h ^= h >> 16;
-    h *= 0x85ebca6b;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35;
-    h ^= h >> 16;
-    return h;
+    return tn_murmur3_final(h, (uint32_t)n);
 }
 
 uint32_t tn_crc32(uint32_t crc, const void *data, size_t n) {

@@ -182,27 +182,6 @@ int32_t tn_bucket_hash_fixed(const tn_vector *const *cols, uint32_t n, uint32_t 
     return (int32_t)tn_murmur3_32(buf, len, 42);
 }
 
-/* One MurmurHash3 x86_32 block step and the finalizer (tn_murmur3_32's, inlined for the
- * one-column loop below). */
-static inline uint32_t mm_block(uint32_t h, uint32_t k) {
-    k *= 0xcc9e2d51;
-    k = (k << 15) | (k >> 17);
-    k *= 0x1b873593;
-    h ^= k;
-    h = (h << 13) | (h >> 19);
-    return h * 5 + 0xe6546b64;
-}
-
-static inline uint32_t mm_final(uint32_t h, uint32_t len) {
-    h ^= len;
-    h ^= h >> 16;
-    h *= 0x85ebca6b;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35;
-    h ^= h >> 16;
-    return h;
-}
-
 bool tn_bucket_hash_column(const tn_vector *v, uint32_t first, uint32_t end, int32_t *out) {
     int w = fixed_width(v->type);
     if ((w != 4 && w != 8) || tn_type_width(v->type) != (size_t)w) return false;
@@ -211,14 +190,14 @@ bool tn_bucket_hash_column(const tn_vector *v, uint32_t first, uint32_t end, int
             if (!tn_vector_is_valid(v, r)) return false;
     /* the BinaryRow of one non-NULL field: an 8-byte header of zeros, then the 8-byte slot (a
      * 4-byte value in its low half); 16 bytes, four blocks, seed 42 */
-    const uint32_t h0 = mm_block(mm_block(42, 0), 0);
+    const uint32_t h0 = tn_murmur3_block(tn_murmur3_block(42, 0), 0);
     if (w == 8) {
         const uint64_t *d = v->data;
         for (uint32_t r = first; r < end; r++)
-            out[r] = (int32_t)mm_final(mm_block(mm_block(h0, (uint32_t)d[r]), (uint32_t)(d[r] >> 32)), 16);
+            out[r] = (int32_t)tn_murmur3_final(tn_murmur3_block(tn_murmur3_block(h0, (uint32_t)d[r]), (uint32_t)(d[r] >> 32)), 16);
     } else {
         const uint32_t *d = v->data;
-        for (uint32_t r = first; r < end; r++) out[r] = (int32_t)mm_final(mm_block(mm_block(h0, d[r]), 0), 16);
+        for (uint32_t r = first; r < end; r++) out[r] = (int32_t)tn_murmur3_final(tn_murmur3_block(tn_murmur3_block(h0, d[r]), 0), 16);
     }
     return true;
 }

@@ -322,6 +322,20 @@ static int open_parquet_files(tn_binder *b, tn_plan *p, tn_sql_pos pos) {
     return 0;
 }
 
+/* Copies a text reader's inferred columns (borrowed from the reader) into the scan's schema. */
+static int set_source_schema(tn_binder *b, tn_plan_scan *s, uint32_t nc, const char *const *names,
+                             const tn_type *types) {
+    s->nsrc = nc;
+    s->src_names = tn_arena_calloc(b->arena, (nc + 1) * sizeof(char *));
+    s->src_types = tn_arena_calloc(b->arena, (nc + 1) * sizeof(tn_type));
+    if (!s->src_names || !s->src_types) return TN_ENOMEM;
+    for (uint32_t c = 0; c < nc; c++) {
+        if (!(s->src_names[c] = tn_arena_strdup(b->arena, names[c]))) return TN_ENOMEM;
+        s->src_types[c] = types[c];
+    }
+    return 0;
+}
+
 static int open_text_schema(tn_binder *b, tn_plan *p, tn_sql_pos pos) {
     tn_plan_scan *s = &p->u.scan;
     const char *const *names = NULL;
@@ -329,37 +343,20 @@ static int open_text_schema(tn_binder *b, tn_plan *p, tn_sql_pos pos) {
     uint32_t nc = 0;
     int rc = 0;
     if (s->format == TN_SCAN_CSV) {
-        tn_csv_options o = TN_CSV_OPTIONS_INIT;
-        if (s->text_sample_size) o.sample_size = s->text_sample_size;
-        o.delimiter = s->csv_delim;
-        if (s->csv_quote) o.quote = s->csv_quote;
-        o.escape = s->csv_escape;
-        o.header = s->csv_header;
-        o.null_string = s->csv_null;
-        o.all_varchar = s->csv_all_varchar;
-        o.skip_rows = s->csv_skip;
-        o.replace_invalid_utf8 = s->text_replace_utf8;
+        tn_csv_options o;
+        tn_plan_scan_csv_options(s, &o);
         tn_csv_reader *r = NULL;
         rc = tn_csv_open(&r, tn_fs_default(), s->paths[0], &o);
         if (rc) return tn_bind_error_at(b, rc, pos);
         nc = tn_csv_columns(r, &names, &types);
         s->csv_delim = tn_csv_delimiter(r);
         s->csv_header = tn_csv_has_header(r) ? 1 : 0;
-        s->nsrc = nc;
-        s->src_names = tn_arena_calloc(b->arena, (nc + 1) * sizeof(char *));
-        s->src_types = tn_arena_calloc(b->arena, (nc + 1) * sizeof(tn_type));
-        if (s->src_names && s->src_types)
-            for (uint32_t c = 0; c < nc; c++) {
-                s->src_names[c] = tn_arena_strdup(b->arena, names[c]);
-                s->src_types[c] = types[c];
-            }
-        else rc = TN_ENOMEM;
+        rc = set_source_schema(b, s, nc, names, types);
         tn_csv_close(r);
     } else {
         tn_ndjson_reader *r = NULL;
-        tn_ndjson_options jo = TN_NDJSON_OPTIONS_INIT;
-        if (s->text_sample_size) jo.sample_size = s->text_sample_size;
-        jo.replace_invalid_utf8 = s->text_replace_utf8;
+        tn_ndjson_options jo;
+        tn_plan_scan_ndjson_options(s, &jo);
         rc = tn_ndjson_open(&r, tn_fs_default(), s->paths[0], &jo);
         if (rc) return tn_bind_error_at(b, rc, pos);
         nc = tn_ndjson_columns(r, &names, &types);
@@ -368,15 +365,7 @@ static int open_text_schema(tn_binder *b, tn_plan *p, tn_sql_pos pos) {
             return tn_bind_error(b, pos, "read_json: %s has no columns to read (the file is empty or holds only "
                                  "empty objects)", s->paths[0]);
         }
-        s->nsrc = nc;
-        s->src_names = tn_arena_calloc(b->arena, (nc + 1) * sizeof(char *));
-        s->src_types = tn_arena_calloc(b->arena, (nc + 1) * sizeof(tn_type));
-        if (s->src_names && s->src_types)
-            for (uint32_t c = 0; c < nc; c++) {
-                s->src_names[c] = tn_arena_strdup(b->arena, names[c]);
-                s->src_types[c] = types[c];
-            }
-        else rc = TN_ENOMEM;
+        rc = set_source_schema(b, s, nc, names, types);
         tn_ndjson_close(r);
     }
     s->total_rows = -1;

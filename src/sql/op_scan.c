@@ -218,16 +218,8 @@ static int text_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker
     memset(&raw, 0, sizeof raw);
     memset(&out, 0, sizeof out);
     if (s->format == TN_SCAN_CSV) {
-        tn_csv_options o = TN_CSV_OPTIONS_INIT;
-        if (s->text_sample_size) o.sample_size = s->text_sample_size;
-        o.delimiter = s->csv_delim;
-        if (s->csv_quote) o.quote = s->csv_quote;
-        o.escape = s->csv_escape;
-        o.header = s->csv_header;
-        o.null_string = s->csv_null;
-        o.all_varchar = s->csv_all_varchar;
-        o.skip_rows = s->csv_skip;
-        o.replace_invalid_utf8 = s->text_replace_utf8;
+        tn_csv_options o;
+        tn_plan_scan_csv_options(s, &o);
         if (m > 0) {   /* later files of a pattern: the first file's dialect, columns and types */
             o.ncolumns = s->nsrc;
             o.column_names = (const char *const *)s->src_names;
@@ -235,9 +227,8 @@ static int text_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker
         }
         rc = tn_csv_open(&csv, tn_fs_default(), s->paths[m], &o);
     } else {
-        tn_ndjson_options jo = TN_NDJSON_OPTIONS_INIT;
-        if (s->text_sample_size) jo.sample_size = s->text_sample_size;
-        jo.replace_invalid_utf8 = s->text_replace_utf8;
+        tn_ndjson_options jo;
+        tn_plan_scan_ndjson_options(s, &jo);
         if (m > 0) {
             jo.ncolumns = s->nsrc;
             jo.column_names = (const char *const *)s->src_names;

@@ -148,3 +148,22 @@ const char *tn_join_kind_name(tn_join_kind k) {
     static const char *n[] = {"INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI"};
     return (unsigned)k < sizeof n / sizeof n[0] ? n[k] : "?";
 }
+
+void tn_plan_scan_csv_options(const tn_plan_scan *s, tn_csv_options *o) {
+    *o = (tn_csv_options)TN_CSV_OPTIONS_INIT;
+    if (s->text_sample_size) o->sample_size = s->text_sample_size;
+    o->delimiter = s->csv_delim;
+    if (s->csv_quote) o->quote = s->csv_quote;
+    o->escape = s->csv_escape;
+    o->header = s->csv_header;
+    o->null_string = s->csv_null;
+    o->all_varchar = s->csv_all_varchar;
+    o->skip_rows = s->csv_skip;
+    o->replace_invalid_utf8 = s->text_replace_utf8;
+}
+
+void tn_plan_scan_ndjson_options(const tn_plan_scan *s, tn_ndjson_options *o) {
+    *o = (tn_ndjson_options)TN_NDJSON_OPTIONS_INIT;
+    if (s->text_sample_size) o->sample_size = s->text_sample_size;
+    o->replace_invalid_utf8 = s->text_replace_utf8;
+}

@@ -10,6 +10,7 @@
 #define TN_SQL_PLAN_H
 
 #include "parquet/parquet.h"
+#include "text/text.h"
 #include "sql/expr.h"
 
 typedef enum tn_plan_kind {
@@ -159,6 +160,11 @@ typedef struct tn_plan_scan {
      * (optimize_reduce.c): tn_plan_free leaves them to that scan. */
     bool borrowed;
 } tn_plan_scan;
+
+/* The reader options a CSV / NDJSON scan's settings ask for (defaults otherwise); the column
+ * list is left to the caller (the binder infers it, later files of a pattern reuse it). */
+void tn_plan_scan_csv_options(const tn_plan_scan *s, tn_csv_options *o);
+void tn_plan_scan_ndjson_options(const tn_plan_scan *s, tn_ndjson_options *o);
 
 /* A CTE (WITH name AS (...)) as its TN_PLAN_CTE leaves share it (optimize_cte.c). The binder
  * makes one leaf per reference; before optimizing, a definition with one leaf and no rows yet

@@ -104,7 +104,7 @@ uninstall:
 $(BUILD)/tarn: $(CLI_OBJ) $(BUILD)/libtarn.a
 	$(CC) $(BASEFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libtarn.a $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/testlib.h $(BUILD)/libtarn.a
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libtarn.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit $(BASEFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtarn.a $(LDLIBS)
 

@@ -41,6 +41,9 @@ int tn_layout_check_create(const tn_table_create_options *o);
 /* ALTER TABLE t SET/UNSET (value NULL) props, checked by t's layout before the metadata commit
  * (a primary-key table: 'bucket' may change, the key may not). */
 int tn_layout_check_alter(const tn_table *t, const tn_delta_kv *props, uint32_t nprops);
+/* DELETE FROM t, checked by t's layout before any row is read (a primary-key table: whether its
+ * merge engine lets rows be deleted, with Paimon's messages). */
+int tn_layout_check_delete(const tn_table *t);
 
 /* The configuration of a new OTree table (CREATE TABLE ... USING qbeast OPTIONS (...)): checks
  * 'columnsToIndex' and 'cubeSize' against the columns (errors name the table and option),

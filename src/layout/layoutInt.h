@@ -31,6 +31,8 @@ struct tn_layout_impl {
     int (*check_alter)(const tn_table *t, const tn_delta_kv *props, uint32_t nprops);
     /* OPTIMIZE (NULL: refused) */
     int (*optimize)(tn_table *t, const tn_layout_write_options *opts, tn_table_commit_result *result);
+    /* optional check of DELETE FROM t before it runs (NULL: accepted) */
+    int (*check_delete)(const tn_table *t);
 };
 
 /* The implementations (one per folder). */

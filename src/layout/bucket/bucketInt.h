@@ -88,6 +88,7 @@ typedef struct tn_bucket_spec {
     uint8_t *is_key;                   /* per column */
     uint8_t *agg;                      /* per column: tn_bucket_agg (aggregation engine) */
     const char **delims;               /* per column: fields.<c>.list-agg-delimiter (NULL = ",") */
+    bool remove_on_delete;             /* partial-update / aggregation.remove-record-on-delete */
 } tn_bucket_spec;
 
 /* Parses and validates (Paimon's texts where Paimon has one) a specification; arrays in arena.
@@ -99,6 +100,9 @@ int tn_bucket_spec_of_table(tn_bucket_spec *out, const tn_table *t, tn_arena *ar
 /* The layout's CREATE and ALTER checks. */
 int tn_bucket_check_create(const tn_table_create_options *o);
 int tn_bucket_check_alter(const tn_table *t, const tn_delta_kv *props, uint32_t nprops);
+/* DELETE FROM t: Paimon's rule per merge engine (deduplicate; partial-update and aggregation with
+ * their remove-record-on-delete option; never first-row), with Paimon's texts. */
+int tn_bucket_check_delete(const tn_table *t);
 /* A file's bucket and bucket count from its add.tags; false when absent or invalid. */
 bool tn_bucket_file_tags(const tn_delta_file *f, int32_t *bucket, int32_t *count);
 /* Whether key is an option of primary-key tables (delta.* and tarn.* keys are checked elsewhere). */

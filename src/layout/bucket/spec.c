@@ -21,6 +21,7 @@ static const char *const agg_names[] = {
 static const char *const known_keys[] = {
     "primary-key", "bucket", "bucket-key", "merge-engine", "sequence.field", "changelog-producer",
     "bucket-function.type", "fields.default-aggregate-function", "target_file_size", "SALT_BUCKETS",
+    "partial-update.remove-record-on-delete", "aggregation.remove-record-on-delete",
 };
 
 static bool field_option(const char *key, const char **col, size_t *collen, const char **what) {
@@ -187,6 +188,7 @@ int tn_bucket_spec_parse(tn_bucket_spec *out, const char *what, const tn_bucket_
                                 "'primary-key', 'bucket', 'bucket-key', 'merge-engine', 'sequence.field', "
                                 "'fields.<column>.aggregate-function', 'fields.<column>.ignore-retract', "
                                 "'fields.<column>.list-agg-delimiter', 'fields.default-aggregate-function', "
+                                "'partial-update.remove-record-on-delete', 'aggregation.remove-record-on-delete', "
                                 "'changelog-producer' = 'none', 'bucket-function.type' = 'default', "
                                 "'target_file_size', delta.* properties)", what, k);
     }
@@ -299,6 +301,21 @@ int tn_bucket_spec_parse(tn_bucket_spec *out, const char *what, const tn_bucket_
     else
         return tn_error_set(TN_EINVAL, "%s: Could not parse value '%s' for key 'merge-engine' (deduplicate, "
                             "partial-update, aggregation, first-row).", what, me);
+    /* DELETE removes a key's row: Paimon's per-engine options (checked by tn_bucket_check_delete) */
+    static const struct { const char *key; tn_bucket_engine engine; const char *engine_name; } removes[] = {
+        {"partial-update.remove-record-on-delete", TN_BUCKET_PARTIAL_UPDATE, "partial-update"},
+        {"aggregation.remove-record-on-delete", TN_BUCKET_AGGREGATION, "aggregation"},
+    };
+    for (size_t i = 0; i < sizeof removes / sizeof removes[0]; i++) {
+        const char *v = conf_get(conf, nconf, removes[i].key);
+        if (!v) continue;
+        if (!is_true_false(v))
+            return tn_error_set(TN_EINVAL, "%s: Could not parse value '%s' for key '%s'.", what, v, removes[i].key);
+        if (out->engine != removes[i].engine)
+            return tn_error_set(TN_EUNSUPPORTED, "%s: option '%s' needs 'merge-engine' = '%s'", what, removes[i].key,
+                                removes[i].engine_name);
+        out->remove_on_delete = tn_str_iequal(v, "true");
+    }
     /* sequence field */
     const char *sf = conf_get(conf, nconf, "sequence.field");
     if (sf) {
@@ -457,6 +474,27 @@ int tn_bucket_check_alter(const tn_table *t, const tn_delta_kv *props, uint32_t 
     rc = tn_bucket_spec_parse(&spec, what, cols, tn_table_num_columns(t), conf, n, arena);
 cleanup:
     tn_free(conf);
+    tn_arena_destroy(arena);
+    return rc;
+}
+
+int tn_bucket_check_delete(const tn_table *t) {
+    tn_arena *arena = tn_arena_create(0);
+    if (!arena) return TN_ENOMEM;
+    tn_bucket_spec spec;
+    int rc = tn_bucket_spec_of_table(&spec, t, arena);
+    if (rc) goto cleanup;
+    /* Paimon's validation of a batch delete (Flink's SupportsRowLevelDelete), its texts */
+    if (spec.engine == TN_BUCKET_FIRST_ROW)
+        rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': Merge engine first-row can not support batch delete.",
+                          tn_table_path(t));
+    else if ((spec.engine == TN_BUCKET_PARTIAL_UPDATE || spec.engine == TN_BUCKET_AGGREGATION) && !spec.remove_on_delete) {
+        const char *name = spec.engine == TN_BUCKET_AGGREGATION ? "aggregation" : "partial-update";
+        rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': Merge engine %s doesn't support batch delete by default. To "
+                          "support batch delete, please set %s.remove-record-on-delete to true.", tn_table_path(t), name,
+                          name);
+    }
+cleanup:
     tn_arena_destroy(arena);
     return rc;
 }

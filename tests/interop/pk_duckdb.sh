@@ -265,6 +265,23 @@ for engine, (opts, _) in engines.items():
             m = rng.randint(0, 6)
             t(f"DELETE FROM {tname} WHERE k % 7 = {m}")
             ref_sql += f"DELETE FROM hist WHERE k % 7 = {m}; DELETE FROM ref WHERE k % 7 = {m};\n"
+        if bt % 3 == 1:
+            # UPDATE: an upsert of the matching live rows with the SET applied (Paimon's batch
+            # UPDATE), so the reference appends them to the history as the batch's last rows
+            base_engine = engine[3:] if engine.startswith("dv_") else engine
+            m = rng.randint(0, 4)
+            upd = f"UPDATE {tname} SET a = a + 1, s = 'u' WHERE k % 5 = {m}"
+            if base_engine in ("dedup", "seq", "partial"):
+                t(upd)
+                set_cols = ", ".join({"a": "a + 1", "s": "'u'"}.get(c, c) for c in cols)
+                ref_sql += (f"CREATE OR REPLACE TABLE upd AS SELECT * FROM ({expected_sql(engine)}) WHERE k % 5 = {m};\n"
+                            f"INSERT INTO hist SELECT {bt}, 90000 + row_number() OVER (), {set_cols} FROM upd;\n"
+                            f"INSERT OR REPLACE INTO ref SELECT {set_cols} FROM upd;\n")
+            elif bt == 1:
+                r = t(upd, check=False)
+                name = "aggregation" if base_engine.startswith("agg") else "first-row"
+                report(r.returncode != 0 and f"Merge engine {name} can not support batch update." in r.stderr,
+                       f"{engine}: UPDATE refused with Paimon's message", r.stderr)
         ref_sql += f"CREATE TABLE snap_{bt} AS {expected_sql(engine)};\n"
         checks.append((bt, latest_version(tname)))
     parts = []

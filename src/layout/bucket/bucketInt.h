@@ -103,6 +103,8 @@ int tn_bucket_check_alter(const tn_table *t, const tn_delta_kv *props, uint32_t 
 /* DELETE FROM t: Paimon's rule per merge engine (deduplicate; partial-update and aggregation with
  * their remove-record-on-delete option; never first-row), with Paimon's texts. */
 int tn_bucket_check_delete(const tn_table *t);
+/* UPDATE t SET <assigned>: deduplicate and partial-update only, no key column (Paimon's texts). */
+int tn_bucket_check_update(const tn_table *t, const uint8_t *assigned);
 /* A file's bucket and bucket count from its add.tags; false when absent or invalid. */
 bool tn_bucket_file_tags(const tn_delta_file *f, int32_t *bucket, int32_t *count);
 /* Whether key is an option of primary-key tables (delta.* and tarn.* keys are checked elsewhere). */

@@ -498,3 +498,35 @@ cleanup:
     tn_arena_destroy(arena);
     return rc;
 }
+
+int tn_bucket_check_update(const tn_table *t, const uint8_t *assigned) {
+    tn_arena *arena = tn_arena_create(0);
+    if (!arena) return TN_ENOMEM;
+    tn_bucket_spec spec;
+    int rc = tn_bucket_spec_of_table(&spec, t, arena);
+    if (rc) goto cleanup;
+    /* Paimon's validation of a batch update (Flink's SupportsRowLevelUpdate), its texts */
+    bool key_assigned = false;
+    for (uint32_t i = 0; i < spec.nkey; i++) key_assigned |= assigned[spec.key[i]] != 0;
+    if (key_assigned) {
+        tn_bucket_column *cols = tn_arena_calloc(arena, (spec.ncols + 1) * sizeof *cols);
+        uint32_t *set = tn_arena_calloc(arena, (spec.ncols + 1) * sizeof *set);
+        if (!cols || !set) { rc = TN_ENOMEM; goto cleanup; }
+        uint32_t nset = 0;
+        for (uint32_t i = 0; i < spec.ncols; i++) {
+            cols[i].name = tn_table_column(t, i)->name;
+            if (assigned[i]) set[nset++] = i;
+        }
+        char keys[512], sets[512];
+        list_text(keys, sizeof keys, cols, spec.key, spec.nkey);
+        list_text(sets, sizeof sets, cols, set, nset);
+        rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': Updates to primary keys are not supported, primaryKeys (%s), "
+                          "updatedColumns (%s)", tn_table_path(t), keys, sets);
+    } else if (spec.engine == TN_BUCKET_AGGREGATION || spec.engine == TN_BUCKET_FIRST_ROW) {
+        rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': Merge engine %s can not support batch update.",
+                          tn_table_path(t), spec.engine == TN_BUCKET_AGGREGATION ? "aggregation" : "first-row");
+    }
+cleanup:
+    tn_arena_destroy(arena);
+    return rc;
+}

@@ -22,6 +22,7 @@ static const char *const known_keys[] = {
     "primary-key", "bucket", "bucket-key", "merge-engine", "sequence.field", "changelog-producer",
     "bucket-function.type", "fields.default-aggregate-function", "target_file_size", "SALT_BUCKETS",
     "partial-update.remove-record-on-delete", "aggregation.remove-record-on-delete",
+    "dynamic-bucket.target-row-num", "dynamic-bucket.max-buckets",
 };
 
 static bool field_option(const char *key, const char **col, size_t *collen, const char **what) {
@@ -189,6 +190,7 @@ int tn_bucket_spec_parse(tn_bucket_spec *out, const char *what, const tn_bucket_
                                 "'fields.<column>.aggregate-function', 'fields.<column>.ignore-retract', "
                                 "'fields.<column>.list-agg-delimiter', 'fields.default-aggregate-function', "
                                 "'partial-update.remove-record-on-delete', 'aggregation.remove-record-on-delete', "
+                                "'dynamic-bucket.target-row-num', 'dynamic-bucket.max-buckets', "
                                 "'changelog-producer' = 'none', 'bucket-function.type' = 'default', "
                                 "'target_file_size', delta.* properties)", what, k);
     }
@@ -221,10 +223,16 @@ int tn_bucket_spec_parse(tn_bucket_spec *out, const char *what, const tn_bucket_
         }
     }
     /* fixed buckets need every partition column in the key (Paimon's cross-partition case) */
+    const char *bucket_text = conf_get(conf, nconf, "bucket");
+    bool dynamic_asked = bucket_text && strcmp(bucket_text, "-1") == 0;
     for (uint32_t i = 0; i < npart; i++)
         if (!out->is_key[part[i]]) {
             list_text(l1, sizeof l1, cols, out->key, out->nkey);
             list_text(l2, sizeof l2, cols, part, npart);
+            if (dynamic_asked)
+                return tn_error_set(TN_EUNSUPPORTED, "%s: cross-partition upserts (Paimon's dynamic bucket mode with a "
+                                    "primary key %s that does not include all partition fields %s) are not supported: "
+                                    "put the partition fields in the key", what, l1, l2);
             return tn_error_set(TN_EINVAL, "%s: You should use dynamic bucket (bucket = -1) mode in cross partition "
                                 "update case (Primary key constraint %s not include all partition fields %s).", what,
                                 l1, l2);
@@ -253,16 +261,38 @@ int tn_bucket_spec_parse(tn_bucket_spec *out, const char *what, const tn_bucket_
         if (strcmp(bkey_name, "SALT_BUCKETS") == 0 && (v < 0 || v > 256))
             return tn_error_set(TN_EINVAL, "%s: ERROR 1021 (42Y80): Salt bucket numbers should be with 1 and 256.", what);
         if (strcmp(bkey_name, "SALT_BUCKETS") == 0 && v == 0) v = 1;       /* Phoenix: 0 = unsalted */
-        if (v == -1 || v == -2)
-            return tn_error_set(TN_EUNSUPPORTED, "%s: 'bucket' = '%lld' (Paimon's %s bucket mode) is not supported: "
-                                "give a fixed number of buckets > 0", what, v, v == -1 ? "dynamic" : "postpone");
-        if (v <= 0)
+        if (v == -2)
+            return tn_error_set(TN_EUNSUPPORTED, "%s: 'bucket' = '-2' (Paimon's postpone bucket mode) is not supported: "
+                                "give a fixed number of buckets > 0, or -1 (dynamic buckets)", what);
+        if (v == -1 && strcmp(bkey_name, "bucket") == 0) out->dynamic = true;
+        else if (v <= 0)
             return tn_error_set(TN_EINVAL, "%s: 'bucket' = '%s': The number of buckets needs to be greater than 0.",
                                 what, bs);
         if (v > 65536)
             return tn_error_set(TN_EINVAL, "%s: 'bucket' = '%s': at most 65536 buckets per partition", what, bs);
         out->nbuckets = (int32_t)v;
     }
+    /* dynamic buckets: Paimon's options and rules */
+    out->target_rows = 2000000;
+    out->max_buckets = -1;
+    static const char *const dyn_keys[] = {"dynamic-bucket.target-row-num", "dynamic-bucket.max-buckets"};
+    for (int i = 0; i < 2; i++) {
+        const char *dv = conf_get(conf, nconf, dyn_keys[i]);
+        if (!dv) continue;
+        if (!out->dynamic)
+            return tn_error_set(TN_EUNSUPPORTED, "%s: option '%s' needs 'bucket' = '-1' (dynamic bucket mode)", what,
+                                dyn_keys[i]);
+        char *end = NULL;
+        errno = 0;
+        long long v = strtoll(dv, &end, 10);
+        if (!*dv || !end || *end || errno || (i == 0 && v <= 0) || (i == 1 && (v == 0 || v < -1 || v > 32767)))
+            return tn_error_set(TN_EINVAL, "%s: Could not parse value '%s' for key '%s'.", what, dv, dyn_keys[i]);
+        if (i == 0) out->target_rows = v;
+        else out->max_buckets = (int32_t)v;
+    }
+    if (out->dynamic && conf_get(conf, nconf, "bucket-key"))
+        return tn_error_set(TN_EINVAL, "%s: Cannot define 'bucket-key' with bucket = -1, please remove the "
+                            "'bucket-key' setting or specify a bucket number.", what);
     /* the bucket key */
     const char *bk = conf_get(conf, nconf, "bucket-key");
     if (bk) {
@@ -449,6 +479,15 @@ int tn_bucket_check_alter(const tn_table *t, const tn_delta_kv *props, uint32_t 
                                     "rows are and how they merge): create a new table and INSERT INTO it",
                                     tn_table_path(t), fixed[i]);
             }
+    /* dynamic and fixed buckets place keys differently: no switch between them */
+    for (uint32_t k = 0; k < nprops; k++) {
+        if (!tn_str_iequal(props[k].key, "bucket")) continue;
+        const char *old = tn_table_property(t, "bucket");
+        bool was = old && strcmp(old, "-1") == 0, is = props[k].value && strcmp(props[k].value, "-1") == 0;
+        if (was != is)
+            return tn_error_set(TN_EUNSUPPORTED, "table '%s': 'bucket' cannot change between dynamic (-1) and a fixed "
+                                "count by ALTER TABLE: create a new table and INSERT INTO it", tn_table_path(t));
+    }
     /* the configuration after the change must still be a valid primary-key table */
     const tn_delta_metadata *md = &tn_table_snapshot(t)->metadata;
     tn_delta_kv *conf = tn_calloc((size_t)md->nconfiguration + nprops + 1, sizeof *conf);

@@ -211,6 +211,18 @@ int tn_vector_ensure_validity(tn_vector *v);       /* allocate validity (all val
 static inline bool tn_vector_is_valid(const tn_vector *v, uint32_t row) {
     return v->validity == NULL || ((v->validity[row >> 6] >> (row & 63)) & 1);
 }
+/* Row of an integer-stored vector (BOOLEAN, TINYINT..BIGINT, DATE, TIMESTAMP(TZ), DECIMAL up to
+ * 18 digits) as int64; NULLs are not checked. */
+static inline int64_t tn_vector_int_at(const tn_vector *v, uint32_t i) {
+    switch (v->type.id) {
+    case TN_TYPE_BOOLEAN: return ((const uint8_t *)v->data)[i] != 0;
+    case TN_TYPE_TINYINT: return ((const int8_t *)v->data)[i];
+    case TN_TYPE_SMALLINT: return ((const int16_t *)v->data)[i];
+    case TN_TYPE_INTEGER:
+    case TN_TYPE_DATE: return ((const int32_t *)v->data)[i];
+    default: return ((const int64_t *)v->data)[i];
+    }
+}
 int tn_vector_set_null(tn_vector *v, uint32_t row); /* allocates validity on first null */
 static inline void tn_vector_set_valid_bit(tn_vector *v, uint32_t row, bool valid) {
     if (valid) v->validity[row >> 6] |= (uint64_t)1 << (row & 63);

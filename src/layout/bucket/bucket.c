@@ -647,28 +647,29 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
         if (rc || !tp->key) { rc = rc ? rc : TN_ENOMEM; break; }
         /* each row's bucket: its hash modulo the count, or (dynamic) the partition's key index */
         uint32_t n = p->rows.count;
-        int32_t *dest = tn_arena_alloc(arena, sizeof *dest * (n ? n : 1));
-        if (!dest) { rc = TN_ENOMEM; break; }
+        int32_t *dest = NULL;          /* dynamic: assigned buckets; fixed: from the hash (no array) */
         if (spec.dynamic) {
             tn_bucket_dyn_index ix;
+            dest = tn_arena_alloc(arena, sizeof *dest * (n ? n : 1));
+            if (!dest) { rc = TN_ENOMEM; break; }
             rc = tn_bucket_dyn_build(&ix, t, &spec, sel, nsel);       /* overwrite: nsel 0, a fresh index */
             if (!rc) rc = tn_bucket_dyn_assign(&ix, &spec, p->rows.bucket, n, dest);
             nb = ix.nb > 0 ? ix.nb : 1;
             tn_bucket_dyn_free(&ix);
             if (rc) break;
-        } else {
-            for (uint32_t r = 0; r < n; r++) dest[r] = tn_bucket_of_hash(p->rows.bucket[r], nb);
         }
+#define ROW_BUCKET(r) (dest ? dest[r] : tn_bucket_of_hash(p->rows.bucket[r], nb))
         tp->buckets = tn_arena_calloc(arena, (size_t)nb);
         /* rows by bucket (counting sort keeps arrival order) */
         uint32_t *start = tn_arena_calloc(arena, ((size_t)nb + 1) * sizeof *start);
         uint32_t *pos = tn_arena_alloc(arena, ((size_t)nb + 1) * sizeof *pos);
         uint32_t *order = tn_arena_alloc(arena, sizeof *order * (n ? n : 1));
         if (!tp->buckets || !start || !pos || !order) { rc = TN_ENOMEM; break; }
-        for (uint32_t r = 0; r < n; r++) start[dest[r] + 1]++;
+        for (uint32_t r = 0; r < n; r++) start[ROW_BUCKET(r) + 1]++;
         for (int32_t b = 0; b < nb; b++) start[b + 1] += start[b];
         memcpy(pos, start, sizeof *pos * ((size_t)nb + 1));
-        for (uint32_t r = 0; r < n; r++) order[pos[dest[r]]++] = r;
+        for (uint32_t r = 0; r < n; r++) order[pos[ROW_BUCKET(r)]++] = r;
+#undef ROW_BUCKET
         for (int32_t b = 0; b < nb && !rc; b++) {
             uint32_t cnt = start[b + 1] - start[b];
             if (cnt == 0) continue;

@@ -132,6 +132,18 @@ int tn_layout_check_alter(const tn_table *t, const tn_delta_kv *props, uint32_t 
     return rc;
 }
 
+int tn_layout_check_delete(const tn_table *t) {
+    const tn_layout_impl *impl;
+    int rc = resolve(t, &impl);
+    return rc ? rc : impl->check_delete ? impl->check_delete(t) : 0;
+}
+
+int tn_layout_check_update(const tn_table *t, const uint8_t *assigned) {
+    const tn_layout_impl *impl;
+    int rc = resolve(t, &impl);
+    return rc ? rc : impl->check_update ? impl->check_update(t, assigned) : 0;
+}
+
 int tn_layout_check_writable(const tn_table *t) {
     const tn_layout_impl *impl;
     return resolve(t, &impl);

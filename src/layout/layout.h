@@ -41,6 +41,12 @@ int tn_layout_check_create(const tn_table_create_options *o);
 /* ALTER TABLE t SET/UNSET (value NULL) props, checked by t's layout before the metadata commit
  * (a primary-key table: 'bucket' may change, the key may not). */
 int tn_layout_check_alter(const tn_table *t, const tn_delta_kv *props, uint32_t nprops);
+/* DELETE FROM t, checked by t's layout before any row is read (a primary-key table: whether its
+ * merge engine lets rows be deleted, with Paimon's messages). */
+int tn_layout_check_delete(const tn_table *t);
+/* UPDATE t SET <the columns with assigned[i] != 0>, checked by t's layout before any row is read
+ * (a primary-key table: its merge engine allows updates and no key column is assigned). */
+int tn_layout_check_update(const tn_table *t, const uint8_t *assigned);
 
 /* The configuration of a new OTree table (CREATE TABLE ... USING qbeast OPTIONS (...)): checks
  * 'columnsToIndex' and 'cubeSize' against the columns (errors name the table and option),
@@ -177,8 +183,10 @@ uint64_t tn_layout_writer_spilled_bytes(const tn_layout_writer *w);
  * delta.enableDeletionVectors, deletion vectors (changed rows are marked; only the new rows are
  * written). Change data (delta.enableChangeDataFeed) gets delete, update_preimage,
  * update_postimage and insert rows. The read set is every file scanned: a concurrent writer that
- * removes or rewrites one of them conflicts; blind appends do not. Layouts other than plain are
- * refused by name for now (a bucket or OTree table needs its own rewrite).
+ * removes or rewrites one of them conflicts; blind appends do not. On a primary-key table (bucket
+ * layout) an UPDATE is an upsert, as Paimon's batch UPDATE: the new rows (keys unchanged, see
+ * tn_layout_check_update) go through the bucket writer, which replaces each key's row; MERGE and
+ * the OTree layout are refused by name.
  */
 typedef enum tn_layout_row_action {
     TN_LAYOUT_ROW_KEEP = 0,

@@ -31,6 +31,10 @@ struct tn_layout_impl {
     int (*check_alter)(const tn_table *t, const tn_delta_kv *props, uint32_t nprops);
     /* OPTIMIZE (NULL: refused) */
     int (*optimize)(tn_table *t, const tn_layout_write_options *opts, tn_table_commit_result *result);
+    /* optional check of DELETE FROM t before it runs (NULL: accepted) */
+    int (*check_delete)(const tn_table *t);
+    /* optional check of UPDATE t SET <assigned columns> (NULL: accepted) */
+    int (*check_update)(const tn_table *t, const uint8_t *assigned);
 };
 
 /* The implementations (one per folder). */

@@ -25,6 +25,7 @@ struct tn_layout_rewrite {
     uint64_t *file_changes;            /* per snapshot file: rows deleted or updated (MATCH pass) */
     uint8_t *file_scanned;
     tn_arena *arena;
+    bool upsert;                       /* primary-key table: new rows replace theirs by key */
     tn_layout_rewrite_result res;
 };
 
@@ -59,6 +60,9 @@ static int on_chunk(void *ctx, const tn_chunk *chunk, uint32_t file, int64_t fir
     rc = rw->o->rows(rw->o->ctx, rw->pass, chunk, &r);
     if (rc) return rc;
     uint32_t ndel = select_action(rw, chunk->count, TN_LAYOUT_ROW_DELETE);
+    if (rw->upsert && ndel)
+        return tn_error_set(TN_EUNSUPPORTED, "table '%s': deleting rows in a rewrite of a primary-key table is not "
+                            "supported (DELETE FROM deletes them)", tn_table_path(rw->t));
     uint32_t nupd = 0;
     for (uint32_t i = 0; i < chunk->count; i++) nupd += rw->action[i] == TN_LAYOUT_ROW_UPDATE;
     if (rw->pass == TN_LAYOUT_REWRITE_MATCH) {
@@ -73,7 +77,7 @@ static int on_chunk(void *ctx, const tn_chunk *chunk, uint32_t file, int64_t fir
         uint32_t k = select_action(rw, chunk->count, TN_LAYOUT_ROW_UPDATE);
         if ((rc = tn_table_cdc_write(rw->cdc, chunk, rw->sel, k, "update_preimage"))) return rc;
     }
-    if (rw->pass == TN_LAYOUT_REWRITE_CHANGED && ndel + nupd) {
+    if (rw->dvb && ndel + nupd) {
         /* deletion vectors: mark the changed rows by their file row index */
         rc = tn_table_scan_row_indexes(rw->scan, file, first_row, chunk->count, rw->rows);
         uint32_t k = 0;
@@ -194,7 +198,10 @@ int tn_layout_rewrite_run(tn_table *t, const tn_layout_rewrite_options *opts, tn
     const char *label = opts->operation ? opts->operation : "UPDATE";
     bool implemented;
     const char *layout = tn_layout_name(t, &implemented);
-    if (!layout || strcmp(layout, "plain") != 0) {
+    /* a primary-key table's UPDATE is an upsert of the new rows (Paimon's batch UPDATE): each
+     * replaces the row of its key through the bucket writer, the old rows are not touched here */
+    rw.upsert = layout && strcmp(layout, "bucket") == 0 && strcmp(label, "UPDATE") == 0;
+    if (!layout || (strcmp(layout, "plain") != 0 && !rw.upsert)) {
         rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': %s of a table with the %s layout is not supported yet",
                           tn_table_path(t), label, layout ? layout : "unknown");
         goto cleanup;
@@ -225,12 +232,18 @@ int tn_layout_rewrite_run(tn_table *t, const tn_layout_rewrite_options *opts, tn
     wo.interrupt = opts->interrupt;
     wo.max_attempts = opts->max_attempts;
     wo.constraints_checked = opts->constraints_checked;
-    wo.prepare_commit = prepare_commit;
-    wo.prepare_ctx = &rw;
+    if (!rw.upsert) {
+        wo.prepare_commit = prepare_commit;
+        wo.prepare_ctx = &rw;
+    }
     rc = tn_layout_writer_open(&rw.w, t, &wo);
     if (rc) goto cleanup;
-    if (tn_table_cdf_enabled(t) && (rc = tn_table_cdc_open(&rw.cdc, t))) goto cleanup;
-    if (tn_table_dv_enabled(t)) {
+    if (!rw.upsert && tn_table_cdf_enabled(t) && (rc = tn_table_cdc_open(&rw.cdc, t))) goto cleanup;
+    if (rw.upsert) {
+        /* one pass: the new rows of the matching rows go to the bucket writer */
+        rw.pass = TN_LAYOUT_REWRITE_CHANGED;
+        rc = run_scan(&rw, NULL, 0, true);
+    } else if (tn_table_dv_enabled(t)) {
         /* deletion vectors: one pass marks the changed rows and writes the new ones */
         rc = tn_table_dv_batch_open(&rw.dvb, t);
         rw.pass = TN_LAYOUT_REWRITE_CHANGED;

@@ -332,6 +332,108 @@ static int nested_sel(tn_parquet_scan *s, colreader *cr, int64_t row0, uint32_t 
     return rc ? rc : tn_vector_append_rows(v, &nc->tmp, sel, m);
 }
 
+/* Whether row j of v (at + j), whose dictionary index take_sel gave as x, passes cr's
+ * predicates; *dp caches the dictionary's pass table. */
+static int row_passes(colreader *cr, const tn_vector *v, uint32_t at, uint32_t j, uint32_t x,
+                      const uint8_t **dp, bool *ok) {
+    if (x == IDX_NULL) *ok = cr->null_pass;
+    else if (x != IDX_PLAIN) {
+        if (!*dp) {
+            int rc = dict_pass(cr, dp);
+            if (rc) return rc;
+        }
+        *ok = (*dp)[x];
+    } else if (!tn_vector_is_valid(v, at + j)) *ok = cr->null_pass;
+    else *ok = pass_value(cr, (const uint8_t *)v->data + (size_t)(at + j) * cr->width);
+    return 0;
+}
+
+/* The first filter column over all n rows of the batch: the rows [row0, row0+n) that pass go
+ * to v at `at` and their batch positions to sel; *m is their count. On a dictionary page
+ * without NULLs the test is fused with the decoding: each index is looked up in the pass table
+ * and its value written at the next free slot, which only a passing row advances (no values
+ * of failing rows kept, no compaction pass); other pages go through take_sel and are compacted
+ * in place. */
+static int filter_first(tn_parquet_scan *s, colreader *cr, int64_t row0, uint32_t n, tn_vector *v,
+                        uint32_t at, uint32_t *sel, uint32_t *idx, uint32_t *prow, uint32_t *m) {
+    const uint32_t w = cr->width;
+    uint8_t *base = (uint8_t *)v->data + (size_t)at * w;
+    uint32_t o = 0, i = 0;
+    int rc;
+    if (v->validity)
+        for (uint32_t q = at; q < at + n; q++) tn_vector_set_valid_bit(v, q, true);
+    while (i < n) {
+        int64_t r = row0 + i;
+        if (!cr->page_loaded || r >= cr->page_first + cr->page_rows) {
+            if ((rc = pq_sc_load_page(s, cr, r))) return rc;
+        }
+        if (r < cr->page_first)
+            return tn_error_set(TN_EINTERNAL, "parquet scan: row %lld before page start %lld",
+                                (long long)r, (long long)cr->page_first);
+        int64_t avail = cr->page_first + cr->page_rows - r;
+        uint32_t k = avail < (int64_t)(n - i) ? (uint32_t)avail : n - i;
+        uint32_t p0 = (uint32_t)(r - cr->page_first);
+        if (cr->dict_stream && !cr->valid) {
+            if (p0 < cr->page_cursor)
+                return tn_error_set(TN_EINTERNAL, "parquet scan: page rows read backwards");
+            if (p0 > cr->page_cursor && (rc = pq_sc_dict_take(cr, NULL, p0 - cr->page_cursor))) return rc;
+            uint32_t *tmp = pq_sc_sbuf_get(&cr->s_idx, (size_t)k * 4);
+            const uint8_t *dp;
+            if (!tmp) return NOMEM();
+            if ((rc = dict_idx(cr, tmp, k)) || (rc = dict_pass(cr, &dp))) return rc;
+            const uint8_t *dict = cr->dict.p;
+#define FUSED(T)                                                                             \
+    do {                                                                                     \
+        T *d_ = (T *)base;                                                                   \
+        const T *s_ = (const T *)dict;                                                       \
+        for (uint32_t j = 0; j < k; j++) {                                                   \
+            uint32_t x = tmp[j];                                                             \
+            d_[o] = s_[x];                                                                   \
+            sel[o] = i + j;                                                                  \
+            o += dp[x];                                                                      \
+        }                                                                                    \
+    } while (0)
+            switch (w) {
+            case 1: FUSED(uint8_t); break;
+            case 2: FUSED(uint16_t); break;
+            case 4: FUSED(uint32_t); break;
+            case 8: FUSED(uint64_t); break;
+            default:
+                for (uint32_t j = 0; j < k; j++) {
+                    uint32_t x = tmp[j];
+                    put_val(base + (size_t)o * w, dict + (size_t)x * w, w);
+                    sel[o] = i + j;
+                    o += dp[x];
+                }
+            }
+#undef FUSED
+            cr->page_cursor = p0 + k;
+        } else {
+            /* the segment's rows decoded at o.., then the passing ones moved down */
+            for (uint32_t j = 0; j < k; j++) sel[o + j] = i + j;
+            if ((rc = take_sel(s, cr, row0, sel + o, k, v, at + o, idx, prow))) return rc;
+            const uint8_t *dp = NULL;
+            uint32_t o2 = o;
+            for (uint32_t j = 0; j < k; j++) {
+                bool ok;
+                if ((rc = row_passes(cr, v, at, o + j, idx[j], &dp, &ok))) return rc;
+                if (!ok) continue;
+                if (o2 != o + j) {
+                    put_val(base + (size_t)o2 * w, base + (size_t)(o + j) * w, w);
+                    if (v->validity) tn_vector_set_valid_bit(v, at + o2, tn_vector_is_valid(v, at + o + j));
+                }
+                sel[o2++] = i + j;
+            }
+            if (v->validity)        /* slots left by failing rows are valid for the next rows */
+                for (uint32_t q = at + o2; q < at + o + k; q++) tn_vector_set_valid_bit(v, q, true);
+            o = o2;
+        }
+        i += k;
+    }
+    *m = o;
+    return 0;
+}
+
 /* Decodes the rows [row0, row0+n) of the row group that pass the filter, appending them to out
  * (at out->count; n <= room) and their file row indexes to row_ids. */
 int pq_sc_filter_batch(tn_parquet_scan *s, int64_t row0, uint32_t n, tn_chunk *out,
@@ -341,29 +443,26 @@ int pq_sc_filter_batch(tn_parquet_scan *s, int64_t row0, uint32_t n, tn_chunk *o
     uint8_t *keep = s->keep;
     int rc = 0;
     uint32_t c = 0;
-    for (uint32_t i = 0; i < n; i++) sel[i] = i;
-    for (uint32_t f = 0; f < s->nfcols && m > 0; f++) {
+    uint32_t f0 = 0;
+    if (s->nfcols > 0 && !s->cols[s->order[0]].nc) {
+        c = s->order[0];
+        rc = filter_first(s, &s->cols[c], row0, n, &out->cols[c], at, sel, idx, prow, &m);
+        if (rc) goto fail;
+        f0 = 1;
+    } else {
+        for (uint32_t i = 0; i < n; i++) sel[i] = i;
+    }
+    for (uint32_t f = f0; f < s->nfcols && m > 0; f++) {
         c = s->order[f];
         colreader *cr = &s->cols[c];
         tn_vector *v = &out->cols[c];
         rc = take_sel(s, cr, row0, sel, m, v, at, idx, prow);
         if (rc) goto fail;
         const uint8_t *dp = NULL;
-        const uint32_t w = cr->width;
-        const uint8_t *vals = (const uint8_t *)v->data + (size_t)at * w;
         uint32_t kept = 0;
         for (uint32_t j = 0; j < m; j++) {
-            uint32_t x = idx[j];
             bool ok;
-            if (x == IDX_NULL) ok = cr->null_pass;
-            else if (x != IDX_PLAIN) {
-                if (!dp) {
-                    rc = dict_pass(cr, &dp);
-                    if (rc) goto fail;
-                }
-                ok = dp[x];
-            } else if (!tn_vector_is_valid(v, at + j)) ok = cr->null_pass;
-            else ok = pass_value(cr, vals + (size_t)j * w);
+            if ((rc = row_passes(cr, v, at, j, idx[j], &dp, &ok))) goto fail;
             keep[j] = ok;
             kept += ok;
         }

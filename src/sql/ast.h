@@ -609,6 +609,8 @@ struct tn_sql_stmt {
             bool index;                 /* DESCRIBE INDEX t: the OTree's metrics */
             bool table_info;            /* PRAGMA table_info('t'): SQLite's/DuckDB's columns */
             bool show_create;           /* SHOW CREATE TABLE t: the DDL that makes t */
+            bool show_properties;       /* SHOW TBLPROPERTIES t [('key')]: metaData.configuration */
+            const char *property;       /* its key, NULL = every property */
         } describe;
         struct {
             tn_sql_show_kind what;

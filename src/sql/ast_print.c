@@ -800,9 +800,15 @@ static void stmt(printer *pr, const tn_sql_stmt *s) {
         put(pr, s->u.describe.history      ? "(describe-history "
                 : s->u.describe.table_info ? "(table-info "
                 : s->u.describe.show_create ? "(show-create "
+                : s->u.describe.show_properties ? "(show-tblproperties "
                                             : "(describe ");
         if (s->u.describe.query) query(pr, s->u.describe.query);
         else put_qname(pr, &s->u.describe.table);
+        if (s->u.describe.property) {
+            put(pr, " (key ");
+            put_string(pr, s->u.describe.property, strlen(s->u.describe.property));
+            put(pr, ")");
+        }
         break;
     case TN_SQL_S_SHOW:
         put(pr, s->u.show.what == TN_SQL_SHOW_TABLES ? "(show-tables" : "(show-schemas");

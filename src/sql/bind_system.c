@@ -126,7 +126,8 @@ int tn_bind_system_table(tn_binder *b, tn_sql_tableref *t, bool *found, tn_plan 
         s->partition = partition_text(b, tbl, f);
         s->path = tn_arena_strdup(b->arena, f->path_decoded ? f->path_decoded : f->path);
         if (!s->partition || !s->path) { rc = TN_ENOMEM; goto cleanup; }
-        if (!tn_layout_file_bucket(f, &s->bucket, &s->count)) s->bucket = s->count = -1;
+        /* untagged files: bucket -1, count -2 (NULL); -1 is a dynamic-bucket file's count */
+        if (!tn_layout_file_bucket(f, &s->bucket, &s->count)) s->bucket = -1, s->count = -2;
         s->deleted = f->has_dv ? f->dv.cardinality : 0;
         s->records = tn_delta_file_num_records(f);
         if (s->records >= 0) s->records -= s->deleted;
@@ -199,7 +200,7 @@ int tn_bind_system_table(tn_binder *b, tn_sql_tableref *t, bool *found, tn_plan 
             put_str(&so, c++, "parquet");
             put_int(&so, c++, records, rec_null);
             put_int(&so, c++, size, size_null);
-            put_int(&so, c++, count, count < 0);
+            put_int(&so, c++, count, count < -1);
             put_int(&so, c++, f0->deleted, false);
             put_int(&so, c++, mtime * 1000, false);
         } else {
@@ -209,7 +210,7 @@ int tn_bind_system_table(tn_binder *b, tn_sql_tableref *t, bool *found, tn_plan 
             put_int(&so, c++, nfiles, false);
             put_int(&so, c++, mtime * 1000, false);
             /* a partition in the middle of nothing but a rescale has one count; NULL if mixed */
-            put_int(&so, c++, count, count < 0 || count_mixed);
+            put_int(&so, c++, count, count < -1 || count_mixed);
         }
     }
     rc = so.rc;

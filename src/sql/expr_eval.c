@@ -675,6 +675,11 @@ struct node_state {
     node_state *children;
     uint32_t nchildren;
     tn_vector **argv;           /* children's result vectors during evaluation */
+    /* IN over an integer-stored type: the list as a hash set (open addressing; empty slots hold
+     * INT64_MIN, whose own presence is in_has_min) */
+    int64_t *in_set;
+    uint32_t in_mask;
+    bool in_has_min;
 };
 
 struct tn_expr_state {
@@ -689,6 +694,54 @@ static void node_state_free(node_state *s) {
     tn_free(s->argv);
     if (s->has_scratch) tn_vector_free(&s->scratch);
     if (s->has_aux) tn_vector_free(&s->aux);
+    tn_free(s->in_set);
+}
+
+static inline uint32_t in_slot(int64_t x, uint32_t mask) {
+    return (uint32_t)(((uint64_t)x * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+static bool in_int_type(tn_type t) {
+    switch (t.id) {
+    case TN_TYPE_TINYINT: case TN_TYPE_SMALLINT: case TN_TYPE_INTEGER: case TN_TYPE_BIGINT:
+    case TN_TYPE_DATE: case TN_TYPE_TIMESTAMP: case TN_TYPE_TIMESTAMP_TZ: return true;
+    case TN_TYPE_DECIMAL: return !tn_type_is_decimal128(t);
+    default: return false;
+    }
+}
+
+/* The hash set of an IN list whose values all have the argument's integer-stored type. */
+static int in_set_build(node_state *s, const tn_expr *e) {
+    tn_type t = e->args[0]->type;
+    if (!in_int_type(t) || e->u.in.nvalues < 4) return 0;
+    for (uint32_t k = 0; k < e->u.in.nvalues; k++)
+        if (!tn_type_equal(e->u.in.values[k].type, t)) return 0;
+    uint32_t cap = 16;
+    while (cap < e->u.in.nvalues * 2u) cap *= 2;
+    int64_t *set = tn_malloc((size_t)cap * sizeof *set);
+    if (!set) return TN_ENOMEM;
+    for (uint32_t i = 0; i < cap; i++) set[i] = INT64_MIN;
+    for (uint32_t k = 0; k < e->u.in.nvalues; k++) {
+        int64_t x = e->u.in.values[k].u.i;
+        if (x == INT64_MIN) {
+            s->in_has_min = true;
+            continue;
+        }
+        uint32_t p = in_slot(x, cap - 1);
+        while (set[p] != INT64_MIN && set[p] != x) p = (p + 1) & (cap - 1);
+        set[p] = x;
+    }
+    s->in_set = set;
+    s->in_mask = cap - 1;
+    return 0;
+}
+
+static inline bool in_set_has(const node_state *s, int64_t x) {
+    if (x == INT64_MIN) return s->in_has_min;
+    for (uint32_t p = in_slot(x, s->in_mask);; p = (p + 1) & s->in_mask) {
+        if (s->in_set[p] == x) return true;
+        if (s->in_set[p] == INT64_MIN) return false;
+    }
 }
 
 static int node_state_init(node_state *s, const tn_expr *e) {
@@ -710,6 +763,7 @@ static int node_state_init(node_state *s, const tn_expr *e) {
         if (rc) return rc;
         s->has_aux = true;
     }
+    if (e->kind == TN_EXPR_IN && e->nargs == 1 && (rc = in_set_build(s, e))) return rc;
     if (e->nargs) {
         s->children = tn_calloc(e->nargs, sizeof *s->children);
         s->argv = tn_calloc(e->nargs, sizeof *s->argv);
@@ -846,6 +900,22 @@ static int eval_logic(const tn_expr *e, const tn_chunk *in, node_state *s, tn_ve
 }
 
 static int in_compare_row(const tn_vector *x, uint32_t r, const tn_value *vals, uint32_t n) {
+    if (n > 0 && x->type.id == TN_TYPE_VARCHAR && vals[0].type.id == TN_TYPE_VARCHAR) {
+        /* the byte order of tn_value_compare on strings, without building a value per step */
+        tn_str a = ((const tn_str *)x->data)[r];
+        uint32_t lo = 0, hi = n;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            tn_str b = vals[mid].u.s;
+            uint32_t m = a.len < b.len ? a.len : b.len;
+            int c = m ? memcmp(b.ptr, a.ptr, m) : 0;
+            if (c == 0) c = (b.len > a.len) - (b.len < a.len);
+            if (c == 0) return 1;
+            if (c < 0) lo = mid + 1;
+            else hi = mid;
+        }
+        return 0;
+    }
     tn_value v;
     tn_vector_get_value(x, r, &v);
     uint32_t lo = 0, hi = n;
@@ -877,7 +947,9 @@ static int eval_in(const tn_expr *e, const tn_chunk *in, node_state *s, tn_vecto
             tn_vector_set_valid_bit(out, i, false);
             continue;
         }
-        int found = in_compare_row(x, i, e->u.in.values, e->u.in.nvalues);
+        int found = s->in_set && tn_type_equal(x->type, e->args[0]->type)
+                        ? in_set_has(s, tn_vector_int_at(x, i))
+                        : in_compare_row(x, i, e->u.in.values, e->u.in.nvalues);
         d[i] = (uint8_t)found;
         tn_vector_set_valid_bit(out, i, found || !e->u.in.has_null);
     }

@@ -200,9 +200,89 @@ static int hll_update(agg_state *s, uint32_t g, uint64_t h) {
     return 0;
 }
 
+/* The rows of an aggregate without GROUP BY (one group): like LOOP_ROWS, but the state is in
+ * locals the caller folds into group 0 afterwards, so consecutive rows do not wait on each
+ * other's store. */
+#define ONE_GROUP_ROWS(BODY)                                                                \
+    do {                                                                                    \
+        if (!mask && !v->validity) {                                                        \
+            for (uint32_t i = 0; i < n; i++) { BODY; }                                      \
+            break;                                                                          \
+        }                                                                                   \
+        for (uint32_t i = 0; i < n; i++) {                                                  \
+            if (mask && !mask[i]) continue;                                                 \
+            if (v->validity && !((v->validity[i >> 6] >> (i & 63)) & 1)) continue;          \
+            BODY;                                                                           \
+        }                                                                                   \
+    } while (0)
+
+/* Whether agg_update takes gids == NULL (every row in group 0) for this aggregate. */
+static bool one_group_kind(tn_agg_kind k) {
+    return k == TN_AGG_COUNT_STAR || k == TN_AGG_COUNT || k == TN_AGG_SUM || k == TN_AGG_AVG;
+}
+
+/* count / sum / avg of rows that all belong to group 0 (gids == NULL in agg_update); the
+ * rows are added in order, so a double sum is the same as the grouped loop's. */
+static void one_group_update(agg_state *s, const tn_vector *v, uint32_t n, const uint8_t *mask) {
+    int64_t *c0 = s->def->kind == TN_AGG_SUM || s->def->kind == TN_AGG_AVG ? (int64_t *)s->s2 : (int64_t *)s->s1;
+    int64_t cnt = 0;
+    if (s->def->kind == TN_AGG_COUNT_STAR) {
+        if (!mask) cnt = n;
+        else for (uint32_t i = 0; i < n; i++) cnt += mask[i] != 0;
+        c0[0] += cnt;
+        return;
+    }
+    if (v->type.id == TN_TYPE_NULL) return;
+    if (s->def->kind == TN_AGG_COUNT) {
+        ONE_GROUP_ROWS(cnt++);
+        c0[0] += cnt;
+        return;
+    }
+    if (is_f64(s->in)) {
+        double acc = ((double *)s->s1)[0];
+        const double *x = v->data;
+        ONE_GROUP_ROWS(acc += x[i]; cnt++);
+        ((double *)s->s1)[0] = acc;
+    } else {
+        tn_int128 acc = 0;
+        if (is_dec128(s->in)) {
+            const tn_int128 *x = v->data;
+            ONE_GROUP_ROWS(acc += x[i]; cnt++);
+        } else {
+            switch (tn_type_width(s->in)) {
+            case 8: {
+                /* int64 partial sums, moved into the 128-bit total before they could overflow */
+                const int64_t *x = v->data;
+                int64_t part = 0;
+                ONE_GROUP_ROWS({
+                    int64_t t;
+                    if (__builtin_add_overflow(part, x[i], &t)) {
+                        acc += part;
+                        t = x[i];
+                    }
+                    part = t;
+                    cnt++;
+                });
+                acc += part;
+                break;
+            }
+            case 4: { const int32_t *x = v->data; int64_t part = 0; ONE_GROUP_ROWS(part += x[i]; cnt++); acc += part; break; }
+            case 2: { const int16_t *x = v->data; int64_t part = 0; ONE_GROUP_ROWS(part += x[i]; cnt++); acc += part; break; }
+            default: { const int8_t *x = v->data; int64_t part = 0; ONE_GROUP_ROWS(part += x[i]; cnt++); acc += part; break; }
+            }
+        }
+        ((tn_int128 *)s->s1)[0] += acc;
+    }
+    c0[0] += cnt;
+}
+
 static int agg_update(agg_state *s, const tn_vector *v, const uint32_t *gids, uint32_t n,
                       const uint8_t *mask) {
     const tn_plan_agg *d = s->def;
+    if (!gids) {
+        one_group_update(s, v, n, mask);
+        return 0;
+    }
     switch (d->kind) {
     case TN_AGG_COUNT_STAR: {
         int64_t *c = (int64_t *)s->s1;
@@ -737,7 +817,8 @@ static int agg_consume(tn_sink *sink, void *state, uint32_t morsel, const tn_chu
             else {
                 tn_vector dummy;
                 memset(&dummy, 0, sizeof dummy);
-                rc = agg_update(&l->st.a[a], arg ? arg : &dummy, l->gids, m, mask);
+                bool one = ng == 0 && one_group_kind(ag->kind);
+                rc = agg_update(&l->st.a[a], arg ? arg : &dummy, one ? NULL : l->gids, m, mask);
             }
         }
         if (ch == &slice)

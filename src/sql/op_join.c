@@ -74,17 +74,6 @@ static bool int_key_type(tn_type t) {
     }
 }
 
-static inline int64_t int_key_at(const tn_vector *v, uint32_t i) {
-    switch (v->type.id) {
-    case TN_TYPE_BOOLEAN: return ((const uint8_t *)v->data)[i] != 0;
-    case TN_TYPE_TINYINT: return ((const int8_t *)v->data)[i];
-    case TN_TYPE_SMALLINT: return ((const int16_t *)v->data)[i];
-    case TN_TYPE_INTEGER:
-    case TN_TYPE_DATE: return ((const int32_t *)v->data)[i];
-    default: return ((const int64_t *)v->data)[i];
-    }
-}
-
 /* Equal strings of the build side's string columns share one pointer afterwards (the bytes of
  * the first occurrence, owned by the same collection), so that consumers that cache by pointer
  * (the group table) see few distinct pointers. Only for build sides of moderate size. */
@@ -282,7 +271,7 @@ int tn_join_build(tn_exec *ex, tn_plan *node, tn_collection *build, bool build_i
                 if (kv[k].type.id == TN_TYPE_NULL || !tn_vector_is_valid(&kv[k], r)) null = true;
             t->keynull[id] = null;
             if (null) continue;
-            if (t->ikey) t->ikey[id] = int_key_at(&kv[0], r);
+            if (t->ikey) t->ikey[id] = tn_vector_int_at(&kv[0], r);
             uint32_t b = (uint32_t)t->hashes[id] & t->mask;
             if (t->nkeys == 0) b = 0;
             t->next[id] = t->heads[b];
@@ -550,7 +539,7 @@ static int probe_exec(tn_op *op, void *state, tn_pipeline *p, uint32_t stage, ui
         const tn_vector *pk = &s->kv[0];
         for (uint32_t i = 0; i < n && !rc; i++) {
             if (pk->validity && !tn_vector_is_valid(pk, i)) continue;
-            uint64_t slot = (uint64_t)int_key_at(pk, i) - (uint64_t)t->dmin;
+            uint64_t slot = (uint64_t)tn_vector_int_at(pk, i) - (uint64_t)t->dmin;
             if (slot >= t->drange) continue;
             uint32_t e = t->direct[slot];
             if (e && first_only) {
@@ -573,7 +562,7 @@ static int probe_exec(tn_op *op, void *state, tn_pipeline *p, uint32_t stage, ui
         const tn_vector *pk = &s->kv[0];
         for (uint32_t i = 0; i < n && !rc; i++) {
             if (pk->validity && !tn_vector_is_valid(pk, i)) continue;
-            int64_t x = int_key_at(pk, i);
+            int64_t x = tn_vector_int_at(pk, i);
             uint32_t e = t->heads[(uint32_t)s->h[i] & t->mask];
             while (e) {
                 uint32_t id = e - 1;

@@ -991,6 +991,18 @@ static tn_sql_stmt *show_stmt(tn_sql_parser *p) {
         if (!tn_sqlp_qname(p, "a table name", &s->u.describe.table)) return NULL;
         return s;
     }
+    if (tn_sqlp_is_kw(p, 0, KW_TBLPROPERTIES)) {      /* Spark, Delta: SHOW TBLPROPERTIES t [('key')] */
+        tn_sqlp_advance(p);
+        s->kind = TN_SQL_S_DESCRIBE;
+        s->u.describe.show_properties = true;
+        if (!tn_sqlp_qname(p, "a table name", &s->u.describe.table)) return NULL;
+        if (tn_sqlp_peek(p, 0)->type == TK_LPAREN) {
+            tn_sqlp_advance(p);
+            if (!string_arg(p, "a property key (a string)", &s->u.describe.property)) return NULL;
+            if (!tn_sqlp_expect(p, TK_RPAREN, "')' after the property key")) return NULL;
+        }
+        return s;
+    }
     if (tn_sqlp_accept_kw(p, KW_ALL)) {              /* DuckDB: SHOW ALL TABLES */
         if (!tn_sqlp_accept_kw(p, KW_TABLES)) return tn_sqlp_fail_expected(p, "TABLES after SHOW ALL");
         s->u.show.what = TN_SQL_SHOW_TABLES;
@@ -1003,7 +1015,7 @@ static tn_sql_stmt *show_stmt(tn_sql_parser *p) {
     } else if (tn_sqlp_accept_kw(p, KW_SCHEMAS) || tn_sqlp_accept_kw(p, KW_DATABASES)) {
         s->u.show.what = TN_SQL_SHOW_SCHEMAS;
     } else {
-        return tn_sqlp_fail_expected(p, "TABLES, SCHEMAS or CREATE TABLE after SHOW");
+        return tn_sqlp_fail_expected(p, "TABLES, SCHEMAS, CREATE TABLE or TBLPROPERTIES after SHOW");
     }
     return s;
 }

@@ -1016,6 +1016,39 @@ static int show_create(tn_binder *b, tn_sql_stmt *stmt, const tn_plan *p, tn_tab
     return rc;
 }
 
+/* SHOW TBLPROPERTIES t [('key')] (Spark's, Delta's): key, value rows of metaData.configuration
+ * (a primary-key table's key, bucket count, bucket key and merge settings among them), in the
+ * log's order; one key that t lacks gives Spark's text as its value. */
+static int show_properties(tn_binder *b, tn_sql_stmt *stmt, tn_table *t, tn_stmt_output *out) {
+    static const char *names[] = {"key", "value"};
+    tn_type ty[2] = {tn_type_make(TN_TYPE_VARCHAR), tn_type_make(TN_TYPE_VARCHAR)};
+    if (!t)
+        return tn_bind_error_at(b, tn_error_set(TN_EINVAL, "SHOW TBLPROPERTIES: not a table (a view or a file)"),
+                                stmt->pos);
+    int rc = tn_stmt_output_init(b, out, 2, names, ty);
+    rows r;
+    if (rc || (rc = rows_open(&r, out))) return rc;
+    const tn_delta_metadata *md = &tn_table_snapshot(t)->metadata;
+    const char *want = stmt->u.describe.property;
+    bool found = false;
+    for (uint32_t i = 0; i < md->nconfiguration && !rc; i++) {
+        const tn_delta_kv *kv = &md->configuration[i];
+        if (!kv->key || (want && strcmp(kv->key, want) != 0)) continue;
+        found = true;
+        rc = rows_str(&r, 0, kv->key);
+        if (!rc) rc = rows_str(&r, 1, kv->value ? kv->value : "");
+        if (!rc) rc = rows_next(&r);
+    }
+    if (!rc && want && !found) {
+        const char *msg = tn_arena_printf(b->arena, "Table %s does not have property: %s",
+                                          stmt->u.describe.table.parts[stmt->u.describe.table.n - 1].name, want);
+        rc = msg ? rows_str(&r, 0, want) : TN_ENOMEM;
+        if (!rc) rc = rows_str(&r, 1, msg);
+        if (!rc) rc = rows_next(&r);
+    }
+    return rows_close(&r, rc);
+}
+
 static int describe_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     static const char *names[] = {"column_name", "column_type", "null", "key", "default", "extra"};
     tn_type ty[6];
@@ -1030,8 +1063,10 @@ static int describe_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) 
     int rc = tn_bind_table_name(b, &tr, &p, &alias);
     if (rc) return rc;
     tn_table *t = p->kind == TN_PLAN_SCAN && p->u.scan.format == TN_SCAN_DELTA ? p->u.scan.source : NULL;
-    if (stmt->u.describe.table_info || stmt->u.describe.show_create) {
-        rc = stmt->u.describe.table_info ? table_info(b, p, t, out) : show_create(b, stmt, p, t, out);
+    if (stmt->u.describe.table_info || stmt->u.describe.show_create || stmt->u.describe.show_properties) {
+        rc = stmt->u.describe.table_info ? table_info(b, p, t, out)
+             : stmt->u.describe.show_create ? show_create(b, stmt, p, t, out)
+                                            : show_properties(b, stmt, t, out);
         tn_plan_free(p);
         return rc;
     }

@@ -523,6 +523,11 @@ int tn_stmt_delete(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     const char *label = qtext(b, &d->table);
     int rc = tn_bind_open_table(b, &d->table, &cn, &t);
     if (rc) goto cleanup;
+    if ((rc = tn_layout_check_delete(t))) {
+        tn_error_prefix(rc, "DELETE FROM %s", label);
+        rc = tn_bind_error_at(b, rc, stmt->pos);
+        goto cleanup;
+    }
     uint32_t n = tn_table_num_columns(t);
     const char **names = tn_arena_calloc(b->arena, (n + 1) * sizeof *names);
     tn_type *types = tn_arena_calloc(b->arena, (n + 1) * sizeof *types);

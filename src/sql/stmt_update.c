@@ -219,6 +219,17 @@ int tn_stmt_update(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
         if (!rc) rc = tn_expr_state_create(u.set[ci], &u.set_state[ci]);
         if (rc) goto cleanup;
     }
+    {
+        /* the layout's rules (a primary-key table: engine, key columns) before any row is read */
+        uint8_t *assigned = tn_arena_calloc(b->arena, n + 1);
+        if (!assigned) { rc = TN_ENOMEM; goto cleanup; }
+        for (uint32_t i = 0; i < n; i++) assigned[i] = u.set[i] != NULL;
+        if ((rc = tn_layout_check_update(t, assigned))) {
+            tn_error_prefix(rc, "UPDATE %s", label);
+            rc = tn_bind_error_at(b, rc, stmt->pos);
+            goto cleanup;
+        }
+    }
     tn_layout_rewrite_options o = TN_LAYOUT_REWRITE_OPTIONS_INIT;
     if (up->where) {
         bind_ctx c;

@@ -203,9 +203,25 @@ int tn_vector_init(tn_vector *v, tn_type type, uint32_t capacity);
 void tn_vector_free(tn_vector *v);
 void tn_vector_reset(tn_vector *v);                /* count = 0, all valid, heap emptied */
 int tn_vector_reserve(tn_vector *v, uint32_t capacity); /* grow, keeps contents */
+/* The same, but the data of the new rows [old capacity, capacity) is left uninitialised (the
+ * validity bits say valid, as after tn_vector_reserve): for vectors written only by appends
+ * (tn_vector_append_rows, tn_vector_fill_null), which write every row they add. */
+int tn_vector_reserve_uninit(tn_vector *v, uint32_t capacity);
 int tn_vector_ensure_validity(tn_vector *v);       /* allocate validity (all valid) if NULL */
 static inline bool tn_vector_is_valid(const tn_vector *v, uint32_t row) {
     return v->validity == NULL || ((v->validity[row >> 6] >> (row & 63)) & 1);
+}
+/* Row of an integer-stored vector (BOOLEAN, TINYINT..BIGINT, DATE, TIMESTAMP(TZ), DECIMAL up to
+ * 18 digits) as int64; NULLs are not checked. */
+static inline int64_t tn_vector_int_at(const tn_vector *v, uint32_t i) {
+    switch (v->type.id) {
+    case TN_TYPE_BOOLEAN: return ((const uint8_t *)v->data)[i] != 0;
+    case TN_TYPE_TINYINT: return ((const int8_t *)v->data)[i];
+    case TN_TYPE_SMALLINT: return ((const int16_t *)v->data)[i];
+    case TN_TYPE_INTEGER:
+    case TN_TYPE_DATE: return ((const int32_t *)v->data)[i];
+    default: return ((const int64_t *)v->data)[i];
+    }
 }
 int tn_vector_set_null(tn_vector *v, uint32_t row); /* allocates validity on first null */
 static inline void tn_vector_set_valid_bit(tn_vector *v, uint32_t row, bool valid) {

@@ -157,14 +157,16 @@ def vc(cols):
 engines = {
     "dedup": ("", None),
     "seq": (", 'sequence.field' = 'sq'", None),
-    "partial": (", 'merge-engine' = 'partial-update'", None),
+    "partial": (", 'merge-engine' = 'partial-update', 'partial-update.remove-record-on-delete' = 'true'", None),
     "firstrow": (", 'merge-engine' = 'first-row'", None),
-    "agg": (", 'merge-engine' = 'aggregation', 'fields.a.aggregate-function' = 'sum', "
+    "agg": (", 'merge-engine' = 'aggregation', 'aggregation.remove-record-on-delete' = 'true', "
+            "'fields.a.aggregate-function' = 'sum', "
             "'fields.b.aggregate-function' = 'min', 'fields.c.aggregate-function' = 'max', "
             "'fields.n.aggregate-function' = 'count', 'fields.x.aggregate-function' = 'product', "
             "'fields.s.aggregate-function' = 'listagg', 'fields.f.aggregate-function' = 'bool_and', "
             "'fields.g.aggregate-function' = 'bool_or'", None),
-    "agg2": (", 'merge-engine' = 'aggregation', 'fields.a.aggregate-function' = 'last_value', "
+    "agg2": (", 'merge-engine' = 'aggregation', 'aggregation.remove-record-on-delete' = 'true', "
+             "'fields.a.aggregate-function' = 'last_value', "
              "'fields.b.aggregate-function' = 'last_non_null_value', 'fields.c.aggregate-function' = 'first_value', "
              "'fields.n.aggregate-function' = 'first_non_null_value', 'fields.s.aggregate-function' = 'listagg', "
              "'fields.s.list-agg-delimiter' = '|'", None),
@@ -173,11 +175,20 @@ engines = {
 DVOPT = ", 'delta.enableDeletionVectors' = 'true'"
 for e in ["dedup", "seq", "partial", "firstrow", "agg"]:
     engines["dv_" + e] = (engines[e][0] + DVOPT, None)
+# dynamic buckets ('bucket' = '-1'): keys placed by the partition's index, 40 keys a bucket
+DYNOPT = ", 'dynamic-bucket.target-row-num' = '40'"
+engines["dyn"] = (DYNOPT, None)
+engines["dynagg"] = (engines["agg"][0] + DYNOPT, None)
+engines["dv_dyn"] = (DYNOPT + DVOPT, None)
+
+def base_engine_of(engine):
+    e = engine[3:] if engine.startswith("dv_") else engine
+    return {"dyn": "dedup", "dynagg": "agg"}.get(e, e)
 cols = ["k", "a", "b", "c", "n", "x", "s", "f", "g", "sq", "p"]
 val_cols = ["a", "b", "c", "n", "x", "s", "f", "g", "sq"]
 
 def expected_sql(engine):
-    engine = engine[3:] if engine.startswith("dv_") else engine
+    engine = base_engine_of(engine)
     key = "p, k"
     o = "bt * 100000 + ord"
     if engine == "dedup":
@@ -226,6 +237,7 @@ def live_at(table, version):
 for engine, (opts, _) in engines.items():
     tname = "pk_" + engine
     nb = rng.choice([1, 3, 8]) if not engine.startswith("dv_") else rng.choice([1, 3])
+    if "dyn" in engine: nb = -1
     t(f"CREATE TABLE {tname} ({schema}, PRIMARY KEY (k, p) NOT ENFORCED) PARTITIONED BY (p) "
       f"WITH ('bucket' = '{nb}'{opts})")
     ref_sql = f"CREATE TABLE ref ({schema}, PRIMARY KEY (p, k)); CREATE TABLE hist (bt INT, ord INT, {schema});\n"
@@ -253,10 +265,33 @@ for engine, (opts, _) in engines.items():
         ref_sql += (f"INSERT INTO hist SELECT {bt}, ord, " + ", ".join(cols) + f" FROM {src};\n"
                     f"INSERT OR REPLACE INTO ref SELECT " + ", ".join(cols) + f" FROM {src} "
                     "QUALIFY row_number() OVER (PARTITION BY p, k ORDER BY ord DESC) = 1;\n")
-        if bt % 3 == 2:
+        if bt % 3 == 2 and base_engine_of(engine) == "firstrow":
+            # Paimon refuses a batch delete on first-row tables; nothing is deleted
+            r = t(f"DELETE FROM {tname} WHERE k % 7 = 0", check=False)
+            if bt == 2:
+                report(r.returncode != 0 and "Merge engine first-row can not support batch delete." in r.stderr,
+                       f"{engine}: DELETE refused with Paimon's message", r.stderr)
+        elif bt % 3 == 2:
             m = rng.randint(0, 6)
             t(f"DELETE FROM {tname} WHERE k % 7 = {m}")
             ref_sql += f"DELETE FROM hist WHERE k % 7 = {m}; DELETE FROM ref WHERE k % 7 = {m};\n"
+        if bt % 3 == 1:
+            # UPDATE: an upsert of the matching live rows with the SET applied (Paimon's batch
+            # UPDATE), so the reference appends them to the history as the batch's last rows
+            base_engine = base_engine_of(engine)
+            m = rng.randint(0, 4)
+            upd = f"UPDATE {tname} SET a = a + 1, s = 'u' WHERE k % 5 = {m}"
+            if base_engine in ("dedup", "seq", "partial"):
+                t(upd)
+                set_cols = ", ".join({"a": "a + 1", "s": "'u'"}.get(c, c) for c in cols)
+                ref_sql += (f"CREATE OR REPLACE TABLE upd AS SELECT * FROM ({expected_sql(engine)}) WHERE k % 5 = {m};\n"
+                            f"INSERT INTO hist SELECT {bt}, 90000 + row_number() OVER (), {set_cols} FROM upd;\n"
+                            f"INSERT OR REPLACE INTO ref SELECT {set_cols} FROM upd;\n")
+            elif bt == 1:
+                r = t(upd, check=False)
+                name = "aggregation" if base_engine.startswith("agg") else "first-row"
+                report(r.returncode != 0 and f"Merge engine {name} can not support batch update." in r.stderr,
+                       f"{engine}: UPDATE refused with Paimon's message", r.stderr)
         ref_sql += f"CREATE TABLE snap_{bt} AS {expected_sql(engine)};\n"
         checks.append((bt, latest_version(tname)))
     parts = []
@@ -279,6 +314,21 @@ for engine, (opts, _) in engines.items():
                    f"only tarn: {sorted(set(mine) - set(ref))[:3]}\nonly reference: {sorted(set(ref) - set(mine))[:3]}\n"
                    f"live-file keys twice: {len(keys) - len(set(keys))}")
             break
+    if all_ok and "dyn" in engine:
+        # every live file says bucketCount -1; no bucket holds more than 40 keys (a new key goes to a
+        # bucket below the target, else to a new one); a key is in one bucket only
+        files = live_files(tname)
+        per_bucket = {}
+        for path, a in files.items():
+            per_bucket.setdefault((a["partitionValues"]["p"], a["tags"]["bucket"]), []).append(path)
+        counts = {}
+        for (pv, b), paths in per_bucket.items():
+            q = " UNION ALL ".join(f"SELECT k FROM read_parquet('{os.path.join(wh, tname, pp)}')" for pp in paths)
+            counts[(pv, b)] = int(rows_of(d(f"SELECT count(DISTINCT k) FROM ({q})"))[0][0])
+        ok = (all(a["tags"]["bucketCount"] == "-1" for a in files.values()) and max(counts.values()) <= 40
+              and len(counts) > 2)
+        report(ok, f"{engine}: dynamic buckets: {len(counts)} buckets of at most {max(counts.values())} keys "
+               "(target 40), bucketCount -1", f"{counts}")
     if all_ok and engine.startswith("dv_"):
         # deletion vectors were written; the protocol names the feature; compaction keeps every
         # bucket at most 5 files (Paimon's num-sorted-run.compaction-trigger)
@@ -290,7 +340,9 @@ for engine, (opts, _) in engines.items():
             b = (a["partitionValues"]["p"], a["tags"]["bucket"])
             per_bucket[b] = per_bucket.get(b, 0) + 1
         ndv = sum(1 for a in files.values() if a.get("deletionVector"))
-        ok = (ndv > 0 and "deletionVectors" in proto.get("readerFeatures", []) and proto["minReaderVersion"] == 3
+        # (first-row never replaces a stored row and refuses DELETE: its upserts write no DV)
+        ok = ((ndv > 0) != (engine == "dv_firstrow") and "deletionVectors" in proto.get("readerFeatures", [])
+              and proto["minReaderVersion"] == 3
               and max(per_bucket.values()) <= 5)
         report(ok, f"{engine}: upserts wrote deletion vectors ({ndv} live files with one), protocol (3, 7) "
                f"deletionVectors, at most {max(per_bucket.values())} files per bucket", f"{proto} {per_bucket}")
@@ -344,8 +396,8 @@ report(not bad, "point lookups by the whole key: the row, from one file (bucket 
 # ---------------------------------------------------------------------------------------------
 # (3) two processes upserting the same bucket at once (copy-on-write, then deletion vectors:
 # both rewrite or re-add the same file, so the later one conflicts and merges again)
-def concurrent(tbl, opts):
-    t(f"CREATE TABLE {tbl} (k INT, v VARCHAR, PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '1'{opts})")
+def concurrent(tbl, opts, bucket="1"):
+    t(f"CREATE TABLE {tbl} (k INT, v VARCHAR, PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '{bucket}'{opts})")
     scripts = []
     expect_keys = set()
     for who, lo in (("A", 0), ("B", 50)):
@@ -363,10 +415,14 @@ def concurrent(tbl, opts):
     ok = all(rc == 0 for rc, _ in errs) and sorted(r[0] for r in rows) == sorted(expect_keys) and len(live) == len(expect_keys)
     versions = len([f for f in os.listdir(os.path.join(wh, tbl, "_delta_log")) if f.endswith(".json") and len(f) == 25])
     ok = ok and versions == 25
-    report(ok, f"two processes x 12 upserts into one bucket{' (deletion vectors)' if opts else ''}: all committed "
+    report(ok, f"two processes x 12 upserts into one {'partition (dynamic buckets)' if bucket == '-1' else 'bucket'}"
+           f"{' (deletion vectors)' if 'Deletion' in opts else ''}: all committed "
            f"({versions - 1} commits), {len(rows)} keys once each", f"{errs} rows={len(rows)} live={len(live)} versions={versions}")
 concurrent("conc", "")
 concurrent("concdv", ", 'delta.enableDeletionVectors' = 'true'")
+# dynamic buckets: overlapping new keys from both; the later commit conflicts (the partition is its
+# read scope) and assigns again on the winner's index, so no key lands in two buckets
+concurrent("concdyn", ", 'dynamic-bucket.target-row-num' = '30'", bucket="-1")
 
 # ---------------------------------------------------------------------------------------------
 # (4) SIGKILL during an upsert and during a rescale overwrite

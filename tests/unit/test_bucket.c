@@ -186,8 +186,17 @@ TEST(spec_errors) {
     CHECK_SPEC_ERR(neg, "The number of buckets needs to be greater than 0.");
     tn_delta_kv abc[] = {{"primary-key", "a,dt"}, {"bucket", "abc"}};
     CHECK_SPEC_ERR(abc, "Could not parse value 'abc' for key 'bucket'.");
-    tn_delta_kv dyn[] = {{"primary-key", "a,dt"}, {"bucket", "-1"}};
-    CHECK_SPEC_ERR(dyn, "dynamic");
+    tn_delta_kv post[] = {{"primary-key", "a,dt"}, {"bucket", "-2"}};
+    CHECK_SPEC_ERR(post, "postpone");
+    tn_delta_kv dynbk[] = {{"primary-key", "a,dt"}, {"bucket", "-1"}, {"bucket-key", "a"}};
+    CHECK_SPEC_ERR(dynbk, "Cannot define 'bucket-key' with bucket = -1, please remove the 'bucket-key' setting or "
+                          "specify a bucket number.");
+    tn_delta_kv dyncross[] = {{"primary-key", "a"}, {"bucket", "-1"}};
+    CHECK_SPEC_ERR(dyncross, "cross-partition upserts");
+    tn_delta_kv dyntarget[] = {{"primary-key", "a,dt"}, {"bucket", "4"}, {"dynamic-bucket.target-row-num", "9"}};
+    CHECK_SPEC_ERR(dyntarget, "needs 'bucket' = '-1'");
+    tn_delta_kv dynbad[] = {{"primary-key", "a,dt"}, {"bucket", "-1"}, {"dynamic-bucket.target-row-num", "0"}};
+    CHECK_SPEC_ERR(dynbad, "Could not parse value '0' for key 'dynamic-bucket.target-row-num'.");
     tn_delta_kv me[] = {{"primary-key", "a,dt"}, {"merge-engine", "replace"}};
     CHECK_SPEC_ERR(me, "Could not parse value 'replace' for key 'merge-engine'");
     tn_delta_kv agg[] = {{"primary-key", "a,dt"}, {"merge-engine", "aggregation"}, {"fields.c.aggregate-function", "avg"}};
@@ -673,6 +682,65 @@ TEST(concurrent_other_buckets_no_conflict) {
     CHECK_OK(read_sums(path, &s));
     CHECK_EQ_INT(s.rows, 4);
     CHECK_EQ_INT(s.vsum, 10);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* Dynamic buckets ('bucket' = '-1', 2 keys a bucket): a new key goes to the first bucket below the
+ * target, else to the lowest unused id; an update stays in its key's bucket; files say
+ * bucketCount -1 (Paimon's PartitionIndex.assign). */
+static void bucket_records(const char *path, int64_t *records, int32_t nb) {
+    for (int32_t b = 0; b < nb; b++) records[b] = 0;
+    tn_table *t = NULL;
+    if (tn_table_open(&t, tn_fs_default(), path, NULL)) return;
+    const tn_delta_snapshot *snap = tn_table_snapshot(t);
+    for (uint32_t i = 0; i < snap->nfiles; i++) {
+        int32_t b, c;
+        if (!tn_bucket_file_tags(&snap->files[i], &b, &c) || c != -1 || b >= nb) records[nb - 1] = -100;
+        else records[b] += tn_delta_file_num_records(&snap->files[i]);
+    }
+    tn_table_close(t);
+}
+
+TEST(dynamic_buckets_assign) {
+    char *dir = make_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/t", dir);
+    tn_table_column_def cols[] = {{"k", tn_type_make(TN_TYPE_BIGINT), false, NULL},
+                                  {"v", tn_type_make(TN_TYPE_BIGINT), true, NULL}};
+    tn_delta_kv conf[] = {{"primary-key", "k"}, {"bucket", "-1"}, {"dynamic-bucket.target-row-num", "2"}};
+    tn_table_create_options co = TN_TABLE_CREATE_OPTIONS_INIT;
+    co.columns = cols;
+    co.ncolumns = 2;
+    co.configuration = conf;
+    co.nconfiguration = 3;
+    CHECK_OK(tn_table_create(tn_fs_default(), path, &co));
+    int64_t k1[] = {10, 11, 12}, v1[] = {1, 1, 1};
+    int64_t k2[] = {12, 13, 14, 15, 16}, v2[] = {2, 2, 2, 2, 2};
+    const int64_t *ks[] = {k1, k2}, *vs[] = {v1, v2};
+    uint32_t ns[] = {3, 5};
+    for (int w = 0; w < 2; w++) {
+        tn_table *t = NULL;
+        tn_layout_writer *wr = NULL;
+        CHECK_OK(tn_table_open(&t, tn_fs_default(), path, NULL));
+        CHECK_OK(tn_layout_writer_open(&wr, t, NULL));
+        CHECK_OK(write_kv(wr, ks[w], vs[w], ns[w]));
+        CHECK_OK(tn_layout_writer_commit(wr, NULL));
+        tn_table_close(t);
+    }
+    /* 10, 11 -> 0 (full); 12 -> 1; then 12 stays in 1, 13 -> 1 (full), 14, 15 -> 2, 16 -> 3 */
+    int64_t rec[5];
+    bucket_records(path, rec, 5);
+    CHECK_EQ_INT(rec[0], 2);
+    CHECK_EQ_INT(rec[1], 2);
+    CHECK_EQ_INT(rec[2], 2);
+    CHECK_EQ_INT(rec[3], 1);
+    CHECK_EQ_INT(rec[4], 0);
+    sums s;
+    CHECK_OK(read_sums(path, &s));
+    CHECK_EQ_INT(s.rows, 7);
+    CHECK_EQ_INT(s.v_of[12], 2);
+    CHECK_EQ_INT(s.v_of[10], 1);
     rm_rf(dir);
     free(dir);
 }

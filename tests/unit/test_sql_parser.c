@@ -511,6 +511,8 @@ TEST(statements) {
         {"DESCRIBE HISTORY t", "(describe-history t)"},
         {"DESC t", "(describe t)"},
         {"DESCRIBE s.t", "(describe s.t)"},
+        {"SHOW TBLPROPERTIES s.t", "(show-tblproperties s.t)"},
+        {"SHOW TBLPROPERTIES t ('bucket')", "(show-tblproperties t (key 'bucket'))"},
         {"DESCRIBE TABLE t", "(describe t)"},
         {"DESCRIBE history", "(describe history)"},
         {"DESCRIBE SELECT 1", "(describe (select (items (int 1))))"},

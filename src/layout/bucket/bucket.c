@@ -67,7 +67,8 @@ bool tn_bucket_file_tags(const tn_delta_file *f, int32_t *bucket, int32_t *count
     if (!fb || !fc || !b || !c) return false;
     char *e1 = NULL, *e2 = NULL;
     long vb = strtol(b, &e1, 10), vc = strtol(c, &e2, 10);
-    if (!*b || *e1 || !*c || *e2 || vc <= 0 || vb < 0 || vb >= vc) return false;
+    /* bucketCount -1: a dynamic-bucket file (any bucket id) */
+    if (!*b || *e1 || !*c || *e2 || vb < 0 || vb > 65535 || (vc != -1 && (vc <= 0 || vb >= vc))) return false;
     *bucket = (int32_t)vb;
     *count = (int32_t)vc;
     return true;
@@ -98,10 +99,12 @@ static int bucket_open(tn_layout_writer **out, tn_table *t, const tn_layout_writ
     if (bo) {
         char *end = NULL;
         long v = strtol(bo, &end, 10);
-        if (!*bo || *end || v <= 0 || v > 65536)
-            return tn_error_set(TN_EINVAL, "table '%s': write option 'bucket' = '%s' is not a bucket count (1 to 65536)",
-                                tn_table_path(t), bo);
-        pinned = (int32_t)v;
+        const char *tb = tn_table_property(t, "bucket");
+        bool dynamic = tb && strcmp(tb, "-1") == 0;
+        if (dynamic ? strcmp(bo, "-1") != 0 : (!*bo || *end || v <= 0 || v > 65536))
+            return tn_error_set(TN_EINVAL, "table '%s': write option 'bucket' = '%s' is not a bucket count (%s)",
+                                tn_table_path(t), bo, dynamic ? "-1: the table has dynamic buckets" : "1 to 65536");
+        pinned = dynamic ? 0 : (int32_t)v;
     }
     const char *append_only = tn_table_property(t, "delta.appendOnly");
     if (append_only && tn_str_iequal(append_only, "true"))
@@ -197,7 +200,8 @@ static bool in_scope(void *ctx, const tn_delta_file *f) {
         if (strcmp(s->parts[i].key, (const char *)s->key.data) != 0) continue;
         int32_t b, n;
         if (!tn_bucket_file_tags(f, &b, &n) || n != s->parts[i].nbuckets) return true;
-        return s->parts[i].buckets[b] != 0;
+        /* dynamic buckets: the key index is the whole partition */
+        return n == -1 || s->parts[i].buckets[b] != 0;
     }
     return false;
 }
@@ -640,18 +644,32 @@ static int commit_on(bucket_writer *w, tn_table *t, tn_table_commit_result *res)
         tp->key = kb.data ? tn_arena_strdup(arena, (const char *)kb.data) : NULL;
         tn_buf_free(&kb);
         tp->nbuckets = nb;
-        tp->buckets = tn_arena_calloc(arena, (size_t)nb);
-        if (rc || !tp->key || !tp->buckets) { rc = rc ? rc : TN_ENOMEM; break; }
-        /* rows by bucket (counting sort keeps arrival order) */
+        if (rc || !tp->key) { rc = rc ? rc : TN_ENOMEM; break; }
+        /* each row's bucket: its hash modulo the count, or (dynamic) the partition's key index */
         uint32_t n = p->rows.count;
+        int32_t *dest = NULL;          /* dynamic: assigned buckets; fixed: from the hash (no array) */
+        if (spec.dynamic) {
+            tn_bucket_dyn_index ix;
+            dest = tn_arena_alloc(arena, sizeof *dest * (n ? n : 1));
+            if (!dest) { rc = TN_ENOMEM; break; }
+            rc = tn_bucket_dyn_build(&ix, t, &spec, sel, nsel);       /* overwrite: nsel 0, a fresh index */
+            if (!rc) rc = tn_bucket_dyn_assign(&ix, &spec, p->rows.bucket, n, dest);
+            nb = ix.nb > 0 ? ix.nb : 1;
+            tn_bucket_dyn_free(&ix);
+            if (rc) break;
+        }
+#define ROW_BUCKET(r) (dest ? dest[r] : tn_bucket_of_hash(p->rows.bucket[r], nb))
+        tp->buckets = tn_arena_calloc(arena, (size_t)nb);
+        /* rows by bucket (counting sort keeps arrival order) */
         uint32_t *start = tn_arena_calloc(arena, ((size_t)nb + 1) * sizeof *start);
         uint32_t *pos = tn_arena_alloc(arena, ((size_t)nb + 1) * sizeof *pos);
         uint32_t *order = tn_arena_alloc(arena, sizeof *order * (n ? n : 1));
-        if (!start || !pos || !order) { rc = TN_ENOMEM; break; }
-        for (uint32_t r = 0; r < n; r++) start[tn_bucket_of_hash(p->rows.bucket[r], nb) + 1]++;
+        if (!tp->buckets || !start || !pos || !order) { rc = TN_ENOMEM; break; }
+        for (uint32_t r = 0; r < n; r++) start[ROW_BUCKET(r) + 1]++;
         for (int32_t b = 0; b < nb; b++) start[b + 1] += start[b];
         memcpy(pos, start, sizeof *pos * ((size_t)nb + 1));
-        for (uint32_t r = 0; r < n; r++) order[pos[tn_bucket_of_hash(p->rows.bucket[r], nb)]++] = r;
+        for (uint32_t r = 0; r < n; r++) order[pos[ROW_BUCKET(r)]++] = r;
+#undef ROW_BUCKET
         for (int32_t b = 0; b < nb && !rc; b++) {
             uint32_t cnt = start[b + 1] - start[b];
             if (cnt == 0) continue;
@@ -746,23 +764,9 @@ static int hash_task(void *ctx, uint32_t i, uint32_t worker) {
     tn_bucket_rows *rows = j->parts[i];
     const tn_bucket_spec *spec = &j->w->spec;
     uint32_t end = j->first[i] + HASH_ROWS < rows->count ? j->first[i] + HASH_ROWS : rows->count;
-    tn_value vals[TN_BUCKET_MAX_KEYS];
     const tn_vector *kc[TN_BUCKET_MAX_KEYS];
     for (uint32_t k = 0; k < spec->nbkey; k++) kc[k] = &rows->cols[spec->bkey[k]];
-    if (spec->nbkey == 1 && tn_bucket_hash_column(kc[0], j->first[i], end, rows->bucket)) return 0;
-    if (tn_bucket_fixed_keys(kc, spec->nbkey)) {
-        for (uint32_t r = j->first[i]; r < end; r++) rows->bucket[r] = tn_bucket_hash_fixed(kc, spec->nbkey, r);
-        return 0;
-    }
-    tn_buf row = TN_BUF_INIT;
-    int rc = 0;
-    for (uint32_t r = j->first[i]; r < end && !rc; r++) {
-        for (uint32_t k = 0; k < spec->nbkey; k++) tn_vector_get_value(&rows->cols[spec->bkey[k]], r, &vals[k]);
-        rc = tn_bucket_binary_row(&row, vals, spec->nbkey);
-        if (!rc) rows->bucket[r] = tn_bucket_hash_bytes(row.data, row.len);
-    }
-    tn_buf_free(&row);
-    return rc;
+    return tn_bucket_hash_rows(kc, spec->nbkey, j->first[i], end, rows->bucket);
 }
 
 static int hash_rows(bucket_writer *w) {
@@ -1024,7 +1028,7 @@ static bool prune_file(void *ctx, const tn_delta_file *f) {
     prune_ctx *p = ctx;
     if (p->inner && !p->inner(p->inner_ctx, f)) return false;
     int32_t b, n;
-    if (!tn_bucket_file_tags(f, &b, &n)) return true;
+    if (!tn_bucket_file_tags(f, &b, &n) || n == -1) return true;   /* dynamic: any bucket may hold the key */
     return tn_bucket_of_hash(p->hash, n) == b;
 }
 
@@ -1091,5 +1095,6 @@ static int bucket_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, con
 
 const tn_layout_impl tn_layout_bucket = {
     "bucket", bucket_open, bucket_write, bucket_commit, bucket_abort, bucket_num_files, bucket_scan_open,
-    tn_bucket_check_create, tn_bucket_check_alter, bucket_optimize,
+    tn_bucket_check_create, tn_bucket_check_alter, bucket_optimize, tn_bucket_check_delete,
+    tn_bucket_check_update,
 };

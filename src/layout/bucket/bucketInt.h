@@ -6,7 +6,10 @@
  *
  * Configuration keys (Paimon's option names, stored as given in metaData.configuration):
  *   primary-key                    'c1,c2'   the key (CREATE TABLE's PRIMARY KEY writes it)
- *   bucket                         'N' > 0   buckets per partition (default 1; Phoenix SALT_BUCKETS)
+ *   bucket                         'N' > 0   buckets per partition (default 1; Phoenix SALT_BUCKETS);
+ *                                  '-1'      dynamic buckets (dynamic.c; bucketCount tag -1)
+ *   dynamic-bucket.target-row-num  'N' > 0   keys per dynamic bucket before a new one (2,000,000)
+ *   dynamic-bucket.max-buckets     'N' (-1)  at most N dynamic buckets per partition (-1: 32767)
  *   bucket-key                     'c1'      hashed columns (default: the key minus partition columns)
  *   merge-engine                   deduplicate | partial-update | aggregation | first-row
  *   sequence.field                 'c'       which row of a key wins (larger wins; ties: later row)
@@ -16,7 +19,7 @@
  *   changelog-producer             none (others refused)
  *   bucket-function.type           default (Paimon's hash; others refused)
  *
- * AddFile tags of every file: bucket = '<b>', bucketCount = '<N at write time>'.
+ * AddFile tags of every file: bucket = '<b>', bucketCount = '<N at write time>' (-1: dynamic buckets).
  */
 #ifndef TN_LAYOUT_BUCKET_INT_H
 #define TN_LAYOUT_BUCKET_INT_H
@@ -88,7 +91,33 @@ typedef struct tn_bucket_spec {
     uint8_t *is_key;                   /* per column */
     uint8_t *agg;                      /* per column: tn_bucket_agg (aggregation engine) */
     const char **delims;               /* per column: fields.<c>.list-agg-delimiter (NULL = ",") */
+    bool remove_on_delete;             /* partial-update / aggregation.remove-record-on-delete */
+    bool dynamic;                      /* 'bucket' = '-1' (nbuckets -1): Paimon's dynamic buckets */
+    int64_t target_rows;               /* dynamic-bucket.target-row-num (default 2,000,000) */
+    int32_t max_buckets;               /* dynamic-bucket.max-buckets (default -1: 32767) */
 } tn_bucket_spec;
+
+/* ---------------------------------------------------------------------------------------------
+ * Dynamic buckets (dynamic.c): a partition's key hash -> bucket index, built from the bucket-key
+ * columns of its live files, and Paimon's assignment of new keys (PartitionIndex.assign).
+ */
+typedef struct tn_bucket_dyn_index {
+    uint64_t *slots;                   /* (uint32 hash) << 32 | (bucket + 1); 0 = empty */
+    uint32_t mask, n;
+    int64_t *count;                    /* per bucket: keys (distinct hashes) */
+    int32_t nb;                        /* buckets in use: the largest id + 1 */
+    int32_t cap;
+} tn_bucket_dyn_index;
+/* Reads the bucket-key columns of snapshot files[0..nfiles) (one partition, deletion vectors
+ * applied) into ix. */
+int tn_bucket_dyn_build(tn_bucket_dyn_index *ix, tn_table *t, const tn_bucket_spec *spec, const uint32_t *files,
+                        uint32_t nfiles);
+/* dest[r] = the bucket of hash[r] for r in 0..n (arrival order): the one the index has, else the
+ * first bucket below target_rows keys, else the lowest unused id (more than max_buckets:
+ * Paimon's error); the index takes the new keys. */
+int tn_bucket_dyn_assign(tn_bucket_dyn_index *ix, const tn_bucket_spec *spec, const int32_t *hash, uint32_t n,
+                         int32_t *dest);
+void tn_bucket_dyn_free(tn_bucket_dyn_index *ix);
 
 /* Parses and validates (Paimon's texts where Paimon has one) a specification; arrays in arena.
  * what names the table for messages. */
@@ -99,6 +128,11 @@ int tn_bucket_spec_of_table(tn_bucket_spec *out, const tn_table *t, tn_arena *ar
 /* The layout's CREATE and ALTER checks. */
 int tn_bucket_check_create(const tn_table_create_options *o);
 int tn_bucket_check_alter(const tn_table *t, const tn_delta_kv *props, uint32_t nprops);
+/* DELETE FROM t: Paimon's rule per merge engine (deduplicate; partial-update and aggregation with
+ * their remove-record-on-delete option; never first-row), with Paimon's texts. */
+int tn_bucket_check_delete(const tn_table *t);
+/* UPDATE t SET <assigned>: deduplicate and partial-update only, no key column (Paimon's texts). */
+int tn_bucket_check_update(const tn_table *t, const uint8_t *assigned);
 /* A file's bucket and bucket count from its add.tags; false when absent or invalid. */
 bool tn_bucket_file_tags(const tn_delta_file *f, int32_t *bucket, int32_t *count);
 /* Whether key is an option of primary-key tables (delta.* and tarn.* keys are checked elsewhere). */
@@ -121,6 +155,9 @@ int32_t tn_bucket_hash_fixed(const tn_vector *const *cols, uint32_t n, uint32_t 
 /* The same for rows first..end-1 of one bucket-key column of 4- or 8-byte integers without
  * NULLs, into out[row]; false (nothing written) for any other column. */
 bool tn_bucket_hash_column(const tn_vector *v, uint32_t first, uint32_t end, int32_t *out);
+/* The hashes of rows first..end-1 of the bucket-key columns kc[0..nk) into out[row], by the
+ * fastest of the three paths above. */
+int tn_bucket_hash_rows(const tn_vector *const *kc, uint32_t nk, uint32_t first, uint32_t end, int32_t *out);
 /* hash of the BinaryRow of values; bucket of a hash for N buckets. */
 int tn_bucket_hash_values(const tn_value *values, uint32_t n, int32_t *hash);
 static inline int32_t tn_bucket_of_hash(int32_t hash, int32_t nbuckets) {

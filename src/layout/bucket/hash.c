@@ -213,3 +213,21 @@ int tn_bucket_hash_values(const tn_value *values, uint32_t n, int32_t *hash) {
     tn_buf_free(&b);
     return rc;
 }
+
+int tn_bucket_hash_rows(const tn_vector *const *kc, uint32_t nk, uint32_t first, uint32_t end, int32_t *out) {
+    if (nk == 1 && tn_bucket_hash_column(kc[0], first, end, out)) return 0;
+    if (tn_bucket_fixed_keys(kc, nk)) {
+        for (uint32_t r = first; r < end; r++) out[r] = tn_bucket_hash_fixed(kc, nk, r);
+        return 0;
+    }
+    tn_value vals[TN_BUCKET_MAX_KEYS];
+    tn_buf row = TN_BUF_INIT;
+    int rc = 0;
+    for (uint32_t r = first; r < end && !rc; r++) {
+        for (uint32_t k = 0; k < nk; k++) tn_vector_get_value(kc[k], r, &vals[k]);
+        rc = tn_bucket_binary_row(&row, vals, nk);
+        if (!rc) out[r] = tn_bucket_hash_bytes(row.data, row.len);
+    }
+    tn_buf_free(&row);
+    return rc;
+}

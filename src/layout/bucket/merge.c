@@ -46,6 +46,14 @@ static int reserve_buckets(tn_bucket_rows *r, uint32_t need) {
     return 0;
 }
 
+/* Room for need rows, doubling; the new rows are not zeroed (a set's columns are written only by
+ * appends, which write every row they add). */
+static int grow_uninit(tn_vector *v, uint32_t need) {
+    if (v->capacity >= need) return 0;
+    uint32_t cap = v->capacity > UINT32_MAX / 2 ? UINT32_MAX : v->capacity * 2;
+    return tn_vector_reserve_uninit(v, cap < need ? need : cap);
+}
+
 int tn_bucket_rows_append(tn_bucket_rows *r, const tn_chunk *chunk, const uint32_t *sel, uint32_t n,
                           const int32_t *buckets) {
     if (n == 0) return 0;
@@ -55,7 +63,9 @@ int tn_bucket_rows_append(tn_bucket_rows *r, const tn_chunk *chunk, const uint32
         if (r->skip[c]) continue;
         if (!tn_type_equal(r->cols[c].type, chunk->cols[c].type))
             return tn_error_set(TN_EINTERNAL, "primary-key write: column %u has another type", c);
-        int rc = tn_vector_append_rows(&r->cols[c], &chunk->cols[c], sel, n);
+        int rc = grow_uninit(&r->cols[c], need);
+        if (rc) return rc;
+        rc = tn_vector_append_rows(&r->cols[c], &chunk->cols[c], sel, n);
         if (rc) return rc;
     }
     int rc = reserve_buckets(r, need);
@@ -77,13 +87,14 @@ int tn_bucket_rows_append_columns(tn_bucket_rows *r, const tn_chunk *chunk, cons
         while (j < ncols && cols[j] != c) j++;
         if (j == ncols) {
             tn_vector *v = &r->cols[c];
-            if (v->capacity < need) rc = tn_vector_reserve(v, need > v->capacity * 2 ? need : v->capacity * 2);
+            rc = grow_uninit(v, need);
             if (!rc) rc = tn_vector_fill_null(v, r->count, n);
             if (!rc) r->cols[c].count = need;
         } else if (!tn_type_equal(r->cols[c].type, chunk->cols[j].type)) {
             rc = tn_error_set(TN_EINTERNAL, "primary-key write: column %u has another type", c);
         } else {
-            rc = tn_vector_append_rows(&r->cols[c], &chunk->cols[j], sel, n);
+            rc = grow_uninit(&r->cols[c], need);
+            if (!rc) rc = tn_vector_append_rows(&r->cols[c], &chunk->cols[j], sel, n);
         }
     }
     if (!rc) rc = reserve_buckets(r, need);

@@ -21,6 +21,8 @@ static const char *const agg_names[] = {
 static const char *const known_keys[] = {
     "primary-key", "bucket", "bucket-key", "merge-engine", "sequence.field", "changelog-producer",
     "bucket-function.type", "fields.default-aggregate-function", "target_file_size", "SALT_BUCKETS",
+    "partial-update.remove-record-on-delete", "aggregation.remove-record-on-delete",
+    "dynamic-bucket.target-row-num", "dynamic-bucket.max-buckets",
 };
 
 static bool field_option(const char *key, const char **col, size_t *collen, const char **what) {
@@ -187,6 +189,8 @@ int tn_bucket_spec_parse(tn_bucket_spec *out, const char *what, const tn_bucket_
                                 "'primary-key', 'bucket', 'bucket-key', 'merge-engine', 'sequence.field', "
                                 "'fields.<column>.aggregate-function', 'fields.<column>.ignore-retract', "
                                 "'fields.<column>.list-agg-delimiter', 'fields.default-aggregate-function', "
+                                "'partial-update.remove-record-on-delete', 'aggregation.remove-record-on-delete', "
+                                "'dynamic-bucket.target-row-num', 'dynamic-bucket.max-buckets', "
                                 "'changelog-producer' = 'none', 'bucket-function.type' = 'default', "
                                 "'target_file_size', delta.* properties)", what, k);
     }
@@ -219,10 +223,16 @@ int tn_bucket_spec_parse(tn_bucket_spec *out, const char *what, const tn_bucket_
         }
     }
     /* fixed buckets need every partition column in the key (Paimon's cross-partition case) */
+    const char *bucket_text = conf_get(conf, nconf, "bucket");
+    bool dynamic_asked = bucket_text && strcmp(bucket_text, "-1") == 0;
     for (uint32_t i = 0; i < npart; i++)
         if (!out->is_key[part[i]]) {
             list_text(l1, sizeof l1, cols, out->key, out->nkey);
             list_text(l2, sizeof l2, cols, part, npart);
+            if (dynamic_asked)
+                return tn_error_set(TN_EUNSUPPORTED, "%s: cross-partition upserts (Paimon's dynamic bucket mode with a "
+                                    "primary key %s that does not include all partition fields %s) are not supported: "
+                                    "put the partition fields in the key", what, l1, l2);
             return tn_error_set(TN_EINVAL, "%s: You should use dynamic bucket (bucket = -1) mode in cross partition "
                                 "update case (Primary key constraint %s not include all partition fields %s).", what,
                                 l1, l2);
@@ -251,16 +261,38 @@ int tn_bucket_spec_parse(tn_bucket_spec *out, const char *what, const tn_bucket_
         if (strcmp(bkey_name, "SALT_BUCKETS") == 0 && (v < 0 || v > 256))
             return tn_error_set(TN_EINVAL, "%s: ERROR 1021 (42Y80): Salt bucket numbers should be with 1 and 256.", what);
         if (strcmp(bkey_name, "SALT_BUCKETS") == 0 && v == 0) v = 1;       /* Phoenix: 0 = unsalted */
-        if (v == -1 || v == -2)
-            return tn_error_set(TN_EUNSUPPORTED, "%s: 'bucket' = '%lld' (Paimon's %s bucket mode) is not supported: "
-                                "give a fixed number of buckets > 0", what, v, v == -1 ? "dynamic" : "postpone");
-        if (v <= 0)
+        if (v == -2)
+            return tn_error_set(TN_EUNSUPPORTED, "%s: 'bucket' = '-2' (Paimon's postpone bucket mode) is not supported: "
+                                "give a fixed number of buckets > 0, or -1 (dynamic buckets)", what);
+        if (v == -1 && strcmp(bkey_name, "bucket") == 0) out->dynamic = true;
+        else if (v <= 0)
             return tn_error_set(TN_EINVAL, "%s: 'bucket' = '%s': The number of buckets needs to be greater than 0.",
                                 what, bs);
         if (v > 65536)
             return tn_error_set(TN_EINVAL, "%s: 'bucket' = '%s': at most 65536 buckets per partition", what, bs);
         out->nbuckets = (int32_t)v;
     }
+    /* dynamic buckets: Paimon's options and rules */
+    out->target_rows = 2000000;
+    out->max_buckets = -1;
+    static const char *const dyn_keys[] = {"dynamic-bucket.target-row-num", "dynamic-bucket.max-buckets"};
+    for (int i = 0; i < 2; i++) {
+        const char *dv = conf_get(conf, nconf, dyn_keys[i]);
+        if (!dv) continue;
+        if (!out->dynamic)
+            return tn_error_set(TN_EUNSUPPORTED, "%s: option '%s' needs 'bucket' = '-1' (dynamic bucket mode)", what,
+                                dyn_keys[i]);
+        char *end = NULL;
+        errno = 0;
+        long long v = strtoll(dv, &end, 10);
+        if (!*dv || !end || *end || errno || (i == 0 && v <= 0) || (i == 1 && (v == 0 || v < -1 || v > 32767)))
+            return tn_error_set(TN_EINVAL, "%s: Could not parse value '%s' for key '%s'.", what, dv, dyn_keys[i]);
+        if (i == 0) out->target_rows = v;
+        else out->max_buckets = (int32_t)v;
+    }
+    if (out->dynamic && conf_get(conf, nconf, "bucket-key"))
+        return tn_error_set(TN_EINVAL, "%s: Cannot define 'bucket-key' with bucket = -1, please remove the "
+                            "'bucket-key' setting or specify a bucket number.", what);
     /* the bucket key */
     const char *bk = conf_get(conf, nconf, "bucket-key");
     if (bk) {
@@ -299,6 +331,21 @@ int tn_bucket_spec_parse(tn_bucket_spec *out, const char *what, const tn_bucket_
     else
         return tn_error_set(TN_EINVAL, "%s: Could not parse value '%s' for key 'merge-engine' (deduplicate, "
                             "partial-update, aggregation, first-row).", what, me);
+    /* DELETE removes a key's row: Paimon's per-engine options (checked by tn_bucket_check_delete) */
+    static const struct { const char *key; tn_bucket_engine engine; const char *engine_name; } removes[] = {
+        {"partial-update.remove-record-on-delete", TN_BUCKET_PARTIAL_UPDATE, "partial-update"},
+        {"aggregation.remove-record-on-delete", TN_BUCKET_AGGREGATION, "aggregation"},
+    };
+    for (size_t i = 0; i < sizeof removes / sizeof removes[0]; i++) {
+        const char *v = conf_get(conf, nconf, removes[i].key);
+        if (!v) continue;
+        if (!is_true_false(v))
+            return tn_error_set(TN_EINVAL, "%s: Could not parse value '%s' for key '%s'.", what, v, removes[i].key);
+        if (out->engine != removes[i].engine)
+            return tn_error_set(TN_EUNSUPPORTED, "%s: option '%s' needs 'merge-engine' = '%s'", what, removes[i].key,
+                                removes[i].engine_name);
+        out->remove_on_delete = tn_str_iequal(v, "true");
+    }
     /* sequence field */
     const char *sf = conf_get(conf, nconf, "sequence.field");
     if (sf) {
@@ -432,6 +479,15 @@ int tn_bucket_check_alter(const tn_table *t, const tn_delta_kv *props, uint32_t 
                                     "rows are and how they merge): create a new table and INSERT INTO it",
                                     tn_table_path(t), fixed[i]);
             }
+    /* dynamic and fixed buckets place keys differently: no switch between them */
+    for (uint32_t k = 0; k < nprops; k++) {
+        if (!tn_str_iequal(props[k].key, "bucket")) continue;
+        const char *old = tn_table_property(t, "bucket");
+        bool was = old && strcmp(old, "-1") == 0, is = props[k].value && strcmp(props[k].value, "-1") == 0;
+        if (was != is)
+            return tn_error_set(TN_EUNSUPPORTED, "table '%s': 'bucket' cannot change between dynamic (-1) and a fixed "
+                                "count by ALTER TABLE: create a new table and INSERT INTO it", tn_table_path(t));
+    }
     /* the configuration after the change must still be a valid primary-key table */
     const tn_delta_metadata *md = &tn_table_snapshot(t)->metadata;
     tn_delta_kv *conf = tn_calloc((size_t)md->nconfiguration + nprops + 1, sizeof *conf);
@@ -457,6 +513,59 @@ int tn_bucket_check_alter(const tn_table *t, const tn_delta_kv *props, uint32_t 
     rc = tn_bucket_spec_parse(&spec, what, cols, tn_table_num_columns(t), conf, n, arena);
 cleanup:
     tn_free(conf);
+    tn_arena_destroy(arena);
+    return rc;
+}
+
+int tn_bucket_check_delete(const tn_table *t) {
+    tn_arena *arena = tn_arena_create(0);
+    if (!arena) return TN_ENOMEM;
+    tn_bucket_spec spec;
+    int rc = tn_bucket_spec_of_table(&spec, t, arena);
+    if (rc) goto cleanup;
+    /* Paimon's validation of a batch delete (Flink's SupportsRowLevelDelete), its texts */
+    if (spec.engine == TN_BUCKET_FIRST_ROW)
+        rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': Merge engine first-row can not support batch delete.",
+                          tn_table_path(t));
+    else if ((spec.engine == TN_BUCKET_PARTIAL_UPDATE || spec.engine == TN_BUCKET_AGGREGATION) && !spec.remove_on_delete) {
+        const char *name = spec.engine == TN_BUCKET_AGGREGATION ? "aggregation" : "partial-update";
+        rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': Merge engine %s doesn't support batch delete by default. To "
+                          "support batch delete, please set %s.remove-record-on-delete to true.", tn_table_path(t), name,
+                          name);
+    }
+cleanup:
+    tn_arena_destroy(arena);
+    return rc;
+}
+
+int tn_bucket_check_update(const tn_table *t, const uint8_t *assigned) {
+    tn_arena *arena = tn_arena_create(0);
+    if (!arena) return TN_ENOMEM;
+    tn_bucket_spec spec;
+    int rc = tn_bucket_spec_of_table(&spec, t, arena);
+    if (rc) goto cleanup;
+    /* Paimon's validation of a batch update (Flink's SupportsRowLevelUpdate), its texts */
+    bool key_assigned = false;
+    for (uint32_t i = 0; i < spec.nkey; i++) key_assigned |= assigned[spec.key[i]] != 0;
+    if (key_assigned) {
+        tn_bucket_column *cols = tn_arena_calloc(arena, (spec.ncols + 1) * sizeof *cols);
+        uint32_t *set = tn_arena_calloc(arena, (spec.ncols + 1) * sizeof *set);
+        if (!cols || !set) { rc = TN_ENOMEM; goto cleanup; }
+        uint32_t nset = 0;
+        for (uint32_t i = 0; i < spec.ncols; i++) {
+            cols[i].name = tn_table_column(t, i)->name;
+            if (assigned[i]) set[nset++] = i;
+        }
+        char keys[512], sets[512];
+        list_text(keys, sizeof keys, cols, spec.key, spec.nkey);
+        list_text(sets, sizeof sets, cols, set, nset);
+        rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': Updates to primary keys are not supported, primaryKeys (%s), "
+                          "updatedColumns (%s)", tn_table_path(t), keys, sets);
+    } else if (spec.engine == TN_BUCKET_AGGREGATION || spec.engine == TN_BUCKET_FIRST_ROW) {
+        rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': Merge engine %s can not support batch update.",
+                          tn_table_path(t), spec.engine == TN_BUCKET_AGGREGATION ? "aggregation" : "first-row");
+    }
+cleanup:
     tn_arena_destroy(arena);
     return rc;
 }

@@ -624,10 +624,76 @@ static bool like_match(const char *s, uint32_t sn, const char *p, uint32_t pn, i
     return pi == pn;
 }
 
+/* A pattern of literal segments between '%' (no '_', no escape): matched with byte searches.
+ * Segments start at character boundaries ('%' is ASCII), so a byte match of a segment is a
+ * match of its characters, and the leftmost match of each middle segment is the one the
+ * backtracking matcher would settle on. */
+#define LIKE_MAX_SEGS 16
+typedef struct like_plan {
+    const char *pat;            /* the pattern planned (pointer and length: reused per row) */
+    uint32_t pat_len;
+    bool simple;                /* only literals and '%' */
+    bool anchored_start, anchored_end;
+    uint32_t nsegs;
+    tn_str segs[LIKE_MAX_SEGS];
+} like_plan;
+
+static void like_plan_make(like_plan *lp, const char *p, uint32_t pn) {
+    lp->pat = p;
+    lp->pat_len = pn;
+    lp->simple = false;
+    lp->nsegs = 0;
+    for (uint32_t i = 0; i < pn; i++)
+        if (p[i] == '_') return;
+    lp->anchored_start = pn == 0 || p[0] != '%';
+    lp->anchored_end = pn == 0 || p[pn - 1] != '%';
+    uint32_t i = 0;
+    while (i < pn) {
+        while (i < pn && p[i] == '%') i++;
+        uint32_t j = i;
+        while (j < pn && p[j] != '%') j++;
+        if (j > i) {
+            if (lp->nsegs == LIKE_MAX_SEGS) return;
+            lp->segs[lp->nsegs++] = (tn_str){p + i, j - i};
+        }
+        i = j;
+    }
+    /* "abc" alone is one segment anchored at both ends; "" matches only "" */
+    lp->simple = true;
+}
+
+static bool like_plan_match(const like_plan *lp, const char *s, uint32_t sn) {
+    uint32_t ns = lp->nsegs, first = 0, last = ns;
+    uint32_t lo = 0, hi = sn;             /* the part of s the middle segments must lie in */
+    if (ns == 0) return !(lp->anchored_start && lp->anchored_end) || sn == 0;
+    if (lp->anchored_start) {
+        tn_str g = lp->segs[0];
+        if (g.len > sn || memcmp(s, g.ptr, g.len) != 0) return false;
+        lo = g.len;
+        first = 1;
+        if (ns == 1 && lp->anchored_end) return g.len == sn;
+    }
+    if (lp->anchored_end && last > first) {
+        tn_str g = lp->segs[ns - 1];
+        if (g.len > hi - lo || memcmp(s + sn - g.len, g.ptr, g.len) != 0) return false;
+        hi = sn - g.len;
+        last = ns - 1;
+    }
+    for (uint32_t k = first; k < last; k++) {
+        tn_str g = lp->segs[k];
+        if (g.len > hi - lo) return false;
+        const char *f = g.len == 1 ? memchr(s + lo, g.ptr[0], hi - lo) : memmem(s + lo, hi - lo, g.ptr, g.len);
+        if (!f) return false;
+        lo = (uint32_t)(f - s) + g.len;
+    }
+    return true;
+}
+
 static int like_fn(FN_ARGS, bool ci, bool neg, bool has_escape) {
     uint8_t *r = out->data;
     tn_buf a = TN_BUF_INIT, b = TN_BUF_INIT;
     int rc = 0;
+    like_plan lp = {.pat = NULL, .pat_len = UINT32_MAX};
     for (uint32_t i = 0; i < n && !rc; i++) {
         if (!VALID(i)) {
             r[i] = 0;
@@ -647,6 +713,13 @@ static int like_fn(FN_ARGS, bool ci, bool neg, bool has_escape) {
             if ((rc = map_case(&a, s, false)) || (rc = map_case(&b, p, false))) break;
             s.ptr = a.data ? (const char *)a.data : "", s.len = (uint32_t)a.len;
             p.ptr = b.data ? (const char *)b.data : "", p.len = (uint32_t)b.len;
+        }
+        if (esc < 0 && !ci) {
+            if (p.ptr != lp.pat || p.len != lp.pat_len) like_plan_make(&lp, p.ptr, p.len);
+            if (lp.simple) {
+                r[i] = like_plan_match(&lp, s.ptr, s.len) != neg;
+                continue;
+            }
         }
         r[i] = like_match(s.ptr, s.len, p.ptr, p.len, esc) != neg;
     }

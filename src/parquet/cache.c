@@ -222,4 +222,5 @@ void tn_parquet_cache_get_stats(tn_parquet_cache_stats *out) {
     out->bytes = g_bytes;
     out->max_bytes = g_max;
     pthread_mutex_unlock(&g_mu);
+    out->page_memo_bytes = pq_page_memo_total_bytes();
 }

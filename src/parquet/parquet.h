@@ -66,8 +66,11 @@ int tn_parquet_open_cached(tn_parquet_file **out, tn_fs *fs, const char *path,
 void tn_parquet_cache_configure(uint64_t max_bytes);
 /* Forgets every kept footer (open copies stay valid). */
 void tn_parquet_cache_clear(void);
+/* page_memo_bytes: decompressed pages kept with the footers of small files (up to 4 MiB; at
+ * most 16 MiB per file and 64 MiB in all), so that a statement re-reading a small table does not
+ * decompress it again; freed with the footer. */
 typedef struct tn_parquet_cache_stats {
-    uint64_t hits, misses, entries, bytes, max_bytes;
+    uint64_t hits, misses, entries, bytes, max_bytes, page_memo_bytes;
 } tn_parquet_cache_stats;
 void tn_parquet_cache_get_stats(tn_parquet_cache_stats *out);
 

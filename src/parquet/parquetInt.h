@@ -174,6 +174,19 @@ int pq_encode_offset_index(tn_buf *out, const pq_offset_index *index);
  * GZIP may hold several members; a zero-length input for an expected 0 is fine for every codec.
  */
 int pq_decompress(int codec, const uint8_t *src, size_t src_len, uint8_t *dst, size_t expected);
+
+/* page_memo.c: decompressed pages of a small cached file, named by file offset (the footer
+ * cache's master owns one; NULL for files too large to get one). get copies len bytes into dst
+ * and says whether the page was kept with exactly that length. */
+#define PQ_MEMO_MAX_FILE ((uint64_t)4 << 20)
+#define PQ_MEMO_MAX_BYTES ((uint64_t)16 << 20)
+#define PQ_MEMO_TOTAL_BYTES ((uint64_t)64 << 20)
+typedef struct pq_page_memo pq_page_memo;
+pq_page_memo *pq_page_memo_new(uint64_t file_size);
+void pq_page_memo_free(pq_page_memo *m);
+bool pq_page_memo_get(pq_page_memo *m, uint64_t offset, uint8_t *dst, size_t len);
+void pq_page_memo_put(pq_page_memo *m, uint64_t offset, const uint8_t *src, size_t len);
+uint64_t pq_page_memo_total_bytes(void);
 /* Compresses src into out (appended). level 0 = codec default. */
 int pq_compress(int codec, int level, const uint8_t *src, size_t src_len, tn_buf *out);
 

@@ -39,6 +39,7 @@ struct tn_parquet_file {
      * reference to it; the master counts its references (the cache's and its copies'). */
     tn_parquet_file *master;
     uint32_t refs;
+    pq_page_memo *pages;              /* a small master's decompressed pages (page_memo.c) */
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -635,7 +636,10 @@ void pq_rd_unref(tn_parquet_file *master) {
 void pq_rd_make_master(tn_parquet_file *f) {
     tn_parquet_handle_close(f);
     f->refs = 1;
+    f->pages = pq_page_memo_new(f->size);
 }
+
+pq_page_memo *pq_rd_page_memo(const tn_parquet_file *f) { return f->pages; }
 
 size_t pq_rd_footer_bytes(const tn_parquet_file *f) {
     return sizeof *f + tn_arena_bytes(f->arena) + f->footer_len + strlen(f->path) + 1;
@@ -650,6 +654,7 @@ void tn_parquet_close(tn_parquet_file *f) {
         tn_free(f);
         return;
     }
+    pq_page_memo_free(f->pages);
     tn_arena_destroy(f->arena);
     tn_free(f->footer);
     tn_free(f->path);

@@ -57,6 +57,8 @@ tn_parquet_file *pq_rd_share(tn_parquet_file *master, tn_fs *fs, const tn_parque
 void pq_rd_unref(tn_parquet_file *master);
 /* Turns a freshly opened file into a master: descriptor closed, one reference (the caller's). */
 void pq_rd_make_master(tn_parquet_file *f);
+/* The decompressed-page memo a file shares with its master (NULL: none). */
+pq_page_memo *pq_rd_page_memo(const tn_parquet_file *f);
 /* The memory a master holds (what the cache counts against its budget). */
 size_t pq_rd_footer_bytes(const tn_parquet_file *f);
 

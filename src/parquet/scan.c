@@ -38,6 +38,7 @@ int pq_sc_chunk_load(tn_parquet_scan *s, colreader *cr, const pq_column_chunk *c
     }
     s->counters.bytes_read += (uint64_t)len;
     cr->chunk_len = (size_t)len;
+    cr->chunk_start = (uint64_t)start;
     cr->pos = 0;
     cr->next_row = 0;
     cr->page_no = 0;

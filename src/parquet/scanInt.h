@@ -56,6 +56,7 @@ typedef struct colreader {
     /* row group */
     const pq_column_meta *cm;
     uint8_t *chunk; size_t chunk_len, chunk_cap;
+    uint64_t chunk_start;     /* file offset of chunk[0] */
     size_t pos;               /* next page header in chunk */
     int64_t next_row;         /* row (in the row group) of the next data page */
     uint32_t page_no;         /* pages walked in this chunk */

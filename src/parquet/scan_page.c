@@ -520,6 +520,23 @@ int pq_sc_dict_take(colreader *cr, uint8_t *dst, uint32_t k) {
     return 0;
 }
 
+/* Decompresses the page body src (slen bytes in cr's chunk) into dst, through the file's page
+ * memo when it has one (a small cached file: page_memo.c). */
+static int decompress_page(tn_parquet_scan *s, colreader *cr, const uint8_t *src, size_t slen,
+                           uint8_t *dst, size_t ulen) {
+    pq_page_memo *memo = s->file ? pq_rd_page_memo(s->file) : NULL;
+    uint64_t offset = 0;
+    if (memo && src >= cr->chunk && src < cr->chunk + cr->chunk_len) {
+        offset = cr->chunk_start + (uint64_t)(src - cr->chunk);
+        if (pq_page_memo_get(memo, offset, dst, ulen)) return 0;
+    } else {
+        memo = NULL;
+    }
+    int rc = pq_decompress(cr->cm->codec, src, slen, dst, ulen);
+    if (rc == 0 && memo) pq_page_memo_put(memo, offset, dst, ulen);
+    return rc;
+}
+
 /* Decompresses a page body into a pooled buffer; data with len==0 never reaches the codec. */
 int pq_sc_page_data(tn_parquet_scan *s, colreader *cr, const uint8_t *src, size_t slen,
                     size_t ulen, bool compressed, const uint8_t **out, size_t *out_len) {
@@ -537,7 +554,7 @@ int pq_sc_page_data(tn_parquet_scan *s, colreader *cr, const uint8_t *src, size_
     }
     uint8_t *dst = pool_get(cr, ulen);
     if (!dst) return NOMEM();
-    int rc = pq_decompress(cr->cm->codec, src, slen, dst, ulen);
+    int rc = decompress_page(s, cr, src, slen, dst, ulen);
     if (rc) return rc;
     *out = dst;
     *out_len = ulen;
@@ -596,7 +613,7 @@ static int load_dictionary(tn_parquet_scan *s, colreader *cr, const pq_page_head
     if (cr->cm->codec != TN_CODEC_UNCOMPRESSED && len > 0) {
         uint8_t *dst = pq_sc_sbuf_get(&cr->dict_raw, (size_t)h->uncompressed_page_size);
         if (!dst) return NOMEM();
-        int rc = pq_decompress(cr->cm->codec, body, len, dst, (size_t)h->uncompressed_page_size);
+        int rc = decompress_page(s, cr, body, len, dst, (size_t)h->uncompressed_page_size);
         if (rc) return rc;
         data = dst;
         len = (size_t)h->uncompressed_page_size;

@@ -1056,9 +1056,29 @@ TEST(footer_cache) {
     CHECK_EQ_INT(st.entries, 1);
     CHECK(!tn_parquet_handle_is_open(b));   /* a cached open does no I/O */
     CHECK_EQ_INT(tn_parquet_num_rows(b), 5000);
-    /* the entry goes; both copies stay usable and scan the same rows */
+    /* a small cached file keeps its decompressed pages: a second scan decompresses nothing
+     * and reads the same rows as an uncached open */
+    table ta, tb, tc;
+    CHECK_EQ_INT(st.page_memo_bytes, st0.page_memo_bytes);
+    CHECK_OK(scan_table(a, NULL, 0, NULL, 0, &ta, NULL));
+    tn_parquet_cache_get_stats(&st);
+    CHECK(st.page_memo_bytes > st0.page_memo_bytes);
+    uint64_t kept = st.page_memo_bytes;
+    CHECK_OK(scan_table(b, NULL, 0, NULL, 0, &tb, NULL));
+    tn_parquet_cache_get_stats(&st);
+    CHECK_EQ_INT(st.page_memo_bytes, kept);
+    CHECK(tables_equal(&tb, &ta, true));
+    tn_parquet_file *plain = NULL;
+    CHECK_OK(tn_parquet_open(&plain, NULL, path, NULL));
+    CHECK_OK(scan_table(plain, NULL, 0, NULL, 0, &tc, NULL));
+    CHECK(tables_equal(&tc, &ta, true));
+    tn_parquet_close(plain);
+    table_free(&ta);
+    table_free(&tb);
+    table_free(&tc);
+    /* the entry goes; both copies stay usable and scan the same rows; the pages go with the
+     * last copy */
     tn_parquet_cache_clear();
-    table ta, tb;
     CHECK_OK(scan_table(a, NULL, 0, NULL, 0, &ta, NULL));
     CHECK_OK(scan_table(b, NULL, 0, NULL, 0, &tb, NULL));
     CHECK_EQ_INT(tb.nrows, 5000);
@@ -1067,6 +1087,8 @@ TEST(footer_cache) {
     table_free(&tb);
     tn_parquet_close(a);
     tn_parquet_close(b);
+    tn_parquet_cache_get_stats(&st);
+    CHECK_EQ_INT(st.page_memo_bytes, st0.page_memo_bytes);
     /* replaced by another file: another size, read again */
     CHECK_OK(tn_parquet_open_cached(&a, NULL, path, NULL));
     CHECK(copy_file(gpath("local/duckdb_written/duckdb_v2_zstd.parquet"), path) == 0);

@@ -848,6 +848,11 @@ static void class_row(pg_out *o, const pg_rel *r, uint32_t natts) {
     row_end(o);
 }
 
+/* typstorage / attstorage as PostgreSQL 15's: fixed-length plain, numeric main, else extended. */
+static const char *type_storage(const pg_type_def *t) {
+    return t && t->len > 0 ? "p" : t && t->oid == 1700 ? "m" : "x";
+}
+
 static void type_row(pg_out *o, const pg_type_def *t) {
     char buf[32];
     pi(o, t->oid); ps(o, t->name); pi(o, NS_CATALOG); pi(o, ROLE_OID); pi(o, t->len);
@@ -860,7 +865,7 @@ static void type_row(pg_out *o, const pg_type_def *t) {
     snprintf(buf, sizeof buf, "%ssend", t->name); ps(o, t->elem ? "array_send" : buf);
     ps(o, "-"); ps(o, "-"); ps(o, "-");
     ps(o, t->len == 8 ? "d" : t->len == 4 ? "i" : t->len == 2 ? "s" : t->len == 1 ? "c" : "i");
-    ps(o, t->len > 0 ? "p" : "x"); pi(o, 0); pi(o, 0); pi(o, -1); pi(o, 0);
+    ps(o, type_storage(t)); pi(o, 0); pi(o, 0); pi(o, -1); pi(o, 0);
     pi(o, t->category == 'S' ? 100 : 0);
     row_end(o);
 }
@@ -924,7 +929,7 @@ static int rows_of(pg_out *o, rel_id id, const pg_model *m) {
                     if (id == R_ATTRIBUTE) {
                         pi(o, r->oid); ps(o, cols.names[k]); pi(o, toid); pi(o, -1); pi(o, td ? td->len : -1);
                         pi(o, k + 1); pi(o, 0); pi(o, -1); pi(o, type_mod(t)); pi(o, td && td->len > 0 && td->len <= 8);
-                        ps(o, td && td->len == 8 ? "d" : "i"); ps(o, td && td->len > 0 ? "p" : "x"); ps(o, "");
+                        ps(o, td && td->len == 8 ? "d" : "i"); ps(o, type_storage(td)); ps(o, "");
                         pi(o, !cols.nullable[k]); pi(o, 0); pi(o, 0); ps(o, ""); ps(o, ""); pi(o, 0); pi(o, 1);
                         pi(o, 0); pi(o, toid == 25 ? 100 : 0);
                     } else {

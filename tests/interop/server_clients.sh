@@ -99,11 +99,12 @@ check_contains "rollback warns about committed writes" "ROLLBACK cannot undo the
 
 # --- the catalog as psql's \d commands ask it (pg_catalog / information_schema views, plus
 # server/compat.c for the \d queries that need arrays). Expected outputs are what PostgreSQL 15
-# prints for the same objects (checked once against a postgresql-15 server; text for varchar).
+# prints for the same objects (checked once against a postgresql-15 server; text for varchar;
+# \d+ sales.orders against PostgreSQL 15.18 on 2026-12-04).
 qa() { PGCONNECT_TIMEOUT=10 psql -X -h 127.0.0.1 -p "$SRV_PORT" -U tester -d tarn "$@" 2>&1; }
 qa -q -c "create schema sales" -c "create table sales.orders (id bigint not null, amount decimal(12,2), note varchar, placed timestamp, day date, ok boolean, ratio double, b varbinary)" \
    -c "create view sales.big as select id, amount from sales.orders where amount > 100" -c "create table sales.items (sku varchar)" >/dev/null
-describe() { qa -c '\dt sales.*' -c '\dt' -c '\dv sales.*' -c '\d sales.orders' -c '\d sales.big' -c '\d nope' -c '\dn' -c '\l' -c '\df' -c '\di'; }
+describe() { qa -c '\dt sales.*' -c '\dt' -c '\dv sales.*' -c '\d sales.orders' -c '\d sales.big' -c '\d nope' -c '\dn' -c '\l' -c '\df' -c '\di' -c '\d+ sales.orders'; }
 check "psql \\d commands = tests/server/psql_describe.out" "$(cat tests/server/psql_describe.out)" "$(describe)"
 # what BI tools send on connect (DBeaver, Metabase, Grafana) and the functions catalog queries call
 check "session functions" "public|tester|tester|tarn|public" "$(q -c 'select current_schema(), session_user, current_user, current_database(), current_schema')"

@@ -231,8 +231,36 @@ static int dec_overflow(const char *word, tn_type t) {
     }
 DEC_BIN(add_dec, "addition", __builtin_add_overflow(x, y, &r))
 DEC_BIN(sub_dec, "subtraction", __builtin_sub_overflow(x, y, &r))
-DEC_BIN(mul_dec, "multiplication", __builtin_mul_overflow(x, y, &r))
+DEC_BIN(mul_dec_any, "multiplication", __builtin_mul_overflow(x, y, &r))
 #undef DEC_FAST
+
+/* DECIMAL multiplication into a 128-bit result where an argument is stored in 128 bits (nested
+ * products such as TPC-H Q1's price * (1 - discount) * (1 + tax)): operands whose values fit in
+ * 64 bits multiply in one 64x64->128 step, which cannot overflow; others take the checked
+ * 128-bit multiplication. */
+static int mul_dec(FN_ARGS) {
+    bool x128 = tn_type_is_decimal128(args[0]->type), y128 = tn_type_is_decimal128(args[1]->type);
+    if (!tn_type_is_decimal128(out->type) || (!x128 && !y128)) return mul_dec_any(call, args, nargs, n, out);
+    const tn_int128 lim = tn_pow10_i128[out->type.precision];
+    const uint32_t xs = args[0]->count != 1, ys = args[1]->count != 1;
+    tn_int128 *o = out->data;
+    for (uint32_t i = 0; i < n; i++) {
+        tn_int128 x = x128 ? ((const tn_int128 *)args[0]->data)[i * xs] : ((const int64_t *)args[0]->data)[i * xs];
+        tn_int128 y = y128 ? ((const tn_int128 *)args[1]->data)[i * ys] : ((const int64_t *)args[1]->data)[i * ys];
+        tn_int128 r;
+        bool bad;
+        if (x == (int64_t)x && y == (int64_t)y) {
+            r = (tn_int128)(int64_t)x * (int64_t)y;
+            bad = false;
+        } else {
+            bad = __builtin_mul_overflow(x, y, &r);
+        }
+        if ((bad || r >= lim || r <= -lim) && tn_vector_is_valid(out, i))
+            return dec_overflow("multiplication", out->type);
+        o[i] = r;
+    }
+    return 0;
+}
 #define DEC_FAST(WORD, EXPR)
 DEC_BIN(mod_dec, "modulo", (y == 0 ? (r = 0, false) : (r = x % y, false)))
 

@@ -137,14 +137,17 @@ static bool int_like(tn_type t) {
     }
 }
 
-static int64_t int_at(const tn_vector *v, uint32_t row) {
-    switch (tn_type_width(v->type)) {
+/* An integer key of width w (tn_type_width of the column, taken once per merge) at row. */
+static inline int64_t int_at_w(const tn_vector *v, size_t w, uint32_t row) {
+    switch (w) {
     case 1: return ((const int8_t *)v->data)[row];
     case 2: return ((const int16_t *)v->data)[row];
     case 4: return ((const int32_t *)v->data)[row];
     default: return ((const int64_t *)v->data)[row];
     }
 }
+
+static int64_t int_at(const tn_vector *v, uint32_t row) { return int_at_w(v, tn_type_width(v->type), row); }
 
 static int int_ref_cmp(const void *pa, const void *pb) {
     const int_ref *x = pa, *y = pb;
@@ -207,11 +210,12 @@ static int int_ref_sort(int_ref *ir, uint32_t n) {
 static int key_runs_merge(tn_bucket_ref *refs, uint32_t n, tn_bucket_rows *const *sets, uint32_t kc) {
     if (n < 2) return 0;
     const tn_vector *kv[2] = {&sets[0]->cols[kc], &sets[1]->cols[kc]};
+    size_t w = tn_type_width(kv[0]->type);
     uint32_t bounds[KWAY_RUNS + 1], nruns = 1;
     bounds[0] = 0;
-    int64_t prev = int_at(kv[refs[0].set], refs[0].row);
+    int64_t prev = int_at_w(kv[refs[0].set], w, refs[0].row);
     for (uint32_t i = 1; i < n; i++) {
-        int64_t k = int_at(kv[refs[i].set], refs[i].row);
+        int64_t k = int_at_w(kv[refs[i].set], w, refs[i].row);
         if (k < prev) {
             if (nruns == KWAY_RUNS) return 1;
             bounds[nruns++] = i;
@@ -226,14 +230,14 @@ static int key_runs_merge(tn_bucket_ref *refs, uint32_t n, tn_bucket_rows *const
     int64_t head[KWAY_RUNS];
     for (uint32_t r = 0; r < nruns; r++) {
         pos[r] = bounds[r];
-        head[r] = int_at(kv[refs[pos[r]].set], refs[pos[r]].row);
+        head[r] = int_at_w(kv[refs[pos[r]].set], w, refs[pos[r]].row);
     }
     for (uint32_t o = 0; o < n; o++) {
         uint32_t best = UINT32_MAX;
         for (uint32_t r = 0; r < nruns; r++)
             if (pos[r] < bounds[r + 1] && (best == UINT32_MAX || head[r] < head[best])) best = r;
         out[o] = refs[pos[best]++];
-        if (pos[best] < bounds[best + 1]) head[best] = int_at(kv[refs[pos[best]].set], refs[pos[best]].row);
+        if (pos[best] < bounds[best + 1]) head[best] = int_at_w(kv[refs[pos[best]].set], w, refs[pos[best]].row);
     }
     memcpy(refs, out, sizeof *refs * n);
     tn_free(out);
@@ -476,6 +480,7 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
                 (seq_col < 0 || (int_like(tn_table_column(t, (uint32_t)seq_col)->type)));
     uint32_t kc0 = s.nsort ? s.sort[0] : 0;
     const tn_vector *kcv[2] = {&sets[0]->cols[kc0], &sets[1]->cols[kc0]};
+    size_t kw = tn_type_width(kcv[0]->type);
     bool runs = false;                 /* fast, sorted by key_runs_merge: keys read from the column */
     if (fast && seq_col < 0) {
         rc = key_runs_merge(refs, nrefs, sets, kc0);
@@ -526,8 +531,8 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
     for (uint32_t a = 0; a < nrefs && !rc;) {
         uint32_t b = a + 1;
         if (runs) {
-            int64_t ka = int_at(kcv[refs[a].set], refs[a].row);
-            while (b < nrefs && int_at(kcv[refs[b].set], refs[b].row) == ka) b++;
+            int64_t ka = int_at_w(kcv[refs[a].set], kw, refs[a].row);
+            while (b < nrefs && int_at_w(kcv[refs[b].set], kw, refs[b].row) == ka) b++;
         } else if (fast)
             while (b < nrefs && fast_keys[b] == fast_keys[a]) b++;
         else

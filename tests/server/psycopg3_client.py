@@ -28,6 +28,10 @@ with psycopg.connect(host="127.0.0.1", port=port, user="tester", dbname="tarn", 
         cur.execute("select i from p3 where s = %s", ("a",))
         check("WITH HOLD cursor with a text parameter", [(1,)], cur.fetchall())
     with c.cursor() as cur:
+        with cur.copy("copy (select i, s, d, n, b from p3 order by i) to stdout (format binary)") as cp:
+            cp.set_types(["int4", "text", "date", "numeric", "bool"])
+            check("COPY TO STDOUT binary", [(1, "a", datetime.date(2020, 1, 2), decimal.Decimal("1.50"), True), (2, None, None, None, False)], list(cp.rows()))
+    with c.cursor() as cur:
         with cur.copy("copy p3 (i, s) from stdin") as cp:
             cp.write_row((3, "x"))
             cp.write_row((4, None))

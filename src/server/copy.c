@@ -1,6 +1,7 @@
 /*
  * server/copy.c: COPY over the wire: `COPY t [(cols)] FROM STDIN` and `COPY t [(cols)] | (query)
- * TO STDOUT`, in PostgreSQL's text and CSV formats (options: sql/copy_stdin.c).
+ * TO STDOUT`, in PostgreSQL's text and CSV formats, and TO STDOUT in its binary format too
+ * (options: sql/copy_stdin.c).
  *
  *   FROM STDIN  server: CopyInResponse 'G' (int8 0 = text, int16 ncols, int16 0[ncols])
  *               client: CopyData 'd' (any split of the data) ... then CopyDone 'c' or CopyFail
@@ -9,6 +10,11 @@
  *               the copy (a bad row, a CopyFail: 57014; nothing is committed)
  *   TO STDOUT   server: CopyOutResponse 'H' (same layout), CopyData per row, CopyDone,
  *               CommandComplete "COPY n"
+ *
+ * Binary format (TO STDOUT): the response's formats are 1; one CopyData per tuple (int16 field
+ * count, per field int32 length or -1 for NULL and the value's binary encoding, as in binary
+ * result columns), then one of the trailer (int16 -1); the first of them starts with the header
+ * (signature "PGCOPY\n\377\r\n\0", int32 flags 0, int32 extension length 0).
  *
  * Text format: fields split by the delimiter (tab), rows by \n (\r\n accepted), the null string
  * (\N) unescaped marks NULL, backslash escapes \b \f \n \r \t \v \\ \ooo \xhh, a line "\." ends
@@ -24,12 +30,22 @@
 
 bool tn_pg_copy_is_stdio(const tn_sql_stmt *st) { return tn_sql_copy_is_stdio(st, NULL); }
 
-static void put_copy_response(tn_pg_conn *c, uint8_t type, uint32_t ncols) {
+static void put_copy_response(tn_pg_conn *c, uint8_t type, uint32_t ncols, bool binary) {
     size_t at = tn_pg_begin(&c->out, type);
-    tn_pg_put_i8(&c->out, 0);
+    tn_pg_put_i8(&c->out, binary ? 1 : 0);
     tn_pg_put_i16(&c->out, (int16_t)ncols);
-    for (uint32_t i = 0; i < ncols; i++) tn_pg_put_i16(&c->out, 0);
+    for (uint32_t i = 0; i < ncols; i++) tn_pg_put_i16(&c->out, binary ? 1 : 0);
     tn_pg_end(&c->out, at);
+}
+
+/* The binary format's header: signature, flags (no OIDs), no header extension. */
+/* The binary format's header: signature, flags (no OIDs), no header extension. It opens the
+ * CopyData of the first tuple (or of the trailer), as PostgreSQL sends it and psycopg reads it. */
+static void put_binary_header(tn_pg_conn *c) {
+    static const uint8_t signature[11] = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', 0xff, '\r', '\n', 0};
+    tn_pg_put_bytes(&c->out, signature, sizeof signature);
+    tn_pg_put_i32(&c->out, 0);
+    tn_pg_put_i32(&c->out, 0);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -241,13 +257,14 @@ static int parse_data(copy_in *ci, bool at_end) {
 }
 
 static int copy_from(tn_pg_conn *c, tn_sql_script *sc, uint32_t i, const tn_sql_copy_format *f) {
+    if (f->binary) return tn_error_set(TN_EUNSUPPORTED, "COPY FROM STDIN in format binary is not supported yet (text and csv are; COPY TO STDOUT writes binary)");
     copy_in ci;
     memset(&ci, 0, sizeof ci);
     ci.f = *f;
     const char *text = tn_sql_script_text(sc, i);
     int rc = tn_sql_copy_in_open(&ci.loader, c->session, tn_sql_script_stmt(sc, i), text, strlen(text), &ci.nfields);
     if (rc) return rc;
-    put_copy_response(c, 'G', ci.nfields);
+    put_copy_response(c, 'G', ci.nfields, f->binary);
     if ((rc = tn_pg_conn_flush(c))) { tn_sql_copy_in_abort(ci.loader); return TN_PG_EOF; }
     int err = 0;                 /* the first failure; the copy is drained to its end first */
     char failmsg[256] = "";
@@ -373,7 +390,7 @@ static int copy_to(tn_pg_conn *c, tn_sql_script *sc, uint32_t i, const tn_sql_co
     if (!rc) rc = tn_sql_script_execute_stream(&r, qs, 0, NULL, 0);
     if (rc) goto done;
     uint32_t ncols = tn_sql_result_ncols(r);
-    put_copy_response(c, 'H', ncols);
+    put_copy_response(c, 'H', ncols, f->binary);
     if (f->header) {
         row.len = 0;
         for (uint32_t k = 0; k < ncols && !rc; k++) {
@@ -389,7 +406,33 @@ static int copy_to(tn_pg_conn *c, tn_sql_script *sc, uint32_t i, const tn_sql_co
         const tn_chunk *ch = NULL;
         rc = tn_sql_result_fetch(r, &ch);
         if (rc || !ch) break;
-        for (uint32_t rr = 0; rr < ch->count && !rc; rr++) {
+        for (uint32_t rr = 0; rr < ch->count && !rc && f->binary; rr++) {
+            /* a tuple: its field count, then each field as a length word (-1: NULL) and the
+             * value's binary encoding (the same as a binary result column's) */
+            size_t at = tn_pg_begin(&c->out, 'd');
+            if (n == 0) put_binary_header(c);
+            tn_pg_put_i16(&c->out, (int16_t)ncols);
+            for (uint32_t k = 0; k < ncols && !rc; k++) {
+                const tn_vector *v = &ch->cols[k];
+                if (!tn_vector_is_valid(v, rr)) {
+                    tn_pg_put_i32(&c->out, -1);
+                    continue;
+                }
+                val.len = 0;
+                rc = tn_pg_encode_value(&val, v, rr, 1, c->settings.extra_float_digits);
+                if (!rc) {
+                    tn_pg_put_i32(&c->out, (int32_t)val.len);
+                    tn_pg_put_bytes(&c->out, val.data, val.len);
+                }
+            }
+            if (rc) {
+                c->out.buf.len = at;                 /* no half tuple before the error */
+                break;
+            }
+            tn_pg_end(&c->out, at);
+            n++;
+        }
+        for (uint32_t rr = 0; rr < ch->count && !rc && !f->binary; rr++) {
             row.len = 0;
             for (uint32_t k = 0; k < ncols && !rc; k++) {
                 if (k) rc = tn_buf_append_byte(&row, (uint8_t)f->delimiter);
@@ -404,6 +447,12 @@ static int copy_to(tn_pg_conn *c, tn_sql_script *sc, uint32_t i, const tn_sql_co
             n++;
         }
         if (!rc && c->out.buf.len > (1u << 20)) rc = tn_pg_conn_flush(c) ? TN_PG_EOF : 0;
+    }
+    if (!rc && f->binary) {
+        size_t at = tn_pg_begin(&c->out, 'd');
+        if (n == 0) put_binary_header(c);
+        tn_pg_put_i16(&c->out, -1);              /* the trailer */
+        tn_pg_end(&c->out, at);
     }
     if (!rc) {
         size_t at = tn_pg_begin(&c->out, 'c');

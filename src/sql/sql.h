@@ -136,10 +136,10 @@ const char *tn_sql_error_class(int code);
 /* COPY ... FROM STDIN / TO STDOUT (copy_stdin.c): the rows travel over a front end's stream
  * (the pgwire server). tn_sql_copy_is_stdio: whether st is such a COPY (*to: TO STDOUT). */
 bool tn_sql_copy_is_stdio(const tn_sql_stmt *st, bool *to);
-/* PostgreSQL's COPY options of st: format text (default) or csv, header, delimiter (tab / ','),
+/* PostgreSQL's COPY options of st: format text (default), csv or binary, header, delimiter (tab / ','),
  * null string ('\N' / ''), quote and escape (csv, '"'), encoding UTF8; others refused. */
 typedef struct tn_sql_copy_format {
-    bool csv, header;
+    bool csv, header, binary;    /* binary: PostgreSQL's binary COPY format (no other option) */
     char delimiter, quote, escape;
     char null_string[64];
 } tn_sql_copy_format;

@@ -434,6 +434,36 @@ static int filter_first(tn_parquet_scan *s, colreader *cr, int64_t row0, uint32_
             }
 #undef FUSED
             cr->page_cursor = p0 + k;
+        } else if (!cr->valid && !cr->dict_stream && cr->vals) {
+            /* a plain page without NULLs: test each value where it was decoded, write it at
+             * the next free slot */
+            const uint8_t *src = cr->vals + (size_t)p0 * w;
+            const fpred *p = &cr->fp[0];
+            if (cr->nfp == 1 && p->ibits && (w == 4 || w == 8)) {
+                const uint64_t *bits = p->ibits;
+                const uint64_t lo = (uint64_t)p->ivals[0], range = p->ibits_range;
+#define PLAIN_IN(T)                                                                          \
+    do {                                                                                     \
+        T *d_ = (T *)base;                                                                   \
+        const T *s_ = (const T *)src;                                                        \
+        for (uint32_t j = 0; j < k; j++) {                                                   \
+            T x = s_[j];                                                                     \
+            uint64_t off = (uint64_t)(int64_t)x - lo;                                        \
+            d_[o] = x;                                                                       \
+            sel[o] = i + j;                                                                  \
+            o += off < range && ((bits[off >> 6] >> (off & 63)) & 1);                        \
+        }                                                                                    \
+    } while (0)
+                if (w == 4) PLAIN_IN(int32_t);
+                else PLAIN_IN(int64_t);
+#undef PLAIN_IN
+            } else {
+                for (uint32_t j = 0; j < k; j++) {
+                    put_val(base + (size_t)o * w, src + (size_t)j * w, w);
+                    sel[o] = i + j;
+                    o += pass_value(cr, src + (size_t)j * w);
+                }
+            }
         } else {
             /* the segment's rows decoded at o.., then the passing ones moved down */
             for (uint32_t j = 0; j < k; j++) sel[o + j] = i + j;

@@ -61,6 +61,7 @@ typedef struct copy_in {
     int64_t line;                /* records seen */
     bool ended;                  /* "\." seen (binary: the trailer) */
     bool header_done;            /* binary: the header was read */
+    const tn_type *types;        /* binary: the type of each field's column (NULL: the loader's) */
     tn_buf field;                /* unescaped field bytes, NUL-separated */
     tn_str *fields;
     bool *nulls;
@@ -89,6 +90,7 @@ static int hand_over(copy_in *ci, const uint32_t *starts, uint32_t n) {
     }
     ci->line++;
     if (ci->f.header && ci->line == 1) return 0;
+    if (!ci->loader) return 0;             /* the decoder alone (tn_pg_copy_binary_check) */
     return tn_sql_copy_in_row(ci->loader, ci->fields, ci->nulls, n, ci->line);
 }
 
@@ -312,7 +314,7 @@ static int parse_binary(copy_in *ci, bool at_end) {
             ci->nulls[k] = len < 0;
             if (len < 0) continue;
             if (n - p < (size_t)len) { complete = false; break; }
-            tn_type t = tn_sql_copy_in_field_type(ci->loader, k);
+            tn_type t = ci->types ? ci->types[k] : tn_sql_copy_in_field_type(ci->loader, k);
             tn_value v;
             rc = tn_pg_decode_param(&v, tn_pg_type_of(t)->oid, 1, d + p, len, k + 1, arena);
             p += (size_t)len;
@@ -374,6 +376,28 @@ static int parse_data(copy_in *ci, bool at_end) {
     return rc;
 }
 
+static void copy_in_free(copy_in *ci) {
+    tn_buf_free(&ci->data);
+    tn_buf_free(&ci->field);
+    tn_free(ci->fields);
+    tn_free(ci->nulls);
+}
+
+int tn_pg_copy_binary_check(const uint8_t *data, size_t len, size_t split, const tn_type *types, uint32_t ntypes) {
+    copy_in ci;
+    memset(&ci, 0, sizeof ci);
+    ci.f.binary = true;
+    ci.types = types;
+    ci.nfields = ntypes;
+    if (split > len) split = len;
+    int rc = tn_buf_append(&ci.data, data, split);
+    if (!rc) rc = parse_data(&ci, false);
+    if (!rc && !ci.ended) rc = tn_buf_append(&ci.data, data + split, len - split);
+    if (!rc) rc = parse_data(&ci, true);
+    copy_in_free(&ci);
+    return rc;
+}
+
 static int copy_from(tn_pg_conn *c, tn_sql_script *sc, uint32_t i, const tn_sql_copy_format *f) {
     copy_in ci;
     memset(&ci, 0, sizeof ci);
@@ -412,10 +436,7 @@ static int copy_from(tn_pg_conn *c, tn_sql_script *sc, uint32_t i, const tn_sql_
             break;
         }
     }
-    tn_buf_free(&ci.data);
-    tn_buf_free(&ci.field);
-    tn_free(ci.fields);
-    tn_free(ci.nulls);
+    copy_in_free(&ci);
     if (err) {
         tn_sql_copy_in_abort(ci.loader);
         return err;

@@ -6,6 +6,8 @@
  * VARCHAR/VARBINARY values point into page buffers that stay valid until the next
  * tn_parquet_scan_next (or close): they are not copied.
  */
+#include <stdlib.h>
+
 #include "parquet/scanInt.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -306,6 +308,46 @@ static int own_value(tn_parquet_scan *s, tn_value *v) {
     return 0;
 }
 
+/* Types whose logical values are integers (cmp_raw compares them as int64). */
+static bool int_stored(tn_type t) {
+    switch (t.id) {
+    case TN_TYPE_TINYINT: case TN_TYPE_SMALLINT: case TN_TYPE_INTEGER: case TN_TYPE_BIGINT:
+    case TN_TYPE_DATE: case TN_TYPE_TIMESTAMP: case TN_TYPE_TIMESTAMP_TZ: return true;
+    case TN_TYPE_DECIMAL: return !tn_type_is_decimal128(t);
+    default: return false;
+    }
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* An IN term's values as a sorted, distinct int64 array (binary-searched per row). */
+static int sorted_ints(tn_parquet_scan *s, fpred *d) {
+    int64_t *iv = tn_arena_alloc(s->arena, ((size_t)d->nvalues + 1) * sizeof *iv);
+    if (!iv) return TN_ENOMEM;
+    for (uint32_t k = 0; k < d->nvalues; k++) iv[k] = d->values[k].u.i;
+    qsort(iv, d->nvalues, sizeof *iv, cmp_i64);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < d->nvalues; k++)
+        if (n == 0 || iv[k] != iv[n - 1]) iv[n++] = iv[k];
+    d->ivals = iv;
+    d->nivals = n;
+    if (n == 0) return 0;
+    uint64_t range = (uint64_t)iv[n - 1] - (uint64_t)iv[0] + 1;
+    if (range == 0 || range > IN_BITMAP_MAX_BITS) return 0;
+    uint64_t *bits = tn_arena_calloc(s->arena, (size_t)(range + 63) / 64 * sizeof *bits);
+    if (!bits) return TN_ENOMEM;
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t o = (uint64_t)iv[k] - (uint64_t)iv[0];
+        bits[o >> 6] |= (uint64_t)1 << (o & 63);
+    }
+    d->ibits = bits;
+    d->ibits_range = range;
+    return 0;
+}
+
 static int add_term(tn_parquet_scan *s, uint32_t column, const fpred *t, uint32_t max_terms) {
     for (uint32_t c = 0; c < s->ncols; c++) {
         colreader *cr = &s->cols[c];
@@ -328,6 +370,8 @@ static int add_term(tn_parquet_scan *s, uint32_t column, const fpred *t, uint32_
                 if (rc) return rc;
             }
             d->values = vals;
+            if (int_stored(cr->type)) rc = sorted_ints(s, d);
+            if (rc) return rc;
         }
         return 0;                    /* a column projected twice is filtered once */
     }
@@ -346,13 +390,13 @@ int tn_parquet_scan_set_filter(tn_parquet_scan *s, const tn_parquet_row_filter *
     uint32_t max_terms = f->npredicates + f->nin_lists;
     for (uint32_t i = 0; i < f->npredicates && !rc; i++) {
         const tn_parquet_predicate *p = &f->predicates[i];
-        fpred t = {p->op, false, p->constant, NULL, 0};
+        fpred t = {p->op, false, p->constant, NULL, 0, NULL, 0, NULL, 0};
         rc = add_term(s, p->column, &t, max_terms);
     }
     for (uint32_t i = 0; i < f->nin_lists && !rc; i++) {
         const tn_parquet_in_list *l = &f->in_lists[i];
         if (l->nvalues && !l->values) continue;
-        fpred t = {TN_PQ_EQ, true, {{TN_TYPE_NULL, 0, 0, NULL}, true, {0}}, l->values, l->nvalues};
+        fpred t = {TN_PQ_EQ, true, {{TN_TYPE_NULL, 0, 0, NULL}, true, {0}}, l->values, l->nvalues, NULL, 0, NULL, 0};
         rc = add_term(s, l->column, &t, max_terms);
     }
     if (rc) goto cleanup;

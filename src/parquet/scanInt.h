@@ -38,7 +38,14 @@ typedef struct fpred {
     tn_value constant;
     const tn_value *values;
     uint32_t nvalues;
+    /* IN over an integer-stored type (not BOOLEAN): the values as sorted distinct int64 */
+    const int64_t *ivals;
+    uint32_t nivals;
+    /* ... and, when their range is at most IN_BITMAP_MAX_BITS, a bitmap over [ivals[0], last] */
+    const uint64_t *ibits;
+    uint64_t ibits_range;
 } fpred;
+#define IN_BITMAP_MAX_BITS ((uint64_t)1 << 23)
 
 typedef struct nestcol nestcol;
 

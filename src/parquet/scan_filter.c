@@ -99,6 +99,32 @@ static bool pass_value(const colreader *cr, const uint8_t *v) {
         const fpred *p = &cr->fp[i];
         bool unsure = false, ok;
         int c;
+        if (p->ivals) {
+            int64_t x;
+            switch (cr->width) {
+            case 1: x = (int8_t)*v; break;
+            case 2: { int16_t y; memcpy(&y, v, 2); x = y; break; }
+            case 4: { int32_t y; memcpy(&y, v, 4); x = y; break; }
+            default: memcpy(&x, v, 8); break;
+            }
+            if (p->nivals == 0) return false;
+            uint64_t o = (uint64_t)x - (uint64_t)p->ivals[0];
+            if (p->ibits) {
+                if (o >= p->ibits_range || !((p->ibits[o >> 6] >> (o & 63)) & 1)) return false;
+                continue;
+            }
+            if (x > p->ivals[p->nivals - 1] || x < p->ivals[0]) return false;
+            /* branchless: the last value <= x */
+            const int64_t *b = p->ivals;
+            uint32_t n = p->nivals;
+            while (n > 1) {
+                uint32_t half = n / 2;
+                b = b[half] <= x ? b + half : b;
+                n -= half;
+            }
+            if (*b != x) return false;
+            continue;
+        }
         if (p->in) {
             ok = false;
             for (uint32_t k = 0; k < p->nvalues && !ok; k++) {

@@ -7,7 +7,10 @@
  * text (the shortest that lets the rest match: the optional filters drivers add), and each is
  * put into the replacement. Why the answers are the same:
  *
- *   columns of \d t    pg_attrdef is empty (tarn keeps no defaults) and every text column has
+ *   relation of \d+ t  tarn has no TOAST tables (reltoastrelid is 0), so the toast options
+ *                      appended to reloptions are none
+ *   columns of \d t and \d+ t
+ *                      pg_attrdef is empty (tarn keeps no defaults) and every text column has
  *                      its type's collation, so both scalar subqueries are NULL
  *   policies, extended statistics, publications of \d t
  *                      pg_policy, pg_statistic_ext and pg_publication* are empty: no rows
@@ -40,6 +43,34 @@ static const compat_rule g_rules[] = {
      "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), CAST(NULL AS text) AS pg_get_expr, "
      "a.attnotnull, CAST(NULL AS text) AS attcollation, a.attidentity, a.attgenerated FROM pg_catalog.pg_attribute a "
      "WHERE a.attrelid = '%OID%' AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum"},
+    {"psql \\d+ relation",
+     "SELECT c.relchecks, c.relkind, c.relhasindex, c.relhasrules, c.relhastriggers, c.relrowsecurity, "
+     "c.relforcerowsecurity, false AS relhasoids, c.relispartition, pg_catalog.array_to_string(c.reloptions || "
+     "array(select 'toast.' || x from pg_catalog.unnest(tc.reloptions) x), ', ') , c.reltablespace, CASE WHEN "
+     "c.reloftype = 0 THEN '' ELSE c.reloftype::pg_catalog.regtype::pg_catalog.text END, c.relpersistence, "
+     "c.relreplident, am.amname FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_class tc ON (c.reltoastrelid = "
+     "tc.oid) LEFT JOIN pg_catalog.pg_am am ON (c.relam = am.oid) WHERE c.oid = '%OID%'",
+     "SELECT c.relchecks, c.relkind, c.relhasindex, c.relhasrules, c.relhastriggers, c.relrowsecurity, "
+     "c.relforcerowsecurity, false AS relhasoids, c.relispartition, pg_catalog.array_to_string(c.reloptions, ', ') "
+     "AS array_to_string, c.reltablespace, CASE WHEN c.reloftype = 0 THEN '' ELSE "
+     "c.reloftype::pg_catalog.regtype::pg_catalog.text END AS reloftype, c.relpersistence, c.relreplident, "
+     "am.amname FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_am am ON (c.relam = am.oid) WHERE c.oid = "
+     "'%OID%'"},
+    {"psql \\d+ columns",
+     "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), (SELECT pg_catalog.pg_get_expr(d.adbin, "
+     "d.adrelid, true) FROM pg_catalog.pg_attrdef d WHERE d.adrelid = a.attrelid AND d.adnum = a.attnum AND "
+     "a.atthasdef), a.attnotnull, (SELECT c.collname FROM pg_catalog.pg_collation c, pg_catalog.pg_type t WHERE "
+     "c.oid = a.attcollation AND t.oid = a.atttypid AND a.attcollation <> t.typcollation) AS attcollation, "
+     "a.attidentity, a.attgenerated, a.attstorage, a.attcompression AS attcompression, CASE WHEN "
+     "a.attstattarget=-1 THEN NULL ELSE a.attstattarget END AS attstattarget, "
+     "pg_catalog.col_description(a.attrelid, a.attnum) FROM pg_catalog.pg_attribute a WHERE a.attrelid = '%OID%' "
+     "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+     "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), CAST(NULL AS text) AS pg_get_expr, "
+     "a.attnotnull, CAST(NULL AS text) AS attcollation, a.attidentity, a.attgenerated, a.attstorage, "
+     "a.attcompression AS attcompression, CASE WHEN a.attstattarget=-1 THEN NULL ELSE a.attstattarget END AS "
+     "attstattarget, pg_catalog.col_description(a.attrelid, a.attnum) AS col_description FROM "
+     "pg_catalog.pg_attribute a WHERE a.attrelid = '%OID%' AND a.attnum > 0 AND NOT a.attisdropped ORDER BY "
+     "a.attnum"},
     {"psql \\d policies",
      "SELECT pol.polname, pol.polpermissive, CASE WHEN pol.polroles = '{0}' THEN NULL ELSE "
      "pg_catalog.array_to_string(array(select rolname from pg_catalog.pg_roles where oid = any (pol.polroles) order "

@@ -117,6 +117,8 @@ typedef struct tn_pg_conn {
     tn_pg_sqlcursor *cursors;    /* DECLARE ... CURSOR (cursor.c) */
     const uint8_t *cur_formats;  /* formats for a session command's RowDescription */
     uint16_t cur_nformats;
+    const tn_value *cur_params;  /* the Bind parameters of an extended-protocol DECLARE */
+    uint32_t cur_nparams;
 } tn_pg_conn;
 
 void tn_pg_conn_run(tn_pg_server *srv, int fd, const char *peer);

@@ -5,7 +5,8 @@
  * "FETCH n"), MOVE skips them ("MOVE n"); CLOSE ends it. Cursors only go forward (NO SCROLL;
  * SCROLL and backward fetches are refused). A cursor WITHOUT HOLD needs a transaction block and
  * ends with it (COMMIT/ROLLBACK), as in PostgreSQL; WITH HOLD lives until CLOSE or the end of
- * the session. Each statement still reads one snapshot: the cursor's, taken at DECLARE.
+ * the session. An extended-protocol DECLARE takes parameters ($n in its query, psycopg 3's
+ * named cursors send them so), kept with the cursor. Each statement still reads one snapshot: the cursor's, taken at DECLARE.
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,12 +22,17 @@ struct tn_pg_sqlcursor {
     uint8_t formats[2];          /* the one format code of every column (int16 big-endian, as
                                     Bind sends them): 1 for DECLARE BINARY */
     bool hold;
+    tn_value *params;            /* the Bind parameters of an extended-protocol DECLARE: the
+                                    query streams after the portal that bound them is gone */
+    uint32_t nparams;
+    tn_arena *arena;             /* params and their strings */
     struct tn_pg_sqlcursor *next;
 };
 
 static void cursor_free(tn_pg_sqlcursor *k) {
     tn_sql_result_free(k->res);
     tn_sql_script_free(k->script);
+    tn_arena_destroy(k->arena);
     tn_free(k->sql);
     tn_free(k);
 }
@@ -50,6 +56,28 @@ void tn_pg_cursors_close(tn_pg_conn *c, bool all) {
     }
 }
 
+/* Copies the connection's Bind parameters (c->cur_params) into the cursor's arena. */
+static int keep_params(tn_pg_conn *c, tn_pg_sqlcursor *k) {
+    if (!c->cur_nparams) return 0;
+    k->arena = tn_arena_create(0);
+    k->params = k->arena ? tn_arena_alloc(k->arena, c->cur_nparams * sizeof *k->params) : NULL;
+    if (!k->params) return TN_ENOMEM;
+    for (uint32_t i = 0; i < c->cur_nparams; i++) {
+        tn_value v = c->cur_params[i];
+        if (!v.is_null && (v.type.id == TN_TYPE_VARCHAR || v.type.id == TN_TYPE_VARBINARY) && v.u.s.len) {
+            char *copy = tn_arena_alloc(k->arena, v.u.s.len);
+            if (!copy) return TN_ENOMEM;
+            memcpy(copy, v.u.s.ptr, v.u.s.len);
+            v.u.s.ptr = copy;
+        } else if (!v.is_null && (v.type.id == TN_TYPE_LIST || v.type.id == TN_TYPE_STRUCT || v.type.id == TN_TYPE_MAP)) {
+            return tn_error_set(TN_EUNSUPPORTED, "DECLARE CURSOR with a parameter of a nested type ($%u)", i + 1);
+        }
+        k->params[i] = v;
+    }
+    k->nparams = c->cur_nparams;
+    return 0;
+}
+
 static int declare(tn_pg_conn *c, const tn_pg_cmd *cmd, char *tag, size_t cap) {
     if (!cmd->hold && c->txn == 'I')
         return tn_error_set(TN_EINVAL, "DECLARE CURSOR can only be used in transaction blocks (or WITH HOLD)");
@@ -66,7 +94,8 @@ static int declare(tn_pg_conn *c, const tn_pg_cmd *cmd, char *tag, size_t cap) {
         return TN_ENOMEM;
     }
     memcpy(k->sql, cmd->value, len + 1);
-    int rc = tn_sql_script_parse(&k->script, c->session, k->sql, len);
+    int rc = keep_params(c, k);
+    if (!rc) rc = tn_sql_script_parse(&k->script, c->session, k->sql, len);
     if (!rc && tn_sql_script_count(k->script) != 1)
         rc = tn_error_set(TN_EINVAL, "DECLARE CURSOR takes one query");
     const tn_sql_stmt *st = rc ? NULL : tn_sql_script_stmt(k->script, 0);
@@ -74,7 +103,7 @@ static int declare(tn_pg_conn *c, const tn_pg_cmd *cmd, char *tag, size_t cap) {
     if (!rc) rc = tn_pg_conn_check_statement(c, st);
     if (!rc) {
         tn_pg_conn_begin_statement(c);
-        rc = tn_sql_script_execute_stream(&k->res, k->script, 0, NULL, 0);
+        rc = tn_sql_script_execute_stream(&k->res, k->script, 0, k->params, k->nparams);
         tn_pg_conn_end_statement(c);
     }
     if (!rc && !tn_sql_result_has_rows(k->res)) rc = tn_error_set(TN_EINVAL, "DECLARE CURSOR needs a query that returns rows");

@@ -142,14 +142,20 @@ static int on_parse(tn_pg_conn *c, const uint8_t *body, uint32_t len) {
         s->sql_len = strlen(rw);
     }
     uint32_t np = m.nparams;
-    if (s->cmd.kind == TN_PG_CMD_NONE) {
-        rc = tn_sql_script_parse(&s->script, c->session, s->sql, s->sql_len);
+    if (s->cmd.kind == TN_PG_CMD_NONE || s->cmd.kind == TN_PG_CMD_DECLARE) {
+        /* a DECLARE's parameters are its query's ($n in the query after FOR) */
+        bool declare = s->cmd.kind == TN_PG_CMD_DECLARE;
+        const char *q = declare ? s->cmd.value : s->sql;
+        tn_sql_script *script = NULL;
+        rc = tn_sql_script_parse(&script, c->session, q, declare ? strlen(q) : s->sql_len);
         if (rc) {
             stmt_unref(s);
-            return ext_sql_fail(c, rc, m.sql);
+            return ext_sql_fail(c, rc, declare ? q : m.sql);
         }
-        if (tn_sql_script_count(s->script) == 1 && tn_sql_script_nparams(s->script, 0) > np)
-            np = tn_sql_script_nparams(s->script, 0);
+        if (tn_sql_script_count(script) == 1 && tn_sql_script_nparams(script, 0) > np)
+            np = tn_sql_script_nparams(script, 0);
+        if (declare) tn_sql_script_free(script);
+        else s->script = script;
     }
     s->nparams = np;
     s->oids = tn_calloc(np + 1, sizeof *s->oids);
@@ -416,9 +422,13 @@ static int on_execute(tn_pg_conn *c, const uint8_t *body, uint32_t len) {
         char tag[64];
         c->cur_formats = p->formats;
         c->cur_nformats = p->nformats;
+        c->cur_params = p->params;
+        c->cur_nparams = p->nparams;
         rc = tn_pg_conn_command(c, &s->cmd, false, true, tag, sizeof tag);
         c->cur_formats = NULL;
         c->cur_nformats = 0;
+        c->cur_params = NULL;
+        c->cur_nparams = 0;
         if (rc) return ext_sql_fail(c, rc, NULL);
         tn_pg_conn_complete(c, tag);
         return 0;

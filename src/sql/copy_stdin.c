@@ -40,9 +40,8 @@ int tn_sql_copy_stdio_format(const tn_sql_stmt *st, tn_sql_copy_format *f) {
         if (tn_str_iequal(o->key, "format")) {
             if (tn_str_iequal(v, "csv")) f->csv = true;
             else if (tn_str_iequal(v, "text")) f->csv = false;
-            else if (tn_str_iequal(v, "binary"))
-                rc = tn_error_set(TN_EUNSUPPORTED, "COPY format binary is not supported yet (text and csv are)");
-            else rc = tn_error_set(TN_EINVAL, "COPY format \"%s\" not recognized (text, csv)", v);
+            else if (tn_str_iequal(v, "binary")) f->binary = true;
+            else rc = tn_error_set(TN_EINVAL, "COPY format \"%s\" not recognized (text, csv, binary)", v);
         } else if (tn_str_iequal(o->key, "header")) {
             if (o->kind == TN_SQL_VALUE_NONE || tn_str_iequal(v, "true") || tn_str_iequal(v, "on") || strcmp(v, "1") == 0)
                 f->header = true;
@@ -72,6 +71,10 @@ int tn_sql_copy_stdio_format(const tn_sql_stmt *st, tn_sql_copy_format *f) {
         }
     }
     if (rc) return rc;
+    if (f->binary && (f->csv || f->header || has_delim || has_null || has_quote || has_escape))
+        return tn_error_set(TN_EINVAL, "COPY: cannot specify %s in BINARY mode",
+                            f->header ? "HEADER" : has_delim ? "DELIMITER" : has_null ? "NULL" : has_quote ? "QUOTE"
+                            : has_escape ? "ESCAPE" : "FORMAT csv as well");
     if (!has_delim) f->delimiter = f->csv ? ',' : '\t';
     if (!has_null) snprintf(f->null_string, sizeof f->null_string, "%s", f->csv ? "" : "\\N");
     if (!f->csv && (has_quote || has_escape))
@@ -284,6 +287,10 @@ int tn_sql_copy_in_row(tn_sql_copy_in *ci, const tn_str *fields, const bool *nul
     }
     ci->text.count = r + 1;
     return ci->text.count == TN_VECTOR_SIZE ? flush_rows(ci) : 0;
+}
+
+tn_type tn_sql_copy_in_field_type(const tn_sql_copy_in *ci, uint32_t k) {
+    return ci->types[ci->target[k]];
 }
 
 int tn_sql_copy_in_commit(tn_sql_copy_in *ci, uint64_t *rows) {

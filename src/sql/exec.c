@@ -668,7 +668,8 @@ static int build(tn_exec *ex, tn_plan *node, tn_pipeline *p) {
         tn_join_table *jt = NULL;
         if (!rc) rc = tn_join_build(ex, node, &bc, bl, &jt);   /* takes bc */
         else tn_collection_free(&bc);
-        if (rc) return rc;
+        if (!rc) rc = tn_join_scan_filter(jt, pnode);
+        if (rc) { tn_join_table_free(jt); return rc; }
         rc = build(ex, pnode, p);
         if (rc) { tn_join_table_free(jt); return rc; }
         rc = tn_op_join_probe(ex, node, jt, &op);               /* takes jt */

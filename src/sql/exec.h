@@ -167,7 +167,13 @@ void tn_sink_destroy(tn_sink *sink);
 /* Hash join: build the table from the right (or left) input collection, then probe. */
 typedef struct tn_join_table tn_join_table;
 int tn_join_build(tn_exec *ex, tn_plan *node, tn_collection *build, bool build_is_left,
-                  tn_join_table **out);                                     /* op_join.c */
+                  tn_join_table **out);
+/* Dynamic join filter: when t's build side has at most a few hundred distinct keys of one
+ * integer key and the probe key is a column that PROJECT / FILTER nodes pass down from a
+ * Parquet scan, the scan under probe gets those keys as an IN list (rows without a match are
+ * dropped there, before its other columns are decoded) — only for joins that drop the probe
+ * rows without a match. Otherwise a list left by an earlier run is cleared. */
+int tn_join_scan_filter(const tn_join_table *t, tn_plan *probe);                                     /* op_join.c */
 int tn_op_join_probe(tn_exec *ex, tn_plan *node, tn_join_table *table, tn_op **out);
 void tn_join_table_free(tn_join_table *t);
 

@@ -10,6 +10,7 @@
  * a nested loop (CROSS JOIN, theta joins). NULL keys never match. Small integer key ranges use
  * a direct array instead of the hash table; build columns are flattened for gathering.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "sql/exec.h"
@@ -287,6 +288,91 @@ int tn_join_build(tn_exec *ex, tn_plan *node, tn_collection *build, bool build_i
         return rc;
     }
     *out = t;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Dynamic join filter into the probe side's Parquet scan.
+ */
+#define JOIN_FILTER_MAX_KEYS 1024
+
+/* The scan whose file column probe's output column `col` is, through PROJECT and FILTER
+ * nodes; *file_col receives it. NULL when the column is computed or comes from elsewhere. */
+static tn_plan *scan_of_column(tn_plan *probe, uint32_t col, uint32_t *file_col) {
+    for (tn_plan *p = probe; p;) {
+        switch (p->kind) {
+        case TN_PLAN_PROJECT: {
+            const tn_expr *e = p->u.project.exprs[col];
+            if (e->kind != TN_EXPR_COLUMN) return NULL;
+            col = e->u.column;
+            p = p->child[0];
+            break;
+        }
+        case TN_PLAN_FILTER:
+            if (p->u.filter.out_cols) col = p->u.filter.out_cols[col];
+            p = p->child[0];
+            break;
+        case TN_PLAN_SCAN:
+            if (p->u.scan.format != TN_SCAN_PARQUET || col >= p->u.scan.ncols) return NULL;
+            *file_col = p->u.scan.cols[col];
+            return p;
+        default: return NULL;
+        }
+    }
+    return NULL;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int tn_join_scan_filter(const tn_join_table *t, tn_plan *probe) {
+    const tn_plan *node = t->node;
+    tn_expr **pkeys = t->build_left ? node->u.join.rkeys : node->u.join.lkeys;
+    if (t->nkeys != 1 || pkeys[0]->kind != TN_EXPR_COLUMN) return 0;
+    uint32_t file_col = 0;
+    tn_plan *scan = scan_of_column(probe, pkeys[0]->u.column, &file_col);
+    if (!scan) return 0;
+    tn_free(scan->u.scan.join_in_values);
+    scan->u.scan.join_in_values = NULL;
+    scan->u.scan.has_join_in = false;
+    /* only where the probe rows without a match are not emitted */
+    tn_join_kind k = node->u.join.kind;
+    bool drops = k == TN_JOIN_INNER || k == TN_JOIN_SEMI || (k == TN_JOIN_ANTI && t->build_left) ||
+                 (k == TN_JOIN_LEFT && t->build_left) || (k == TN_JOIN_RIGHT && !t->build_left);
+    tn_type ty = pkeys[0]->type;
+    if (!drops || !t->ikey || ty.id == TN_TYPE_BOOLEAN || !tn_type_equal(ty, scan->u.scan.src_types[file_col]))
+        return 0;
+    uint32_t nn = 0;
+    for (uint32_t id = 0; id < t->nrows; id++) nn += !t->keynull[id];
+    if (nn > 8 * JOIN_FILTER_MAX_KEYS) return 0;
+    int64_t *keys = tn_malloc(((size_t)nn + 1) * sizeof *keys);
+    if (!keys) return TN_ENOMEM;
+    uint32_t m = 0;
+    for (uint32_t id = 0; id < t->nrows; id++)
+        if (!t->keynull[id]) keys[m++] = t->ikey[id];
+    qsort(keys, m, sizeof *keys, cmp_i64);
+    uint32_t d = 0;
+    for (uint32_t i = 0; i < m; i++)
+        if (d == 0 || keys[i] != keys[d - 1]) keys[d++] = keys[i];
+    if (d > JOIN_FILTER_MAX_KEYS) {
+        tn_free(keys);
+        return 0;
+    }
+    tn_value *vals = tn_calloc((size_t)d + 1, sizeof *vals);
+    if (!vals) {
+        tn_free(keys);
+        return TN_ENOMEM;
+    }
+    for (uint32_t i = 0; i < d; i++) {
+        vals[i].type = ty;
+        vals[i].u.i = keys[i];
+    }
+    tn_free(keys);
+    scan->u.scan.join_in_values = vals;
+    scan->u.scan.join_in = (tn_parquet_in_list){file_col, vals, d};
+    scan->u.scan.has_join_in = true;
     return 0;
 }
 

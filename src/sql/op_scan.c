@@ -126,10 +126,11 @@ static int pq_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker) 
         rc = tn_parquet_scan_open(&pc->scan, f, &o);
         if (rc) goto cleanup;
         pc->file = mo->file;
-        if (s->npreds && !sampling(s)) {
+        if ((s->npreds || s->has_join_in) && !sampling(s)) {
             /* the pushed predicates are conjuncts of the filter above: rows failing one are
-             * dropped in the scan (before the other columns are decoded); the filter still runs */
-            tn_parquet_row_filter rf = {s->preds, s->npreds, NULL, 0};
+             * dropped in the scan (before the other columns are decoded); the filter still runs.
+             * So are a join's build keys (the join drops the rows without a match) */
+            tn_parquet_row_filter rf = {s->preds, s->npreds, s->has_join_in ? &s->join_in : NULL, s->has_join_in ? 1 : 0};
             rc = tn_parquet_scan_set_filter(pc->scan, &rf);
             if (rc) goto cleanup;
         }

@@ -126,7 +126,7 @@ typedef enum rel_id {
     R_NAMESPACE, R_CLASS, R_ATTRIBUTE, R_TYPE, R_DATABASE, R_AM, R_INDEX, R_DESCRIPTION, R_ATTRDEF, R_PROC,
     R_ROLES, R_USER, R_TABLESPACE, R_COLLATION, R_INHERITS, R_CONSTRAINT, R_EXTENSION, R_ENUM, R_TABLES,
     R_VIEWS, R_MATVIEWS, R_TRIGGER, R_REWRITE, R_SHDESCRIPTION, R_SETTINGS,
-    I_SCHEMATA, I_TABLES, I_COLUMNS, I_VIEWS,
+    I_SCHEMATA, I_TABLES, I_COLUMNS, I_VIEWS, I_TABLE_CONSTRAINTS, I_KEY_COLUMN_USAGE,
     R_COUNT
 } rel_id;
 
@@ -224,6 +224,12 @@ static const rel_def g_rels[R_COUNT] = {
     [I_VIEWS] = {13004, true, "views",
                  ISCOLS_TABLE "view_definition v check_option v is_updatable v is_insertable_into v "
                  "is_trigger_updatable v is_trigger_deletable v is_trigger_insertable_into v"},
+    [I_TABLE_CONSTRAINTS] = {13005, true, "table_constraints",
+                             "constraint_catalog v constraint_schema v constraint_name v " ISCOLS_TABLE
+                             "constraint_type v is_deferrable v initially_deferred v enforced v nulls_distinct v"},
+    [I_KEY_COLUMN_USAGE] = {13006, true, "key_column_usage",
+                            "constraint_catalog v constraint_schema v constraint_name v " ISCOLS_TABLE
+                            "column_name v ordinal_position i position_in_unique_constraint i"},
 };
 
 static rel_id rel_lookup(bool info, const char *name) {
@@ -807,7 +813,8 @@ static int rel_columns(tn_binder *b, const pg_rel *r, pg_cols *out) {
 
 /* The primary key of table r (its 'primary-key' property) as pg_index.indkey: the key columns'
  * attnums in key order ("3 1"); "" for a table without one (or unreadable). */
-static int pk_indkey(tn_binder *b, const pg_rel *r, char *out, size_t cap, uint32_t *nkeys) {
+#define PK_MAX_KEYS 64
+static int pk_indkey(tn_binder *b, const pg_rel *r, char *out, size_t cap, uint32_t *nkeys, uint32_t *attnums) {
     out[0] = 0;
     *nkeys = 0;
     tn_catalog *cat = NULL;
@@ -828,9 +835,9 @@ static int pk_indkey(tn_binder *b, const pg_rel *r, char *out, size_t cap, uint3
         while (n && p[n - 1] == ' ') n--;
         for (uint32_t i = 0; i < tn_table_num_columns(t); i++) {
             const char *c = tn_table_column(t, i)->name;
-            if (strlen(c) == n && tn_str_iequal_n(p, n, c) && len + 12 < cap) {
+            if (strlen(c) == n && tn_str_iequal_n(p, n, c) && len + 12 < cap && *nkeys < PK_MAX_KEYS) {
                 len += (size_t)snprintf(out + len, cap - len, "%s%u", len ? " " : "", i + 1);
-                (*nkeys)++;
+                attnums[(*nkeys)++] = i + 1;
                 break;
             }
         }
@@ -848,6 +855,11 @@ static void class_row(pg_out *o, const pg_rel *r, uint32_t natts) {
     row_end(o);
 }
 
+/* typstorage / attstorage as PostgreSQL 15's: fixed-length plain, numeric main, else extended. */
+static const char *type_storage(const pg_type_def *t) {
+    return t && t->len > 0 ? "p" : t && t->oid == 1700 ? "m" : "x";
+}
+
 static void type_row(pg_out *o, const pg_type_def *t) {
     char buf[32];
     pi(o, t->oid); ps(o, t->name); pi(o, NS_CATALOG); pi(o, ROLE_OID); pi(o, t->len);
@@ -860,7 +872,7 @@ static void type_row(pg_out *o, const pg_type_def *t) {
     snprintf(buf, sizeof buf, "%ssend", t->name); ps(o, t->elem ? "array_send" : buf);
     ps(o, "-"); ps(o, "-"); ps(o, "-");
     ps(o, t->len == 8 ? "d" : t->len == 4 ? "i" : t->len == 2 ? "s" : t->len == 1 ? "c" : "i");
-    ps(o, t->len > 0 ? "p" : "x"); pi(o, 0); pi(o, 0); pi(o, -1); pi(o, 0);
+    ps(o, type_storage(t)); pi(o, 0); pi(o, 0); pi(o, -1); pi(o, 0);
     pi(o, t->category == 'S' ? 100 : 0);
     row_end(o);
 }
@@ -924,7 +936,7 @@ static int rows_of(pg_out *o, rel_id id, const pg_model *m) {
                     if (id == R_ATTRIBUTE) {
                         pi(o, r->oid); ps(o, cols.names[k]); pi(o, toid); pi(o, -1); pi(o, td ? td->len : -1);
                         pi(o, k + 1); pi(o, 0); pi(o, -1); pi(o, type_mod(t)); pi(o, td && td->len > 0 && td->len <= 8);
-                        ps(o, td && td->len == 8 ? "d" : "i"); ps(o, td && td->len > 0 ? "p" : "x"); ps(o, "");
+                        ps(o, td && td->len == 8 ? "d" : "i"); ps(o, type_storage(td)); ps(o, "");
                         pi(o, !cols.nullable[k]); pi(o, 0); pi(o, 0); ps(o, ""); ps(o, ""); pi(o, 0); pi(o, 1);
                         pi(o, 0); pi(o, toid == 25 ? 100 : 0);
                     } else {
@@ -956,8 +968,8 @@ static int rows_of(pg_out *o, rel_id id, const pg_model *m) {
             const pg_rel *r = &m->rels[i];
             if (r->catalog >= 0 || r->kind != 'r') continue;
             char key[512], idx[300], zeros[512];
-            uint32_t nk = 0;
-            if ((rc = pk_indkey(b, r, key, sizeof key, &nk)) || !nk) continue;
+            uint32_t nk = 0, attnums[PK_MAX_KEYS];
+            if ((rc = pk_indkey(b, r, key, sizeof key, &nk, attnums)) || !nk) continue;
             snprintf(idx, sizeof idx, "%s_pkey", r->name);
             size_t zl = 0;
             for (uint32_t k = 0; k < nk && zl + 3 < sizeof zeros; k++) zl += (size_t)snprintf(zeros + zl, sizeof zeros - zl, "%s0", k ? " " : "");
@@ -965,6 +977,43 @@ static int rows_of(pg_out *o, rel_id id, const pg_model *m) {
             pi(o, 1); pi(o, 0); pi(o, 1); pi(o, 0); pi(o, 1); pi(o, 0); pi(o, 1); pi(o, 0); pi(o, 1); pi(o, 1); pi(o, 0);
             ps(o, key); ps(o, zeros); ps(o, zeros); ps(o, zeros);
             row_end(o);
+        }
+        break;
+    case R_CONSTRAINT:
+    case I_TABLE_CONSTRAINTS:
+    case I_KEY_COLUMN_USAGE:
+        /* a primary-key table's key as its constraint "<table>_pkey" (the index's name, as
+         * PostgreSQL names both); NOT NULL columns are not listed as CHECK constraints */
+        for (uint32_t i = 0; i < m->nrels && !o->rc && !rc; i++) {
+            const pg_rel *r = &m->rels[i];
+            if (r->catalog >= 0 || r->kind != 'r') continue;
+            char key[512], name[300];
+            uint32_t nk = 0, attnums[PK_MAX_KEYS];
+            if ((rc = pk_indkey(b, r, key, sizeof key, &nk, attnums)) || !nk) continue;
+            snprintf(name, sizeof name, "%s_pkey", r->name);
+            if (id == R_CONSTRAINT) {
+                char conkey[520];
+                snprintf(conkey, sizeof conkey, "{%s}", key);
+                for (char *c = conkey; *c; c++) if (*c == ' ') *c = ',';
+                /* oid: its index's + 1 */
+                pi(o, rel_oid(r->schema, name) + 1); ps(o, name); pi(o, r->nsoid); ps(o, "p"); pi(o, 0); pi(o, 0);
+                pi(o, 1); pi(o, r->oid); pi(o, 0); pi(o, rel_oid(r->schema, name)); pi(o, 0); pi(o, 0); ps(o, " ");
+                ps(o, " "); ps(o, " "); pi(o, 1); pi(o, 0); pi(o, 1); ps(o, conkey);
+                row_end(o);
+            } else if (id == I_TABLE_CONSTRAINTS) {
+                ps(o, db); ps(o, r->schema); ps(o, name); ps(o, db); ps(o, r->schema); ps(o, r->name);
+                ps(o, "PRIMARY KEY"); ps(o, "NO"); ps(o, "NO"); ps(o, "YES");
+                row_end(o);
+            } else {
+                pg_cols cols;
+                if ((rc = rel_columns(b, r, &cols))) break;
+                for (uint32_t k = 0; k < nk && !o->rc; k++) {
+                    if (attnums[k] > cols.n) continue;
+                    ps(o, db); ps(o, r->schema); ps(o, name); ps(o, db); ps(o, r->schema); ps(o, r->name);
+                    ps(o, cols.names[attnums[k] - 1]); pi(o, k + 1);
+                    row_end(o);
+                }
+            }
         }
         break;
     case R_TYPE:

@@ -18,6 +18,9 @@ void tn_plan_free(tn_plan *p) {
     p->child[0] = p->child[1] = NULL;
     switch (p->kind) {
     case TN_PLAN_SCAN:
+        tn_free(p->u.scan.join_in_values);
+        p->u.scan.join_in_values = NULL;
+        p->u.scan.has_join_in = false;
         if (p->u.scan.borrowed) break;
         if (p->u.scan.files) {
             for (uint32_t i = 0; i < p->u.scan.npaths; i++) tn_parquet_close(p->u.scan.files[i]);

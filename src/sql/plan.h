@@ -159,6 +159,12 @@ typedef struct tn_plan_scan {
     /* files and source belong to another scan of the same plan, of which this one is a copy
      * (optimize_reduce.c): tn_plan_free leaves them to that scan. */
     bool borrowed;
+    /* Parquet: the distinct keys of a small hash-join build side, for the file column the join's
+     * probe key reads (set or cleared by tn_join_scan_filter before the probe side runs): the
+     * scan drops the rows whose value is not among them, before decoding the other columns. */
+    bool has_join_in;
+    tn_parquet_in_list join_in;
+    tn_value *join_in_values;      /* heap, this node's (tn_plan_free) */
 } tn_plan_scan;
 
 /* The reader options a CSV / NDJSON scan's settings ask for (defaults otherwise); the column

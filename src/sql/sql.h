@@ -136,10 +136,10 @@ const char *tn_sql_error_class(int code);
 /* COPY ... FROM STDIN / TO STDOUT (copy_stdin.c): the rows travel over a front end's stream
  * (the pgwire server). tn_sql_copy_is_stdio: whether st is such a COPY (*to: TO STDOUT). */
 bool tn_sql_copy_is_stdio(const tn_sql_stmt *st, bool *to);
-/* PostgreSQL's COPY options of st: format text (default) or csv, header, delimiter (tab / ','),
+/* PostgreSQL's COPY options of st: format text (default), csv or binary, header, delimiter (tab / ','),
  * null string ('\N' / ''), quote and escape (csv, '"'), encoding UTF8; others refused. */
 typedef struct tn_sql_copy_format {
-    bool csv, header;
+    bool csv, header, binary;    /* binary: PostgreSQL's binary COPY format (no other option) */
     char delimiter, quote, escape;
     char null_string[64];
 } tn_sql_copy_format;
@@ -153,6 +153,8 @@ typedef struct tn_sql_copy_in tn_sql_copy_in;
 int tn_sql_copy_in_open(tn_sql_copy_in **out, tn_sql_session *s, const tn_sql_stmt *st, const char *sql, size_t len,
                         uint32_t *nfields);
 int tn_sql_copy_in_row(tn_sql_copy_in *ci, const tn_str *fields, const bool *nulls, uint32_t n, int64_t line);
+/* The type of the column field k fills (k < *nfields): binary COPY decodes by it. */
+tn_type tn_sql_copy_in_field_type(const tn_sql_copy_in *ci, uint32_t k);
 int tn_sql_copy_in_commit(tn_sql_copy_in *ci, uint64_t *rows);
 void tn_sql_copy_in_abort(tn_sql_copy_in *ci);
 

@@ -99,11 +99,12 @@ check_contains "rollback warns about committed writes" "ROLLBACK cannot undo the
 
 # --- the catalog as psql's \d commands ask it (pg_catalog / information_schema views, plus
 # server/compat.c for the \d queries that need arrays). Expected outputs are what PostgreSQL 15
-# prints for the same objects (checked once against a postgresql-15 server; text for varchar).
+# prints for the same objects (checked once against a postgresql-15 server; text for varchar;
+# \d+ sales.orders against PostgreSQL 15.18 on 2026-12-04).
 qa() { PGCONNECT_TIMEOUT=10 psql -X -h 127.0.0.1 -p "$SRV_PORT" -U tester -d tarn "$@" 2>&1; }
 qa -q -c "create schema sales" -c "create table sales.orders (id bigint not null, amount decimal(12,2), note varchar, placed timestamp, day date, ok boolean, ratio double, b varbinary)" \
    -c "create view sales.big as select id, amount from sales.orders where amount > 100" -c "create table sales.items (sku varchar)" >/dev/null
-describe() { qa -c '\dt sales.*' -c '\dt' -c '\dv sales.*' -c '\d sales.orders' -c '\d sales.big' -c '\d nope' -c '\dn' -c '\l' -c '\df' -c '\di'; }
+describe() { qa -c '\dt sales.*' -c '\dt' -c '\dv sales.*' -c '\d sales.orders' -c '\d sales.big' -c '\d nope' -c '\dn' -c '\l' -c '\df' -c '\di' -c '\d+ sales.orders'; }
 check "psql \\d commands = tests/server/psql_describe.out" "$(cat tests/server/psql_describe.out)" "$(describe)"
 # what BI tools send on connect (DBeaver, Metabase, Grafana) and the functions catalog queries call
 check "session functions" "public|tester|tester|tarn|public" "$(q -c 'select current_schema(), session_user, current_user, current_database(), current_schema')"
@@ -120,6 +121,20 @@ sales|orders|BASE TABLE" "$(q -c "select table_schema, table_name, table_type fr
 check "information_schema.columns" "id|1|bigint|NO|64|0
 amount|2|numeric|YES|12|2
 note|3|text|YES||" "$(q -c "select column_name, ordinal_position, data_type, is_nullable, numeric_precision, numeric_scale from information_schema.columns where table_schema = 'sales' and table_name = 'orders' and ordinal_position <= 3 order by 2")"
+# a primary-key table's key as its constraint: the rows PostgreSQL 15.18 gives for
+# `create table jm.keyed (a int, b varchar, c int, d date, primary key (c, a))` (its NOT NULL
+# CHECK rows aside), catalog names aside
+q -c "create schema jm" -c "create table jm.keyed (a int, b varchar, c int, d date) with ('primary-key' = 'c, a')" >/dev/null
+check "information_schema.table_constraints" "jm|keyed_pkey|jm|keyed|PRIMARY KEY|NO|NO|YES|" "$(q -c "select constraint_schema, constraint_name, table_schema, table_name, constraint_type, is_deferrable, initially_deferred, enforced, nulls_distinct from information_schema.table_constraints where table_schema = 'jm'")"
+check "information_schema.key_column_usage" "jm|keyed_pkey|jm|keyed|c|1|
+jm|keyed_pkey|jm|keyed|a|2|" "$(q -c "select constraint_schema, constraint_name, table_schema, table_name, column_name, ordinal_position, position_in_unique_constraint from information_schema.key_column_usage where table_schema = 'jm' order by ordinal_position")"
+check "pg_constraint primary key" "keyed_pkey|p|f|f|t| | | |t|0|t|{3,1}|t|t" "$(q -c "select conname, contype, condeferrable, condeferred, convalidated, confupdtype, confdeltype, confmatchtype, conislocal, coninhcount, connoinherit, conkey, conrelid = 'jm.keyed'::regclass, conindid = i.indexrelid from pg_constraint join pg_index i on i.indrelid = conrelid where conname = 'keyed_pkey'")"
+q -c "drop table jm.keyed" -c "drop schema jm" >/dev/null
+# COPY TO STDOUT in the binary format: the bytes PostgreSQL 15.18 sends for the same query
+binq="copy (select 1 as i, 'a' as s, date '2020-01-02' as d, cast(1.50 as decimal(10,2)) as n, cast(2.5 as double precision) as f, timestamp '2020-01-02 03:04:05' as t, true as b, cast(9000000000 as bigint) as x, cast(null as int) as z, cast(-12345.678 as decimal(12,3)) as m) to stdout (format binary)"
+check "COPY TO STDOUT (FORMAT binary) = PostgreSQL's bytes" "5047434f50590aff0d0a000000000000000000000a000000040000000100000001610000000400001c8a0000000c0002000000000002000113880000000840040000000000000000000800023e1e36ef13400000000101000000080000000218711a00ffffffff0000000e0003000140000003000109291a7cffff" "$(q -c "$binq" | od -An -v -tx1 | tr -d ' \n')"
+check_contains "COPY FROM STDIN binary without a header refused" "COPY file signature not recognized" "$(printf '' | psql -X -h 127.0.0.1 -p "$SRV_PORT" -U tester -d tarn -c "copy t from stdin (format binary)" 2>&1)"
+check_contains "COPY binary with HEADER refused" "cannot specify HEADER in BINARY mode" "$(q -c "copy t to stdout (format binary, header)" 2>&1)"
 check "format_type" "character varying(16)|numeric(10,2)|text[]|integer" "$(q -c "select format_type(1043, 20), format_type(1700, 655366), format_type(1009, -1), format_type(23, NULL)")"
 check "regex operators, OPERATOR(), COLLATE" "t|t|t|t|t" "$(q -c "select 'abc' ~ 'b', 'abc' !~ 'B', 'abc' ~* 'B', 'x' OPERATOR(pg_catalog.=) 'x', 'a' collate \"C\" < 'b'")"
 check_contains "other collations refused" 'collation "de_DE" is not supported' "$(q -c "select 'a' collate \"de_DE\" < 'b'")"

@@ -1,7 +1,7 @@
 # tests/server/psycopg3_client.py: psycopg 3 (Debian python3-psycopg, its own libpq binding)
-# against `tarn serve`: server-side parameter binding, binary results, a server-side cursor
-# (DECLARE, Describe Portal of the cursor, FETCH over the extended protocol), COPY both ways,
-# errors as exception classes. Prints one "ok NAME" or "FAIL NAME: why" line per check.
+# against `tarn serve`: server-side parameter binding, binary results, server-side cursors
+# (DECLARE, with parameters too, Describe Portal of the cursor, FETCH over the extended
+# protocol), COPY both ways, errors as exception classes. Prints one "ok NAME" or "FAIL NAME: why" line per check.
 import sys, datetime, decimal, psycopg
 port = int(sys.argv[1])
 def check(name, exp, got):
@@ -20,6 +20,36 @@ with psycopg.connect(host="127.0.0.1", port=port, user="tester", dbname="tarn", 
         with c.cursor(name="srv") as cur:
             cur.execute("select i from p3 order by i")
             check("server-side cursor", [(1,), (2,)], cur.fetchmany(1) + cur.fetchall())
+        with c.cursor(name="srvp") as cur:
+            # parameters of a named cursor: psycopg 3 binds them to the DECLARE (extended protocol)
+            cur.execute("select i, s from p3 where i >= %s and b = %s order by i", (1, False))
+            check("server-side cursor with parameters", [(2, None)], cur.fetchall())
+    with c.cursor(name="held", withhold=True) as cur:
+        cur.execute("select i from p3 where s = %s", ("a",))
+        check("WITH HOLD cursor with a text parameter", [(1,)], cur.fetchall())
+    c.execute("create table pbin (i int, s varchar, d date, n decimal(10,2), f double, t timestamp, tz timestamptz, b boolean, x bigint, y varbinary, h smallint)")
+    brows = [(1, "a\tb\\", datetime.date(2020, 1, 2), decimal.Decimal("1.50"), 2.5, datetime.datetime(2020, 1, 2, 3, 4, 5, 123456),
+              datetime.datetime(2020, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc), True, 9000000000, b"\x01\xff\\x", 7), (2,) + (None,) * 10]
+    with c.cursor() as cur:
+        with cur.copy("copy pbin from stdin (format binary)") as cp:
+            cp.set_types(["int4", "text", "date", "numeric", "float8", "timestamp", "timestamptz", "bool", "int8", "bytea", "int2"])
+            for r in brows:
+                cp.write_row(r)
+        check("COPY FROM STDIN binary rows", 2, cur.rowcount)
+        got = c.execute("select * from pbin order by i").fetchall()
+        check("COPY FROM STDIN binary values (read back as text)", brows, [tuple(bytes(v) if isinstance(v, memoryview) else v for v in r) for r in got])
+        try:
+            with cur.copy("copy pbin (i, s) from stdin (format binary)") as cp:
+                cp.write(b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8 + b"\x00\x01\x00\x00\x00\x04\x00\x00\x00\x05\xff\xff")
+            check("COPY binary, too few fields refused", "error", "none")
+        except psycopg.Error as e:
+            check("COPY binary, too few fields refused", True, "has 1 fields, the copy takes 2" in str(e))
+        check("a refused binary COPY commits nothing", [(2,)], c.execute("select count(*) from pbin").fetchall())
+    c.execute("drop table pbin")
+    with c.cursor() as cur:
+        with cur.copy("copy (select i, s, d, n, b from p3 order by i) to stdout (format binary)") as cp:
+            cp.set_types(["int4", "text", "date", "numeric", "bool"])
+            check("COPY TO STDOUT binary", [(1, "a", datetime.date(2020, 1, 2), decimal.Decimal("1.50"), True), (2, None, None, None, False)], list(cp.rows()))
     with c.cursor() as cur:
         with cur.copy("copy p3 (i, s) from stdin") as cp:
             cp.write_row((3, "x"))

@@ -144,6 +144,18 @@ int tn_layout_check_update(const tn_table *t, const uint8_t *assigned) {
     return rc ? rc : impl->check_update ? impl->check_update(t, assigned) : 0;
 }
 
+int tn_layout_describe_column(const tn_table *t, uint32_t col, char *buf, size_t cap) {
+    if (cap) buf[0] = 0;
+    bool implemented;
+    const char *name = tn_layout_name(t, &implemented);
+    const tn_layout_impl *impl;
+    if (!name || !implemented || resolve(t, &impl)) {
+        tn_error_clear();                /* a layout this build cannot write: nothing to say */
+        return 0;
+    }
+    return impl->describe_column ? impl->describe_column(t, col, buf, cap) : 0;
+}
+
 int tn_layout_check_writable(const tn_table *t) {
     const tn_layout_impl *impl;
     return resolve(t, &impl);

@@ -47,6 +47,10 @@ int tn_layout_check_delete(const tn_table *t);
 /* UPDATE t SET <the columns with assigned[i] != 0>, checked by t's layout before any row is read
  * (a primary-key table: its merge engine allows updates and no key column is assigned). */
 int tn_layout_check_update(const tn_table *t, const uint8_t *assigned);
+/* What t's layout says of column col for DESCRIBE's extra column, into buf (NUL-terminated; ""
+ * when nothing: a primary-key table names its bucket key, sequence field and each column's
+ * aggregate function). */
+int tn_layout_describe_column(const tn_table *t, uint32_t col, char *buf, size_t cap);
 
 /* The configuration of a new OTree table (CREATE TABLE ... USING qbeast OPTIONS (...)): checks
  * 'columnsToIndex' and 'cubeSize' against the columns (errors name the table and option),

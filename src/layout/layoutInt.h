@@ -35,6 +35,8 @@ struct tn_layout_impl {
     int (*check_delete)(const tn_table *t);
     /* optional check of UPDATE t SET <assigned columns> (NULL: accepted) */
     int (*check_update)(const tn_table *t, const uint8_t *assigned);
+    /* optional: what DESCRIBE says of column col in its extra column ("" = nothing) */
+    int (*describe_column)(const tn_table *t, uint32_t col, char *buf, size_t cap);
 };
 
 /* The implementations (one per folder). */

@@ -1,7 +1,6 @@
 /*
  * server/copy.c: COPY over the wire: `COPY t [(cols)] FROM STDIN` and `COPY t [(cols)] | (query)
- * TO STDOUT`, in PostgreSQL's text and CSV formats, and TO STDOUT in its binary format too
- * (options: sql/copy_stdin.c).
+ * TO STDOUT`, in PostgreSQL's text, CSV and binary formats (options: sql/copy_stdin.c).
  *
  *   FROM STDIN  server: CopyInResponse 'G' (int8 0 = text, int16 ncols, int16 0[ncols])
  *               client: CopyData 'd' (any split of the data) ... then CopyDone 'c' or CopyFail
@@ -11,10 +10,12 @@
  *   TO STDOUT   server: CopyOutResponse 'H' (same layout), CopyData per row, CopyDone,
  *               CommandComplete "COPY n"
  *
- * Binary format (TO STDOUT): the response's formats are 1; one CopyData per tuple (int16 field
- * count, per field int32 length or -1 for NULL and the value's binary encoding, as in binary
- * result columns), then one of the trailer (int16 -1); the first of them starts with the header
- * (signature "PGCOPY\n\377\r\n\0", int32 flags 0, int32 extension length 0).
+ * Binary format: the responses' formats are 1; the header (signature "PGCOPY\n\377\r\n\0",
+ * int32 flags 0, int32 extension length and extension), tuples (int16 field count, per field
+ * int32 length or -1 for NULL and the value's binary encoding, as in binary result columns),
+ * the trailer (int16 -1). TO STDOUT sends one CopyData per tuple and one of the trailer, the
+ * first of them starting with the header, as PostgreSQL does. FROM STDIN reads any split;
+ * fields are decoded by their columns' types (a row with another field count is an error).
  *
  * Text format: fields split by the delimiter (tab), rows by \n (\r\n accepted), the null string
  * (\N) unescaped marks NULL, backslash escapes \b \f \n \r \t \v \\ \ooo \xhh, a line "\." ends
@@ -58,7 +59,9 @@ typedef struct copy_in {
     tn_buf data;                 /* data received and not yet parsed */
     size_t pos;
     int64_t line;                /* records seen */
-    bool ended;                  /* "\." seen */
+    bool ended;                  /* "\." seen (binary: the trailer) */
+    bool header_done;            /* binary: the header was read */
+    const tn_type *types;        /* binary: the type of each field's column (NULL: the loader's) */
     tn_buf field;                /* unescaped field bytes, NUL-separated */
     tn_str *fields;
     bool *nulls;
@@ -87,6 +90,7 @@ static int hand_over(copy_in *ci, const uint32_t *starts, uint32_t n) {
     }
     ci->line++;
     if (ci->f.header && ci->line == 1) return 0;
+    if (!ci->loader) return 0;             /* the decoder alone (tn_pg_copy_binary_check) */
     return tn_sql_copy_in_row(ci->loader, ci->fields, ci->nulls, n, ci->line);
 }
 
@@ -227,8 +231,128 @@ static int csv_record(copy_in *ci, const char *s, size_t n, bool at_end, size_t 
     return hand_over(ci, *starts, nf);
 }
 
+/* Drops the parsed part of the buffered data (when all of it, or past 1 MiB). */
+static void drop_parsed(copy_in *ci) {
+    if (ci->pos && (ci->pos == ci->data.len || ci->pos > (1u << 20))) {
+        memmove(ci->data.data, ci->data.data + ci->pos, ci->data.len - ci->pos);
+        ci->data.len -= ci->pos;
+        ci->pos = 0;
+    }
+}
+
+static uint32_t rd32be(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+
+/* bytea's hex text ("\\x0aff"), which the loader's cast to VARBINARY reads. */
+static int bytea_hex(tn_buf *out, const tn_value *v) {
+    static const char hex[] = "0123456789abcdef";
+    int rc = tn_buf_append(out, "\\x", 2);
+    for (uint32_t i = 0; i < v->u.s.len && !rc; i++) {
+        uint8_t b = (uint8_t)v->u.s.ptr[i];
+        char two[2] = {hex[b >> 4], hex[b & 15]};
+        rc = tn_buf_append(out, two, 2);
+    }
+    return rc;
+}
+
+/* Binary format: the header, then tuples, each decoded by its columns' types and handed over as
+ * the text the loader casts (tn_value_to_text's, which casts back to the same value; bytea as
+ * hex). Returns
+ * with ci->pos at the first incomplete part unless at_end, where a cut-off tuple is an error. */
+static int parse_binary(copy_in *ci, bool at_end) {
+    uint32_t *starts = NULL, scap = 0;
+    int rc = 0;
+    tn_arena *arena = tn_arena_create(0);
+    if (!arena) return TN_ENOMEM;
+    tn_buf text = TN_BUF_INIT;
+    const uint8_t *d = ci->data.data;
+    size_t n = ci->data.len;
+    while (!rc && !ci->ended) {
+        size_t p = ci->pos;
+        if (!ci->header_done) {
+            static const uint8_t signature[11] = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', 0xff, '\r', '\n', 0};
+            if (n - p < 19 || n - p < 19 + (size_t)rd32be(d + p + 15)) break;
+            if (memcmp(d + p, signature, sizeof signature) != 0) {
+                rc = tn_error_set(TN_EINVAL, "COPY file signature not recognized (binary format)");
+                break;
+            }
+            if (rd32be(d + p + 11) & (1u << 16)) {
+                rc = tn_error_set(TN_EUNSUPPORTED, "COPY binary data with OIDs is not supported");
+                break;
+            }
+            ci->pos = p + 19 + rd32be(d + p + 15);
+            ci->header_done = true;
+            continue;
+        }
+        if (n - p < 2) break;
+        int16_t nf = (int16_t)(d[p] << 8 | d[p + 1]);
+        p += 2;
+        if (nf == -1) {
+            ci->ended = true;
+            ci->pos = p;
+            break;
+        }
+        if (nf != (int16_t)ci->nfields) {
+            rc = tn_error_set(TN_EINVAL, "COPY: row %lld has %d fields, the copy takes %u", (long long)ci->line + 1, nf,
+                              ci->nfields);
+            break;
+        }
+        if ((rc = grow_fields(ci, ci->nfields))) break;
+        if (scap < ci->nfields) {
+            uint32_t *ns = tn_realloc(starts, ci->nfields * sizeof *ns);
+            if (!ns) { rc = TN_ENOMEM; break; }
+            starts = ns;
+            scap = ci->nfields;
+        }
+        ci->field.len = 0;
+        tn_arena_reset(arena);
+        bool complete = true;
+        for (uint32_t k = 0; k < ci->nfields && !rc; k++) {
+            if (n - p < 4) { complete = false; break; }
+            int32_t len = (int32_t)rd32be(d + p);
+            p += 4;
+            starts[k] = (uint32_t)ci->field.len;
+            ci->nulls[k] = len < 0;
+            if (len < 0) continue;
+            if (n - p < (size_t)len) { complete = false; break; }
+            tn_type t = ci->types ? ci->types[k] : tn_sql_copy_in_field_type(ci->loader, k);
+            tn_value v;
+            rc = tn_pg_decode_param(&v, tn_pg_type_of(t)->oid, 1, d + p, len, k + 1, arena);
+            p += (size_t)len;
+            if (rc) {
+                rc = tn_error_prefix(rc, "COPY binary row %lld, field %u", (long long)ci->line + 1, k + 1);
+                break;
+            }
+            text.len = 0;
+            int trc = v.type.id == TN_TYPE_VARBINARY ? bytea_hex(&text, &v) : tn_value_to_text(&text, &v);
+            if (trc < 0 || (trc > 0 && trc != 1)) { rc = trc; break; }
+            if (trc == 1) ci->nulls[k] = true;
+            else if (text.len) rc = tn_buf_append(&ci->field, text.data, text.len);
+        }
+        if (rc) break;
+        if (!complete) {
+            if (at_end) rc = tn_error_set(TN_EINVAL, "COPY binary data ends inside row %lld", (long long)ci->line + 1);
+            break;
+        }
+        ci->pos = p;
+        rc = hand_over(ci, starts, ci->nfields);
+    }
+    if (!rc && at_end && !ci->header_done)
+        rc = tn_error_set(TN_EINVAL, "COPY file signature not recognized (binary format: the data has no header)");
+    if (!rc && at_end && !ci->ended && ci->pos < ci->data.len)
+        rc = tn_error_set(TN_EINVAL, "COPY binary data ends inside row %lld", (long long)ci->line + 1);
+    tn_free(starts);
+    tn_buf_free(&text);
+    tn_arena_destroy(arena);
+    return rc;
+}
+
 /* Parses every complete record of the buffered data (all of it when at_end). */
 static int parse_data(copy_in *ci, bool at_end) {
+    if (ci->f.binary) {
+        int rc = parse_binary(ci, at_end);
+        drop_parsed(ci);
+        return rc;
+    }
     uint32_t *starts = NULL, scap = 0;
     int rc = 0;
     while (!rc && !ci->ended && ci->pos < ci->data.len) {
@@ -248,16 +372,33 @@ static int parse_data(copy_in *ci, bool at_end) {
         }
     }
     tn_free(starts);
-    if (ci->pos && (ci->pos == ci->data.len || ci->pos > (1u << 20))) {   /* drop what was parsed */
-        memmove(ci->data.data, ci->data.data + ci->pos, ci->data.len - ci->pos);
-        ci->data.len -= ci->pos;
-        ci->pos = 0;
-    }
+    drop_parsed(ci);
+    return rc;
+}
+
+static void copy_in_free(copy_in *ci) {
+    tn_buf_free(&ci->data);
+    tn_buf_free(&ci->field);
+    tn_free(ci->fields);
+    tn_free(ci->nulls);
+}
+
+int tn_pg_copy_binary_check(const uint8_t *data, size_t len, size_t split, const tn_type *types, uint32_t ntypes) {
+    copy_in ci;
+    memset(&ci, 0, sizeof ci);
+    ci.f.binary = true;
+    ci.types = types;
+    ci.nfields = ntypes;
+    if (split > len) split = len;
+    int rc = tn_buf_append(&ci.data, data, split);
+    if (!rc) rc = parse_data(&ci, false);
+    if (!rc && !ci.ended) rc = tn_buf_append(&ci.data, data + split, len - split);
+    if (!rc) rc = parse_data(&ci, true);
+    copy_in_free(&ci);
     return rc;
 }
 
 static int copy_from(tn_pg_conn *c, tn_sql_script *sc, uint32_t i, const tn_sql_copy_format *f) {
-    if (f->binary) return tn_error_set(TN_EUNSUPPORTED, "COPY FROM STDIN in format binary is not supported yet (text and csv are; COPY TO STDOUT writes binary)");
     copy_in ci;
     memset(&ci, 0, sizeof ci);
     ci.f = *f;
@@ -295,10 +436,7 @@ static int copy_from(tn_pg_conn *c, tn_sql_script *sc, uint32_t i, const tn_sql_
             break;
         }
     }
-    tn_buf_free(&ci.data);
-    tn_buf_free(&ci.field);
-    tn_free(ci.fields);
-    tn_free(ci.nulls);
+    copy_in_free(&ci);
     if (err) {
         tn_sql_copy_in_abort(ci.loader);
         return err;

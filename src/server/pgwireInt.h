@@ -162,6 +162,9 @@ int tn_pg_encode_value(tn_buf *out, const tn_vector *v, uint32_t row, int format
  * the parameter ("parameter $2: invalid input for type int4: \"x\""). */
 int tn_pg_decode_param(tn_value *out, uint32_t oid, int format, const uint8_t *data, int32_t len,
                        uint32_t index, tn_arena *arena);
+/* copy.c: the binary COPY FROM STDIN decoder alone, on data[0, len) handed over in two parts
+ * (split), for fields of the given types; rows are decoded and dropped (the fuzz target). */
+int tn_pg_copy_binary_check(const uint8_t *data, size_t len, size_t split, const tn_type *types, uint32_t ntypes);
 /* PostgreSQL-style interval text: "1 year 2 mons 3 days 04:05:06.5". */
 int tn_pg_format_interval(tn_buf *out, tn_interval iv);
 

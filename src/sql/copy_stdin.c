@@ -289,6 +289,10 @@ int tn_sql_copy_in_row(tn_sql_copy_in *ci, const tn_str *fields, const bool *nul
     return ci->text.count == TN_VECTOR_SIZE ? flush_rows(ci) : 0;
 }
 
+tn_type tn_sql_copy_in_field_type(const tn_sql_copy_in *ci, uint32_t k) {
+    return ci->types[ci->target[k]];
+}
+
 int tn_sql_copy_in_commit(tn_sql_copy_in *ci, uint64_t *rows) {
     int rc = flush_rows(ci);
     if (!rc) {

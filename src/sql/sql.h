@@ -153,6 +153,8 @@ typedef struct tn_sql_copy_in tn_sql_copy_in;
 int tn_sql_copy_in_open(tn_sql_copy_in **out, tn_sql_session *s, const tn_sql_stmt *st, const char *sql, size_t len,
                         uint32_t *nfields);
 int tn_sql_copy_in_row(tn_sql_copy_in *ci, const tn_str *fields, const bool *nulls, uint32_t n, int64_t line);
+/* The type of the column field k fills (k < *nfields): binary COPY decodes by it. */
+tn_type tn_sql_copy_in_field_type(const tn_sql_copy_in *ci, uint32_t k);
 int tn_sql_copy_in_commit(tn_sql_copy_in *ci, uint64_t *rows);
 void tn_sql_copy_in_abort(tn_sql_copy_in *ci);
 

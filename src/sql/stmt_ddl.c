@@ -1085,7 +1085,9 @@ static int describe_table(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) 
         if (!rc) rc = rows_str(&r, 3, pri && c->is_partition ? "PRI PARTITION" : pri ? "PRI"
                                       : c && c->is_partition ? "PARTITION" : NULL);
         if (!rc) rc = rows_str(&r, 4, NULL);
-        if (!rc) rc = rows_str(&r, 5, NULL);
+        char note[256] = "";
+        if (!rc && t && c) rc = tn_layout_describe_column(t, i, note, sizeof note);
+        if (!rc) rc = rows_str(&r, 5, note[0] ? note : NULL);
         if (!rc) rc = rows_next(&r);
     }
     rc = rows_close(&r, rc);

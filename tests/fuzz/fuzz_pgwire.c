@@ -2,6 +2,7 @@
  * tests/fuzz/fuzz_pgwire.c: libFuzzer target for the PostgreSQL frame codec (server/codec.c,
  * types.c, auth.c, commands.c) on arbitrary bytes: the startup packet, a stream of frames
  * each decoded by its type, Bind parameters decoded under every type OID in both formats,
+ * binary COPY data (server/copy.c's decoder),
  * SCRAM client messages, and statement splitting / command recognition. Errors are expected;
  * crashes, leaks and reads past a body are bugs (each body is copied to an exact-size block).
  */
@@ -41,6 +42,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             free(body);
             off += n;
         }
+    } else if (mode % 4 == 2 && (mode & 0x40)) {
+        /* binary COPY data, for fields of a few types, handed over in two parts */
+        static const tn_type_id ids[] = {TN_TYPE_INTEGER, TN_TYPE_VARCHAR, TN_TYPE_DECIMAL, TN_TYPE_TIMESTAMP_TZ,
+                                         TN_TYPE_VARBINARY, TN_TYPE_DOUBLE, TN_TYPE_DATE, TN_TYPE_BOOLEAN};
+        tn_type types[3];
+        for (uint32_t k = 0; k < 3; k++) {
+            types[k] = tn_type_make(ids[(mode + k * 3) % 8]);
+            if (types[k].id == TN_TYPE_DECIMAL) types[k] = tn_type_decimal(12, 3);
+        }
+        tn_pg_copy_binary_check(copy, size, size / 3, types, 1 + (mode >> 7));
+        tn_error_clear();
     } else if (mode % 4 == 2) {
         tn_arena *a = tn_arena_create(0);
         tn_value v;

@@ -27,6 +27,25 @@ with psycopg.connect(host="127.0.0.1", port=port, user="tester", dbname="tarn", 
     with c.cursor(name="held", withhold=True) as cur:
         cur.execute("select i from p3 where s = %s", ("a",))
         check("WITH HOLD cursor with a text parameter", [(1,)], cur.fetchall())
+    c.execute("create table pbin (i int, s varchar, d date, n decimal(10,2), f double, t timestamp, tz timestamptz, b boolean, x bigint, y varbinary, h smallint)")
+    brows = [(1, "a\tb\\", datetime.date(2020, 1, 2), decimal.Decimal("1.50"), 2.5, datetime.datetime(2020, 1, 2, 3, 4, 5, 123456),
+              datetime.datetime(2020, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc), True, 9000000000, b"\x01\xff\\x", 7), (2,) + (None,) * 10]
+    with c.cursor() as cur:
+        with cur.copy("copy pbin from stdin (format binary)") as cp:
+            cp.set_types(["int4", "text", "date", "numeric", "float8", "timestamp", "timestamptz", "bool", "int8", "bytea", "int2"])
+            for r in brows:
+                cp.write_row(r)
+        check("COPY FROM STDIN binary rows", 2, cur.rowcount)
+        got = c.execute("select * from pbin order by i").fetchall()
+        check("COPY FROM STDIN binary values (read back as text)", brows, [tuple(bytes(v) if isinstance(v, memoryview) else v for v in r) for r in got])
+        try:
+            with cur.copy("copy pbin (i, s) from stdin (format binary)") as cp:
+                cp.write(b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8 + b"\x00\x01\x00\x00\x00\x04\x00\x00\x00\x05\xff\xff")
+            check("COPY binary, too few fields refused", "error", "none")
+        except psycopg.Error as e:
+            check("COPY binary, too few fields refused", True, "has 1 fields, the copy takes 2" in str(e))
+        check("a refused binary COPY commits nothing", [(2,)], c.execute("select count(*) from pbin").fetchall())
+    c.execute("drop table pbin")
     with c.cursor() as cur:
         with cur.copy("copy (select i, s, d, n, b from p3 order by i) to stdout (format binary)") as cp:
             cp.set_types(["int4", "text", "date", "numeric", "bool"])

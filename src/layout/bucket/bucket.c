@@ -1096,5 +1096,5 @@ static int bucket_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, con
 const tn_layout_impl tn_layout_bucket = {
     "bucket", bucket_open, bucket_write, bucket_commit, bucket_abort, bucket_num_files, bucket_scan_open,
     tn_bucket_check_create, tn_bucket_check_alter, bucket_optimize, tn_bucket_check_delete,
-    tn_bucket_check_update,
+    tn_bucket_check_update, tn_bucket_describe_column,
 };

@@ -133,6 +133,8 @@ int tn_bucket_check_alter(const tn_table *t, const tn_delta_kv *props, uint32_t 
 int tn_bucket_check_delete(const tn_table *t);
 /* UPDATE t SET <assigned>: deduplicate and partial-update only, no key column (Paimon's texts). */
 int tn_bucket_check_update(const tn_table *t, const uint8_t *assigned);
+/* DESCRIBE's note on column col: "bucket key", "sequence field", "aggregate-function <f>". */
+int tn_bucket_describe_column(const tn_table *t, uint32_t col, char *buf, size_t cap);
 /* A file's bucket and bucket count from its add.tags; false when absent or invalid. */
 bool tn_bucket_file_tags(const tn_delta_file *f, int32_t *bucket, int32_t *count);
 /* Whether key is an option of primary-key tables (delta.* and tarn.* keys are checked elsewhere). */

@@ -569,3 +569,22 @@ cleanup:
     tn_arena_destroy(arena);
     return rc;
 }
+
+int tn_bucket_describe_column(const tn_table *t, uint32_t col, char *buf, size_t cap) {
+    tn_arena *arena = tn_arena_create(0);
+    if (!arena) return TN_ENOMEM;
+    tn_bucket_spec spec;
+    int rc = tn_bucket_spec_of_table(&spec, t, arena);
+    size_t off = 0;
+    if (cap) buf[0] = 0;
+    if (!rc && col < spec.ncols && cap) {
+        for (uint32_t i = 0; i < spec.nbkey; i++)
+            if (spec.bkey[i] == col) off += (size_t)snprintf(buf + off, cap - off, "bucket key");
+        if ((int)col == spec.seq_col && off < cap)
+            off += (size_t)snprintf(buf + off, cap - off, "%ssequence field", off ? "; " : "");
+        if (spec.engine == TN_BUCKET_AGGREGATION && !spec.is_key[col] && !tn_table_column(t, col)->is_partition && off < cap)
+            snprintf(buf + off, cap - off, "%saggregate-function %s", off ? "; " : "", agg_names[spec.agg[col]]);
+    }
+    tn_arena_destroy(arena);
+    return rc;
+}

@@ -157,6 +157,9 @@ int32_t tn_pg_typmod(tn_type t);                               /* numeric: (p <<
 /* Appends value row of v as PostgreSQL's text (format 0) or binary (format 1) encoding,
  * without the length word. extra_float_digits as the parameter: > 0 shortest exact text. */
 int tn_pg_encode_value(tn_buf *out, const tn_vector *v, uint32_t row, int format, int extra_float_digits);
+/* 0, or 22021's error "WHAT: invalid byte sequence for encoding "UTF8": 0x.." when data is
+ * not valid UTF-8 or holds a NUL byte (what PostgreSQL accepts as text from a client). */
+int tn_pg_text_check(const uint8_t *data, size_t len, const char *what);
 /* Decodes a Bind parameter of type oid (0 = unspecified: bound as text, which tarn coerces
  * like a string literal) in format 0/1 into *out; strings are copied into arena. Errors name
  * the parameter ("parameter $2: invalid input for type int4: \"x\""). */

@@ -111,6 +111,7 @@ void tn_sql_session_close(tn_sql_session *s) {
         }
     }
     tn_stmt_session_free(s);
+    tn_prepared_free_all(s);
     tn_temp_views_free(s);
     tn_settings_detach(s);
     tn_bind_txn_pins_free(s);
@@ -536,6 +537,21 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
     }
     if (stmt->kind == TN_SQL_S_TRANSACTION || stmt->kind == TN_SQL_S_CHECKPOINT) {
         rc = exec_txn(&b, stmt, &r);
+        goto done;
+    }
+    if (stmt->kind == TN_SQL_S_PREPARE || stmt->kind == TN_SQL_S_EXECUTE || stmt->kind == TN_SQL_S_DEALLOCATE) {
+        tn_sql_script *prep = NULL;
+        tn_value *vals = NULL;
+        uint32_t nvals = 0;
+        rc = tn_prepared_statement(&b, stmt, &prep, &vals, &nvals);     /* prepared.c */
+        if (!rc && prep) {
+            /* EXECUTE: the prepared statement runs as a statement of its own (materialized: its
+               values live in this statement's arena) */
+            rc = execute_one(&r, prep, 0, vals, nvals, false, describe);
+            if (!rc) exp->stats = r->stats;
+        } else if (!rc && !(rc = result_new(&r, 0, NULL, NULL))) {
+            r->has_rows = false;
+        }
         goto done;
     }
     if (s->txn_open && stmt_writes(stmt)) {

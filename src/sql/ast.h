@@ -198,6 +198,25 @@ typedef struct tn_sql_window {
     tn_sql_expr *start_offset, *end_offset;
 } tn_sql_window;
 
+/* What follows a star (DuckDB): `* EXCLUDE (a, t.b) REPLACE (e AS c) RENAME (d AS x)`, and
+ * COLUMNS(...) (the star stands in an expression for each column it selects). */
+typedef struct tn_sql_star_replace {
+    tn_sql_expr *expr;
+    tn_sql_ident name;             /* the column it replaces (or renames, for RENAME) */
+    tn_sql_ident new_name;         /* RENAME only */
+} tn_sql_star_replace;
+
+typedef struct tn_sql_star_opts {
+    tn_sql_qname *exclude;         /* EXCLUDE: names, optionally qualified */
+    int n_exclude;
+    tn_sql_star_replace *replace;  /* REPLACE (expr AS col) */
+    int n_replace;
+    tn_sql_star_replace *rename;   /* RENAME (col AS new) */
+    int n_rename;
+    bool columns;                  /* COLUMNS(*) / COLUMNS('regex'): an expression per column */
+    tn_sql_expr *pattern;          /* COLUMNS('regex'): a string literal; NULL for COLUMNS(*) */
+} tn_sql_star_opts;
+
 typedef struct tn_sql_case_when {
     tn_sql_expr *when;
     tn_sql_expr *then;
@@ -218,7 +237,10 @@ struct tn_sql_expr {
             tn_sql_type *typed_as; /* LIT_TYPED */
         } lit;
         tn_sql_qname column;       /* last part is the column; earlier parts qualify it */
-        tn_sql_qname star;         /* qualifier (n == 0 for a bare *) */
+        struct {
+            tn_sql_qname qual;     /* qualifier (n == 0 for a bare *) */
+            tn_sql_star_opts *opts;   /* NULL when none */
+        } star;
         struct {
             int index;             /* 1-based */
             bool dollar;           /* $n rather than ? */
@@ -321,6 +343,7 @@ typedef struct tn_sql_named_window {
 
 typedef struct tn_sql_select {
     bool distinct;
+    tn_sql_expr_list distinct_on;  /* DISTINCT ON (exprs): n > 0 (distinct is set too) */
     tn_sql_select_item *items;
     int n_items;
     tn_sql_tableref *from;         /* NULL: SELECT without FROM; comma lists are CROSS joins */
@@ -330,6 +353,7 @@ typedef struct tn_sql_select {
     tn_sql_expr *having;
     tn_sql_named_window *windows;  /* WINDOW w AS (...), ... (OVER w refers to them) */
     int n_windows;
+    tn_sql_expr *qualify;          /* QUALIFY pred: after the window functions, before DISTINCT */
 } tn_sql_select;
 
 typedef struct tn_sql_cte {

@@ -258,12 +258,12 @@ static void expr(printer *pr, const tn_sql_expr *e) {
         put(pr, ")");
         break;
     case TN_SQL_E_STAR:
-        if (!e->u.star.n) {
+        if (!e->u.star.qual.n) {
             put(pr, "*");
             break;
         }
         put(pr, "(star ");
-        put_qname(pr, &e->u.star);
+        put_qname(pr, &e->u.star.qual);
         put(pr, ")");
         break;
     case TN_SQL_E_PARAM:

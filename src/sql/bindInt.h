@@ -82,6 +82,7 @@ typedef struct tn_binder {
     int depth;
     const tn_sql_named_window *windows;   /* the WINDOW clause of the SELECT being bound */
     int n_windows;
+    tn_sql_expr *columns_pick;   /* while a COLUMNS(...) item is expanded: the column it binds as */
 } tn_binder;
 
 /* The aggregate being bound (SELECT with GROUP BY or aggregates). */
@@ -140,6 +141,31 @@ typedef struct bind_ctx {
     late_info *late;             /* where window functions and correlated scalar subqueries go */
 } bind_ctx;
 
+/* The select list being bound (bind_query.c): bound items with their output names. */
+typedef struct sel_item {
+    tn_expr *expr;
+    const char *name;
+    const char *alias;           /* as written, or NULL */
+    char *text;                  /* bound text (ORDER BY matching) */
+    tn_sql_expr *ast;            /* NULL for expanded stars */
+} sel_item;
+
+typedef struct sel_list {
+    sel_item *items;
+    uint32_t n, cap;
+} sel_list;
+
+/* Appends e (owned by the list from now on, freed on failure). */
+int tn_bind_sel_push(tn_binder *b, sel_list *l, tn_expr *e, const char *name, const char *alias,
+                     tn_sql_expr *ast);
+void tn_bind_sel_free(sel_list *l);
+
+/* bind_star.c: `*` / `t.*` with EXCLUDE / REPLACE / RENAME into select items (over the
+ * aggregate's groups when c->agg), and a select item holding COLUMNS(...) into one item per
+ * selected column. */
+int tn_bind_star(tn_binder *b, bind_ctx *c, bind_scope *S, tn_sql_expr *star, sel_list *items);
+int tn_bind_columns_item(tn_binder *b, bind_ctx *c, bind_scope *S, tn_sql_select_item *it, sel_list *items);
+
 /* Errors: "binder error at line L, column C: msg" + source line + caret. Returns TN_EBIND
  * (or code). */
 int tn_bind_error(tn_binder *b, tn_sql_pos pos, const char *fmt, ...)
@@ -171,6 +197,7 @@ bool tn_pg_is_session_function(const char *name);
 int tn_pg_session_function(tn_binder *b, const char *name, uint32_t nargs, tn_expr **out);
 bool tn_bind_contains_agg(const tn_sql_expr *e);
 bool tn_bind_contains_window(const tn_sql_expr *e);
+bool tn_bind_contains_columns(const tn_sql_expr *e);      /* a COLUMNS(...) star inside */
 /* bind_nested.c: [a, b] literals, struct_pack(a := x), x[i] by x's type, s.a.b field paths. */
 int tn_bind_list_literal(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
 int tn_bind_struct_pack_named(bind_ctx *c, tn_sql_expr *e, tn_expr **out);

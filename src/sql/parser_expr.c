@@ -790,6 +790,7 @@ static tn_sql_expr *name_expr(tn_sql_parser *p) {
     bool call = tok_is(p, 1, TK_LPAREN);
     if (!(call ? tn_sqlp_tok_is_funcname(t) : tn_sqlp_tok_is_colid(t)))
         return tn_sqlp_fail_expected(p, "an expression");
+    if (call && t->type == TK_IDENT && strcmp(t->text, "columns") == 0) return tn_sqlp_columns(p);
     tn_vec parts = {0};
     tn_sql_ident id = tn_sqlp_tok_ident(t);
     if (!tn_sqlp_push(p, &parts, &id, sizeof id)) return NULL;
@@ -799,8 +800,8 @@ static tn_sql_expr *name_expr(tn_sql_parser *p) {
         if (n->type == TK_STAR) {
             tn_sql_expr *e = new_expr(p, TN_SQL_E_STAR, parts.n ? ((tn_sql_ident *)parts.data)[0].pos : t->pos);
             if (!e) return NULL;
-            e->u.star.parts = parts.data;
-            e->u.star.n = parts.n;
+            e->u.star.qual.parts = parts.data;
+            e->u.star.qual.n = parts.n;
             p->i += 2;
             return e;
         }

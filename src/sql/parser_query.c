@@ -154,7 +154,8 @@ static bool ref_suffixes(tn_sql_parser *p, tn_sql_tableref *r) {
         if (r->alias.name) return true;
         if (tn_sqlp_accept_kw(p, KW_AS)) {
             if (!tn_sqlp_ident(p, "an alias after AS", &r->alias)) return false;
-        } else if (tn_sqlp_tok_is_colid(t) && !semi_anti_at(p, 0) && !unsupported_join_at(p, 0) && !error_within_at(p, 0)) {
+        } else if (tn_sqlp_tok_is_colid(t) && !semi_anti_at(p, 0) && !unsupported_join_at(p, 0) && !error_within_at(p, 0) &&
+                   !word_at(p, 0, "qualify")) {
             r->alias = tn_sqlp_tok_ident(t);
             tn_sqlp_advance(p);
         } else {
@@ -316,11 +317,12 @@ static bool select_item(tn_sql_parser *p, tn_sql_select_item *it) {
         it->expr->kind = TN_SQL_E_STAR;
         it->expr->pos = t->pos;
         tn_sqlp_advance(p);
-        return true;
+        return tn_sqlp_star_opts(p, it->expr);
     }
     it->expr = tn_sqlp_expr(p);
     if (!it->expr) return false;
-    if (it->expr->kind == TN_SQL_E_STAR) return true;
+    if (it->expr->kind == TN_SQL_E_STAR && !(it->expr->u.star.opts && it->expr->u.star.opts->columns))
+        return tn_sqlp_star_opts(p, it->expr);
     if (tn_sqlp_accept_kw(p, KW_AS)) {
         const tn_sql_token *a = tn_sqlp_peek(p, 0);
         /* After AS any word is a label (SELECT 1 AS date, x AS select), or a string ('x'). */
@@ -334,7 +336,7 @@ static bool select_item(tn_sql_parser *p, tn_sql_select_item *it) {
         return tn_sqlp_fail_expected(p, "an alias after AS");
     }
     t = tn_sqlp_peek(p, 0);
-    if (tn_sqlp_tok_is_colid(t)) {
+    if (tn_sqlp_tok_is_colid(t) && !word_at(p, 0, "qualify")) {
         it->alias = tn_sqlp_tok_ident(t);
         tn_sqlp_keep_case(p, &it->alias);
         tn_sqlp_advance(p);
@@ -351,8 +353,16 @@ static tn_sql_query *select_block(tn_sql_parser *p) {
     if (from_first && !(s->from = from_list(p))) return NULL;
     if (!from_first || tn_sqlp_is_kw(p, 0, KW_SELECT)) {
         tn_sqlp_advance(p);                                /* SELECT */
-        if (tn_sqlp_accept_kw(p, KW_DISTINCT)) s->distinct = true;
-        else tn_sqlp_accept_kw(p, KW_ALL);
+        if (tn_sqlp_accept_kw(p, KW_DISTINCT)) {
+            s->distinct = true;
+            if (tn_sqlp_accept_kw(p, KW_ON)) {                /* DISTINCT ON (exprs) */
+                if (!tn_sqlp_expect(p, TK_LPAREN, "'(' after DISTINCT ON")) return NULL;
+                if (!tn_sqlp_expr_list(p, &s->distinct_on)) return NULL;
+                if (!tn_sqlp_expect(p, TK_RPAREN, "')' after the DISTINCT ON list")) return NULL;
+            }
+        } else {
+            tn_sqlp_accept_kw(p, KW_ALL);
+        }
         tn_vec items = {0};
         do {
             if (items.n && tn_sqlp_list_ends(p)) break;  /* trailing comma (DuckDB) */
@@ -398,6 +408,10 @@ static tn_sql_query *select_block(tn_sql_parser *p) {
         } while (tn_sqlp_accept(p, TK_COMMA));
         s->windows = wins.data;
         s->n_windows = wins.n;
+    }
+    if (word_at(p, 0, "qualify")) {                     /* QUALIFY pred (DuckDB, Snowflake) */
+        tn_sqlp_advance(p);
+        if (!(s->qualify = tn_sqlp_expr(p))) return NULL;
     }
     return q;
 }

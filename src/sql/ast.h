@@ -386,6 +386,10 @@ struct tn_sql_query {
     tn_sql_order_item order_all_item;   /* its direction and NULLS (expr NULL) */
     tn_sql_expr *limit;            /* NULL when absent; LIMIT ALL is absent too */
     tn_sql_expr *offset;
+    /* BlinkDB's ERROR WITHIN e% AT CONFIDENCE c% (sql/approx.c): error_within > 0 when given,
+     * both in percent as written */
+    double error_within, confidence;
+    tn_sql_pos error_pos;
 };
 
 /* ---------------------------------------------------------------------------------------------

@@ -562,9 +562,10 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
                                 "(tarn commits each statement on its own): run the statement outside the transaction");
         goto done;
     }
-    if (tn_stmt_is_table(stmt)) {           /* stmt.h: DDL, DML, DESCRIBE t, SHOW, COPY, VACUUM */
+    bool approx = stmt->kind == TN_SQL_S_QUERY && stmt->u.query->error_within > 0;
+    if (tn_stmt_is_table(stmt) || approx) {  /* stmt.h: DDL, DML, DESCRIBE t, SHOW, COPY, VACUUM */
         tn_stmt_output so;
-        rc = tn_stmt_table_execute(&b, stmt, &so);
+        rc = approx ? tn_approx_execute(&b, stmt, &so) : tn_stmt_table_execute(&b, stmt, &so);
         if (!rc) rc = result_new(&r, so.ncols, so.names, so.types);
         if (!rc) {
             r->rows = so.rows;

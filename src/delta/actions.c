@@ -18,14 +18,25 @@ static const char *dup_str(tn_arena *arena, json_t *v) {
     return tn_arena_strndup(arena, json_string_value(v), json_string_length(v));
 }
 
+/* The member `key` of obj, or NULL when it is absent or JSON null: then *rc is 0, or the
+ * "missing" error when the field is required. `present` (optional) starts false; the getters set
+ * it once the value has been read. */
+static json_t *member(int *rc, bool *present, json_t *obj, const char *key, bool required,
+                      const char *what) {
+    json_t *v = json_object_get(obj, key);
+    *rc = 0;
+    if (present) *present = false;
+    if (v && !json_is_null(v)) return v;
+    if (required) *rc = tn_error_set(TN_ECORRUPT, "%s: missing '%s'", what, key);
+    return NULL;
+}
+
 static int get_str(const char **out, tn_arena *arena, json_t *obj, const char *key, bool required,
                    const char *what) {
-    json_t *v = json_object_get(obj, key);
+    int rc;
+    json_t *v = member(&rc, NULL, obj, key, required, what);
     *out = NULL;
-    if (!v || json_is_null(v)) {
-        if (required) return tn_error_set(TN_ECORRUPT, "%s: missing '%s'", what, key);
-        return 0;
-    }
+    if (!v) return rc;
     if (!json_is_string(v)) return tn_error_set(TN_ECORRUPT, "%s: '%s' is not a string", what, key);
     *out = dup_str(arena, v);
     return *out ? 0 : TN_ENOMEM;
@@ -33,12 +44,9 @@ static int get_str(const char **out, tn_arena *arena, json_t *obj, const char *k
 
 static int get_i64(int64_t *out, bool *present, json_t *obj, const char *key, bool required,
                    const char *what) {
-    json_t *v = json_object_get(obj, key);
-    if (present) *present = false;
-    if (!v || json_is_null(v)) {
-        if (required) return tn_error_set(TN_ECORRUPT, "%s: missing '%s'", what, key);
-        return 0;
-    }
+    int rc;
+    json_t *v = member(&rc, present, obj, key, required, what);
+    if (!v) return rc;
     if (json_is_integer(v)) {
         *out = (int64_t)json_integer_value(v);
     } else if (json_is_string(v)) {   /* some writers quote numbers */
@@ -56,12 +64,9 @@ static int get_i64(int64_t *out, bool *present, json_t *obj, const char *key, bo
 
 static int get_bool(bool *out, bool *present, json_t *obj, const char *key, bool required,
                     const char *what) {
-    json_t *v = json_object_get(obj, key);
-    if (present) *present = false;
-    if (!v || json_is_null(v)) {
-        if (required) return tn_error_set(TN_ECORRUPT, "%s: missing '%s'", what, key);
-        return 0;
-    }
+    int rc;
+    json_t *v = member(&rc, present, obj, key, required, what);
+    if (!v) return rc;
     if (!json_is_boolean(v)) return tn_error_set(TN_ECORRUPT, "%s: '%s' is not a boolean", what, key);
     *out = json_is_true(v);
     if (present) *present = true;
@@ -88,14 +93,11 @@ static int scalar_text(const char **out, tn_arena *arena, json_t *v, const char 
 
 static int get_map(tn_delta_kv **out, uint32_t *n, bool *present, tn_arena *arena, json_t *obj,
                    const char *key, bool required, const char *what) {
-    json_t *m = json_object_get(obj, key);
+    int rc;
+    json_t *m = member(&rc, present, obj, key, required, what);
     *out = NULL;
     *n = 0;
-    if (present) *present = false;
-    if (!m || json_is_null(m)) {
-        if (required) return tn_error_set(TN_ECORRUPT, "%s: missing '%s'", what, key);
-        return 0;
-    }
+    if (!m) return rc;
     if (!json_is_object(m)) return tn_error_set(TN_ECORRUPT, "%s: '%s' is not an object", what, key);
     size_t size = json_object_size(m);
     if (size) {
@@ -108,7 +110,7 @@ static int get_map(tn_delta_kv **out, uint32_t *n, bool *present, tn_arena *aren
     json_object_foreach(m, k, v) {
         (*out)[i].key = tn_arena_strdup(arena, k);
         if (!(*out)[i].key) return TN_ENOMEM;
-        int rc = scalar_text(&(*out)[i].value, arena, v, what, key);
+        rc = scalar_text(&(*out)[i].value, arena, v, what, key);
         if (rc) return rc;
         i++;
     }
@@ -119,14 +121,11 @@ static int get_map(tn_delta_kv **out, uint32_t *n, bool *present, tn_arena *aren
 
 static int get_str_array(const char ***out, uint32_t *n, bool *present, tn_arena *arena,
                          json_t *obj, const char *key, bool required, const char *what) {
-    json_t *a = json_object_get(obj, key);
+    int rc;
+    json_t *a = member(&rc, present, obj, key, required, what);
     *out = NULL;
     *n = 0;
-    if (present) *present = false;
-    if (!a || json_is_null(a)) {
-        if (required) return tn_error_set(TN_ECORRUPT, "%s: missing '%s'", what, key);
-        return 0;
-    }
+    if (!a) return rc;
     if (!json_is_array(a)) return tn_error_set(TN_ECORRUPT, "%s: '%s' is not an array", what, key);
     size_t size = json_array_size(a);
     *out = tn_arena_calloc(arena, (size ? size : 1) * sizeof **out);

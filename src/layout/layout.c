@@ -144,6 +144,12 @@ int tn_layout_check_update(const tn_table *t, const uint8_t *assigned) {
     return rc ? rc : impl->check_update ? impl->check_update(t, assigned) : 0;
 }
 
+int tn_layout_check_merge(const tn_table *t, const uint8_t *assigned, bool deletes) {
+    const tn_layout_impl *impl;
+    int rc = resolve(t, &impl);
+    return rc ? rc : impl->check_merge ? impl->check_merge(t, assigned, deletes) : 0;
+}
+
 int tn_layout_describe_column(const tn_table *t, uint32_t col, char *buf, size_t cap) {
     if (cap) buf[0] = 0;
     bool implemented;
@@ -177,6 +183,13 @@ int tn_layout_writer_open(tn_layout_writer **out, tn_table *t, const tn_layout_w
 }
 
 int tn_layout_writer_write(tn_layout_writer *w, const tn_chunk *chunk) { return w->impl->writer_write(w, chunk); }
+
+int tn_layout_writer_write_kinds(tn_layout_writer *w, const tn_chunk *chunk, const uint8_t *kinds) {
+    if (!kinds) return w->impl->writer_write(w, chunk);
+    if (!w->impl->writer_write_kinds)
+        return tn_error_set(TN_EUNSUPPORTED, "the %s layout writes no retraction rows", w->impl->name);
+    return w->impl->writer_write_kinds(w, chunk, kinds);
+}
 
 int tn_layout_writer_commit(tn_layout_writer *w, tn_table_commit_result *result) {
     return w->impl->writer_commit(w, result);

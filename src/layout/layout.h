@@ -47,6 +47,10 @@ int tn_layout_check_delete(const tn_table *t);
 /* UPDATE t SET <the columns with assigned[i] != 0>, checked by t's layout before any row is read
  * (a primary-key table: its merge engine allows updates and no key column is assigned). */
 int tn_layout_check_update(const tn_table *t, const uint8_t *assigned);
+/* MERGE INTO t: assigned[c] = column c is set by an UPDATE clause to something other than its
+ * own key value; deletes = a DELETE clause. Primary-key tables: Paimon's rules (deduplicate and
+ * partial-update only, no key column, deletes by the DELETE rule). */
+int tn_layout_check_merge(const tn_table *t, const uint8_t *assigned, bool deletes);
 /* What t's layout says of column col for DESCRIBE's extra column, into buf (NUL-terminated; ""
  * when nothing: a primary-key table names its bucket key, sequence field and each column's
  * aggregate function). */
@@ -168,6 +172,11 @@ int tn_layout_writer_open(tn_layout_writer **out, tn_table *t, const tn_layout_w
  * a failure the writer is unusable (commit fails; abort it). Not thread-safe: callers with
  * several producers serialise the calls. */
 int tn_layout_writer_write(tn_layout_writer *w, const tn_chunk *chunk);
+/* Row kinds (Paimon's RowKind) per row of chunk: TN_LAYOUT_ROW_ADD (+I, +U), TN_LAYOUT_ROW_UPDATE_BEFORE
+ * (-U), TN_LAYOUT_ROW_DELETE_KEY (-D). Primary-key tables merge retractions by their merge engine
+ * (a -D removes the key under deduplicate); other layouts refuse them. kinds NULL: all adds. */
+enum { TN_LAYOUT_ROW_ADD = 0, TN_LAYOUT_ROW_UPDATE_BEFORE = 1, TN_LAYOUT_ROW_DELETE_KEY = 2 };
+int tn_layout_writer_write_kinds(tn_layout_writer *w, const tn_chunk *chunk, const uint8_t *kinds);
 /* Finishes the files and commits; frees w in every case. result may be NULL. */
 int tn_layout_writer_commit(tn_layout_writer *w, tn_table_commit_result *result);
 /* Removes the files written and frees w. NULL is fine. */

@@ -37,6 +37,10 @@ struct tn_layout_impl {
     int (*check_update)(const tn_table *t, const uint8_t *assigned);
     /* optional: what DESCRIBE says of column col in its extra column ("" = nothing) */
     int (*describe_column)(const tn_table *t, uint32_t col, char *buf, size_t cap);
+    /* optional: rows with kinds (tn_layout_writer_write_kinds); NULL: refused */
+    int (*writer_write_kinds)(tn_layout_writer *w, const tn_chunk *chunk, const uint8_t *kinds);
+    /* optional check of MERGE INTO t (NULL: accepted) */
+    int (*check_merge)(const tn_table *t, const uint8_t *assigned, bool deletes);
 };
 
 /* The implementations (one per folder). */

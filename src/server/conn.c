@@ -446,22 +446,27 @@ int tn_pg_conn_command(tn_pg_conn *c, const tn_pg_cmd *cmd, bool describe_rows, 
     case TN_PG_CMD_SET_TXN:
         snprintf(tag, cap, "SET");
         return 0;
-    case TN_PG_CMD_DISCARD:
-        if (strcmp(cmd->name, "all") == 0) {
+    case TN_PG_CMD_DISCARD: {
+        bool all = strcmp(cmd->name, "all") == 0;      /* cmd may be a statement DISCARD drops */
+        if (all && c->txn != 'I') return tn_error_set(TN_EINVAL, "DISCARD ALL cannot run inside a transaction block");
+        if (all) {
             tn_pg_conn_drop_all(c);
             tn_pg_cursors_close(c, true);
             rc = tn_pg_setting_reset(&c->settings, "all", &reported);
             if (rc) return rc;
             report_all(c);
         }
-        snprintf(tag, cap, "DISCARD %s", strcmp(cmd->name, "all") == 0 ? "ALL" : "PLANS");
+        snprintf(tag, cap, "DISCARD %s", all ? "ALL" : "PLANS");
         return 0;
-    case TN_PG_CMD_DEALLOCATE:
-        if (strcmp(cmd->name, "all") == 0) tn_pg_conn_drop_all(c);
+    }
+    case TN_PG_CMD_DEALLOCATE: {
+        bool all = strcmp(cmd->name, "all") == 0;
+        if (all) tn_pg_conn_drop_statements(c);        /* portals keep theirs, as in PostgreSQL */
         else if (tn_pg_conn_close_statement(c, cmd->name))
             return tn_error_set(TN_PG_ENOSTMT, "prepared statement \"%s\" does not exist", cmd->name);
-        snprintf(tag, cap, "DEALLOCATE%s", strcmp(cmd->name, "all") == 0 ? " ALL" : "");
+        snprintf(tag, cap, "DEALLOCATE%s", all ? " ALL" : "");
         return 0;
+    }
     case TN_PG_CMD_SHOW: {
         static const char *const all_names[] = {"name", "setting", "description"};
         tn_type t[3] = {tn_type_make(TN_TYPE_VARCHAR), tn_type_make(TN_TYPE_VARCHAR), tn_type_make(TN_TYPE_VARCHAR)};

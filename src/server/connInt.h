@@ -114,6 +114,7 @@ typedef struct tn_pg_conn {
     uint32_t msg_cap;
     tn_pg_stmt *stmts;
     tn_pg_portal *portals;
+    tn_pg_portal *exec_portal;   /* the portal an Execute runs: DISCARD ALL keeps it (extended.c) */
     tn_pg_sqlcursor *cursors;    /* DECLARE ... CURSOR (cursor.c) */
     const uint8_t *cur_formats;  /* formats for a session command's RowDescription */
     uint16_t cur_nformats;
@@ -173,7 +174,11 @@ int tn_pg_cursor_describe(tn_pg_conn *c, const char *name);   /* RowDescription;
 
 /* extended.c */
 int tn_pg_conn_extended(tn_pg_conn *c, uint8_t type, const uint8_t *body, uint32_t len);
-void tn_pg_conn_drop_all(tn_pg_conn *c);                       /* statements and portals */
+/* drop_all: statements and portals (DISCARD ALL, the end of the connection); the portal an
+ * Execute is running stays until that Execute and its Sync end, as in PostgreSQL.
+ * drop_statements: DEALLOCATE ALL (portals keep their statement by its reference count). */
+void tn_pg_conn_drop_all(tn_pg_conn *c);
+void tn_pg_conn_drop_statements(tn_pg_conn *c);
 int tn_pg_conn_close_statement(tn_pg_conn *c, const char *name); /* TN_ENOTFOUND when absent */
 
 /* copy.c */

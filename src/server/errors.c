@@ -25,8 +25,10 @@ static const struct {
     {0, "memory limit", "53200"},
     {0, "unrecognized configuration parameter", "42704"},   /* undefined_object */
     {0, "can only be used in transaction blocks", "25P01"}, /* no_active_sql_transaction */
+    {0, "cannot run inside a transaction block", "25001"},  /* active_sql_transaction */
     {TN_ENOTFOUND, "cursor \"", "34000"},       /* invalid_cursor_name */
     {TN_EEXISTS, "cursor \"", "42P03"},         /* duplicate_cursor */
+    {TN_ENOTFOUND, "prepared statement \"", "26000"},   /* invalid_sql_statement_name */
     {TN_ECONFLICT, NULL, "40001"},                /* serialization_failure: retry */
     {TN_ENOMEM, NULL, "53200"},
     {TN_EINTERRUPT, NULL, "57014"},               /* query_canceled */

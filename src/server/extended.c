@@ -65,21 +65,34 @@ static bool remove_portal(tn_pg_conn *c, const char *name) {
     return false;
 }
 
+/* Frees the portals but the one an Execute is running (DISCARD ALL run as its own portal,
+ * which psycopg 3 sends on a reset): its statement, command and parameters are in use until
+ * the Execute ends, and PostgreSQL's DISCARD ALL keeps the active portal too. It goes at Sync
+ * (implicit transaction) or with the next drop. */
 static void drop_portals(tn_pg_conn *c) {
-    while (c->portals) {
-        tn_pg_portal *p = c->portals;
-        c->portals = p->next;
+    tn_pg_portal **pp = &c->portals;
+    while (*pp) {
+        tn_pg_portal *p = *pp;
+        if (p == c->exec_portal) {
+            pp = &p->next;
+            continue;
+        }
+        *pp = p->next;
         portal_free(p);
     }
 }
 
-void tn_pg_conn_drop_all(tn_pg_conn *c) {
-    drop_portals(c);
+void tn_pg_conn_drop_statements(tn_pg_conn *c) {
     while (c->stmts) {
         tn_pg_stmt *s = c->stmts;
         c->stmts = s->next;
         stmt_unref(s);
     }
+}
+
+void tn_pg_conn_drop_all(tn_pg_conn *c) {
+    drop_portals(c);
+    tn_pg_conn_drop_statements(c);
 }
 
 int tn_pg_conn_close_statement(tn_pg_conn *c, const char *name) {
@@ -404,12 +417,8 @@ static int on_describe(tn_pg_conn *c, const uint8_t *body, uint32_t len) {
     return rc;
 }
 
-static int on_execute(tn_pg_conn *c, const uint8_t *body, uint32_t len) {
-    tn_pg_execute m;
-    int rc = tn_pg_decode_execute(body, len, &m);
-    if (rc) return rc;
-    tn_pg_portal *p = find_portal(c, m.portal);
-    if (!p) return ext_fail(c, "34000", "portal \"%s\" does not exist", m.portal);
+static int execute_portal(tn_pg_conn *c, tn_pg_portal *p, int64_t max_rows) {
+    int rc;
     tn_pg_stmt *s = p->stmt;
     if (c->txn == 'E' && !(s->cmd.kind == TN_PG_CMD_COMMIT || s->cmd.kind == TN_PG_CMD_ROLLBACK))
         return ext_fail(c, "25P02", "current transaction is aborted, commands ignored until end of transaction block%s", "");
@@ -446,7 +455,7 @@ static int on_execute(tn_pg_conn *c, const uint8_t *body, uint32_t len) {
     }
     tn_pg_conn_begin_statement(c);
     bool more = false;
-    rc = tn_pg_conn_send_rows(c, &p->cur, m.max_rows, &more);
+    rc = tn_pg_conn_send_rows(c, &p->cur, max_rows, &more);
     tn_pg_conn_end_statement(c);
     if (rc) {
         if (c->dead) return TN_PG_EOF;
@@ -467,6 +476,18 @@ static int on_execute(tn_pg_conn *c, const uint8_t *body, uint32_t len) {
     p->completed = true;
     tn_pg_conn_complete(c, p->tag);
     return 0;
+}
+
+static int on_execute(tn_pg_conn *c, const uint8_t *body, uint32_t len) {
+    tn_pg_execute m;
+    int rc = tn_pg_decode_execute(body, len, &m);
+    if (rc) return rc;
+    tn_pg_portal *p = find_portal(c, m.portal);
+    if (!p) return ext_fail(c, "34000", "portal \"%s\" does not exist", m.portal);
+    c->exec_portal = p;                /* DISCARD ALL keeps it (drop_portals) */
+    rc = execute_portal(c, p, m.max_rows);
+    c->exec_portal = NULL;
+    return rc;
 }
 
 static int on_close(tn_pg_conn *c, const uint8_t *body, uint32_t len) {

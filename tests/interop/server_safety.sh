@@ -25,6 +25,18 @@ check "unknown message type" "E FATAL 08P01: invalid frontend message type '?' (
 check "truncated Bind" "E FATAL 08P01: Bind message: truncated at byte 6: an int32 needs 4 bytes, 0 left" "$(raw truncated_bind | grep '^E')"
 check "Bind parameter longer than the message" "E FATAL 08P01: Bind message: parameter 1 length 2147483647 exceeds the 3 bytes left" "$(raw bind_overlong_param | grep '^E')"
 check "extended error skips to Sync" "E Z" "$(raw extended_error_skips_to_sync)"
+# the statement releases the portal running it (a use-after-free under ASan once): PostgreSQL's
+# answers, the portal's statement gone afterwards, the session serving
+check "DEALLOCATE ALL / DISCARD ALL / DEALLOCATE itself from their own portal" "DEALLOCATE ALL: 1 1 2 n C DEALLOCATE ALL Z
+  s2 afterwards: error 26000
+DISCARD ALL: 1 1 2 n C DISCARD ALL Z
+  s2 afterwards: error 26000
+DEALLOCATE s1: 1 1 2 n C DEALLOCATE Z
+  s2 afterwards: row 5
+deallocate all: 1 1 2 n C DEALLOCATE ALL Z
+  s2 afterwards: error 26000
+row 7" "$(raw release_in_own_portal)"
+check_contains "DISCARD ALL in a block: 25001" "25001: DISCARD ALL cannot run inside a transaction block" "$(q -c 'begin' -c 'discard all')"
 check "cancel with a wrong key is ignored" "cancel reply: closed
 row 7" "$(raw cancel_wrong_key)"
 check "server still serves" "1" "$(q -c 'select 1')"

@@ -45,8 +45,15 @@ echo "clone: $line"
 if [ $rc -eq 0 ] && [[ "$line" =~ ^([0-9]+)\ passed,\ 0\ failed ]] && [ "${BASH_REMATCH[1]}" -gt 0 ]; then
     ok "make test in the clone: $line"
 else
-    bad "make test in the clone (exit $rc): $line"
-    grep -E '^(failed suites|skipped)|passed +[1-9][0-9]* failed' "$tmp/test.log" | head -n 20
+    # the runner's summary keeps only lines starting with FAIL: name the failed suites and their
+    # first failures on such lines, so the outer log says what failed inside the clone
+    suites=$(grep -E '^failed suites' "$tmp/test.log" | tail -n 1)
+    bad "make test in the clone (exit $rc): $line; $suites"
+    grep -E '^ +(FAIL|delta-check)|Sanitizer|runtime error' "$tmp/test.log" | head -n 20 | sed 's/^ */FAIL   in the clone: /'
+    list=${suites#failed suites: }; list=${list%% (logs*}
+    for s in $list; do
+        [ -f "build/test-logs/$s.log" ] && tail -n 12 "build/test-logs/$s.log" | sed "s/^/FAIL   $s.log: /"
+    done
 fi
 # With the oracle installed here, the clone must not skip anything either.
 if oracle_available; then

@@ -65,3 +65,13 @@ with psycopg.connect(host="127.0.0.1", port=port, user="tester", dbname="tarn", 
         check("error", "raised", "no error")
     except psycopg.errors.UndefinedTable as e:
         check("UndefinedTable (42P01)", "42P01", e.sqlstate)
+    # psycopg 3 sends DEALLOCATE ALL itself through the extended protocol (unnamed statement and
+    # portal) after a DROP once it holds prepared statements, and a pool's reset sends DISCARD ALL
+    # the same way: the statement releases the portal running it (a use-after-free once)
+    got = [c.execute("select i from p3 where i = %s", (k,), prepare=True).fetchone() for k in (1, 2)]
+    c.execute("create table p3drop (i int)")
+    c.execute("drop table p3drop")
+    check("psycopg's DEALLOCATE ALL after a DROP, then prepared again", ([(1,), (2,)], 0, [(2,)]),
+          (got, len(c._prepared._names), c.execute("select i from p3 where i = %s", (2,), prepare=True).fetchall()))
+    check("DISCARD ALL through the extended protocol", ("DISCARD ALL", [(1,)]),
+          (c.execute("discard all").statusmessage, c.execute("select i from p3 where i = %s and s = %s", (1, "a")).fetchall()))

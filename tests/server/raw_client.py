@@ -131,6 +131,45 @@ def main():
         s.sendall(b"S" + struct.pack("!i", 4))
         msgs = read_msgs(s)
         print(" ".join(t.decode() for t, b in msgs))
+    elif what == "release_in_own_portal":
+        # DEALLOCATE ALL / DISCARD ALL / DEALLOCATE of its own statement, each run through the
+        # extended protocol from a named statement and portal (psycopg 3 on a reset): the
+        # statement releases the portal that runs it. Prints each Execute's answer, then proves
+        # the session still serves and the statements are gone.
+        startup(s)
+        read_msgs(s)
+        def msg(t, body):
+            return t + struct.pack("!i", len(body) + 4) + body
+        for sql in (b"DEALLOCATE ALL", b"DISCARD ALL", b"DEALLOCATE s1", b"deallocate all"):
+            frames = msg(b"P", b"s1\0" + sql + b"\0" + struct.pack("!h", 0))
+            frames += msg(b"P", b"s2\0select 5\0" + struct.pack("!h", 0))
+            frames += msg(b"B", b"p1\0s1\0" + struct.pack("!hhh", 0, 0, 0))
+            frames += msg(b"D", b"Pp1\0")
+            frames += msg(b"E", b"p1\0" + struct.pack("!i", 0))
+            frames += msg(b"S", b"")
+            s.sendall(frames)
+            msgs = read_msgs(s)
+            out = []
+            for t, b in msgs:
+                if t == b"C":
+                    out.append("C " + b.rstrip(b"\0").decode())
+                elif t == b"E":
+                    out.append("E " + fields(b).get("C", "?"))
+                elif t != b"S":                  # DISCARD ALL's ParameterStatus messages
+                    out.append(t.decode())
+            print(sql.decode() + ": " + " ".join(out))
+            # s2 survives only DEALLOCATE s1; s1 is gone in every case
+            frames = msg(b"B", b"\0s2\0" + struct.pack("!hhh", 0, 0, 0)) + msg(b"E", b"\0" + struct.pack("!i", 0))
+            frames += msg(b"S", b"") + msg(b"C", b"Ss2\0") + msg(b"C", b"Ss1\0") + msg(b"S", b"")
+            s.sendall(frames)
+            msgs = read_msgs(s) + read_msgs(s)
+            rows = [b[6:].decode() for t, b in msgs if t == b"D"]
+            errs = [fields(b).get("C", "?") for t, b in msgs if t == b"E"]
+            print("  s2 afterwards: " + (("row " + rows[0]) if rows else "error " + ",".join(errs)))
+        q = b"select 7\0"
+        s.sendall(msg(b"Q", q))
+        rows = [b for t, b in read_msgs(s) if t == b"D"]
+        print("row " + rows[0][6:].decode() if rows else "no row")
     else:
         print("unknown scenario " + what)
 

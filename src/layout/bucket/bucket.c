@@ -144,9 +144,35 @@ static int part_rows(bucket_writer *w, uint32_t id, bpart **out) {
     return 0;
 }
 
-static int bucket_write(tn_layout_writer *base, const tn_chunk *chunk) {
+/* Each row's kind from the 'rowkind.field' column (Paimon's RowKind short strings), into out. */
+static int rowkind_of_column(const bucket_writer *w, const tn_vector *v, uint32_t n, uint8_t *out) {
+    for (uint32_t r = 0; r < n; r++) {
+        if (!tn_vector_is_valid(v, r))
+            return tn_error_set(TN_ECONSTRAINT, "table '%s': column '%s' ('rowkind.field'): Row kind cannot be null.",
+                                tn_table_path(w->t), tn_table_column(w->t, (uint32_t)w->spec.rowkind_col)->name);
+        tn_value x;
+        tn_vector_get_value(v, r, &x);
+        const char *p = x.u.s.ptr;
+        uint32_t len = x.u.s.len;
+        if (len == 2 && p[0] == '+' && (p[1] == 'I' || p[1] == 'U')) out[r] = TN_BUCKET_ADD;
+        else if (len == 2 && p[0] == '-' && p[1] == 'U') out[r] = TN_BUCKET_UPDATE_BEFORE;
+        else if (len == 2 && p[0] == '-' && p[1] == 'D') out[r] = TN_BUCKET_DELETE;
+        else
+            return tn_error_set(TN_EINVAL, "table '%s': column '%s' ('rowkind.field'), row %u: Unsupported short "
+                                "string '%.*s' for row kind.", tn_table_path(w->t),
+                                tn_table_column(w->t, (uint32_t)w->spec.rowkind_col)->name, r + 1,
+                                (int)(len > 64 ? 64 : len), p);
+    }
+    return 0;
+}
+
+/* Rows of a chunk, each an add or (kinds[r], or the rowkind.field column) a retraction; with
+ * 'ignore-delete' retractions are dropped here. */
+static int bucket_write_kinds(tn_layout_writer *base, const tn_chunk *chunk, const uint8_t *kinds) {
     bucket_writer *w = (bucket_writer *)base;
     int rc = 0;
+    uint8_t *own = NULL;
+    uint32_t *keep = NULL;
     if (w->sticky) return tn_error_set(w->sticky, "table '%s': the writer failed earlier", tn_table_path(w->t));
     if (chunk->count == 0) return 0;
     rc = tn_interrupt_check(w->opts.interrupt);
@@ -161,19 +187,45 @@ static int bucket_write(tn_layout_writer *base, const tn_chunk *chunk) {
             goto cleanup;
         }
     }
+    if (!kinds && w->spec.rowkind_col >= 0) {
+        own = tn_malloc(chunk->count);
+        if (!own) { rc = TN_ENOMEM; goto cleanup; }
+        rc = rowkind_of_column(w, &chunk->cols[w->spec.rowkind_col], chunk->count, own);
+        if (rc) goto cleanup;
+        kinds = own;
+    }
+    bool retract = false;
+    for (uint32_t r = 0; kinds && r < chunk->count && !retract; r++) retract = kinds[r] != TN_BUCKET_ADD;
+    if (!retract) kinds = NULL;
+    bool drop = retract && w->spec.ignore_delete;
+    if (drop && !(keep = tn_malloc(sizeof *keep * chunk->count))) { rc = TN_ENOMEM; goto cleanup; }
     tn_layout_route route;
     rc = tn_layout_router_route(w->router, chunk, &route);
     for (uint32_t g = 0; g < route.ngroups && !rc; g++) {
         bpart *p = NULL;
         uint32_t first = route.start[g], n = route.start[g + 1] - first;
+        const uint32_t *sel = route.sel + first;
+        if (drop) {
+            uint32_t m = 0;
+            for (uint32_t k = 0; k < n; k++)
+                if (kinds[sel[k]] == TN_BUCKET_ADD) keep[m++] = sel[k];
+            sel = keep;
+            n = m;
+            if (n == 0) continue;
+        }
         rc = part_rows(w, route.part[g], &p);
-        if (!rc) rc = tn_bucket_rows_append(&p->rows, chunk, route.sel + first, n, NULL);
+        if (!rc) rc = tn_bucket_rows_append(&p->rows, chunk, sel, n, NULL);
+        if (!rc && kinds && !drop) rc = tn_bucket_rows_set_kinds(&p->rows, kinds, sel, n);
     }
     if (!rc) w->rows_in += chunk->count;
 cleanup:
+    tn_free(own);
+    tn_free(keep);
     if (rc) w->sticky = rc;
     return rc;
 }
+
+static int bucket_write(tn_layout_writer *base, const tn_chunk *chunk) { return bucket_write_kinds(base, chunk, NULL); }
 
 /* ---------------------------------------------------------------------------------------------
  * Commit.
@@ -1096,5 +1148,5 @@ static int bucket_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, con
 const tn_layout_impl tn_layout_bucket = {
     "bucket", bucket_open, bucket_write, bucket_commit, bucket_abort, bucket_num_files, bucket_scan_open,
     tn_bucket_check_create, tn_bucket_check_alter, bucket_optimize, tn_bucket_check_delete,
-    tn_bucket_check_update, tn_bucket_describe_column,
+    tn_bucket_check_update, tn_bucket_describe_column, bucket_write_kinds, tn_bucket_check_merge,
 };

@@ -15,7 +15,11 @@
  *   sequence.field                 'c'       which row of a key wins (larger wins; ties: later row)
  *   fields.<c>.aggregate-function  sum | min | max | count | product | last_value | ... | rbm32
  *   fields.default-aggregate-function         the same, for columns without their own
- *   fields.<c>.ignore-retract      true|false (batch writes carry no retractions)
+ *   fields.<c>.ignore-retract      true|false: retract rows leave the column's aggregate as it is
+ *                                  (aggregation engine only; else the function retracts or fails)
+ *   rowkind.field                  'c'       a string column: each row's kind, '+I' '+U' '-U' '-D'
+ *   ignore-delete                  true|false retract rows (-U, -D) are dropped (also
+ *                                  deduplicate. / partial-update. / first-row.ignore-delete)
  *   changelog-producer             none (others refused)
  *   bucket-function.type           default (Paimon's hash; others refused)
  *
@@ -94,6 +98,9 @@ typedef struct tn_bucket_spec {
     bool remove_on_delete;             /* partial-update / aggregation.remove-record-on-delete */
     bool dynamic;                      /* 'bucket' = '-1' (nbuckets -1): Paimon's dynamic buckets */
     int64_t target_rows;               /* dynamic-bucket.target-row-num (default 2,000,000) */
+    uint8_t *ignore_retract;           /* per column: fields.<c>.ignore-retract = true */
+    int rowkind_col;                   /* rowkind.field column, -1 none */
+    bool ignore_delete;                /* ignore-delete: retract rows are dropped at write */
     int32_t max_buckets;               /* dynamic-bucket.max-buckets (default -1: 32767) */
 } tn_bucket_spec;
 
@@ -133,6 +140,9 @@ int tn_bucket_check_alter(const tn_table *t, const tn_delta_kv *props, uint32_t 
 int tn_bucket_check_delete(const tn_table *t);
 /* UPDATE t SET <assigned>: deduplicate and partial-update only, no key column (Paimon's texts). */
 int tn_bucket_check_update(const tn_table *t, const uint8_t *assigned);
+/* MERGE INTO t: Paimon's rules (deduplicate and partial-update; no key column assigned; a DELETE
+ * clause by tn_bucket_check_delete's rule). */
+int tn_bucket_check_merge(const tn_table *t, const uint8_t *assigned, bool deletes);
 /* DESCRIBE's note on column col: "bucket key", "sequence field", "aggregate-function <f>". */
 int tn_bucket_describe_column(const tn_table *t, uint32_t col, char *buf, size_t cap);
 /* A file's bucket and bucket count from its add.tags; false when absent or invalid. */
@@ -180,13 +190,25 @@ typedef struct tn_bucket_rows {
     uint32_t count;
     int32_t *bucket;                   /* per row (the bucket-key hash until commit) */
     uint32_t cap_bucket;
+    uint8_t *kind;                     /* per row: tn_bucket_kind; NULL while every row is an add */
+    uint32_t cap_kind;
 } tn_bucket_rows;
+
+/* A row's kind (Paimon's RowKind): adds (+I, +U) and retractions (-U, -D). */
+typedef enum tn_bucket_kind {
+    TN_BUCKET_ADD = 0,
+    TN_BUCKET_UPDATE_BEFORE,
+    TN_BUCKET_DELETE,
+} tn_bucket_kind;
 
 int tn_bucket_rows_init(tn_bucket_rows *r, const tn_table *t);
 void tn_bucket_rows_free(tn_bucket_rows *r);
 /* Appends rows sel[0..n) of chunk (sel NULL: 0..n-1) with their buckets. */
 int tn_bucket_rows_append(tn_bucket_rows *r, const tn_chunk *chunk, const uint32_t *sel, uint32_t n,
                           const int32_t *buckets);
+
+/* Gives the last n rows appended the kinds kinds[sel[k]] (sel NULL: kinds[k]). */
+int tn_bucket_rows_set_kinds(tn_bucket_rows *r, const uint8_t *kinds, const uint32_t *sel, uint32_t n);
 
 /* Appends rows sel[0..n) of a projected chunk (column j of chunk is table column cols[j]); the
  * other columns of the set get NULLs. */

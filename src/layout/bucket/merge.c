@@ -32,7 +32,24 @@ void tn_bucket_rows_free(tn_bucket_rows *r) {
     tn_free(r->cols);
     tn_free(r->skip);
     tn_free(r->bucket);
+    tn_free(r->kind);
     memset(r, 0, sizeof *r);
+}
+
+int tn_bucket_rows_set_kinds(tn_bucket_rows *r, const uint8_t *kinds, const uint32_t *sel, uint32_t n) {
+    bool any = false;
+    for (uint32_t k = 0; k < n && !any; k++) any = kinds[sel ? sel[k] : k] != TN_BUCKET_ADD;
+    if (!any && !r->kind) return 0;
+    if (r->cap_kind < r->count) {
+        uint32_t cap = r->cap_bucket > r->count ? r->cap_bucket : r->count;
+        uint8_t *nk = tn_realloc(r->kind, cap);
+        if (!nk) return TN_ENOMEM;
+        memset(nk + r->cap_kind, TN_BUCKET_ADD, cap - r->cap_kind);
+        r->kind = nk;
+        r->cap_kind = cap;
+    }
+    for (uint32_t k = 0; k < n; k++) r->kind[r->count - n + k] = kinds[sel ? sel[k] : k];
+    return 0;
 }
 
 static int reserve_buckets(tn_bucket_rows *r, uint32_t need) {
@@ -370,6 +387,135 @@ static int agg_step(const tn_table *t, uint32_t col, tn_bucket_agg fn, acc *a, c
     }
 }
 
+/* Paimon's FieldAggregator.retract for the functions that have one (sum subtracts, product
+ * divides, last_value clears, last_non_null_value clears on a non-NULL retraction; count, tarn's
+ * own, counts down); the others refuse with Paimon's text. */
+static int agg_retract(const tn_table *t, uint32_t col, tn_bucket_agg fn, acc *a, const tn_value *v) {
+    tn_type ty = v->type;
+    bool is_float = ty.id == TN_TYPE_FLOAT || ty.id == TN_TYPE_DOUBLE;
+    bool wide = ty.id == TN_TYPE_DECIMAL && ty.precision > TN_DECIMAL_INT64_MAX_PRECISION;
+    switch (fn) {
+    case TN_AGG_LAST:
+        a->v.is_null = true;
+        return 0;
+    case TN_AGG_LAST_NON_NULL:
+        if (!v->is_null) a->v.is_null = true;
+        return 0;
+    case TN_AGG_COUNT:
+        if (v->is_null) return 0;
+        if (a->v.is_null) {
+            a->v.type = ty;
+            a->v.is_null = false;
+            a->v.u.i = 0;
+        }
+        if (__builtin_sub_overflow(a->v.u.i, 1, &a->v.u.i) || !int_fits(ty, a->v.u.i)) return overflow(t, col, "count");
+        return 0;
+    case TN_AGG_SUM:
+        if (v->is_null) return 0;
+        if (a->v.is_null) {        /* Paimon: the negated input */
+            a->v = *v;
+            if (is_float) a->v.u.d = -v->u.d;
+            else if (wide) a->v.u.i128 = -v->u.i128;
+            else if (__builtin_sub_overflow((int64_t)0, v->u.i, &a->v.u.i) || !int_fits(ty, a->v.u.i))
+                return overflow(t, col, "sum");
+            return 0;
+        }
+        if (is_float) a->v.u.d -= v->u.d;
+        else if (wide) {
+            if (__builtin_sub_overflow(a->v.u.i128, v->u.i128, &a->v.u.i128)) return overflow(t, col, "sum");
+        } else if (__builtin_sub_overflow(a->v.u.i, v->u.i, &a->v.u.i) || !int_fits(ty, a->v.u.i))
+            return overflow(t, col, "sum");
+        return 0;
+    case TN_AGG_PRODUCT:
+        if (v->is_null) return 0;
+        if (a->v.is_null) {        /* Paimon: the input itself */
+            a->v = *v;
+            return 0;
+        }
+        if (is_float) a->v.u.d /= v->u.d;
+        else if (v->u.i == 0)
+            return tn_error_set(TN_EINVAL, "table '%s': aggregate function 'product' of column '%s': retracting 0 "
+                                "divides by zero", tn_table_path(t), tn_table_column(t, col)->name);
+        else if (!(a->v.u.i == INT64_MIN && v->u.i == -1)) a->v.u.i /= v->u.i;
+        else return overflow(t, col, "product");
+        return 0;
+    default: break;
+    }
+    static const char *const names[] = {
+#define TN_AGG_NAME(id, name) name,
+        TN_BUCKET_AGG_TABLE(TN_AGG_NAME)
+#undef TN_AGG_NAME
+    };
+    return tn_error_set(TN_EUNSUPPORTED, "table '%s': column '%s': Aggregate function '%s' does not support "
+                        "retraction, If you allow this function to ignore retraction messages, you can configure "
+                        "'fields.${field_name}.ignore-retract'='true'.", tn_table_path(t), tn_table_column(t, col)->name,
+                        names[fn]);
+}
+
+static inline uint8_t kind_of(const tn_bucket_rows *r, uint32_t row) {
+    return r->kind && row < r->cap_kind ? r->kind[row] : TN_BUCKET_ADD;
+}
+
+static const char partial_delete_msg[] =
+    "By default, Partial update can not accept delete records, you can choose one of the following solutions: "
+    "1. Configure 'ignore-delete' to ignore delete records. "
+    "2. Configure 'partial-update.remove-record-on-delete' to remove the whole row when receiving delete records. "
+    "3. Configure 'sequence-group's to retract partial columns.";
+
+/* The rows of one key, refs[a..b) in merge order, against their retractions: *start = the first
+ * row that counts (after the last delete that removes the record), *deleted = the key has no
+ * row afterwards. Paimon's rules: deduplicate keeps the last row, which may be a retraction
+ * (the key goes); first-row refuses retractions; partial-update needs
+ * partial-update.remove-record-on-delete (then -D removes the record, -U is ignored);
+ * aggregation with aggregation.remove-record-on-delete removes the record on -D, else every
+ * retraction goes to the field aggregates (agg_retract, or ignore-retract). */
+static int group_kinds(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_rows *const *sets,
+                       const tn_bucket_ref *refs, uint32_t a, uint32_t b, uint32_t *start, bool *deleted) {
+    *start = a;
+    *deleted = false;
+    if (!sets[1]->kind) return 0;                 /* stored rows are always adds */
+    switch (spec->engine) {
+    case TN_BUCKET_DEDUPLICATE: *deleted = kind_of(sets[refs[b - 1].set], refs[b - 1].row) != TN_BUCKET_ADD; return 0;
+    case TN_BUCKET_FIRST_ROW:
+        for (uint32_t k = a; k < b; k++)
+            if (kind_of(sets[refs[k].set], refs[k].row) != TN_BUCKET_ADD)
+                return tn_error_set(TN_EUNSUPPORTED, "table '%s': By default, First row merge engine can not accept "
+                                    "DELETE/UPDATE_BEFORE records. You can config 'first-row.ignore-delete' to ignore "
+                                    "the DELETE/UPDATE_BEFORE records.", tn_table_path(t));
+        return 0;
+    case TN_BUCKET_PARTIAL_UPDATE:
+    case TN_BUCKET_AGGREGATION:
+        if (spec->engine == TN_BUCKET_PARTIAL_UPDATE) {
+            /* the record is the add rows after the last delete; none: nothing to write */
+            bool add = false;
+            for (uint32_t k = a; k < b; k++) {
+                uint8_t kd = kind_of(sets[refs[k].set], refs[k].row);
+                if (kd == TN_BUCKET_ADD) add = true;
+                else if (!spec->remove_on_delete)
+                    return tn_error_set(TN_EUNSUPPORTED, "table '%s': %s", tn_table_path(t), partial_delete_msg);
+                else if (kd == TN_BUCKET_DELETE) {
+                    *start = k + 1;
+                    add = false;
+                }
+            }
+            *deleted = !add;
+            return 0;
+        }
+        /* aggregation: a -D removes the record (remove-record-on-delete), any later row starts
+         * a new one; other retractions go to the field aggregates */
+        for (uint32_t k = a; k < b; k++) {
+            uint8_t kd = kind_of(sets[refs[k].set], refs[k].row);
+            if (kd == TN_BUCKET_DELETE && spec->remove_on_delete) {
+                *start = k + 1;
+                *deleted = true;
+            } else
+                *deleted = false;
+        }
+        return 0;
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * The merge.
  */
@@ -432,17 +578,18 @@ static int out_flush(out_chunk *o) {
  * is (not emitted); a key with new rows is emitted merged and its kept stored rows are listed as
  * deleted, except when the merge result is that kept row itself (first-row, or a larger stored
  * sequence.field): then nothing changes for the key. */
-static bool dv_group(tn_bucket_dv *dv, const tn_bucket_ref *refs, uint32_t a, uint32_t b, const tn_bucket_ref *pick) {
+static bool dv_group(tn_bucket_dv *dv, const tn_bucket_ref *refs, uint32_t a, uint32_t b, const tn_bucket_ref *pick,
+                     bool deleted) {
     bool fresh = false, kept = false;
     for (uint32_t k = a; k < b; k++) {
         if (refs[k].set != 0) fresh = true;
         else if (dv->kept[refs[k].row]) kept = true;
     }
-    if (!kept) return true;
-    if (!fresh || (pick && pick->set == 0 && dv->kept[pick->row])) return false;
+    if (!kept) return !deleted;
+    if (!fresh || (!deleted && pick && pick->set == 0 && dv->kept[pick->row])) return false;
     for (uint32_t k = a; k < b; k++)
         if (refs[k].set == 0 && dv->kept[refs[k].row]) dv->deleted[dv->ndeleted++] = refs[k].row;
-    return true;
+    return !deleted;
 }
 
 int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_rows *const *sets, tn_bucket_ref *refs,
@@ -539,7 +686,11 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
             while (b < nrefs && key_cmp(&s, &refs[a], &refs[b]) == 0) b++;
         uint32_t row = o.c.count;
         const tn_bucket_ref *pick = picks ? (spec->engine == TN_BUCKET_DEDUPLICATE ? &refs[b - 1] : &refs[a]) : NULL;
-        if (dv && !dv_group(dv, refs, a, b, pick)) {
+        uint32_t start;
+        bool deleted;
+        rc = group_kinds(spec, t, sets, refs, a, b, &start, &deleted);
+        if (rc) break;
+        if (dv ? !dv_group(dv, refs, a, b, pick, deleted) : deleted) {
             a = b;
             continue;
         }
@@ -558,14 +709,19 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
                     o.c.cols[c].count = row + 1;
                     continue;
                 }
-                const tn_bucket_ref *from = &refs[a];
-                for (uint32_t k = b; k-- > a;)
-                    if (tn_vector_is_valid(&sets[refs[k].set]->cols[c], refs[k].row)) {
+                const tn_bucket_ref *from = NULL;
+                for (uint32_t k = b; k-- > start;)
+                    if (kind_of(sets[refs[k].set], refs[k].row) == TN_BUCKET_ADD &&
+                        tn_vector_is_valid(&sets[refs[k].set]->cols[c], refs[k].row)) {
                         from = &refs[k];
                         break;
                     }
                 o.c.cols[c].count = row;
-                rc = tn_vector_append_from(&o.c.cols[c], &sets[from->set]->cols[c], from->row);
+                if (from) rc = tn_vector_append_from(&o.c.cols[c], &sets[from->set]->cols[c], from->row);
+                else {
+                    rc = tn_vector_set_null(&o.c.cols[c], row);
+                    o.c.cols[c].count = row + 1;
+                }
             }
         } else {
             for (uint32_t c = 0; c < ncols && !rc; c++) {
@@ -581,10 +737,13 @@ int tn_bucket_merge(const tn_bucket_spec *spec, const tn_table *t, tn_bucket_row
                 if (spec->is_key[c]) {
                     tn_vector_get_value(&sets[refs[a].set]->cols[c], refs[a].row, &ac->v);
                 } else {
-                    for (uint32_t k = a; k < b && !rc; k++) {
+                    for (uint32_t k = start; k < b && !rc; k++) {
                         tn_value v;
                         tn_vector_get_value(&sets[refs[k].set]->cols[c], refs[k].row, &v);
-                        rc = agg_step(t, c, (tn_bucket_agg)spec->agg[c], ac, &v, refs[k].set == 0, spec->delims[c]);
+                        if (kind_of(sets[refs[k].set], refs[k].row) == TN_BUCKET_ADD)
+                            rc = agg_step(t, c, (tn_bucket_agg)spec->agg[c], ac, &v, refs[k].set == 0, spec->delims[c]);
+                        else if (!spec->ignore_retract[c])
+                            rc = agg_retract(t, c, (tn_bucket_agg)spec->agg[c], ac, &v);
                     }
                 }
                 if (!rc && !spec->is_key[c] && spec->agg[c] == TN_AGG_RBM32)

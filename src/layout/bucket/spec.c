@@ -22,7 +22,8 @@ static const char *const known_keys[] = {
     "primary-key", "bucket", "bucket-key", "merge-engine", "sequence.field", "changelog-producer",
     "bucket-function.type", "fields.default-aggregate-function", "target_file_size", "SALT_BUCKETS",
     "partial-update.remove-record-on-delete", "aggregation.remove-record-on-delete",
-    "dynamic-bucket.target-row-num", "dynamic-bucket.max-buckets",
+    "dynamic-bucket.target-row-num", "dynamic-bucket.max-buckets", "rowkind.field", "ignore-delete",
+    "first-row.ignore-delete", "deduplicate.ignore-delete", "partial-update.ignore-delete",
 };
 
 static bool field_option(const char *key, const char **col, size_t *collen, const char **what) {
@@ -171,7 +172,9 @@ int tn_bucket_spec_parse(tn_bucket_spec *out, const char *what, const tn_bucket_
     out->is_key = tn_arena_calloc(arena, ncols + 1);
     out->agg = tn_arena_calloc(arena, ncols + 1);
     out->delims = tn_arena_calloc(arena, (ncols + 1) * sizeof *out->delims);
-    if (!out->is_key || !out->agg || !out->delims) return TN_ENOMEM;
+    out->ignore_retract = tn_arena_calloc(arena, ncols + 1);
+    out->rowkind_col = -1;
+    if (!out->is_key || !out->agg || !out->delims || !out->ignore_retract) return TN_ENOMEM;
     char l1[512], l2[512];
     const char *bad;
     size_t badlen;
@@ -191,7 +194,7 @@ int tn_bucket_spec_parse(tn_bucket_spec *out, const char *what, const tn_bucket_
                                 "'fields.<column>.list-agg-delimiter', 'fields.default-aggregate-function', "
                                 "'partial-update.remove-record-on-delete', 'aggregation.remove-record-on-delete', "
                                 "'dynamic-bucket.target-row-num', 'dynamic-bucket.max-buckets', "
-                                "'changelog-producer' = 'none', 'bucket-function.type' = 'default', "
+                                "'rowkind.field', 'ignore-delete', 'changelog-producer' = 'none', 'bucket-function.type' = 'default', "
                                 "'target_file_size', delta.* properties)", what, k);
     }
     /* the key */
@@ -346,6 +349,37 @@ int tn_bucket_spec_parse(tn_bucket_spec *out, const char *what, const tn_bucket_
                                 removes[i].engine_name);
         out->remove_on_delete = tn_str_iequal(v, "true");
     }
+    /* Paimon's 'ignore-delete' (and its per-engine fallback keys): retract rows are dropped */
+    static const struct { const char *key; int engine; } ignores[] = {
+        {"ignore-delete", -1},
+        {"deduplicate.ignore-delete", TN_BUCKET_DEDUPLICATE},
+        {"partial-update.ignore-delete", TN_BUCKET_PARTIAL_UPDATE},
+        {"first-row.ignore-delete", TN_BUCKET_FIRST_ROW},
+    };
+    for (size_t i = 0; i < sizeof ignores / sizeof ignores[0]; i++) {
+        const char *v = conf_get(conf, nconf, ignores[i].key);
+        if (!v) continue;
+        if (!is_true_false(v))
+            return tn_error_set(TN_EINVAL, "%s: Could not parse value '%s' for key '%s'.", what, v, ignores[i].key);
+        if (ignores[i].engine >= 0 && (int)out->engine != ignores[i].engine)
+            return tn_error_set(TN_EUNSUPPORTED, "%s: option '%s' needs 'merge-engine' = '%.*s'", what, ignores[i].key,
+                                (int)(strchr(ignores[i].key, '.') - ignores[i].key), ignores[i].key);
+        out->ignore_delete |= tn_str_iequal(v, "true");
+    }
+    /* Paimon's 'rowkind.field': a string column whose value (+I, -U, +U, -D) is each row's kind */
+    const char *rk = conf_get(conf, nconf, "rowkind.field");
+    if (rk) {
+        int ci = col_index(cols, ncols, rk, strlen(rk));
+        if (ci < 0) return tn_error_set(TN_EINVAL, "%s: Can not find rowkind %s in table schema.", what, rk);
+        if (cols[ci].type.id != TN_TYPE_VARCHAR) {
+            char tb[64];
+            return tn_error_set(TN_EINVAL, "%s: only support string type for rowkind, but %s is %s", what,
+                                cols[ci].name, tn_type_format(cols[ci].type, tb, sizeof tb));
+        }
+        if (out->is_key[ci])
+            return tn_error_set(TN_EINVAL, "%s: rowkind field '%s' is a primary key column", what, cols[ci].name);
+        out->rowkind_col = ci;
+    }
     /* sequence field */
     const char *sf = conf_get(conf, nconf, "sequence.field");
     if (sf) {
@@ -385,7 +419,16 @@ int tn_bucket_spec_parse(tn_bucket_spec *out, const char *what, const tn_bucket_
             if (!is_true_false(v))
                 return tn_error_set(TN_EINVAL, "%s: Could not parse value '%s' for key '%s'.", what, v ? v : "",
                                     conf[i].key);
-            continue;      /* batch upserts carry no retractions: nothing to ignore */
+            /* retractions (-U/-D rows: 'rowkind.field', MERGE's deletes) meet field aggregates only
+             * in the aggregation engine; elsewhere the option would have nothing to act on */
+            if (out->engine != TN_BUCKET_AGGREGATION)
+                return tn_error_set(TN_EUNSUPPORTED, "%s: option '%s' needs 'merge-engine' = 'aggregation' (the "
+                                    "other merge engines retract whole rows, not fields)", what, conf[i].key);
+            if (out->is_key[ci])
+                return tn_error_set(TN_EINVAL, "%s: option '%s': '%s' is a primary key column, which is not "
+                                    "aggregated", what, conf[i].key, cols[ci].name);
+            out->ignore_retract[ci] = tn_str_iequal(v, "true");
+            continue;
         }
         if (strcmp(kind, "list-agg-delimiter") == 0) {
             out->delims[ci] = v ? v : "";
@@ -565,6 +608,31 @@ int tn_bucket_check_update(const tn_table *t, const uint8_t *assigned) {
         rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': Merge engine %s can not support batch update.",
                           tn_table_path(t), spec.engine == TN_BUCKET_AGGREGATION ? "aggregation" : "first-row");
     }
+cleanup:
+    tn_arena_destroy(arena);
+    return rc;
+}
+
+int tn_bucket_check_merge(const tn_table *t, const uint8_t *assigned, bool deletes) {
+    tn_arena *arena = tn_arena_create(0);
+    if (!arena) return TN_ENOMEM;
+    tn_bucket_spec spec;
+    int rc = tn_bucket_spec_of_table(&spec, t, arena);
+    if (rc) goto cleanup;
+    /* Paimon's checks of MERGE INTO (Spark's RowLevelOp MergeInto and PaimonMergeInto), its texts */
+    if (spec.engine == TN_BUCKET_AGGREGATION || spec.engine == TN_BUCKET_FIRST_ROW) {
+        rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': merge engine %s can not support MergeInto, currently only "
+                          "deduplicate, partial-update can support MergeInto.", tn_table_path(t),
+                          spec.engine == TN_BUCKET_AGGREGATION ? "aggregation" : "first-row");
+        goto cleanup;
+    }
+    for (uint32_t i = 0; i < spec.nkey; i++)
+        if (assigned[spec.key[i]]) {
+            rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': Can't update the primary key column in update clause. "
+                              "(column '%s')", tn_table_path(t), tn_table_column(t, spec.key[i])->name);
+            goto cleanup;
+        }
+    if (deletes) rc = tn_bucket_check_delete(t);
 cleanup:
     tn_arena_destroy(arena);
     return rc;

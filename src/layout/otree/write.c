@@ -1001,4 +1001,5 @@ static uint64_t ot_num_files(const tn_layout_writer *base) {
 
 const tn_layout_impl tn_layout_otree = {
     "otree", ot_open, ot_write, ot_commit, ot_abort, ot_num_files, ot_scan_open, NULL, NULL, tn_layout_otree_optimize, NULL, NULL, NULL,
+    NULL, NULL,
 };

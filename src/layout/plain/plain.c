@@ -303,4 +303,5 @@ uint64_t tn_layout_plain_spilled_bytes(const tn_layout_writer *base) {
 
 const tn_layout_impl tn_layout_plain = {
     "plain", plain_open, plain_write, plain_commit, plain_abort, plain_num_files, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    NULL, NULL,
 };

@@ -1058,7 +1058,9 @@ bool tn_exec_sort_rooted(const tn_plan *plan) {
 
 bool tn_exec_small(const tn_plan *plan) {
     switch (plan->kind) {
-    case TN_PLAN_SORT: return tn_exec_small(plan->child[0]);
+    case TN_PLAN_SORT:   /* a small top-N, or the sort of a small input */
+        return (plan->u.sort.limit >= 0 && plan->u.sort.limit + plan->u.sort.offset <= TN_EXEC_SMALL_ROWS) ||
+               tn_exec_small(plan->child[0]);
     case TN_PLAN_SCAN: return plan->u.scan.total_rows >= 0 && plan->u.scan.total_rows <= TN_EXEC_SMALL_ROWS;
     case TN_PLAN_VALUES:
         return plan->u.values.is_range ? !plan->u.values.range_ts && plan->u.values.range_count <= TN_EXEC_SMALL_ROWS

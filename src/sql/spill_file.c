@@ -123,17 +123,7 @@ int tn_spill_file_open(tn_exec *ex, tn_spill_file **out) {
         return rc;
     }
     __atomic_add_fetch(&ex->temp_files, 1, __ATOMIC_RELAXED);
-#ifdef O_TMPFILE
-    f->fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-#endif
-    if (f->fd < 0) {
-        static uint32_t counter;
-        char name[96];
-        snprintf(name, sizeof name, SPILL_PREFIX "%ld-%llx%x.tmp", (long)getpid(), (unsigned long long)tn_time_ns(),
-                 __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
-        f->fd = openat(dfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (f->fd >= 0) unlinkat(dfd, name, 0);
-    }
+    f->fd = tn_fs_anon_temp_open(dfd, SPILL_PREFIX);
     int e = errno;
     close(dfd);
     if (f->fd < 0) {

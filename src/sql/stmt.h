@@ -148,7 +148,8 @@ bool tn_exec_streamable(const tn_plan *plan);
  * too (the sort runs first, then its sorted rows or, when it spilled, the merge of its runs are
  * handed over), so that a sorted result larger than memory_limit reaches the client. */
 bool tn_exec_sort_rooted(const tn_plan *plan);
-/* A streamable (or sort-rooted) plan over at most TN_EXEC_SMALL_ROWS input rows (known table row counts, VALUES,
+/* A streamable (or sort-rooted: a top-N of at most TN_EXEC_SMALL_ROWS is small too) plan over
+ * at most TN_EXEC_SMALL_ROWS input rows (known table row counts, VALUES,
  * integer ranges): running it at once costs less than starting the producer thread (a point
  * query over the wire), and its result is small enough to hold. */
 #define TN_EXEC_SMALL_ROWS 16384

@@ -35,7 +35,9 @@ struct tn_sql_session {
                                       version first read (its snapshot), freed at its end */
     uint32_t npins, pincap;
     tn_sql_batch *batch;           /* tn_sql_session_set_batch: a continuous job's micro-batch */
+    struct tn_prepared *prepared;  /* prepared.c: PREPARE name AS ... of this session */
 };
+
 
 /* Ends the transaction's snapshot (COMMIT, ROLLBACK, close): later reads see the latest. */
 void tn_bind_txn_pins_free(tn_sql_session *s);
@@ -146,6 +148,12 @@ typedef struct bind_ctx {
     tn_plan **plan;              /* plan below this expression (for decorrelated subqueries) */
     late_info *late;             /* where window functions and correlated scalar subqueries go */
 } bind_ctx;
+
+/* prepared.c: PREPARE and DEALLOCATE run here (*exec NULL); EXECUTE gives the prepared script
+ * (its statement 0) and its values (b's arena) for the session to run. */
+int tn_prepared_statement(tn_binder *b, tn_sql_stmt *stmt, struct tn_sql_script **exec, tn_value **vals,
+                          uint32_t *nvals);
+void tn_prepared_free_all(tn_sql_session *s);
 
 /* The select list being bound (bind_query.c): bound items with their output names. */
 typedef struct sel_item {

@@ -1399,6 +1399,9 @@ int tn_bind_query(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan **ou
     *out = NULL;
     if (q->recursive)
         return tn_bind_error_code(b, TN_EUNSUPPORTED, q->pos, "WITH RECURSIVE is not supported yet");
+    if (q->error_within > 0)     /* the session runs the outermost one through sql/approx.c */
+        return tn_bind_error_code(b, TN_EUNSUPPORTED, q->error_pos, "ERROR WITHIN ... AT CONFIDENCE applies to the "
+                                  "outermost SELECT of a statement only (not a subquery, view, EXPLAIN or INSERT)");
     if (++b->depth > 200) {
         b->depth--;
         return tn_bind_error_code(b, TN_ELIMIT, q->pos, "query nested too deeply");

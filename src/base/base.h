@@ -211,6 +211,19 @@ struct tn_fs {
 tn_fs *tn_fs_default(void);
 int tn_fs_stat_path(tn_fs *fs, const char *path, tn_fs_stat *out);
 int tn_fs_rmdir(tn_fs *fs, const char *path);
+/* A directory's change stamp (local file system only, else TN_EUNSUPPORTED): equal stamps of one
+ * directory mean no entry was added, removed or renamed in between -- when trusted. A stamp is
+ * trusted when it was taken well after the directory's last change (TN_FS_STAMP_MARGIN_US:
+ * a change made after it then gets a later mtime, whatever the clock's tick) and the file system
+ * keeps sub-second times; an untrusted stamp proves nothing. */
+#define TN_FS_STAMP_MARGIN_US 100000
+typedef struct tn_fs_stamp {
+    uint64_t dev, ino;
+    int64_t mtime_ns, ctime_ns;
+    bool trusted;
+} tn_fs_stamp;
+int tn_fs_dir_stamp(tn_fs *fs, const char *path, tn_fs_stamp *out);
+bool tn_fs_stamp_same(const tn_fs_stamp *a, const tn_fs_stamp *b);   /* both trusted and equal */
 int tn_fs_sync_dir(tn_fs *fs, const char *path);
 int tn_fs_lstat_path(tn_fs *fs, const char *path, tn_fs_stat *out);
 int tn_fs_remove_tree(tn_fs *fs, const char *path, int table_depth, bool dry_run, char **nested);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 struct tn_file {
@@ -421,6 +422,30 @@ tn_fs *tn_fs_default(void) { return &g_posix_fs; }
 int tn_fs_stat_path(tn_fs *fs, const char *path, tn_fs_stat *out) {
     if (!fs->stat) return tn_error_set(TN_EUNSUPPORTED, "%s: stat: not supported by this file system", path);
     return fs->stat(fs, path, out);
+}
+
+int tn_fs_dir_stamp(tn_fs *fs, const char *path, tn_fs_stamp *out) {
+    memset(out, 0, sizeof *out);
+    if (fs != &g_posix_fs) return tn_error_set(TN_EUNSUPPORTED, "%s: change stamp: not a local file system", path);
+    struct stat st;
+    if (stat(path, &st) != 0) return sys_error(path, "stat", errno);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    out->dev = (uint64_t)st.st_dev;
+    out->ino = (uint64_t)st.st_ino;
+    out->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    out->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+    int64_t now_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+    int64_t last = out->mtime_ns > out->ctime_ns ? out->mtime_ns : out->ctime_ns;
+    /* a file system with whole-second times (nsec 0 in both) is not trusted */
+    out->trusted = S_ISDIR(st.st_mode) && (st.st_mtim.tv_nsec || st.st_ctim.tv_nsec) &&
+                   now_ns - last > (int64_t)TN_FS_STAMP_MARGIN_US * 1000;
+    return 0;
+}
+
+bool tn_fs_stamp_same(const tn_fs_stamp *a, const tn_fs_stamp *b) {
+    return a->trusted && b->trusted && a->dev == b->dev && a->ino == b->ino && a->mtime_ns == b->mtime_ns &&
+           a->ctime_ns == b->ctime_ns;
 }
 
 int tn_fs_rmdir(tn_fs *fs, const char *path) {

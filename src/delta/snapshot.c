@@ -790,6 +790,14 @@ static int collect(tn_delta_snapshot *s, const replay *r) {
  * has other files), and replays only the commits after it. A snapshot so built borrows the
  * kept one's bytes; after CACHE_MAX_DEPTH such steps a fresh open (from the checkpoint)
  * bounds what a chain of snapshots keeps alive.
+ *
+ * The freshness check of a latest open costs a stat of the commit, a probe for the next one and
+ * a listing of _delta_log (a commit behind a hole): about eight system calls, a quarter of a
+ * server's point query. So a slot also keeps _delta_log's change stamp (base: tn_fs_dir_stamp),
+ * taken before the check that proved its snapshot the latest: while the directory's stamp is
+ * the same (and trusted: taken well after its last change), no commit, checkpoint or
+ * re-creation happened since, and the kept snapshot is the latest with one stat. Commits are
+ * new names in _delta_log (put-if-absent), never rewritten in place.
  */
 #define CACHE_SLOTS 8
 #define CACHE_MAX_DEPTH 16
@@ -797,6 +805,7 @@ static int collect(tn_delta_snapshot *s, const replay *r) {
 typedef struct cache_slot {
     tn_delta_snapshot *snap;         /* a reference; NULL = free */
     uint64_t used;
+    tn_fs_stamp stamp;               /* _delta_log when snap was proven the latest (untrusted: none) */
 } cache_slot;
 
 static pthread_mutex_t g_cache_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -809,18 +818,39 @@ static bool cacheable(tn_fs *fs, const tn_delta_open_options *opts) {
     return fs == tn_fs_default() && opts->use_checkpoints && opts->check_protocol && !opts->has_at_timestamp;
 }
 
-/* A reference to the kept snapshot of table_path, or NULL. */
-static tn_delta_snapshot *cache_get(const char *table_path) {
+/* A reference to the kept snapshot of table_path (and its slot's stamp), or NULL. */
+static tn_delta_snapshot *cache_get(const char *table_path, tn_fs_stamp *stamp) {
     tn_delta_snapshot *s = NULL;
+    memset(stamp, 0, sizeof *stamp);
     pthread_mutex_lock(&g_cache_mu);
     for (uint32_t i = 0; i < CACHE_SLOTS && !s; i++)
         if (g_cache[i].snap && strcmp(g_cache[i].snap->table_path, table_path) == 0) {
             s = g_cache[i].snap;
             snap_ref(s);
             g_cache[i].used = ++g_cache_tick;
+            *stamp = g_cache[i].stamp;
         }
     pthread_mutex_unlock(&g_cache_mu);
     return s;
+}
+
+/* Records stamp for the slot of s when s is still kept (s was proven the latest after it). */
+static void cache_restamp(const tn_delta_snapshot *s, const tn_fs_stamp *stamp) {
+    pthread_mutex_lock(&g_cache_mu);
+    for (uint32_t i = 0; i < CACHE_SLOTS; i++)
+        if (g_cache[i].snap == s) g_cache[i].stamp = *stamp;
+    pthread_mutex_unlock(&g_cache_mu);
+}
+
+/* _delta_log's stamp before a latest open checks the log (untrusted when it cannot be had). */
+static void log_stamp(tn_fs *fs, const char *table_path, tn_fs_stamp *out) {
+    char path[4096];
+    memset(out, 0, sizeof *out);
+    if (snprintf(path, sizeof path, "%s/_delta_log", table_path) >= (int)sizeof path) return;
+    if (tn_fs_dir_stamp(fs, path, out)) {
+        tn_error_clear();
+        memset(out, 0, sizeof *out);
+    }
 }
 
 static int commit_stat(tn_fs *fs, const tn_delta_snapshot *s, tn_fs_stat *st) {
@@ -832,9 +862,9 @@ static int commit_stat(tn_fs *fs, const tn_delta_snapshot *s, tn_fs_stat *st) {
     return rc;
 }
 
-/* Keeps s (a new reference) as table's snapshot unless a newer one is kept. Before s is shared:
- * records its commit file's size and mtime. */
-static void cache_put(tn_fs *fs, tn_delta_snapshot *s) {
+/* Keeps s (a new reference) as table's snapshot unless a newer one is kept, with stamp (NULL:
+ * s is not known to be the latest). Before s is shared: records its commit file's size and mtime. */
+static void cache_put(tn_fs *fs, tn_delta_snapshot *s, const tn_fs_stamp *stamp) {
     tn_fs_stat st;
     if (s->version < 0 || commit_stat(fs, s, &st)) return;
     s->commit_size = st.size;
@@ -853,6 +883,8 @@ static void cache_put(tn_fs *fs, tn_delta_snapshot *s) {
         snap_ref(s);
         g_cache[slot].snap = s;
         g_cache[slot].used = ++g_cache_tick;
+        if (stamp) g_cache[slot].stamp = *stamp;
+        else memset(&g_cache[slot].stamp, 0, sizeof g_cache[slot].stamp);
     }
     pthread_mutex_unlock(&g_cache_mu);
     tn_delta_snapshot_free(old);
@@ -892,14 +924,25 @@ static int replay_seed(replay *r, const tn_delta_snapshot *p) {
  * no commit follows it, else p plus the commits after it. *done = false (no error) whenever the
  * caller should open from scratch instead (p stale, a commit unreadable or corrupt -- the fresh
  * open reports it --, the chain too long, target before p). */
-static int open_from(tn_delta_snapshot **out, tn_fs *fs, tn_delta_snapshot *p, int64_t target, bool *done) {
+static int open_from(tn_delta_snapshot **out, tn_fs *fs, tn_delta_snapshot *p, const tn_fs_stamp *kept,
+                     int64_t target, bool *done) {
     int rc = 0;
     replay r;
     tn_fs_stat st;
+    tn_fs_stamp now;
     tn_delta_snapshot *s = NULL;
     memset(&r, 0, sizeof r);
     *done = false;
     if (target >= 0 && target < p->version) return 0;
+    if (target < 0) {
+        log_stamp(fs, p->table_path, &now);          /* before the check below reads the log */
+        if (tn_fs_stamp_same(kept, &now)) {          /* nothing changed in _delta_log since */
+            snap_ref(p);
+            *out = p;
+            *done = true;
+            return 0;
+        }
+    }
     if (commit_stat(fs, p, &st) || st.size != p->commit_size || st.mtime_us != p->commit_mtime_us) return 0;
     tn_arena *arena = tn_arena_create(0);
     if (!arena) return TN_ENOMEM;
@@ -924,6 +967,7 @@ static int open_from(tn_delta_snapshot **out, tn_fs *fs, tn_delta_snapshot *p, i
             int64_t latest = -1;
             if ((rc = tn_delta_latest_version(fs, p->table_path, &latest))) goto fallback;
             if (latest > p->version) goto fallback;
+            cache_restamp(p, &now);
         }
         tn_arena_destroy(arena);
         snap_ref(p);
@@ -968,7 +1012,7 @@ static int open_from(tn_delta_snapshot **out, tn_fs *fs, tn_delta_snapshot *p, i
     snap_ref(p);
     s->parent = p;
     s->depth = p->depth + 1;
-    cache_put(fs, s);
+    cache_put(fs, s, target < 0 ? &now : NULL);
     *out = s;
     *done = true;
     arena = NULL;
@@ -1006,10 +1050,11 @@ int tn_delta_snapshot_open(tn_delta_snapshot **out, tn_fs *fs, const char *table
     int rc = 0;
     *out = NULL;
     if (cacheable(fs, opts)) {
-        tn_delta_snapshot *kept = cache_get(table_path);
+        tn_fs_stamp stamp;
+        tn_delta_snapshot *kept = cache_get(table_path, &stamp);
         bool done = false;
         if (kept) {
-            rc = open_from(out, fs, kept, opts->at_version, &done);
+            rc = open_from(out, fs, kept, &stamp, opts->at_version, &done);
             tn_delta_snapshot_free(kept);
             if (rc || done) return rc;
         }
@@ -1037,6 +1082,9 @@ int tn_delta_snapshot_open(tn_delta_snapshot **out, tn_fs *fs, const char *table
 
     int64_t target = -1;
     bool from_hint = false;
+    tn_fs_stamp stamp;                             /* before the log is read: see cache_slot */
+    bool latest = cacheable(fs, opts) && opts->at_version < 0;
+    if (latest) log_stamp(fs, table_path, &stamp);
     if ((rc = read_last_checkpoint(fs, log, arena, &s->last_checkpoint))) goto cleanup;
     if (opts->use_checkpoints && opts->at_version < 0 && !opts->has_at_timestamp && s->last_checkpoint.present &&
         (rc = replay_from_hint(fs, s, &r, &target, &from_hint)))
@@ -1057,7 +1105,7 @@ int tn_delta_snapshot_open(tn_delta_snapshot **out, tn_fs *fs, const char *table
     }
     s->version = target;
     if ((rc = collect(s, &r))) goto cleanup;
-    if (cacheable(fs, opts)) cache_put(fs, s);
+    if (cacheable(fs, opts)) cache_put(fs, s, latest ? &stamp : NULL);
     *out = s;
     s = NULL;
 cleanup:

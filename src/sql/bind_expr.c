@@ -40,7 +40,8 @@ static int agg_lookup(const char *name) {
 }
 
 bool tn_bind_is_agg_name(const char *name) {
-    return agg_lookup(name) >= 0 || tn_agg_func_lookup(name) || tn_str_iequal(name, "intersect_count");
+    return agg_lookup(name) >= 0 || tn_agg_func_lookup(name) || tn_str_iequal(name, "intersect_count") ||
+           tn_bind_is_grouping_name(name);
 }
 
 static bool is_agg_call(const tn_sql_expr *e) {
@@ -86,9 +87,19 @@ static bool ast_any(const tn_sql_expr *e, ast_pred pred) {
         for (int i = 0; i < e->u.list.n; i++)
             if (ast_any(e->u.list.items[i], pred)) return true;
         return false;
+    case TN_SQL_E_STAR:                /* * REPLACE (expr AS c) */
+        if (e->u.star.opts)
+            for (int i = 0; i < e->u.star.opts->n_replace; i++)
+                if (ast_any(e->u.star.opts->replace[i].expr, pred)) return true;
+        return false;
     default: return false;
     }
 }
+
+static bool is_columns(const tn_sql_expr *e) {
+    return e->kind == TN_SQL_E_STAR && e->u.star.opts && e->u.star.opts->columns;
+}
+bool tn_bind_contains_columns(const tn_sql_expr *e) { return ast_any(e, is_columns); }
 
 bool tn_bind_contains_agg(const tn_sql_expr *e) { return ast_any(e, is_agg_call); }
 static bool is_window(const tn_sql_expr *e) {
@@ -473,6 +484,7 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         if (c->in_agg) return tn_bind_error(b, e->pos, "aggregate function calls cannot be nested");
         if (!c->agg)
             return tn_bind_error(b, e->pos, "aggregate functions are not allowed in %s", c->clause ? c->clause : "this context");
+        if (tn_bind_is_grouping_name(name)) return tn_bind_grouping(c, e, out);     /* bind_group.c */
         if (tn_str_iequal(name, "intersect_count")) {   /* a rewrite into bitmap aggregates */
             tn_sql_expr *rw = NULL;
             int rc = tn_bitmap_rewrite_intersect_count(b->arena, e, &rw);
@@ -1193,7 +1205,12 @@ parts:
     case TN_SQL_E_LITERAL: rc = bind_literal(c, e, out); break;
     case TN_SQL_E_COLUMN: rc = bind_column(c, e, out); break;
     case TN_SQL_E_STAR:
-        rc = tn_bind_error(b, e->pos, "* is allowed only in the select list and count(*)");
+        if (is_columns(e) && b->columns_pick) {
+            rc = tn_bind_expr(c, b->columns_pick, out);        /* COLUMNS(...): bind_star.c */
+            break;
+        }
+        rc = tn_bind_error(b, e->pos, is_columns(e) ? "COLUMNS(...) is allowed only in the select list"
+                                                    : "* is allowed only in the select list and count(*)");
         break;
     case TN_SQL_E_PARAM: {
         int k = e->u.param.index;

@@ -15,21 +15,8 @@
 #include "sql/bindInt.h"
 #include "sql/settings.h"
 
-typedef struct sel_item {
-    tn_expr *expr;
-    const char *name;
-    const char *alias;           /* as written, or NULL */
-    char *text;                  /* bound text (ORDER BY matching) */
-    tn_sql_expr *ast;            /* NULL for expanded stars */
-} sel_item;
-
-typedef struct sel_list {
-    sel_item *items;
-    uint32_t n, cap;
-} sel_list;
-
-static int sel_push(tn_binder *b, sel_list *l, tn_expr *e, const char *name, const char *alias,
-                    tn_sql_expr *ast) {
+int tn_bind_sel_push(tn_binder *b, sel_list *l, tn_expr *e, const char *name, const char *alias,
+                     tn_sql_expr *ast) {
     if (l->n == l->cap) {
         uint32_t cap = l->cap ? l->cap * 2 : 16;
         sel_item *ni = tn_arena_calloc(b->arena, cap * sizeof *ni);
@@ -66,7 +53,7 @@ static int el_add(tn_binder *b, elist_t *l, tn_expr *e) {
     return 0;
 }
 
-static void sel_free(sel_list *l) {
+void tn_bind_sel_free(sel_list *l) {
     for (uint32_t i = 0; i < l->n; i++) tn_expr_free(l->items[i].expr);
     l->n = 0;
 }
@@ -216,7 +203,7 @@ static int try_decorrelate(tn_binder *b, tn_sql_expr *conj, bind_scope *S, tn_pl
             goto cleanup;
         }
         if (rc) goto cleanup;
-        rc = sel_push(b, IS.correlated ? &corr : &filt, x, "", NULL, conjs[i]);
+        rc = tn_bind_sel_push(b, IS.correlated ? &corr : &filt, x, "", NULL, conjs[i]);
         if (rc) goto cleanup;
     }
     if (corr.n == 0) goto cleanup;   /* not correlated: bound as a value instead */
@@ -296,8 +283,8 @@ static int try_decorrelate(tn_binder *b, tn_sql_expr *conj, bind_scope *S, tn_pl
     *plan = j;
     *done = true;
 cleanup:
-    sel_free(&corr);
-    sel_free(&filt);
+    tn_bind_sel_free(&corr);
+    tn_bind_sel_free(&filt);
     tn_plan_free(inner);
     return rc;
 }
@@ -829,92 +816,9 @@ static int order_over_output(tn_binder *b, tn_sql_query *q, tn_plan **plan) {
 /* ---------------------------------------------------------------------------------------------
  * SELECT.
  */
-/* s.* where s is no FROM item but a STRUCT-typed expression (a column, s.t a field path): one
- * item per field, named as the field (DuckDB). */
-static int expand_struct_star(tn_binder *b, bind_ctx *c, tn_sql_expr *star, sel_list *items) {
-    tn_sql_expr col = *star;
-    col.kind = TN_SQL_E_COLUMN;
-    col.u.column = star->u.star;
-    tn_expr *x = NULL;
-    int rc = tn_bind_expr(c, &col, &x);
-    if (rc) {
-        tn_error_clear();
-        return tn_bind_error(b, star->pos, "Referenced table \"%s\" not found!", star->u.star.parts[star->u.star.n - 1].name);
-    }
-    if (x->type.id != TN_TYPE_STRUCT) {
-        char tb[128];
-        tn_type t = x->type;
-        tn_expr_free(x);
-        return tn_bind_error(b, star->pos, "%s.* needs a table or a STRUCT, not %s", star->u.star.parts[star->u.star.n - 1].name,
-                             tn_type_format(t, tb, sizeof tb));
-    }
-    uint32_t nf = x->type.nested->nchildren;
-    for (uint32_t f = 0; f < nf && !rc; f++) {
-        const char *fname = x->type.nested->names[f];
-        tn_value v;
-        memset(&v, 0, sizeof v);
-        v.type = tn_type_make(TN_TYPE_VARCHAR);
-        v.u.s.ptr = fname;
-        v.u.s.len = (uint32_t)strlen(fname);
-        tn_expr *args[2] = {f + 1 == nf ? x : tn_expr_copy(x), NULL};
-        if (!args[0]) { rc = TN_ENOMEM; break; }
-        rc = tn_expr_constant(&args[1], &v);
-        if (rc) { if (args[0] != x) tn_expr_free(args[0]); break; }
-        if (args[0] == x) x = NULL;
-        tn_expr *fx = NULL;
-        rc = tn_expr_function(&fx, "struct_extract", args, 2);
-        if (!rc) rc = sel_push(b, items, fx, tn_arena_strdup(b->arena, fname), NULL, NULL);
-    }
-    tn_expr_free(x);
-    return rc ? tn_bind_error_at(b, rc, star->pos) : 0;
-}
-
-static int expand_star(tn_binder *b, bind_ctx *c, bind_scope *S, tn_sql_expr *star, sel_list *items) {
-    const tn_sql_qname *q = &star->u.star;
-    const char *tab = q->n ? q->parts[q->n - 1].name : NULL;
-    bool any = false;
-    for (uint32_t r = 0; r < S->nrels; r++) {
-        bind_rel *rel = &S->rels[r];
-        if (tab && (!rel->alias || !tn_str_iequal(rel->alias, tab))) continue;
-        for (uint32_t i = 0; i < rel->ncols; i++) {
-            if (!tab && rel->hidden && rel->hidden[i]) continue;
-            tn_expr *x = NULL;
-            int rc = tn_expr_column(&x, rel->offset + i, rel->types[i]);
-            if (rc) return rc;
-            if (c->agg) {
-                char *text = tn_bind_expr_text(b, x);
-                if (!text) { tn_expr_free(x); return TN_ENOMEM; }
-                bool found = false;
-                for (uint32_t g = 0; g < c->agg->ngroups; g++)
-                    if (strcmp(text, c->agg->group_text[g]) == 0) {
-                        tn_expr_free(x);
-                        rc = tn_expr_column(&x, g, rel->types[i]);
-                        if (rc) return rc;
-                        found = true;
-                        break;
-                    }
-                if (!found) {
-                    tn_expr_free(x);
-                    return tn_bind_error(b, star->pos, "column \"%s\" must appear in the GROUP BY clause or must "
-                                         "be part of an aggregate function.", rel->names[i]);
-                }
-            }
-            rc = sel_push(b, items, x, rel->names[i], NULL, NULL);
-            if (rc) return rc;
-            any = true;
-        }
-    }
-    if (!any && tab) return expand_struct_star(b, c, star, items);
-    if (!any) {
-        if (tab) return tn_bind_error(b, star->pos, "Referenced table \"%s\" not found!", tab);
-        return tn_bind_error(b, star->pos, "SELECT * with no tables specified is not valid");
-    }
-    return 0;
-}
-
 static bool select_has_agg(tn_sql_query *q) {
     tn_sql_select *s = &q->u.select;
-    if (s->group_by.n || s->group_all || s->having) return true;
+    if (s->group_by.n || s->group_all || s->having || s->n_grouping_sets) return true;
     for (int i = 0; i < s->n_items; i++)
         if (tn_bind_contains_agg(s->items[i].expr)) return true;
     for (int i = 0; i < q->order_by.n; i++)
@@ -936,23 +840,27 @@ static int bind_group_all(tn_binder *b, tn_sql_query *q, bind_scope *S, agg_info
         uint32_t k = 0;
         for (int i = 0; i < s->n_items; i++) {
             tn_sql_expr *e = s->items[i].expr;
-            if (e->kind == TN_SQL_E_STAR) {
-                const tn_sql_qname *qn = &e->u.star;
-                const char *tab = qn->n ? qn->parts[qn->n - 1].name : NULL;
-                for (uint32_t r = 0; r < S->nrels; r++) {
-                    bind_rel *rel = &S->rels[r];
-                    if (tab && (!rel->alias || !tn_str_iequal(rel->alias, tab))) continue;
-                    for (uint32_t c = 0; c < rel->ncols; c++) {
-                        if (!tab && rel->hidden && rel->hidden[c]) continue;
-                        if (pass == 1) {
-                            int rc = tn_expr_column(&A->groups[k], rel->offset + c, rel->types[c]);
-                            if (rc) return rc;
-                            A->ngroups = k + 1;
-                            if (!(A->group_text[k] = tn_bind_expr_text(b, A->groups[k]))) return TN_ENOMEM;
-                        }
-                        k++;
+            if (e->kind == TN_SQL_E_STAR || tn_bind_contains_columns(e)) {
+                /* its columns (EXCLUDE / REPLACE applied); replacements with aggregates are no groups */
+                sel_list cols = {0};
+                bind_ctx c = {b, S, NULL, false, "GROUP BY", NULL, NULL};
+                int rc = e->kind == TN_SQL_E_STAR && !tn_bind_contains_columns(e)
+                             ? tn_bind_star(b, &c, S, e, &cols)
+                             : tn_bind_columns_item(b, &c, S, &s->items[i], &cols);
+                for (uint32_t m = 0; m < cols.n && !rc; m++) {
+                    if (cols.items[m].ast && (tn_bind_contains_agg(cols.items[m].ast) ||
+                                              tn_bind_contains_window(cols.items[m].ast)))
+                        continue;
+                    if (pass == 1) {
+                        A->groups[k] = cols.items[m].expr;
+                        cols.items[m].expr = NULL;
+                        A->ngroups = k + 1;
+                        if (!(A->group_text[k] = tn_bind_expr_text(b, A->groups[k]))) rc = TN_ENOMEM;
                     }
+                    k++;
                 }
+                tn_bind_sel_free(&cols);
+                if (rc) return rc;
                 continue;
             }
             if (tn_bind_contains_agg(e) || tn_bind_contains_window(e)) continue;
@@ -1018,6 +926,7 @@ static int bind_groups(tn_binder *b, tn_sql_query *q, bind_scope *S, agg_info *A
         A->group_text[i] = tn_bind_expr_text(b, A->groups[i]);
         if (!A->group_text[i]) return TN_ENOMEM;
     }
+    if (s->n_grouping_sets) return tn_bind_grouping_sets(b, s, S, A);   /* bind_group.c */
     return 0;
 }
 
@@ -1041,6 +950,124 @@ static int bind_select(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan
     return rc;
 }
 
+/* DISTINCT ON (keys): the first row of each key in ORDER BY order (DuckDB, PostgreSQL), as
+ * row_number() OVER (PARTITION BY keys ORDER BY the query's keys) = 1 over the projection; an
+ * arbitrary row of each key without ORDER BY. */
+static int distinct_on(tn_binder *b, tn_plan **plan, const uint32_t *don, uint32_t n, const order_key *keys,
+                       uint32_t nk) {
+    tn_plan *child = *plan;
+    uint32_t base = child->ncols;
+    tn_plan *w = tn_plan_new(b->arena, TN_PLAN_WINDOW, base + 1);
+    tn_plan_window_func *f = tn_arena_calloc(b->arena, sizeof *f);
+    if (!w || !f) return TN_ENOMEM;
+    memcpy(w->types, child->types, base * sizeof *w->types);
+    memcpy(w->names, child->names, base * sizeof *w->names);
+    f->kind = TN_WIN_ROW_NUMBER;
+    f->type = tn_type_make(TN_TYPE_BIGINT);
+    f->rows = true;
+    f->start = TN_WIN_UNBOUNDED_PRECEDING;
+    f->end = TN_WIN_CURRENT_ROW;
+    f->npart = n;
+    f->norder = nk;
+    f->part = tn_arena_calloc(b->arena, (n + 1) * sizeof *f->part);
+    f->order = tn_arena_calloc(b->arena, (nk + 1) * sizeof *f->order);
+    f->desc = tn_arena_calloc(b->arena, nk + 1);
+    f->nulls_first = tn_arena_calloc(b->arena, nk + 1);
+    if (!f->part || !f->order || !f->desc || !f->nulls_first) return TN_ENOMEM;
+    w->u.window.funcs = f;
+    w->u.window.nfuncs = 1;
+    w->types[base] = f->type;
+    w->names[base] = "#distinct_on";
+    w->child[0] = child;
+    w->est_rows = child->est_rows;
+    *plan = w;                   /* owns the expressions from here on */
+    int rc = 0;
+    for (uint32_t i = 0; i < n && !rc; i++) rc = tn_expr_column(&f->part[i], don[i], child->types[don[i]]);
+    for (uint32_t i = 0; i < nk && !rc; i++) {
+        rc = tn_expr_column(&f->order[i], keys[i].col, child->types[keys[i].col]);
+        f->desc[i] = keys[i].desc;
+        f->nulls_first[i] = keys[i].nulls_first;
+    }
+    if (rc) return rc;
+    tn_expr *rn = NULL, *pred = NULL;
+    tn_value one;
+    memset(&one, 0, sizeof one);
+    one.type = f->type;
+    one.u.i = 1;
+    rc = tn_expr_column(&rn, base, f->type);
+    if (!rc) rc = tn_expr_in(&pred, rn, &one, 1, false);
+    if (rc) return rc;
+    rc = add_filter(b, plan, pred);
+    if (rc) return rc;
+    (*plan)->est_rows = child->est_rows * 0.5;
+    return 0;
+}
+
+/* An ORDER BY (or DISTINCT ON) key as an output column: an ordinal, a select alias, a select
+ * item's expression or derived name, else a hidden column appended to extra (refused for
+ * SELECT DISTINCT, whose rows are the select items). */
+static int output_key(bind_ctx *c, bool distinct, sel_list *items, sel_list *extra, tn_sql_expr *oe,
+                      const char *clause, uint32_t *col) {
+    tn_binder *b = c->b;
+    int rc = order_literal_check(b, oe);
+    if (rc) return rc;
+    if (oe->kind == TN_SQL_E_LITERAL && oe->u.lit.kind == TN_SQL_LIT_INTEGER) {
+        int64_t k = oe->u.lit.int_value;
+        if (k < 1 || k > (int64_t)items->n)
+            return tn_bind_error(b, oe->pos, "%s term out of range - should be between 1 and %u",
+                                 strcmp(clause, "ORDER BY") == 0 ? "ORDER" : clause, items->n);
+        *col = (uint32_t)(k - 1);
+        return 0;
+    }
+    if (oe->kind == TN_SQL_E_COLUMN && oe->u.column.n == 1)
+        for (uint32_t k = 0; k < items->n; k++)
+            if (items->items[k].alias && tn_str_iequal(items->items[k].alias, oe->u.column.parts[0].name)) {
+                *col = k;
+                return 0;
+            }
+    tn_expr *x = NULL;
+    bind_ctx oc = *c;
+    oc.clause = clause;
+    rc = tn_bind_expr(&oc, oe, &x);
+    if (rc == TN_EBIND && oe->kind == TN_SQL_E_COLUMN && oe->u.column.n == 1) {
+        /* a select item's derived name */
+        for (uint32_t k = 0; k < items->n; k++)
+            if (tn_str_iequal(items->items[k].name, oe->u.column.parts[0].name)) {
+                tn_error_clear();
+                *col = k;
+                return 0;
+            }
+    }
+    if (!rc) rc = tn_bind_fold(b, &x);
+    if (rc) {
+        tn_expr_free(x);
+        return rc;
+    }
+    char *text = tn_bind_expr_text(b, x);
+    if (!text) {
+        tn_expr_free(x);
+        return TN_ENOMEM;
+    }
+    for (uint32_t k = 0; k < items->n; k++)
+        if (strcmp(items->items[k].text, text) == 0) {
+            tn_expr_free(x);
+            *col = k;
+            return 0;
+        }
+    for (uint32_t k = 0; k < extra->n; k++)
+        if (strcmp(extra->items[k].text, text) == 0) {
+            tn_expr_free(x);
+            *col = items->n + k;
+            return 0;
+        }
+    if (distinct) {
+        tn_expr_free(x);
+        return tn_bind_error(b, oe->pos, "For SELECT DISTINCT, ORDER BY expressions must appear in select list");
+    }
+    *col = items->n + extra->n;
+    return tn_bind_sel_push(b, extra, x, "#order", NULL, oe);
+}
+
 static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan **out) {
     tn_sql_select *s = &q->u.select;
     bind_scope S = {0};
@@ -1053,6 +1080,8 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
     int rc = 0;
     order_key *keys = NULL;
     sel_list extra = {0};
+    tn_expr *qualify = NULL;
+    uint32_t *don = NULL;                    /* DISTINCT ON keys (output columns) */
     bool has_agg = select_has_agg(q);
     late_info L;
     memset(&L, 0, sizeof L);
@@ -1089,7 +1118,12 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
     for (int i = 0; i < s->n_items; i++) {
         tn_sql_select_item *it = &s->items[i];
         if (it->expr->kind == TN_SQL_E_STAR) {
-            rc = expand_star(b, &c, &S, it->expr, &items);
+            rc = tn_bind_star(b, &c, &S, it->expr, &items);
+            if (rc) goto cleanup;
+            continue;
+        }
+        if (tn_bind_contains_columns(it->expr)) {
+            rc = tn_bind_columns_item(b, &c, &S, it, &items);
             if (rc) goto cleanup;
             continue;
         }
@@ -1100,7 +1134,7 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
             /* Spark: two columns, pos (0-based) and col */
             for (int m = 0; m < 2 && !rc; m++) {
                 rc = tn_bind_unnest_call(&c, it->expr, m ? TN_UNNEST_VALUE : TN_UNNEST_POS0, &x);
-                if (!rc) rc = sel_push(b, &items, x, m ? "col" : "pos", NULL, it->expr);
+                if (!rc) rc = tn_bind_sel_push(b, &items, x, m ? "col" : "pos", NULL, it->expr);
             }
             S.alias_limit = s->n_items;
             if (rc) goto cleanup;
@@ -1116,8 +1150,12 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
         if (!name) name = declared_name(&S, it->expr);
         if (!name) name = ast_name(b, it->expr);
         if (!name) { tn_expr_free(x); rc = TN_ENOMEM; goto cleanup; }
-        rc = sel_push(b, &items, x, name, it->alias.name, it->expr);
+        rc = tn_bind_sel_push(b, &items, x, name, it->alias.name, it->expr);
         if (rc) goto cleanup;
+    }
+    if (items.n == 0) {
+        rc = tn_bind_error(b, q->pos, "SELECT list is empty after resolving * expressions!");
+        goto cleanup;
     }
     if (s->having) {
         bind_ctx hc = c;
@@ -1148,71 +1186,44 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
         tn_sql_order_item *it = &q->order_by.items[i];
         keys[i].desc = it->desc;
         keys[i].nulls_first = order_nulls_first(b, it);
-        tn_sql_expr *oe = it->expr;
-        if ((rc = order_literal_check(b, oe))) goto cleanup;
-        if (oe->kind == TN_SQL_E_LITERAL && oe->u.lit.kind == TN_SQL_LIT_INTEGER) {
-            int64_t k = oe->u.lit.int_value;
-            if (k < 1 || k > (int64_t)items.n) {
-                rc = tn_bind_error(b, oe->pos, "ORDER term out of range - should be between 1 and %u", items.n);
-                goto cleanup;
-            }
-            keys[i].col = (uint32_t)(k - 1);
-            continue;
-        }
-        if (oe->kind == TN_SQL_E_COLUMN && oe->u.column.n == 1) {
-            int found = -1;
-            for (uint32_t k = 0; k < items.n; k++)
-                if (items.items[k].alias && tn_str_iequal(items.items[k].alias, oe->u.column.parts[0].name)) {
-                    found = (int)k;
-                    break;
-                }
-            if (found >= 0) { keys[i].col = (uint32_t)found; continue; }
-        }
-        tn_expr *x = NULL;
-        bind_ctx oc = c;
-        oc.clause = "ORDER BY";
-        rc = tn_bind_expr(&oc, oe, &x);
-        if (rc == TN_EBIND && oe->kind == TN_SQL_E_COLUMN && oe->u.column.n == 1) {
-            /* a select item's derived name */
-            for (uint32_t k = 0; k < items.n; k++)
-                if (tn_str_iequal(items.items[k].name, oe->u.column.parts[0].name)) {
-                    tn_error_clear();
-                    rc = 0;
-                    keys[i].col = k;
-                    x = NULL;
-                    break;
-                }
-            if (!rc && x == NULL) continue;
-        }
-        if (!rc) rc = tn_bind_fold(b, &x);
-        if (rc) { tn_expr_free(x); goto cleanup; }
-        char *text = tn_bind_expr_text(b, x);
-        if (!text) { tn_expr_free(x); rc = TN_ENOMEM; goto cleanup; }
-        int found = -1;
-        for (uint32_t k = 0; k < items.n; k++)
-            if (strcmp(items.items[k].text, text) == 0) { found = (int)k; break; }
-        if (found < 0)
-            for (uint32_t k = 0; k < extra.n; k++)
-                if (strcmp(extra.items[k].text, text) == 0) { found = (int)(items.n + k); break; }
-        if (found >= 0) {
-            tn_expr_free(x);
-            keys[i].col = (uint32_t)found;
-            continue;
-        }
-        if (s->distinct) {
-            tn_expr_free(x);
-            rc = tn_bind_error(b, oe->pos, "For SELECT DISTINCT, ORDER BY expressions must appear in select list");
+        rc = output_key(&c, s->distinct && !s->distinct_on.n, &items, &extra, it->expr, "ORDER BY", &keys[i].col);
+        if (rc) goto cleanup;
+    }
+    /* QUALIFY: over the window functions (select list, ORDER BY and its own) */
+    if (s->qualify) {
+        bind_ctx qc = c;
+        qc.clause = "QUALIFY";
+        L.allow_unnest = false;
+        rc = tn_bind_pred(&qc, s->qualify, &qualify);
+        if (!rc) rc = tn_bind_fold(b, &qualify);
+        L.allow_unnest = true;
+        if (rc) goto cleanup;
+        if (L.nwins == 0) {
+            rc = tn_bind_error(b, s->qualify->pos, "at least one window function must appear in the SELECT column or "
+                               "QUALIFY clause");
             goto cleanup;
         }
-        keys[i].col = items.n + extra.n;
-        rc = sel_push(b, &extra, x, "#order", NULL, oe);
-        if (rc) goto cleanup;
+    }
+    /* DISTINCT ON keys: output columns, as ORDER BY keys are */
+    if (s->distinct_on.n) {
+        don = tn_arena_calloc(b->arena, ((size_t)s->distinct_on.n + 1) * sizeof *don);
+        if (!don) { rc = TN_ENOMEM; goto cleanup; }
+        for (int i = 0; i < s->distinct_on.n; i++) {
+            rc = output_key(&c, false, &items, &extra, s->distinct_on.items[i], "DISTINCT ON", &don[i]);
+            if (rc) goto cleanup;
+        }
     }
     /* aggregate node */
     if (has_agg) {
+        if (A.nsets && (rc = tn_bind_grouping_plan(b, &A, &P))) goto cleanup;
         tn_plan *ag = agg_plan_new(b, &A, P);
         if (!ag) { rc = TN_ENOMEM; goto cleanup; }
         P = ag;
+        if (A.post_filter) {                 /* GROUPING SETS with () (bind_group.c) */
+            rc = add_filter(b, &P, A.post_filter);
+            A.post_filter = NULL;
+            if (rc) goto cleanup;
+        }
     }
     /* late columns: decorrelated subqueries, then HAVING, then window functions */
     rc = tn_bind_late_joins(b, &L, &P);
@@ -1224,6 +1235,11 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
         if (rc) goto cleanup;
     }
     rc = tn_bind_late_windows(b, &L, &P);
+    if (!rc && qualify) {
+        tn_bind_late_resolve(&L, qualify);
+        rc = add_filter(b, &P, qualify);
+        qualify = NULL;
+    }
     if (!rc) rc = tn_bind_late_unnests(b, &L, &P);       /* bind_unnest.c */
     if (rc) goto cleanup;
     for (uint32_t i = 0; i < items.n; i++) tn_bind_late_resolve(&L, items.items[i].expr);
@@ -1247,7 +1263,10 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
         rc = tn_bind_project(b, P, ex, names, tot, &P);
         if (rc) goto cleanup;
     }
-    if (s->distinct) {
+    if (s->distinct_on.n) {
+        rc = distinct_on(b, &P, don, (uint32_t)s->distinct_on.n, keys, nk);
+        if (rc) goto cleanup;
+    } else if (s->distinct) {
         tn_plan *d = tn_plan_new(b->arena, TN_PLAN_AGGREGATE, P->ncols);
         if (!d) { rc = TN_ENOMEM; goto cleanup; }
         memcpy(d->types, P->types, P->ncols * sizeof *d->types);
@@ -1280,8 +1299,10 @@ cleanup:
         tn_expr_free(A.aggs[k].filter);
     }
     tn_expr_free(having);
-    sel_free(&items);
-    sel_free(&extra);
+    tn_expr_free(qualify);
+    tn_expr_free(A.post_filter);
+    tn_bind_sel_free(&items);
+    tn_bind_sel_free(&extra);
     tn_bind_late_free(&L);
     tn_plan_free(P);
     return rc;
@@ -1378,6 +1399,9 @@ int tn_bind_query(tn_binder *b, tn_sql_query *q, bind_scope *outer, tn_plan **ou
     *out = NULL;
     if (q->recursive)
         return tn_bind_error_code(b, TN_EUNSUPPORTED, q->pos, "WITH RECURSIVE is not supported yet");
+    if (q->error_within > 0)     /* the session runs the outermost one through sql/approx.c */
+        return tn_bind_error_code(b, TN_EUNSUPPORTED, q->error_pos, "ERROR WITHIN ... AT CONFIDENCE applies to the "
+                                  "outermost SELECT of a statement only (not a subquery, view, EXPLAIN or INSERT)");
     if (++b->depth > 200) {
         b->depth--;
         return tn_bind_error_code(b, TN_ELIMIT, q->pos, "query nested too deeply");

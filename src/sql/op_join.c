@@ -178,6 +178,14 @@ static int build_flat(tn_exec *ex, tn_join_table *t) {
         if (rc) return rc;
         bytes += (int64_t)w * t->nrows;
         tn_vector *f = &t->flat[c];
+        if (tn_type_is_nested(ty)) {        /* offsets point into each chunk's child: append deeply */
+            for (uint32_t ci = 0; ci < t->c.nchunks && !rc; ci++) {
+                if ((ci & 63) == 63 && (rc = tn_exec_check(ex))) break;
+                rc = tn_vector_append_rows(f, &t->c.chunks[ci].cols[c], NULL, t->c.chunks[ci].count);
+            }
+            if (rc) return rc;
+            continue;
+        }
         uint32_t at = 0;
         for (uint32_t ci = 0; ci < t->c.nchunks; ci++) {
             if ((ci & 63) == 63 && (rc = tn_exec_check(ex))) return rc;
@@ -400,6 +408,15 @@ static int gather_build(tn_vector *dst, const tn_join_table *t, uint32_t col, co
                         uint32_t n) {
     int rc = 0;
     if (dst->capacity < n && (rc = tn_vector_reserve(dst, n))) return rc;
+    if (tn_type_is_nested(dst->type)) {         /* offsets and children: the generic gathers */
+        if (t->flat) return tn_vector_gather(dst, &t->flat[col], ids, n);
+        tn_vector_reset(dst);
+        for (uint32_t i = 0; i < n && !rc; i++) {
+            uint64_t ref = t->refs[ids[i]];
+            rc = tn_vector_append_from(dst, &t->c.chunks[ref >> 32].cols[col], (uint32_t)ref);
+        }
+        return rc;
+    }
     if (t->flat && t->flat[col].type.id != TN_TYPE_NULL) {
         const tn_vector *f = &t->flat[col];
         size_t w = tn_type_width(dst->type);

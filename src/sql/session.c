@@ -111,6 +111,7 @@ void tn_sql_session_close(tn_sql_session *s) {
         }
     }
     tn_stmt_session_free(s);
+    tn_prepared_free_all(s);
     tn_temp_views_free(s);
     tn_settings_detach(s);
     tn_bind_txn_pins_free(s);
@@ -538,6 +539,21 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
         rc = exec_txn(&b, stmt, &r);
         goto done;
     }
+    if (stmt->kind == TN_SQL_S_PREPARE || stmt->kind == TN_SQL_S_EXECUTE || stmt->kind == TN_SQL_S_DEALLOCATE) {
+        tn_sql_script *prep = NULL;
+        tn_value *vals = NULL;
+        uint32_t nvals = 0;
+        rc = tn_prepared_statement(&b, stmt, &prep, &vals, &nvals);     /* prepared.c */
+        if (!rc && prep) {
+            /* EXECUTE: the prepared statement runs as a statement of its own (materialized: its
+               values live in this statement's arena) */
+            rc = execute_one(&r, prep, 0, vals, nvals, false, describe);
+            if (!rc) exp->stats = r->stats;
+        } else if (!rc && !(rc = result_new(&r, 0, NULL, NULL))) {
+            r->has_rows = false;
+        }
+        goto done;
+    }
     if (s->txn_open && stmt_writes(stmt)) {
         /* Each statement is its own Delta commit, visible at once: inside BEGIN that would
            break both isolation and ROLLBACK, so the write is refused before it happens. */
@@ -546,9 +562,10 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
                                 "(tarn commits each statement on its own): run the statement outside the transaction");
         goto done;
     }
-    if (tn_stmt_is_table(stmt)) {           /* stmt.h: DDL, DML, DESCRIBE t, SHOW, COPY, VACUUM */
+    bool approx = stmt->kind == TN_SQL_S_QUERY && stmt->u.query->error_within > 0;
+    if (tn_stmt_is_table(stmt) || approx) {  /* stmt.h: DDL, DML, DESCRIBE t, SHOW, COPY, VACUUM */
         tn_stmt_output so;
-        rc = tn_stmt_table_execute(&b, stmt, &so);
+        rc = approx ? tn_approx_execute(&b, stmt, &so) : tn_stmt_table_execute(&b, stmt, &so);
         if (!rc) rc = result_new(&r, so.ncols, so.names, so.types);
         if (!rc) {
             r->rows = so.rows;

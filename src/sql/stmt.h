@@ -42,6 +42,10 @@ int tn_stmt_output_init(tn_binder *b, tn_stmt_output *o, uint32_t ncols, const c
 /* A one-column BIGINT status row, e.g. ("rows_inserted", n), with has_rows false. */
 int tn_stmt_output_count(tn_binder *b, tn_stmt_output *o, const char *name, int64_t n);
 
+/* approx.c: a query with ERROR WITHIN e% AT CONFIDENCE c% (stmt->u.query->error_within > 0) on
+ * a qbeast table, run as sampled rounds until every estimate meets the bound; *out as above. */
+int tn_approx_execute(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
+
 /* stmt_dml.c */
 int tn_stmt_insert(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
 int tn_stmt_delete(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);

@@ -1160,6 +1160,68 @@ TEST(kept_snapshot_follows_commits) {
     rm_rf(dir);
 }
 
+/* The kept snapshot is served on _delta_log's change stamp once the directory has been still for
+ * a while: every change after that -- a commit by another writer, the table dropped and
+ * re-created at the same path, a commit replaced by rename -- is still seen by the next open. */
+static void pause_ms(long ms) {
+    struct timespec ts = {0, ms * 1000 * 1000};
+    nanosleep(&ts, NULL);
+}
+TEST(kept_snapshot_stamp_sees_every_change) {
+    char *dir = make_tmpdir();
+    write_log(dir, 0, V0 ADD_LINE("a"));
+    tn_delta_snapshot *s0, *s1;
+    CHECK_OK(tn_delta_snapshot_open(&s0, tn_fs_default(), dir, NULL));
+    pause_ms(150);                     /* past TN_FS_STAMP_MARGIN_US: the next check stamps */
+    for (int i = 0; i < 3; i++) {
+        CHECK_OK(tn_delta_snapshot_open(&s1, tn_fs_default(), dir, NULL));
+        CHECK(s1 == s0);
+        tn_delta_snapshot_free(s1);
+    }
+    write_log(dir, 1, ADD_LINE("b"));  /* right after a stamped open */
+    CHECK_OK(tn_delta_snapshot_open(&s1, tn_fs_default(), dir, NULL));
+    CHECK_EQ_INT(s1->version, 1);
+    CHECK_EQ_INT(s1->nfiles, 2);
+    tn_delta_snapshot_free(s1);
+    tn_delta_snapshot_free(s0);
+    pause_ms(150);
+    CHECK_OK(tn_delta_snapshot_open(&s0, tn_fs_default(), dir, NULL));   /* stamped */
+    CHECK_EQ_INT(s0->version, 1);
+    /* version 1 replaced by a rename (another file, same name): the directory changed */
+    char tmp[600], p[600];
+    snprintf(tmp, sizeof tmp, "%s/_delta_log/.v1.tmp", dir);
+    snprintf(p, sizeof p, "%s/_delta_log/00000000000000000001.json", dir);
+    const char *v1 = ADD_LINE("c") ADD_LINE("d");
+    tn_fs_write_all(tn_fs_default(), tmp, v1, strlen(v1), false);
+    pause_ms(150);
+    CHECK_OK(tn_delta_snapshot_open(&s1, tn_fs_default(), dir, NULL));   /* a stray temp file */
+    CHECK_EQ_INT(s1->nfiles, 2);
+    tn_delta_snapshot_free(s1);
+    pause_ms(150);
+    CHECK_OK(tn_delta_snapshot_open(&s1, tn_fs_default(), dir, NULL));   /* stamped again */
+    tn_delta_snapshot_free(s1);
+    CHECK(rename(tmp, p) == 0);
+    CHECK_OK(tn_delta_snapshot_open(&s1, tn_fs_default(), dir, NULL));
+    CHECK_EQ_INT(s1->nfiles, 3);       /* a, c, d */
+    tn_delta_snapshot_free(s1);
+    tn_delta_snapshot_free(s0);
+    /* dropped and re-created at the same path with as many versions */
+    pause_ms(150);
+    CHECK_OK(tn_delta_snapshot_open(&s0, tn_fs_default(), dir, NULL));
+    tn_delta_snapshot_free(s0);
+    pause_ms(150);
+    CHECK_OK(tn_delta_snapshot_open(&s0, tn_fs_default(), dir, NULL));   /* stamped */
+    rm_rf(dir);
+    write_log(dir, 0, V0 ADD_LINE("x"));
+    write_log(dir, 1, ADD_LINE("y") ADD_LINE("z"));
+    CHECK_OK(tn_delta_snapshot_open(&s1, tn_fs_default(), dir, NULL));
+    CHECK_EQ_INT(s1->nfiles, 3);
+    CHECK_EQ_STR(s1->files[0].path, "x");
+    tn_delta_snapshot_free(s1);
+    tn_delta_snapshot_free(s0);
+    rm_rf(dir);
+}
+
 TEST(bad_input_names_file_and_line) {
     static const struct { const char *v1; const char *want; } cases[] = {
         {"{\"commitInfo\":{}}\n{\"add\":{\"path\":\"a\",\"partitionValues\":{},\"size\":1,\"modificationTime\":1,\"dataCh", "line 2: invalid JSON"},

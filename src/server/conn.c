@@ -309,6 +309,12 @@ void tn_pg_conn_tag(const tn_sql_stmt *st, tn_sql_result *r, int64_t rows, char 
     case TN_SQL_S_TRANSACTION:
         snprintf(tag, cap, "%s", st->u.txn == TN_SQL_TXN_BEGIN ? "BEGIN" : st->u.txn == TN_SQL_TXN_COMMIT ? "COMMIT" : "ROLLBACK");
         return;
+    /* the SQL-level statements of sql/ (not the protocol's Parse/Bind/Execute) */
+    case TN_SQL_S_PREPARE: snprintf(tag, cap, "PREPARE"); return;
+    case TN_SQL_S_EXECUTE: snprintf(tag, cap, "SELECT %lld", (long long)rows); return;
+    case TN_SQL_S_DEALLOCATE: snprintf(tag, cap, st->u.deallocate.all ? "DEALLOCATE ALL" : "DEALLOCATE"); return;
+    case TN_SQL_S_CREATE_SEQUENCE: snprintf(tag, cap, "CREATE SEQUENCE"); return;
+    case TN_SQL_S_CREATE_MACRO: snprintf(tag, cap, "CREATE MACRO"); return;
     }
     snprintf(tag, cap, "OK");
 }

@@ -154,6 +154,7 @@ extern const tn_func_def tn_funcs_trig[];       /* func_trig.c */
 extern const tn_func_def tn_funcs_list[];       /* func_list.c: LIST, STRUCT, MAP */
 extern const tn_func_def tn_funcs_list_agg[];       /* func_list_agg.c */
 extern const tn_func_def tn_funcs_list_ops[];   /* func_list_ops.c */
+extern const tn_func_def tn_funcs_format[];     /* func_format.c: printf, format */
 
 /* Decimal storage helpers shared by the function files. */
 static inline tn_int128 tn_dec_get(const tn_vector *v, uint32_t i) {

@@ -1245,6 +1245,9 @@ static tn_sql_stmt *statement(tn_sql_parser *p) {
         case KW_NONE:
             if (strcmp(t->text, "merge") == 0 && tn_sqlp_is_kw(p, 1, KW_INTO)) return merge_stmt(p);
             if (strcmp(t->text, "pragma") == 0) return pragma_stmt(p);
+            if (strcmp(t->text, "prepare") == 0 && tn_sqlp_peek(p, 1)->type != TK_EOF) return tn_sqlp_prepare(p, statement);
+            if (strcmp(t->text, "execute") == 0 && tn_sqlp_peek(p, 1)->type != TK_EOF) return tn_sqlp_execute(p);
+            if (strcmp(t->text, "deallocate") == 0) return tn_sqlp_deallocate(p);
             if (strcmp(t->text, "reset") == 0 && tn_sqlp_peek(p, 1)->type == TK_IDENT) {
                 /* RESET name: SET name back to its default (a SET without value) */
                 tn_sql_stmt *s = new_stmt(p, TN_SQL_S_SET, t->pos);

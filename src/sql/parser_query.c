@@ -5,6 +5,7 @@
  */
 #include "sql/parserInt.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static tn_sql_query *new_query(tn_sql_parser *p, tn_sql_query_kind kind, tn_sql_pos pos) {
@@ -106,22 +107,31 @@ static bool error_within_at(const tn_sql_parser *p, int ahead) {
     return word_at(p, ahead, "error") && word_at(p, ahead + 1, "within");
 }
 
-/* Parses the clause and refuses it, naming what is there instead (always returns NULL). */
-static void *error_within_clause(tn_sql_parser *p) {
+/* Parses the clause into q (BlinkDB's: numbers are percent, the % sign optional); false on error. */
+static bool error_within_clause(tn_sql_parser *p, tn_sql_query *q) {
     tn_sql_pos pos = tn_sqlp_peek(p, 0)->pos;
+    if (q->error_within > 0) return tn_sqlp_fail_at(p, pos, "duplicate ERROR WITHIN clause");
     p->i += 2;                                                     /* ERROR WITHIN */
+    double v[2];
     for (int k = 0; k < 2; k++) {
         const tn_sql_token *n = tn_sqlp_peek(p, 0);
         if (n->type != TK_INTEGER && n->type != TK_DECIMAL && n->type != TK_FLOAT)
             return tn_sqlp_fail_expected(p, k ? "a confidence after AT CONFIDENCE (95%)" : "an error bound after ERROR WITHIN (2%)");
+        v[k] = strtod(n->text, NULL);
+        if (k == 0 && !(v[0] > 0))
+            return tn_sqlp_fail_at(p, n->pos, "ERROR WITHIN needs an error bound above 0%% (a relative error, e.g. 2%%)");
+        if (k == 1 && !(v[1] > 0 && v[1] < 100))
+            return tn_sqlp_fail_at(p, n->pos, "AT CONFIDENCE needs a confidence between 0%% and 100%% (e.g. 95%%)");
         tn_sqlp_advance(p);
         tn_sqlp_accept(p, TK_PERCENT);
         if (k == 0 && !(word_at(p, 0, "at") && word_at(p, 1, "confidence")))
             return tn_sqlp_fail_expected(p, "AT CONFIDENCE after the error bound");
         if (k == 0) p->i += 2;
     }
-    return tn_sqlp_fail_at(p, pos, "not supported yet: ERROR WITHIN ... AT CONFIDENCE (approximate answers with "
-                           "error bounds); TABLESAMPLE (p PERCENT) on a qbeast table reads a uniform sample");
+    q->error_within = v[0];
+    q->confidence = v[1];
+    q->error_pos = pos;
+    return true;
 }
 
 /* [AS] alias [(cols)], TABLESAMPLE, VERSION/TIMESTAMP AS OF, in any order after a FROM item. */
@@ -380,7 +390,7 @@ static tn_sql_query *select_block(tn_sql_parser *p) {
     if (tn_sqlp_accept_kw(p, KW_GROUP)) {
         if (!tn_sqlp_expect_kw(p, KW_BY, "BY after GROUP")) return NULL;
         if (tn_sqlp_accept_kw(p, KW_ALL)) s->group_all = true;      /* DuckDB: GROUP BY ALL */
-        else if (!tn_sqlp_expr_list(p, &s->group_by)) return NULL;
+        else if (!tn_sqlp_group_by(p, s)) return NULL;             /* parser_group.c */
     }
     if (tn_sqlp_accept_kw(p, KW_HAVING)) {
         s->having = tn_sqlp_expr(p);
@@ -530,8 +540,9 @@ tn_sql_query *tn_sqlp_query(tn_sql_parser *p) {
     if (tn_sqlp_is_kw(p, 0, KW_WITH) && !with_clause(p, &ctes, &n_ctes, &recursive)) goto cleanup;
     q = setop_expr(p);
     if (!q) goto cleanup;
-    if (error_within_at(p, 0)) {
-        q = error_within_clause(p);
+    tn_sql_query approx = {0};                      /* ERROR WITHIN before ORDER BY / LIMIT */
+    if (error_within_at(p, 0) && !error_within_clause(p, &approx)) {
+        q = NULL;
         goto cleanup;
     }
     bool has_order = tn_sqlp_is_kw(p, 0, KW_ORDER);
@@ -579,7 +590,12 @@ tn_sql_query *tn_sqlp_query(tn_sql_parser *p) {
             if (!tn_sqlp_accept_kw(p, KW_ROWS)) tn_sqlp_accept_kw(p, KW_ROW);
         }
     }
-    if (error_within_at(p, 0)) q = error_within_clause(p);
+    if (approx.error_within > 0) {
+        q->error_within = approx.error_within;
+        q->confidence = approx.confidence;
+        q->error_pos = approx.error_pos;
+    }
+    if (error_within_at(p, 0) && !error_within_clause(p, q)) q = NULL;
 cleanup:
     tn_sqlp_leave(p);
     return q;

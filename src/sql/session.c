@@ -111,6 +111,7 @@ void tn_sql_session_close(tn_sql_session *s) {
         }
     }
     tn_stmt_session_free(s);
+    tn_prepared_free_all(s);
     tn_temp_views_free(s);
     tn_settings_detach(s);
     tn_bind_txn_pins_free(s);
@@ -509,6 +510,10 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
     exp->arena = arena;
     exp->memory_limit = s->memory_limit;
     exp->interrupt = &s->interrupted;
+    char tdir[4096];
+    const char *td = tn_setting_temp_directory(s, tdir, sizeof tdir);
+    exp->temp_dir = td ? tn_arena_strdup(arena, td) : NULL;
+    exp->temp_limit = tn_setting_bytes(s, "max_temp_directory_size");
     tn_binder b;
     memset(&b, 0, sizeof b);
     b.session = s;
@@ -538,6 +543,21 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
         rc = exec_txn(&b, stmt, &r);
         goto done;
     }
+    if (stmt->kind == TN_SQL_S_PREPARE || stmt->kind == TN_SQL_S_EXECUTE || stmt->kind == TN_SQL_S_DEALLOCATE) {
+        tn_sql_script *prep = NULL;
+        tn_value *vals = NULL;
+        uint32_t nvals = 0;
+        rc = tn_prepared_statement(&b, stmt, &prep, &vals, &nvals);     /* prepared.c */
+        if (!rc && prep) {
+            /* EXECUTE: the prepared statement runs as a statement of its own (materialized: its
+               values live in this statement's arena) */
+            rc = execute_one(&r, prep, 0, vals, nvals, false, describe);
+            if (!rc) exp->stats = r->stats;
+        } else if (!rc && !(rc = result_new(&r, 0, NULL, NULL))) {
+            r->has_rows = false;
+        }
+        goto done;
+    }
     if (s->txn_open && stmt_writes(stmt)) {
         /* Each statement is its own Delta commit, visible at once: inside BEGIN that would
            break both isolation and ROLLBACK, so the write is refused before it happens. */
@@ -546,9 +566,10 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
                                 "(tarn commits each statement on its own): run the statement outside the transaction");
         goto done;
     }
-    if (tn_stmt_is_table(stmt)) {           /* stmt.h: DDL, DML, DESCRIBE t, SHOW, COPY, VACUUM */
+    bool approx = stmt->kind == TN_SQL_S_QUERY && stmt->u.query->error_within > 0;
+    if (tn_stmt_is_table(stmt) || approx) {  /* stmt.h: DDL, DML, DESCRIBE t, SHOW, COPY, VACUUM */
         tn_stmt_output so;
-        rc = tn_stmt_table_execute(&b, stmt, &so);
+        rc = approx ? tn_approx_execute(&b, stmt, &so) : tn_stmt_table_execute(&b, stmt, &so);
         if (!rc) rc = result_new(&r, so.ncols, so.names, so.types);
         if (!rc) {
             r->rows = so.rows;
@@ -568,13 +589,10 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
     if (explain) {
         tn_buf text = TN_BUF_INIT;
         if (analyze) {
-            tn_collection res;
+            int64_t rows = 0;
             exp->analyze = true;
-            rc = tn_exec_run(exp, plan, &res);
-            if (!rc) {
-                plan->rows_out = (uint64_t)res.nrows;
-                tn_collection_free(&res);
-            }
+            rc = tn_exec_run_count(exp, plan, &rows);
+            if (!rc) plan->rows_out = (uint64_t)rows;
         }
         if (!rc) rc = tn_plan_explain(&text, plan, analyze);
         if (!rc && analyze)
@@ -587,7 +605,7 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
     rc = result_new(&r, plan->ncols, plan->names, plan->types);
     if (!rc && describe) {
         rc = tn_collection_init(&r->rows, plan->ncols, plan->types);   /* bound, never run */
-    } else if (!rc && stream && tn_exec_streamable(plan) && !tn_exec_small(plan)) {
+    } else if (!rc && stream && (tn_exec_streamable(plan) || tn_exec_sort_rooted(plan)) && !tn_exec_small(plan)) {
         rc = tn_collection_init(&r->rows, plan->ncols, plan->types);
         if (!rc) rc = tn_exec_stream_start(&r->stream, exp, plan);
         if (!rc) {

@@ -42,6 +42,10 @@ int tn_stmt_output_init(tn_binder *b, tn_stmt_output *o, uint32_t ncols, const c
 /* A one-column BIGINT status row, e.g. ("rows_inserted", n), with has_rows false. */
 int tn_stmt_output_count(tn_binder *b, tn_stmt_output *o, const char *name, int64_t n);
 
+/* approx.c: a query with ERROR WITHIN e% AT CONFIDENCE c% (stmt->u.query->error_within > 0) on
+ * a qbeast table, run as sampled rounds until every estimate meets the bound; *out as above. */
+int tn_approx_execute(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
+
 /* stmt_dml.c */
 int tn_stmt_insert(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
 int tn_stmt_delete(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out);
@@ -134,6 +138,8 @@ int tn_op_table_scan_source(tn_exec *ex, tn_plan *node, tn_source *out);
 
 /* exec.c: runs plan into an arbitrary sink (the INSERT writer sink). */
 int tn_exec_run_sink(tn_exec *ex, tn_plan *plan, tn_sink *sink);
+/* exec.c: runs plan counting its rows without keeping them (EXPLAIN ANALYZE). */
+int tn_exec_run_count(tn_exec *ex, tn_plan *plan, int64_t *rows);
 
 /* exec.c: streaming results. A plan of streaming operators only (scan, values, filter, project,
  * limit: tn_exec_streamable) runs on a producer thread while the caller reads its chunks in plan
@@ -142,7 +148,12 @@ int tn_exec_run_sink(tn_exec *ex, tn_plan *plan, tn_sink *sink);
  * The stream borrows ex and plan until it is freed. */
 typedef struct tn_exec_stream tn_exec_stream;
 bool tn_exec_streamable(const tn_plan *plan);
-/* A streamable plan over at most TN_EXEC_SMALL_ROWS input rows (known table row counts, VALUES,
+/* A plan whose rows come out of an ORDER BY (under projections, filters and a limit): it streams
+ * too (the sort runs first, then its sorted rows or, when it spilled, the merge of its runs are
+ * handed over), so that a sorted result larger than memory_limit reaches the client. */
+bool tn_exec_sort_rooted(const tn_plan *plan);
+/* A streamable (or sort-rooted: a top-N of at most TN_EXEC_SMALL_ROWS is small too) plan over
+ * at most TN_EXEC_SMALL_ROWS input rows (known table row counts, VALUES,
  * integer ranges): running it at once costs less than starting the producer thread (a point
  * query over the wire), and its result is small enough to hold. */
 #define TN_EXEC_SMALL_ROWS 16384

@@ -240,6 +240,10 @@ int tn_fs_temp_cleanup(tn_fs *fs, const char *path, uint32_t *removed);
 void tn_fs_temp_track(const char *tmp);
 void tn_fs_temp_untrack(const char *tmp);
 void tn_fs_temp_unlink_tracked(void);
+/* A read-write file with no name in the directory dfd (O_TMPFILE: freed by the kernel on close
+ * or when the process dies); where the file system lacks O_TMPFILE, created as
+ * "<prefix><pid>-<hex>.tmp" and unlinked at once. The fd, or -1 with errno set. */
+int tn_fs_anon_temp_open(int dfd, const char *prefix);
 /* Convenience wrappers over the vtable. */
 int tn_fs_read_all(tn_fs *fs, const char *path, tn_buf *out);
 int tn_fs_write_all(tn_fs *fs, const char *path, const void *data, size_t n, bool do_sync);

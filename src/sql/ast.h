@@ -341,6 +341,12 @@ typedef struct tn_sql_named_window {
     tn_sql_window *spec;
 } tn_sql_named_window;
 
+/* One grouping set of GROUP BY GROUPING SETS / ROLLUP / CUBE: indexes into select.group_by. */
+typedef struct tn_sql_grouping_set {
+    int *items;
+    int n;
+} tn_sql_grouping_set;
+
 typedef struct tn_sql_select {
     bool distinct;
     tn_sql_expr_list distinct_on;  /* DISTINCT ON (exprs): n > 0 (distinct is set too) */
@@ -350,6 +356,10 @@ typedef struct tn_sql_select {
     tn_sql_expr *where;
     tn_sql_expr_list group_by;     /* integer literals are ordinals */
     bool group_all;                /* GROUP BY ALL: every select item without an aggregate */
+    /* GROUPING SETS / ROLLUP / CUBE (combined with plain keys: their cross product): the sets
+     * over group_by's expressions; NULL for a plain GROUP BY */
+    tn_sql_grouping_set *grouping_sets;
+    int n_grouping_sets;
     tn_sql_expr *having;
     tn_sql_named_window *windows;  /* WINDOW w AS (...), ... (OVER w refers to them) */
     int n_windows;

@@ -97,6 +97,12 @@ typedef struct agg_info {
     uint32_t naggs, cap;
     tn_plan_agg *aggs;
     char **agg_text;
+    /* GROUPING SETS / ROLLUP / CUBE (bind_group.c): groups[0 .. nkeys) are the distinct keys,
+     * groups[nkeys] the set number of the row (a column of the expanded input); set s holds
+     * key k when bit k of set_masks[s] is set. nsets 0: a plain GROUP BY (nkeys unused). */
+    uint32_t nsets, nkeys;
+    uint64_t *set_masks;
+    tn_expr *post_filter;        /* over the aggregate's output, placed right above it, or NULL */
 } agg_info;
 
 /*
@@ -173,6 +179,16 @@ typedef struct sel_list {
 int tn_bind_sel_push(tn_binder *b, sel_list *l, tn_expr *e, const char *name, const char *alias,
                      tn_sql_expr *ast);
 void tn_bind_sel_free(sel_list *l);
+
+/* bind_group.c: after the keys of GROUP BY GROUPING SETS / ROLLUP / CUBE are bound into
+ * A->groups (one per group_by expression): keeps the distinct ones, computes the sets and adds
+ * the set-number group. tn_bind_grouping binds GROUPING(k, ...) / grouping_id over the
+ * aggregate; tn_bind_grouping_plan puts the expansion (each input row once per set, the keys a
+ * set leaves out as NULL) below the aggregate node and rewrites its keys. */
+int tn_bind_grouping_sets(tn_binder *b, const tn_sql_select *s, bind_scope *S, agg_info *A);
+int tn_bind_grouping(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
+bool tn_bind_is_grouping_name(const char *name);
+int tn_bind_grouping_plan(tn_binder *b, agg_info *A, tn_plan **child);
 
 /* bind_star.c: `*` / `t.*` with EXCLUDE / REPLACE / RENAME into select items (over the
  * aggregate's groups when c->agg), and a select item holding COLUMNS(...) into one item per

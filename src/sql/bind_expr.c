@@ -40,7 +40,8 @@ static int agg_lookup(const char *name) {
 }
 
 bool tn_bind_is_agg_name(const char *name) {
-    return agg_lookup(name) >= 0 || tn_agg_func_lookup(name) || tn_str_iequal(name, "intersect_count");
+    return agg_lookup(name) >= 0 || tn_agg_func_lookup(name) || tn_str_iequal(name, "intersect_count") ||
+           tn_bind_is_grouping_name(name);
 }
 
 static bool is_agg_call(const tn_sql_expr *e) {
@@ -483,6 +484,7 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         if (c->in_agg) return tn_bind_error(b, e->pos, "aggregate function calls cannot be nested");
         if (!c->agg)
             return tn_bind_error(b, e->pos, "aggregate functions are not allowed in %s", c->clause ? c->clause : "this context");
+        if (tn_bind_is_grouping_name(name)) return tn_bind_grouping(c, e, out);     /* bind_group.c */
         if (tn_str_iequal(name, "intersect_count")) {   /* a rewrite into bitmap aggregates */
             tn_sql_expr *rw = NULL;
             int rc = tn_bitmap_rewrite_intersect_count(b->arena, e, &rw);

@@ -204,6 +204,9 @@ tn_sql_stmt *tn_sqlp_create_macro(tn_sql_parser *p, tn_sql_pos pos, bool or_repl
 bool tn_sqlp_star_opts(tn_sql_parser *p, tn_sql_expr *star);
 tn_sql_expr *tn_sqlp_columns(tn_sql_parser *p);
 
+/* parser_group.c: the GROUP BY list after GROUP BY (plain keys, GROUPING SETS, ROLLUP, CUBE, ()). */
+bool tn_sqlp_group_by(tn_sql_parser *p, tn_sql_select *s);
+
 /* parser_query.c */
 tn_sql_query *tn_sqlp_query(tn_sql_parser *p);
 /* One table reference without joins: a table, table function or subquery, with its alias. */

@@ -270,6 +270,7 @@ struct tn_plan {
     /* EXPLAIN ANALYZE counters (filled by the executor). */
     uint64_t rows_out;
     uint64_t time_ns;
+    uint64_t spilled;              /* bytes the operator wrote to spill files (atomic) */
 };
 
 /* Allocate a node of `kind` with ncols output columns (types/names arrays zeroed). */

@@ -512,6 +512,10 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
     exp->arena = arena;
     exp->memory_limit = s->memory_limit;
     exp->interrupt = &s->interrupted;
+    char tdir[4096];
+    const char *td = tn_setting_temp_directory(s, tdir, sizeof tdir);
+    exp->temp_dir = td ? tn_arena_strdup(arena, td) : NULL;
+    exp->temp_limit = tn_setting_bytes(s, "max_temp_directory_size");
     tn_binder b;
     memset(&b, 0, sizeof b);
     b.session = s;
@@ -598,13 +602,10 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
     if (explain) {
         tn_buf text = TN_BUF_INIT;
         if (analyze) {
-            tn_collection res;
+            int64_t rows = 0;
             exp->analyze = true;
-            rc = tn_exec_run(exp, plan, &res);
-            if (!rc) {
-                plan->rows_out = (uint64_t)res.nrows;
-                tn_collection_free(&res);
-            }
+            rc = tn_exec_run_count(exp, plan, &rows);
+            if (!rc) plan->rows_out = (uint64_t)rows;
         }
         if (!rc) rc = tn_plan_explain(&text, plan, analyze);
         if (!rc && analyze)
@@ -617,7 +618,7 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
     rc = result_new(&r, plan->ncols, plan->names, plan->types);
     if (!rc && describe) {
         rc = tn_collection_init(&r->rows, plan->ncols, plan->types);   /* bound, never run */
-    } else if (!rc && stream && tn_exec_streamable(plan) && !tn_exec_small(plan)) {
+    } else if (!rc && stream && (tn_exec_streamable(plan) || tn_exec_sort_rooted(plan)) && !tn_exec_small(plan)) {
         rc = tn_collection_init(&r->rows, plan->ncols, plan->types);
         if (!rc) rc = tn_exec_stream_start(&r->stream, exp, plan);
         if (!rc) {

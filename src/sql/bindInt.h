@@ -190,6 +190,17 @@ int tn_bind_grouping(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
 bool tn_bind_is_grouping_name(const char *name);
 int tn_bind_grouping_plan(tn_binder *b, agg_info *A, tn_plan **child);
 
+/* An aggregate bound into A->aggs (agg moved in; equal calls share one): *out is its column
+ * over the aggregate's output (bind_expr.c). */
+int tn_bind_agg_register(bind_ctx *c, tn_plan_agg *ag, tn_expr **out);
+/* bind_agg_order.c: an aggregate call with ORDER BY whose result depends on the order
+ * (string_agg, list, first, last, ...) and last(): the ordered aggregate of agg_ordered.c. */
+bool tn_bind_is_ordered_agg(const tn_sql_expr *e, const char *name);
+int tn_bind_ordered_agg(bind_ctx *c, tn_sql_expr *e, const char *name, tn_expr **out);
+
+/* The statement's name for messages: "INSERT", "MERGE", ... (bind.c). */
+const char *tn_bind_stmt_name(const tn_sql_stmt *s);
+
 /* bind_star.c: `*` / `t.*` with EXCLUDE / REPLACE / RENAME into select items (over the
  * aggregate's groups when c->agg), and a select item holding COLUMNS(...) into one item per
  * selected column. */

@@ -413,6 +413,7 @@ static int exec_set(tn_binder *b, tn_sql_stmt *stmt, tn_sql_result **out) {
 
 /* Statements that change the warehouse (or write a file) and cannot be undone by ROLLBACK. */
 static bool stmt_writes(const tn_sql_stmt *stmt) {
+    if (stmt->kind == TN_SQL_S_EXPLAIN && stmt->u.explain.analyze) return stmt_writes(stmt->u.explain.stmt);
     switch (stmt->kind) {
     case TN_SQL_S_CREATE_TABLE: case TN_SQL_S_CREATE_VIEW: case TN_SQL_S_CREATE_SCHEMA: case TN_SQL_S_DROP:
     case TN_SQL_S_INSERT: case TN_SQL_S_DELETE: case TN_SQL_S_UPDATE: case TN_SQL_S_MERGE:
@@ -588,6 +589,23 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
             r->rows = so.rows;
             memset(&so.rows, 0, sizeof so.rows);
             r->has_rows = so.has_rows;
+        }
+        tn_collection_free(&so.rows);
+        goto done;
+    }
+    if (stmt->kind == TN_SQL_S_EXPLAIN && stmt->u.explain.analyze && tn_stmt_is_table(stmt->u.explain.stmt)) {
+        /* EXPLAIN ANALYZE of INSERT / UPDATE / DELETE / MERGE / DDL runs it (as DuckDB does; the
+           statement's own commit happens) and reports what ran and how long it took */
+        tn_sql_stmt *inner = stmt->u.explain.stmt;
+        tn_stmt_output so;
+        rc = tn_stmt_table_execute(&b, inner, &so);
+        if (!rc) {
+            tn_buf text = TN_BUF_INIT;
+            rc = tn_buf_printf(&text, "%s\ntotal time: %.3f ms\n", tn_bind_stmt_name(inner),
+                               (double)(tn_time_ns() - t0) / 1e6);
+            if (!rc) rc = tn_buf_append_byte(&text, 0);
+            if (!rc) rc = text_result(&r, "explain_analyze", (const char *)text.data);
+            tn_buf_free(&text);
         }
         tn_collection_free(&so.rows);
         goto done;

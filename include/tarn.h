@@ -18,6 +18,8 @@
  * BY, join, window function, DISTINCT or set operation) is not materialized: tarn_execute /
  * tarn_query return once its first chunk is ready and the rest is produced while the caller
  * reads it, holding a few chunks in memory whatever the row count, in the plan's row order.
+ * A query whose last step is ORDER BY (under projections and LIMIT) streams its sorted rows the
+ * same way once the sort is done (a sort past memory_limit spills and streams its merge).
  * Other queries compute their whole result before tarn_execute returns. Consequences:
  *   - an error that happens after the first chunk (a corrupt page further in a file, a failed
  *     cast in a later row) is reported by tarn_result_next_chunk: it returns 0 as at the end,

@@ -7,6 +7,7 @@
 #include "base/base.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -116,4 +117,19 @@ void tn_fs_temp_untrack(const char *tmp) {
 void tn_fs_temp_unlink_tracked(void) {
     for (int i = 0; i < TEMP_SLOTS; i++)
         if (g_used[i]) unlink(g_slots[i]);
+}
+
+int tn_fs_anon_temp_open(int dfd, const char *prefix) {
+    int fd = -1;
+#ifdef O_TMPFILE
+    fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#endif
+    if (fd >= 0) return fd;
+    static uint32_t counter;
+    char name[128];
+    snprintf(name, sizeof name, "%s%ld-%llx%x.tmp", prefix, (long)getpid(), (unsigned long long)tn_time_ns(),
+             __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
+    fd = openat(dfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) unlinkat(dfd, name, 0);
+    return fd;
 }

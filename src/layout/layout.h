@@ -197,9 +197,10 @@ uint64_t tn_layout_writer_spilled_bytes(const tn_layout_writer *w);
  * written). Change data (delta.enableChangeDataFeed) gets delete, update_preimage,
  * update_postimage and insert rows. The read set is every file scanned: a concurrent writer that
  * removes or rewrites one of them conflicts; blind appends do not. On a primary-key table (bucket
- * layout) an UPDATE is an upsert, as Paimon's batch UPDATE: the new rows (keys unchanged, see
- * tn_layout_check_update) go through the bucket writer, which replaces each key's row; MERGE and
- * the OTree layout are refused by name.
+ * layout) UPDATE and MERGE are upserts, as Paimon's: the new rows (keys unchanged, see
+ * tn_layout_check_update / tn_layout_check_merge) go through the bucket writer, which replaces
+ * each key's row, and deleted rows go to it as deletes of their key (TN_LAYOUT_ROW_DELETE_KEY);
+ * the OTree layout is refused by name.
  */
 typedef enum tn_layout_row_action {
     TN_LAYOUT_ROW_KEEP = 0,

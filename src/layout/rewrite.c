@@ -26,6 +26,8 @@ struct tn_layout_rewrite {
     uint8_t *file_scanned;
     tn_arena *arena;
     bool upsert;                       /* primary-key table: new rows replace theirs by key */
+    tn_chunk del;                      /* upsert: the deleted rows of a chunk, written as -D rows */
+    uint8_t *kinds;
     tn_layout_rewrite_result res;
 };
 
@@ -60,9 +62,15 @@ static int on_chunk(void *ctx, const tn_chunk *chunk, uint32_t file, int64_t fir
     rc = rw->o->rows(rw->o->ctx, rw->pass, chunk, &r);
     if (rc) return rc;
     uint32_t ndel = select_action(rw, chunk->count, TN_LAYOUT_ROW_DELETE);
-    if (rw->upsert && ndel)
-        return tn_error_set(TN_EUNSUPPORTED, "table '%s': deleting rows in a rewrite of a primary-key table is not "
-                            "supported (DELETE FROM deletes them)", tn_table_path(rw->t));
+    if (rw->upsert && ndel) {
+        /* a primary-key table: the deleted rows go to the bucket writer as deletes of their key */
+        tn_chunk_reset(&rw->del);
+        for (uint32_t c = 0; c < chunk->ncols && !rc; c++)
+            rc = tn_vector_append_rows(&rw->del.cols[c], &chunk->cols[c], rw->sel, ndel);
+        rw->del.count = ndel;
+        if (!rc) rc = tn_layout_writer_write_kinds(rw->w, &rw->del, rw->kinds);
+        if (rc) return rc;
+    }
     uint32_t nupd = 0;
     for (uint32_t i = 0; i < chunk->count; i++) nupd += rw->action[i] == TN_LAYOUT_ROW_UPDATE;
     if (rw->pass == TN_LAYOUT_REWRITE_MATCH) {
@@ -200,7 +208,7 @@ int tn_layout_rewrite_run(tn_table *t, const tn_layout_rewrite_options *opts, tn
     const char *layout = tn_layout_name(t, &implemented);
     /* a primary-key table's UPDATE is an upsert of the new rows (Paimon's batch UPDATE): each
      * replaces the row of its key through the bucket writer, the old rows are not touched here */
-    rw.upsert = layout && strcmp(layout, "bucket") == 0 && strcmp(label, "UPDATE") == 0;
+    rw.upsert = layout && strcmp(layout, "bucket") == 0 && (strcmp(label, "UPDATE") == 0 || strcmp(label, "MERGE") == 0);
     if (!layout || (strcmp(layout, "plain") != 0 && !rw.upsert)) {
         rc = tn_error_set(TN_EUNSUPPORTED, "table '%s': %s of a table with the %s layout is not supported yet",
                           tn_table_path(t), label, layout ? layout : "unknown");
@@ -226,6 +234,15 @@ int tn_layout_rewrite_run(tn_table *t, const tn_layout_rewrite_options *opts, tn
     if (!rw.arena || !rw.action || !rw.sel || !rw.rows || !rw.file_changes || !rw.file_scanned || !changed) {
         rc = TN_ENOMEM;
         goto cleanup;
+    }
+    if (rw.upsert) {
+        uint32_t nc = tn_table_num_columns(t);
+        tn_type *types = tn_arena_calloc(rw.arena, (nc + 1) * sizeof *types);
+        rw.kinds = tn_malloc(TN_VECTOR_SIZE);
+        if (!types || !rw.kinds) { rc = TN_ENOMEM; goto cleanup; }
+        memset(rw.kinds, TN_LAYOUT_ROW_DELETE_KEY, TN_VECTOR_SIZE);
+        for (uint32_t c = 0; c < nc; c++) types[c] = tn_table_column(t, c)->type;
+        if ((rc = tn_chunk_init(&rw.del, nc, types, TN_VECTOR_SIZE))) goto cleanup;
     }
     tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
     wo.operation = label;
@@ -277,6 +294,8 @@ cleanup:
     }
     if (result) *result = rw.res;
     tn_arena_destroy(rw.arena);
+    if (rw.del.cols) tn_chunk_free(&rw.del);
+    tn_free(rw.kinds);
     tn_free(rw.action);
     tn_free(rw.sel);
     tn_free(rw.rows);

@@ -157,17 +157,7 @@ static int file_create(tn_layout_spill *s) {
         int dfd = openat(tfd, SPILL_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         close(tfd);
         if (dfd < 0) continue;   /* removed by a writer finishing at the same moment: again */
-#ifdef O_TMPFILE
-        s->fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-#endif
-        if (s->fd < 0) {
-            static uint32_t counter;
-            char name[96];
-            snprintf(name, sizeof name, "spill-%ld-%llx%x.tmp", (long)getpid(), (unsigned long long)tn_time_ns(),
-                     __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
-            s->fd = openat(dfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-            if (s->fd >= 0) unlinkat(dfd, name, 0);
-        }
+        s->fd = tn_fs_anon_temp_open(dfd, "spill-");
         close(dfd);
     }
     if (s->fd < 0)

@@ -341,6 +341,12 @@ typedef struct tn_sql_named_window {
     tn_sql_window *spec;
 } tn_sql_named_window;
 
+/* One grouping set of GROUP BY GROUPING SETS / ROLLUP / CUBE: indexes into select.group_by. */
+typedef struct tn_sql_grouping_set {
+    int *items;
+    int n;
+} tn_sql_grouping_set;
+
 typedef struct tn_sql_select {
     bool distinct;
     tn_sql_expr_list distinct_on;  /* DISTINCT ON (exprs): n > 0 (distinct is set too) */
@@ -350,6 +356,10 @@ typedef struct tn_sql_select {
     tn_sql_expr *where;
     tn_sql_expr_list group_by;     /* integer literals are ordinals */
     bool group_all;                /* GROUP BY ALL: every select item without an aggregate */
+    /* GROUPING SETS / ROLLUP / CUBE (combined with plain keys: their cross product): the sets
+     * over group_by's expressions; NULL for a plain GROUP BY */
+    tn_sql_grouping_set *grouping_sets;
+    int n_grouping_sets;
     tn_sql_expr *having;
     tn_sql_named_window *windows;  /* WINDOW w AS (...), ... (OVER w refers to them) */
     int n_windows;
@@ -478,6 +488,11 @@ typedef enum tn_sql_stmt_kind {
     TN_SQL_S_VACUUM,
     TN_SQL_S_TRANSACTION,      /* BEGIN / START TRANSACTION, COMMIT / END, ROLLBACK / ABORT */
     TN_SQL_S_CHECKPOINT,       /* [FORCE] CHECKPOINT [name]: commits are durable already */
+    TN_SQL_S_PREPARE,          /* PREPARE name AS statement (session.c, prepared.c) */
+    TN_SQL_S_EXECUTE,          /* EXECUTE name [(value, ...)] */
+    TN_SQL_S_DEALLOCATE,       /* DEALLOCATE [PREPARE] name | ALL */
+    TN_SQL_S_CREATE_SEQUENCE,  /* CREATE [OR REPLACE] [TEMP] SEQUENCE (sequence.c) */
+    TN_SQL_S_CREATE_MACRO,     /* CREATE [OR REPLACE] [TEMP] MACRO name(a, b := d) AS expr | TABLE q */
 } tn_sql_stmt_kind;
 
 typedef enum tn_sql_txn_op { TN_SQL_TXN_BEGIN, TN_SQL_TXN_COMMIT, TN_SQL_TXN_ROLLBACK } tn_sql_txn_op;
@@ -491,7 +506,10 @@ typedef struct tn_sql_column_def {
     const char *comment;
 } tn_sql_column_def;
 
-typedef enum tn_sql_object_kind { TN_SQL_OBJ_TABLE, TN_SQL_OBJ_VIEW, TN_SQL_OBJ_SCHEMA } tn_sql_object_kind;
+typedef enum tn_sql_object_kind {
+    TN_SQL_OBJ_TABLE, TN_SQL_OBJ_VIEW, TN_SQL_OBJ_SCHEMA,
+    TN_SQL_OBJ_SEQUENCE, TN_SQL_OBJ_MACRO, TN_SQL_OBJ_MACRO_TABLE,   /* DROP SEQUENCE / MACRO [TABLE] */
+} tn_sql_object_kind;
 
 typedef enum tn_sql_alter_kind {
     TN_SQL_ALTER_SET_OPTIONS,      /* SET (...) / SET TBLPROPERTIES (...) / SET OPTIONS (...) */
@@ -666,6 +684,35 @@ struct tn_sql_stmt {
             bool dry_run;
         } vacuum;
         tn_sql_txn_op txn;
+        struct {
+            tn_sql_ident name;
+            tn_sql_stmt *stmt;          /* parsed to check it; EXECUTE re-parses text */
+            const char *text;           /* the statement's source text (arena) */
+        } prepare;
+        struct {
+            tn_sql_ident name;
+            tn_sql_expr **args;
+            int n_args;
+        } execute;
+        struct {
+            tn_sql_ident name;          /* name NULL with all */
+            bool all;
+        } deallocate;
+        struct {
+            tn_sql_qname name;
+            bool or_replace, if_not_exists, temporary, cycle;
+            tn_sql_expr *start, *increment, *minvalue, *maxvalue;   /* NULL when not given */
+        } create_sequence;
+        struct {
+            tn_sql_qname name;
+            bool or_replace, if_not_exists, temporary, is_table;
+            tn_sql_ident *params;       /* positional ones first, then those with defaults */
+            tn_sql_expr **defaults;     /* per parameter: NULL or the `b := default` expression */
+            int n_params;
+            tn_sql_expr *body;          /* AS expr */
+            tn_sql_query *query;        /* AS TABLE query */
+            const char *body_text;      /* source text of the body (arena) */
+        } create_macro;
     } u;
 };
 

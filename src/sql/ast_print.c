@@ -849,6 +849,22 @@ static void stmt(printer *pr, const tn_sql_stmt *s) {
         put(pr, s->u.txn == TN_SQL_TXN_BEGIN ? "(begin" : s->u.txn == TN_SQL_TXN_COMMIT ? "(commit" : "(rollback");
         break;
     case TN_SQL_S_CHECKPOINT: put(pr, "(checkpoint"); break;
+    case TN_SQL_S_PREPARE:
+        putf(pr, "(prepare %s ", s->u.prepare.name.name);
+        stmt(pr, s->u.prepare.stmt);
+        break;
+    case TN_SQL_S_EXECUTE: putf(pr, "(execute %s (%d args)", s->u.execute.name.name, s->u.execute.n_args); break;
+    case TN_SQL_S_DEALLOCATE:
+        putf(pr, "(deallocate %s", s->u.deallocate.all ? "all" : s->u.deallocate.name.name);
+        break;
+    case TN_SQL_S_CREATE_SEQUENCE:
+        put(pr, "(create-sequence ");
+        put_qname(pr, &s->u.create_sequence.name);
+        break;
+    case TN_SQL_S_CREATE_MACRO:
+        put(pr, s->u.create_macro.is_table ? "(create-table-macro " : "(create-macro ");
+        put_qname(pr, &s->u.create_macro.name);
+        break;
     }
     put(pr, ")");
 }

@@ -35,7 +35,10 @@ struct tn_sql_session {
                                       version first read (its snapshot), freed at its end */
     uint32_t npins, pincap;
     tn_sql_batch *batch;           /* tn_sql_session_set_batch: a continuous job's micro-batch */
+    struct tn_prepared *prepared;  /* prepared.c: PREPARE name AS ... of this session */
+    struct tn_seq_handle *sequences; /* sequence.c: temp sequences and nextval handles */
 };
+
 
 /* Ends the transaction's snapshot (COMMIT, ROLLBACK, close): later reads see the latest. */
 void tn_bind_txn_pins_free(tn_sql_session *s);
@@ -94,6 +97,12 @@ typedef struct agg_info {
     uint32_t naggs, cap;
     tn_plan_agg *aggs;
     char **agg_text;
+    /* GROUPING SETS / ROLLUP / CUBE (bind_group.c): groups[0 .. nkeys) are the distinct keys,
+     * groups[nkeys] the set number of the row (a column of the expanded input); set s holds
+     * key k when bit k of set_masks[s] is set. nsets 0: a plain GROUP BY (nkeys unused). */
+    uint32_t nsets, nkeys;
+    uint64_t *set_masks;
+    tn_expr *post_filter;        /* over the aggregate's output, placed right above it, or NULL */
 } agg_info;
 
 /*
@@ -141,6 +150,17 @@ typedef struct bind_ctx {
     late_info *late;             /* where window functions and correlated scalar subqueries go */
 } bind_ctx;
 
+/* prepared.c: PREPARE and DEALLOCATE run here (*exec NULL); EXECUTE gives the prepared script
+ * (its statement 0) and its values (b's arena) for the session to run. */
+int tn_prepared_statement(tn_binder *b, tn_sql_stmt *stmt, struct tn_sql_script **exec, tn_value **vals,
+                          uint32_t *nvals);
+void tn_prepared_free_all(tn_sql_session *s);
+/* sequence.c: CREATE SEQUENCE / DROP SEQUENCE; nextval(name) / currval(name) over bound args
+ * (owned: freed on failure); the session's sequence state at close. */
+int tn_sequence_statement(tn_binder *b, tn_sql_stmt *stmt);
+int tn_sequence_call(tn_binder *b, const char *fname, tn_expr **args, uint32_t n, tn_sql_pos pos, tn_expr **out);
+void tn_sequences_free(tn_sql_session *s);
+
 /* The select list being bound (bind_query.c): bound items with their output names. */
 typedef struct sel_item {
     tn_expr *expr;
@@ -159,6 +179,27 @@ typedef struct sel_list {
 int tn_bind_sel_push(tn_binder *b, sel_list *l, tn_expr *e, const char *name, const char *alias,
                      tn_sql_expr *ast);
 void tn_bind_sel_free(sel_list *l);
+
+/* bind_group.c: after the keys of GROUP BY GROUPING SETS / ROLLUP / CUBE are bound into
+ * A->groups (one per group_by expression): keeps the distinct ones, computes the sets and adds
+ * the set-number group. tn_bind_grouping binds GROUPING(k, ...) / grouping_id over the
+ * aggregate; tn_bind_grouping_plan puts the expansion (each input row once per set, the keys a
+ * set leaves out as NULL) below the aggregate node and rewrites its keys. */
+int tn_bind_grouping_sets(tn_binder *b, const tn_sql_select *s, bind_scope *S, agg_info *A);
+int tn_bind_grouping(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
+bool tn_bind_is_grouping_name(const char *name);
+int tn_bind_grouping_plan(tn_binder *b, agg_info *A, tn_plan **child);
+
+/* An aggregate bound into A->aggs (agg moved in; equal calls share one): *out is its column
+ * over the aggregate's output (bind_expr.c). */
+int tn_bind_agg_register(bind_ctx *c, tn_plan_agg *ag, tn_expr **out);
+/* bind_agg_order.c: an aggregate call with ORDER BY whose result depends on the order
+ * (string_agg, list, first, last, ...) and last(): the ordered aggregate of agg_ordered.c. */
+bool tn_bind_is_ordered_agg(const tn_sql_expr *e, const char *name);
+int tn_bind_ordered_agg(bind_ctx *c, tn_sql_expr *e, const char *name, tn_expr **out);
+
+/* The statement's name for messages: "INSERT", "MERGE", ... (bind.c). */
+const char *tn_bind_stmt_name(const tn_sql_stmt *s);
 
 /* bind_star.c: `*` / `t.*` with EXCLUDE / REPLACE / RENAME into select items (over the
  * aggregate's groups when c->agg), and a select item holding COLUMNS(...) into one item per

@@ -818,7 +818,7 @@ static int order_over_output(tn_binder *b, tn_sql_query *q, tn_plan **plan) {
  */
 static bool select_has_agg(tn_sql_query *q) {
     tn_sql_select *s = &q->u.select;
-    if (s->group_by.n || s->group_all || s->having) return true;
+    if (s->group_by.n || s->group_all || s->having || s->n_grouping_sets) return true;
     for (int i = 0; i < s->n_items; i++)
         if (tn_bind_contains_agg(s->items[i].expr)) return true;
     for (int i = 0; i < q->order_by.n; i++)
@@ -926,6 +926,7 @@ static int bind_groups(tn_binder *b, tn_sql_query *q, bind_scope *S, agg_info *A
         A->group_text[i] = tn_bind_expr_text(b, A->groups[i]);
         if (!A->group_text[i]) return TN_ENOMEM;
     }
+    if (s->n_grouping_sets) return tn_bind_grouping_sets(b, s, S, A);   /* bind_group.c */
     return 0;
 }
 
@@ -1214,9 +1215,15 @@ static int bind_select_inner(tn_binder *b, tn_sql_query *q, bind_scope *outer, t
     }
     /* aggregate node */
     if (has_agg) {
+        if (A.nsets && (rc = tn_bind_grouping_plan(b, &A, &P))) goto cleanup;
         tn_plan *ag = agg_plan_new(b, &A, P);
         if (!ag) { rc = TN_ENOMEM; goto cleanup; }
         P = ag;
+        if (A.post_filter) {                 /* GROUPING SETS with () (bind_group.c) */
+            rc = add_filter(b, &P, A.post_filter);
+            A.post_filter = NULL;
+            if (rc) goto cleanup;
+        }
     }
     /* late columns: decorrelated subqueries, then HAVING, then window functions */
     rc = tn_bind_late_joins(b, &L, &P);
@@ -1293,6 +1300,7 @@ cleanup:
     }
     tn_expr_free(having);
     tn_expr_free(qualify);
+    tn_expr_free(A.post_filter);
     tn_bind_sel_free(&items);
     tn_bind_sel_free(&extra);
     tn_bind_late_free(&L);

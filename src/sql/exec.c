@@ -719,7 +719,18 @@ static int build(tn_exec *ex, tn_plan *node, tn_pipeline *p) {
                  : node->kind == TN_PLAN_WINDOW  ? tn_sink_window(ex, node, res, &sink)  /* op_window.c */
                                                  : tn_sink_sort(ex, node, res, &sink);
             if (!rc) rc = run_into(ex, node->child[0], sink);
+            tn_sort_spill *spill = !rc && node->kind == TN_PLAN_SORT ? tn_sink_sort_take_spill(sink) : NULL;
             tn_sink_destroy(sink);
+            if (spill) {
+                /* the sort spilled: its output is the merge of its runs, read in order */
+                if (ex->analyze) node->time_ns += tn_time_ns() - t0;
+                tn_collection_free(res);
+                tn_free(res);
+                int64_t off = node->u.sort.offset > 0 ? node->u.sort.offset : 0;
+                rc = tn_sort_spill_source(spill, node, off, node->u.sort.limit, &p->source);
+                p->sequential = true;
+                return rc;
+            }
         }
         if (ex->analyze) node->time_ns += tn_time_ns() - t0;
         if (rc) {
@@ -761,6 +772,29 @@ int tn_exec_run(tn_exec *ex, tn_plan *plan, tn_collection *out) {
     tn_sink_destroy(sink);
     if (rc) tn_collection_free(out);
     return rc;
+}
+
+/* EXPLAIN ANALYZE: the rows are counted, not kept (a result past memory_limit runs too). */
+static int count_consume(tn_sink *s, void *state, uint32_t morsel, const tn_chunk *in) {
+    __atomic_add_fetch((int64_t *)s->shared, (int64_t)in->count, __ATOMIC_RELAXED);
+    return 0;
+}
+
+static int count_combine(tn_sink *s, void **states, uint32_t n) { return 0; }
+
+static void count_free_shared(tn_sink *s) {}
+
+int tn_exec_run_count(tn_exec *ex, tn_plan *plan, int64_t *rows) {
+    note_plan_rows(ex, plan);
+    *rows = 0;
+    tn_sink sink;
+    memset(&sink, 0, sizeof sink);
+    sink.name = "COUNT";
+    sink.shared = rows;
+    sink.consume = count_consume;
+    sink.combine = count_combine;
+    sink.free_shared = count_free_shared;
+    return run_into(ex, plan, &sink);
 }
 
 /* Runs plan into a caller's sink (stmt.h: INSERT writes through its own sink). */
@@ -1016,8 +1050,17 @@ bool tn_exec_streamable(const tn_plan *plan) {
     }
 }
 
+bool tn_exec_sort_rooted(const tn_plan *plan) {
+    while (plan->kind == TN_PLAN_PROJECT || plan->kind == TN_PLAN_FILTER || plan->kind == TN_PLAN_LIMIT)
+        plan = plan->child[0];
+    return plan->kind == TN_PLAN_SORT;
+}
+
 bool tn_exec_small(const tn_plan *plan) {
     switch (plan->kind) {
+    case TN_PLAN_SORT:   /* a small top-N, or the sort of a small input */
+        return (plan->u.sort.limit >= 0 && plan->u.sort.limit + plan->u.sort.offset <= TN_EXEC_SMALL_ROWS) ||
+               tn_exec_small(plan->child[0]);
     case TN_PLAN_SCAN: return plan->u.scan.total_rows >= 0 && plan->u.scan.total_rows <= TN_EXEC_SMALL_ROWS;
     case TN_PLAN_VALUES:
         return plan->u.values.is_range ? !plan->u.values.range_ts && plan->u.values.range_count <= TN_EXEC_SMALL_ROWS

@@ -61,6 +61,14 @@ typedef struct tn_exec {
     const int *interrupt;      /* the session's cancel flag (tn_sql_session_interrupt) or NULL */
     uint64_t progress_rows;    /* rows the bound scans hold (tn_sql_session_progress's total) */
     uint64_t progress_inflight; /* rows of Parquet morsels being read, not yet in stats */
+    /* Spilling (spill_file.c): where the statement's temp files go, and how much they may hold. */
+    const char *temp_dir;      /* temp_directory (borrowed from the session), or NULL: /tmp */
+    uint64_t temp_limit;       /* max_temp_directory_size in bytes, 0 = none */
+    uint64_t temp_used;        /* bytes in the statement's open spill files (atomic) */
+    uint64_t temp_written;     /* bytes written to spill files in all (atomic; EXPLAIN ANALYZE) */
+    uint32_t temp_files;       /* spill files open now (atomic) */
+    bool temp_dir_made;        /* the folder was created for this statement: rmdir when unused */
+    bool temp_swept;           /* leftovers of dead processes were removed */
 } tn_exec;
 
 /* 0, or TN_EINTERRUPT "Interrupted" once the statement was asked to stop. Polled by every
@@ -72,6 +80,62 @@ static inline int tn_exec_check(const tn_exec *ex) {
 
 /* Account for bytes held by the query; TN_ELIMIT when past the limit. */
 int tn_exec_mem(tn_exec *ex, int64_t delta);
+
+/* The bytes an operator may hold before it spills (its share of memory_limit; 0 = never: no
+ * limit, or spilling disabled by temp_directory = ''). */
+static inline uint64_t tn_exec_spill_budget(const tn_exec *ex) {
+    return ex && ex->memory_limit && ex->temp_dir ? ex->memory_limit / 2 : 0;
+}
+/* Whether the statement's accounted memory is near the limit (an operator should spill). */
+static inline bool tn_exec_mem_tight(const tn_exec *ex) {
+    return ex && ex->memory_limit &&
+           __atomic_load_n(&ex->memory_used, __ATOMIC_RELAXED) > ex->memory_limit / 4 * 3;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Spill files (spill_file.c): anonymous temporary files in the statement's temp folder (see
+ * there), holding encoded chunks at extents. Writes and reads at distinct extents may run on
+ * several threads at once.
+ */
+typedef struct tn_spill_file tn_spill_file;
+typedef struct tn_spill_extent {
+    uint64_t off;
+    uint32_t len, rows;
+} tn_spill_extent;
+int tn_spill_file_open(tn_exec *ex, tn_spill_file **out);
+/* 90% of the space free at dir (or its parent when dir does not exist yet): DuckDB's default
+ * max_temp_directory_size. */
+uint64_t tn_spill_default_limit(const char *dir);
+void tn_spill_file_close(tn_spill_file *f);
+uint64_t tn_spill_file_bytes(const tn_spill_file *f);
+/* Gives the disk space of an extent that will not be read again back (where the file system
+ * can punch holes; the file is freed whole on close anyway). */
+void tn_spill_file_punch(tn_spill_file *f, const tn_spill_extent *e);
+/* Appends rows sel[0..n) of c (sel NULL: 0..n) encoded through scratch; *out: where. TN_ELIMIT past
+ * max_temp_directory_size, TN_EIO (naming the folder) when the disk is full. */
+int tn_spill_write_chunk(tn_spill_file *f, const tn_chunk *c, const uint32_t *sel, uint32_t n, tn_buf *scratch,
+                         tn_spill_extent *out);
+/* Reads the extent e into out (initialized with the written chunk's types; reset here). */
+int tn_spill_read_chunk(tn_spill_file *f, const tn_spill_extent *e, tn_buf *scratch, tn_chunk *out);
+
+/* ORDER BY's row order (op_sort.c): keys node->u.sort.keys with desc / nulls_first. */
+static inline int tn_sort_cmp_rows(const tn_plan *node, const tn_chunk *ca, uint32_t ia, const tn_chunk *cb,
+                                   uint32_t ib) {
+    for (uint32_t k = 0; k < node->u.sort.nkeys; k++) {
+        uint32_t col = node->u.sort.keys[k];
+        const tn_vector *va = &ca->cols[col], *vb = &cb->cols[col];
+        bool na = va->type.id == TN_TYPE_NULL || !tn_vector_is_valid(va, ia);
+        bool nb = vb->type.id == TN_TYPE_NULL || !tn_vector_is_valid(vb, ib);
+        if (na || nb) {
+            if (na && nb) continue;
+            bool nf = node->u.sort.nulls_first[k];
+            return na ? (nf ? -1 : 1) : (nf ? 1 : -1);
+        }
+        int c = tn_vector_cmp_rows(va, ia, vb, ib);
+        if (c) return node->u.sort.desc[k] ? -c : c;
+    }
+    return 0;
+}
 
 /* Sorts refs[0..n) by cmp (a total order, qsort_r's signature) polling the interrupt flag
  * (exec_sort.c). parallel: on the pool's workers (only from the statement's thread, never
@@ -176,6 +240,21 @@ int tn_join_build(tn_exec *ex, tn_plan *node, tn_collection *build, bool build_i
 int tn_join_scan_filter(const tn_join_table *t, tn_plan *probe);                                     /* op_join.c */
 int tn_op_join_probe(tn_exec *ex, tn_plan *node, tn_join_table *table, tn_op **out);
 void tn_join_table_free(tn_join_table *t);
+
+/* External sort (spill_sort.c): a sort's workers write sorted runs when their buffers pass
+ * their share of memory; at the end the runs are merged k ways (in passes when there are more
+ * runs than the memory allows readers) and the last merge is the source of the sort's output. */
+typedef struct tn_sort_spill tn_sort_spill;
+int tn_sort_spill_create(tn_exec *ex, const tn_plan *node, tn_sort_spill **out);
+void tn_sort_spill_free(tn_sort_spill *s);
+/* Writes rows refs[0..n) of c ((chunk << 32) | row, in sorted order) as one run. Thread-safe. */
+int tn_sort_spill_run(tn_sort_spill *s, const tn_collection *c, const uint64_t *refs, size_t n);
+bool tn_sort_spill_has_runs(const tn_sort_spill *s);
+/* A source emitting the merged rows from `skip` on, at most `limit` (-1: all), in order; it
+ * must be read sequentially (one thread, morsels in order). Takes s, also on error. */
+int tn_sort_spill_source(tn_sort_spill *s, tn_plan *node, int64_t skip, int64_t limit, tn_source *out);
+/* The sort sink's runs, handed over after the pipeline ran (NULL when it did not spill). */
+tn_sort_spill *tn_sink_sort_take_spill(tn_sink *sink);
 
 /* ---------------------------------------------------------------------------------------------
  * Group table: a hash table of distinct key rows (typed columns; NULL is a key value like any

@@ -150,6 +150,7 @@ static int explain_rec(tn_buf *o, const tn_plan *p, int depth, bool analyze) {
     if (!rc && analyze) {
         rc = tn_buf_printf(o, "  (rows: %llu", (unsigned long long)p->rows_out);
         if (!rc && p->time_ns) rc = tn_buf_printf(o, ", time: %.3f ms", (double)p->time_ns / 1e6);
+        if (!rc && p->spilled) rc = tn_buf_printf(o, ", spilled: %.1f MiB", (double)p->spilled / 1048576.0);
         if (!rc) rc = tn_buf_printf(o, ")");
     }
     if (!rc) rc = tn_buf_append_byte(o, '\n');

@@ -4,7 +4,9 @@
  * incoming rows that cannot beat its current N-th row). At the end the rows are sorted by
  * their keys (NULLS LAST unless asked otherwise, DuckDB's default for ASC and DESC; ties keep
  * input order; tn_exec_sort: parallel, interruptible) and the [offset, offset+limit) slice
- * is emitted.
+ * is emitted. A full sort past its share of memory_limit spills: a worker whose buffer passes
+ * budget / workers (or holds 1 MiB when the statement nears its limit) writes it as a sorted run
+ * (spill_sort.c), and the sort's output is then the merge of the runs instead of a collection.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,12 +18,15 @@ typedef struct sort_shared {
     tn_plan *node;
     tn_collection *result;
     int64_t keep;               /* top-N: rows to keep (limit + offset), -1: all */
+    tn_sort_spill *spill;       /* full sorts under a memory_limit: the runs written */
+    uint64_t worker_budget;     /* bytes a worker buffers before it writes a run */
 } sort_shared;
 
 typedef struct sort_local {
     tn_collection c;
     tn_chunk thr;               /* the current N-th row (top-N) */
     bool has_thr;
+    uint64_t charged;           /* bytes accounted with tn_exec_mem for c */
     uint32_t sel[TN_VECTOR_SIZE];
 } sort_local;
 
@@ -30,23 +35,7 @@ typedef struct cmp_ctx {
     const tn_chunk *chunks;
 } cmp_ctx;
 
-static inline int cmp_rows(const tn_plan *node, const tn_chunk *ca, uint32_t ia, const tn_chunk *cb,
-                           uint32_t ib) {
-    for (uint32_t k = 0; k < node->u.sort.nkeys; k++) {
-        uint32_t col = node->u.sort.keys[k];
-        const tn_vector *va = &ca->cols[col], *vb = &cb->cols[col];
-        bool na = va->type.id == TN_TYPE_NULL || !tn_vector_is_valid(va, ia);
-        bool nb = vb->type.id == TN_TYPE_NULL || !tn_vector_is_valid(vb, ib);
-        if (na || nb) {
-            if (na && nb) continue;
-            bool nf = node->u.sort.nulls_first[k];
-            return na ? (nf ? -1 : 1) : (nf ? 1 : -1);
-        }
-        int c = tn_vector_cmp_rows(va, ia, vb, ib);
-        if (c) return node->u.sort.desc[k] ? -c : c;
-    }
-    return 0;
-}
+#define cmp_rows tn_sort_cmp_rows
 
 static int ref_cmp(const void *a, const void *b, void *ctx) {
     const cmp_ctx *c = ctx;
@@ -99,6 +88,8 @@ static int sort_init(tn_sink *sink, void **state) {
 
 static void sort_free_local(tn_sink *sink, void *state) {
     sort_local *l = state;
+    sort_shared *sh = sink->shared;
+    if (l->charged) tn_exec_mem(sh->ex, -(int64_t)l->charged);
     tn_collection_free(&l->c);
     if (l->thr.cols) tn_chunk_free(&l->thr);
     tn_free(l);
@@ -176,6 +167,44 @@ static uint32_t prefilter(const tn_plan *node, const tn_chunk *in, const tn_chun
     return n;
 }
 
+/* Memory of the chunk's string bytes (the fixed part is counted per chunk). */
+static uint64_t heap_bytes(const tn_chunk *c) {
+    uint64_t n = 0;
+    for (uint32_t k = 0; k < c->ncols; k++)
+        if (c->cols[k].heap) n += tn_arena_bytes(c->cols[k].heap);
+    return n;
+}
+
+/* Writes l's rows as one sorted run and empties l. */
+static int spill_local(sort_shared *sh, sort_local *l, bool parallel) {
+    uint64_t *refs = NULL;
+    int rc = sort_refs(sh->ex, parallel, sh->node, &l->c, &refs);
+    if (!rc) rc = tn_sort_spill_run(sh->spill, &l->c, refs, (size_t)l->c.nrows);
+    tn_free(refs);
+    if (rc) return rc;
+    tn_collection_free(&l->c);
+    if (l->charged) tn_exec_mem(sh->ex, -(int64_t)l->charged);
+    l->charged = 0;
+    return tn_collection_init(&l->c, sh->node->ncols, sh->node->types);
+}
+
+/* A full sort's worker after appending: account the new chunks; spill past the budget. */
+static int account(sort_shared *sh, sort_local *l, uint32_t before) {
+    if (l->c.nchunks == before) return 0;
+    int64_t delta = (int64_t)(l->c.nchunks - before) * TN_VECTOR_SIZE * 16 * (l->c.ncols + 1);
+    if (sh->spill)
+        for (uint32_t i = before ? before - 1 : 0; i + 1 < l->c.nchunks; i++) delta += (int64_t)heap_bytes(&l->c.chunks[i]);
+    l->charged += (uint64_t)delta;
+    int rc = tn_exec_mem(sh->ex, delta);
+    if (!sh->spill) return rc;
+    bool over = rc == TN_ELIMIT || l->charged > sh->worker_budget ||
+                (tn_exec_mem_tight(sh->ex) && l->charged > ((uint64_t)1 << 20));
+    if (rc && rc != TN_ELIMIT) return rc;
+    if (!over) return 0;
+    tn_error_clear();
+    return spill_local(sh, l, false);
+}
+
 static int sort_consume(tn_sink *sink, void *state, uint32_t morsel, const tn_chunk *in) {
     sort_shared *sh = sink->shared;
     sort_local *l = state;
@@ -188,8 +217,7 @@ static int sort_consume(tn_sink *sink, void *state, uint32_t morsel, const tn_ch
     } else {
         uint32_t before = l->c.nchunks;
         rc = tn_collection_append(&l->c, in, NULL, in->count);
-        if (!rc && sh->keep < 0 && l->c.nchunks != before)
-            rc = tn_exec_mem(sh->ex, (int64_t)(l->c.nchunks - before) * TN_VECTOR_SIZE * 16 * (l->c.ncols + 1));
+        if (!rc && sh->keep < 0) rc = account(sh, l, before);
     }
     if (rc) return rc;
     if (sh->keep > 0) {
@@ -209,6 +237,15 @@ static int sort_combine(tn_sink *sink, void **states, uint32_t n) {
         sort_local *l = states[w];
         if (l) rc = tn_collection_move(&all, &l->c);
     }
+    if (!rc && tn_sort_spill_has_runs(sh->spill)) {
+        /* the rows still in memory become the last run; the output is the merge (exec.c) */
+        sort_local rest;
+        memset(&rest, 0, sizeof rest);
+        rest.c = all;
+        rc = spill_local(sh, &rest, true);
+        tn_collection_free(&rest.c);
+        return rc;
+    }
     uint64_t *refs = NULL;
     if (!rc) rc = sort_refs(sh->ex, true, node, &all, &refs);
     if (!rc) {
@@ -224,6 +261,13 @@ static int sort_combine(tn_sink *sink, void **states, uint32_t n) {
     return rc;
 }
 
+static void sort_free_shared(tn_sink *sink) {
+    sort_shared *sh = sink->shared;
+    if (!sh) return;
+    tn_sort_spill_free(sh->spill);
+    tn_free(sh);
+}
+
 int tn_sink_sort(tn_exec *ex, tn_plan *node, tn_collection *result, tn_sink **out) {
     tn_sink *s = tn_calloc(1, sizeof *s);
     sort_shared *sh = tn_calloc(1, sizeof *sh);
@@ -232,14 +276,32 @@ int tn_sink_sort(tn_exec *ex, tn_plan *node, tn_collection *result, tn_sink **ou
     sh->node = node;
     sh->result = result;
     sh->keep = node->u.sort.limit >= 0 ? node->u.sort.limit + node->u.sort.offset : -1;
-    s->name = node->u.sort.limit >= 0 ? "TOP_N" : "ORDER_BY";
+    /* a top-N that would hold more than its share of memory is a full sort that may spill (the
+       slice [offset, offset + limit) is taken from its output either way) */
+    uint64_t budget = tn_exec_spill_budget(ex);
+    if (sh->keep > 0 && budget && (uint64_t)sh->keep * 2 * 16 * (node->ncols + 1) > budget / 4) sh->keep = -1;
+    s->name = sh->keep >= 0 ? "TOP_N" : "ORDER_BY";
     s->shared = sh;
     s->worker_init = sort_init;
     s->worker_free = sort_free_local;
     s->consume = sort_consume;
     s->combine = sort_combine;
-    int rc = tn_collection_init(result, node->ncols, node->types);
-    if (rc) { tn_free(sh); tn_free(s); return rc; }
+    s->free_shared = sort_free_shared;
+    int rc = 0;
+    if (sh->keep < 0 && tn_exec_spill_budget(ex)) {
+        rc = tn_sort_spill_create(ex, node, &sh->spill);
+        sh->worker_budget = tn_exec_spill_budget(ex) / (ex->nworkers ? ex->nworkers : 1);
+    }
+    if (!rc) rc = tn_collection_init(result, node->ncols, node->types);
+    if (rc) { tn_sort_spill_free(sh->spill); tn_free(sh); tn_free(s); return rc; }
     *out = s;
     return 0;
+}
+
+tn_sort_spill *tn_sink_sort_take_spill(tn_sink *sink) {
+    sort_shared *sh = sink->shared;
+    if (!tn_sort_spill_has_runs(sh->spill)) return NULL;
+    tn_sort_spill *s = sh->spill;
+    sh->spill = NULL;
+    return s;
 }

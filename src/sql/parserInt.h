@@ -190,10 +190,22 @@ bool tn_sqlp_order_list(tn_sql_parser *p, tn_sql_order_list *out);   /* after OR
 tn_sql_expr *tn_sqlp_func_call(tn_sql_parser *p, tn_sql_qname name, bool table_function);
 bool tn_sqlp_is_query_start(const tn_sql_parser *p, int ahead);
 
+/* parser_session.c: PREPARE (statement: the parser's statement production), EXECUTE,
+ * DEALLOCATE, at their first word. */
+tn_sql_stmt *tn_sqlp_prepare(tn_sql_parser *p, tn_sql_stmt *(*statement)(tn_sql_parser *));
+tn_sql_stmt *tn_sqlp_execute(tn_sql_parser *p);
+tn_sql_stmt *tn_sqlp_deallocate(tn_sql_parser *p);
+/* After CREATE [OR REPLACE] [TEMP], at the word SEQUENCE / MACRO (or FUNCTION). */
+tn_sql_stmt *tn_sqlp_create_sequence(tn_sql_parser *p, tn_sql_pos pos, bool or_replace, bool temporary);
+tn_sql_stmt *tn_sqlp_create_macro(tn_sql_parser *p, tn_sql_pos pos, bool or_replace, bool temporary);
+
 /* parser_star.c: EXCLUDE / REPLACE / RENAME after a star (none: nothing consumed), and
  * COLUMNS(...) at the word COLUMNS (an E_STAR with opts->columns). */
 bool tn_sqlp_star_opts(tn_sql_parser *p, tn_sql_expr *star);
 tn_sql_expr *tn_sqlp_columns(tn_sql_parser *p);
+
+/* parser_group.c: the GROUP BY list after GROUP BY (plain keys, GROUPING SETS, ROLLUP, CUBE, ()). */
+bool tn_sqlp_group_by(tn_sql_parser *p, tn_sql_select *s);
 
 /* parser_query.c */
 tn_sql_query *tn_sqlp_query(tn_sql_parser *p);

@@ -223,10 +223,18 @@ static tn_sql_type *nested_type(tn_sql_parser *p, const tn_sql_token *t) {
     return ty;
 }
 
-/* T[] and T[][]: lists (after a tarn type; PostgreSQL catalog spellings keep the old meaning). */
+/* T ARRAY (the SQL standard's spelling, as DuckDB accepts it; not before '[') */
+static bool array_word(tn_sql_parser *p) {
+    return tok_word(tn_sqlp_peek(p, 0), "array") && !tok_is(p, 1, TK_LBRACKET) && !tok_is(p, 1, TK_LPAREN);
+}
+
+/* T[], T[][] and T ARRAY: lists (after a tarn type; PostgreSQL catalog spellings keep the old
+ * meaning). */
 static tn_sql_type *array_suffix(tn_sql_parser *p, tn_sql_type *ty) {
-    while (tok_is(p, 0, TK_LBRACKET) && tok_is(p, 1, TK_RBRACKET)) {
-        p->i += 2;
+    for (;;) {
+        if (tok_is(p, 0, TK_LBRACKET) && tok_is(p, 1, TK_RBRACKET)) p->i += 2;
+        else if (array_word(p)) p->i += 1;
+        else break;
         if (tn_type_list(&ty->type, ty->type)) return tn_sqlp_fail_at(p, ty->pos, "%s", tn_error_message());
         ty->name = "LIST";
         ty->n_params = 0;
@@ -302,7 +310,7 @@ tn_sql_type *tn_sqlp_type(tn_sql_parser *p) {
         }
         p->i += 3;
     }
-    if (tok_is(p, 0, TK_LBRACKET) && tok_is(p, 1, TK_RBRACKET) && ty->known && !pg_prefixed &&
+    if (((tok_is(p, 0, TK_LBRACKET) && tok_is(p, 1, TK_RBRACKET)) || array_word(p)) && ty->known && !pg_prefixed &&
         strcmp(t->text, "name") != 0 && strcmp(t->text, "oid") != 0) {
         if (ty->known && ty->type.id == TN_TYPE_DECIMAL && ty->n_params) {
             int64_t prec = ty->params[0], scale = ty->n_params >= 2 ? ty->params[1] : 0;
@@ -497,6 +505,66 @@ static bool substring_from_for(tn_sql_parser *p, tn_vec *args, tn_vec *names) {
     return len && tn_sqlp_push(p, args, &len, sizeof len) && tn_sqlp_push(p, names, &none, sizeof none);
 }
 
+/* The standard's `trim([BOTH | LEADING | TRAILING] [chars] FROM s)` and `trim(BOTH s [, chars])`
+   (DuckDB's grammar, after PostgreSQL's): the call becomes trim/ltrim/rtrim(s [, chars]).
+   Returns 1 when it parsed the arguments, 0 when the call is an ordinary one, -1 on error. */
+static int trim_special(tn_sql_parser *p, tn_sql_expr *e, tn_vec *args, tn_vec *names) {
+    tn_sql_qname name = e->u.func.name;
+    if (name.n != 1 || strcasecmp(name.parts[0].name, "trim") != 0) return 0;
+    const tn_sql_token *t0 = tn_sqlp_peek(p, 0), *t1 = tn_sqlp_peek(p, 1);
+    const char *fn = NULL;
+    if (tok_word(t0, "both")) fn = "trim";
+    else if (tok_word(t0, "leading")) fn = "ltrim";
+    else if (tok_word(t0, "trailing")) fn = "rtrim";
+    bool side = fn && t1->type != TK_RPAREN && t1->type != TK_COMMA && t1->type != TK_DOT &&
+                t1->type != TK_CONCAT && t1->type != TK_CAST && t1->type != TK_LBRACKET;
+    if (side) tn_sqlp_advance(p);
+    else fn = "trim";                          /* `trim(chars FROM s)`, `trim(FROM s)`, trim(s, chars) */
+    tn_sql_ident none = {0};
+    tn_sql_expr *chars = NULL;
+    if (!tn_sqlp_accept_kw(p, KW_FROM)) {
+        chars = tn_sqlp_expr(p);
+        if (!chars) return -1;
+        if (!tn_sqlp_accept_kw(p, KW_FROM)) {
+            if (!side) {                       /* an ordinary call: trim(s [, chars]) */
+                if (!tn_sqlp_push(p, args, &chars, sizeof chars) || !tn_sqlp_push(p, names, &none, sizeof none))
+                    return -1;
+                while (tn_sqlp_accept(p, TK_COMMA)) {
+                    tn_sql_expr *a = tn_sqlp_expr(p);
+                    if (!a || !tn_sqlp_push(p, args, &a, sizeof a) || !tn_sqlp_push(p, names, &none, sizeof none))
+                        return -1;
+                }
+                return 1;
+            }
+            /* BOTH s [, chars]: the first operand is the string */
+            if (!tn_sqlp_push(p, args, &chars, sizeof chars) || !tn_sqlp_push(p, names, &none, sizeof none))
+                return -1;
+            chars = NULL;
+            goto rest;
+        }
+    }
+    {
+        tn_sql_expr *s = tn_sqlp_expr(p);
+        if (!s || !tn_sqlp_push(p, args, &s, sizeof s) || !tn_sqlp_push(p, names, &none, sizeof none))
+            return -1;
+    }
+rest:
+    while (tn_sqlp_accept(p, TK_COMMA)) {
+        tn_sql_expr *a = tn_sqlp_expr(p);
+        if (!a || !tn_sqlp_push(p, args, &a, sizeof a) || !tn_sqlp_push(p, names, &none, sizeof none))
+            return -1;
+    }
+    if (chars && (!tn_sqlp_push(p, args, &chars, sizeof chars) || !tn_sqlp_push(p, names, &none, sizeof none)))
+        return -1;
+    tn_sql_ident *part = tn_sqlp_alloc(p, sizeof *part);
+    if (!part) return -1;
+    *part = name.parts[0];
+    part->name = fn;
+    part->quoted = false;
+    e->u.func.name.parts = part;
+    return 1;
+}
+
 tn_sql_expr *tn_sqlp_func_call(tn_sql_parser *p, tn_sql_qname name, bool table_function) {
     tn_sql_expr *e = new_expr(p, TN_SQL_E_FUNCTION, name.parts[0].pos);
     if (!e) return NULL;
@@ -510,6 +578,9 @@ tn_sql_expr *tn_sqlp_func_call(tn_sql_parser *p, tn_sql_qname name, bool table_f
     } else {
         tn_vec args = {0}, names = {0};
         bool any_named = false;
+        int special = table_function ? 0 : trim_special(p, e, &args, &names);
+        if (special < 0) return NULL;
+        if (special) goto args_done;
         if (tn_sqlp_accept_kw(p, KW_DISTINCT)) e->u.func.distinct = true;
         else tn_sqlp_accept_kw(p, KW_ALL);
         do {
@@ -533,6 +604,7 @@ tn_sql_expr *tn_sqlp_func_call(tn_sql_parser *p, tn_sql_qname name, bool table_f
                 break;
             }
         } while (tn_sqlp_accept(p, TK_COMMA));
+    args_done:
         e->u.func.args.items = args.data;
         e->u.func.args.n = args.n;
         if (any_named) e->u.func.arg_names = names.data;

@@ -390,7 +390,7 @@ static tn_sql_query *select_block(tn_sql_parser *p) {
     if (tn_sqlp_accept_kw(p, KW_GROUP)) {
         if (!tn_sqlp_expect_kw(p, KW_BY, "BY after GROUP")) return NULL;
         if (tn_sqlp_accept_kw(p, KW_ALL)) s->group_all = true;      /* DuckDB: GROUP BY ALL */
-        else if (!tn_sqlp_expr_list(p, &s->group_by)) return NULL;
+        else if (!tn_sqlp_group_by(p, s)) return NULL;             /* parser_group.c */
     }
     if (tn_sqlp_accept_kw(p, KW_HAVING)) {
         s->having = tn_sqlp_expr(p);

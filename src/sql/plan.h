@@ -65,6 +65,7 @@ typedef struct tn_plan_agg {
     tn_type type;        /* result type */
     const struct tn_agg_func *func;   /* TN_AGG_CUSTOM: the definition */
     const char *arg_name;             /* TN_AGG_CUSTOM: the argument as written, for errors */
+    const struct tn_agg_order *order; /* TN_AGG_CUSTOM: ORDER BY inside the call (tn_agg_ordered) */
 } tn_plan_agg;
 
 /* Window functions (op_window.c). */
@@ -270,6 +271,7 @@ struct tn_plan {
     /* EXPLAIN ANALYZE counters (filled by the executor). */
     uint64_t rows_out;
     uint64_t time_ns;
+    uint64_t spilled;              /* bytes the operator wrote to spill files (atomic) */
 };
 
 /* Allocate a node of `kind` with ncols output columns (types/names arrays zeroed). */

@@ -111,6 +111,8 @@ void tn_sql_session_close(tn_sql_session *s) {
         }
     }
     tn_stmt_session_free(s);
+    tn_prepared_free_all(s);
+    tn_sequences_free(s);
     tn_temp_views_free(s);
     tn_settings_detach(s);
     tn_bind_txn_pins_free(s);
@@ -411,10 +413,12 @@ static int exec_set(tn_binder *b, tn_sql_stmt *stmt, tn_sql_result **out) {
 
 /* Statements that change the warehouse (or write a file) and cannot be undone by ROLLBACK. */
 static bool stmt_writes(const tn_sql_stmt *stmt) {
+    if (stmt->kind == TN_SQL_S_EXPLAIN && stmt->u.explain.analyze) return stmt_writes(stmt->u.explain.stmt);
     switch (stmt->kind) {
     case TN_SQL_S_CREATE_TABLE: case TN_SQL_S_CREATE_VIEW: case TN_SQL_S_CREATE_SCHEMA: case TN_SQL_S_DROP:
     case TN_SQL_S_INSERT: case TN_SQL_S_DELETE: case TN_SQL_S_UPDATE: case TN_SQL_S_MERGE:
     case TN_SQL_S_ALTER_TABLE: case TN_SQL_S_OPTIMIZE: case TN_SQL_S_COPY: case TN_SQL_S_VACUUM: return true;
+    case TN_SQL_S_CREATE_SEQUENCE: return !stmt->u.create_sequence.temporary;
     default: return false;
     }
 }
@@ -509,6 +513,10 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
     exp->arena = arena;
     exp->memory_limit = s->memory_limit;
     exp->interrupt = &s->interrupted;
+    char tdir[4096];
+    const char *td = tn_setting_temp_directory(s, tdir, sizeof tdir);
+    exp->temp_dir = td ? tn_arena_strdup(arena, td) : NULL;
+    exp->temp_limit = tn_setting_bytes(s, "max_temp_directory_size");
     tn_binder b;
     memset(&b, 0, sizeof b);
     b.session = s;
@@ -538,6 +546,21 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
         rc = exec_txn(&b, stmt, &r);
         goto done;
     }
+    if (stmt->kind == TN_SQL_S_PREPARE || stmt->kind == TN_SQL_S_EXECUTE || stmt->kind == TN_SQL_S_DEALLOCATE) {
+        tn_sql_script *prep = NULL;
+        tn_value *vals = NULL;
+        uint32_t nvals = 0;
+        rc = tn_prepared_statement(&b, stmt, &prep, &vals, &nvals);     /* prepared.c */
+        if (!rc && prep) {
+            /* EXECUTE: the prepared statement runs as a statement of its own (materialized: its
+               values live in this statement's arena) */
+            rc = execute_one(&r, prep, 0, vals, nvals, false, describe);
+            if (!rc) exp->stats = r->stats;
+        } else if (!rc && !(rc = result_new(&r, 0, NULL, NULL))) {
+            r->has_rows = false;
+        }
+        goto done;
+    }
     if (s->txn_open && stmt_writes(stmt)) {
         /* Each statement is its own Delta commit, visible at once: inside BEGIN that would
            break both isolation and ROLLBACK, so the write is refused before it happens. */
@@ -547,6 +570,17 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
         goto done;
     }
     bool approx = stmt->kind == TN_SQL_S_QUERY && stmt->u.query->error_within > 0;
+    if (stmt->kind == TN_SQL_S_CREATE_SEQUENCE ||
+        (stmt->kind == TN_SQL_S_DROP && stmt->u.drop.object == TN_SQL_OBJ_SEQUENCE)) {
+        rc = tn_sequence_statement(&b, stmt);                          /* sequence.c */
+        if (!rc && !(rc = result_new(&r, 0, NULL, NULL))) r->has_rows = false;
+        goto done;
+    }
+    if (stmt->kind == TN_SQL_S_CREATE_MACRO ||
+        (stmt->kind == TN_SQL_S_DROP && (stmt->u.drop.object == TN_SQL_OBJ_MACRO || stmt->u.drop.object == TN_SQL_OBJ_MACRO_TABLE))) {
+        rc = tn_bind_error_code(&b, TN_EUNSUPPORTED, stmt->pos, "CREATE MACRO / DROP MACRO are not supported yet");
+        goto done;
+    }
     if (tn_stmt_is_table(stmt) || approx) {  /* stmt.h: DDL, DML, DESCRIBE t, SHOW, COPY, VACUUM */
         tn_stmt_output so;
         rc = approx ? tn_approx_execute(&b, stmt, &so) : tn_stmt_table_execute(&b, stmt, &so);
@@ -555,6 +589,23 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
             r->rows = so.rows;
             memset(&so.rows, 0, sizeof so.rows);
             r->has_rows = so.has_rows;
+        }
+        tn_collection_free(&so.rows);
+        goto done;
+    }
+    if (stmt->kind == TN_SQL_S_EXPLAIN && stmt->u.explain.analyze && tn_stmt_is_table(stmt->u.explain.stmt)) {
+        /* EXPLAIN ANALYZE of INSERT / UPDATE / DELETE / MERGE / DDL runs it (as DuckDB does; the
+           statement's own commit happens) and reports what ran and how long it took */
+        tn_sql_stmt *inner = stmt->u.explain.stmt;
+        tn_stmt_output so;
+        rc = tn_stmt_table_execute(&b, inner, &so);
+        if (!rc) {
+            tn_buf text = TN_BUF_INIT;
+            rc = tn_buf_printf(&text, "%s\ntotal time: %.3f ms\n", tn_bind_stmt_name(inner),
+                               (double)(tn_time_ns() - t0) / 1e6);
+            if (!rc) rc = tn_buf_append_byte(&text, 0);
+            if (!rc) rc = text_result(&r, "explain_analyze", (const char *)text.data);
+            tn_buf_free(&text);
         }
         tn_collection_free(&so.rows);
         goto done;
@@ -569,13 +620,10 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
     if (explain) {
         tn_buf text = TN_BUF_INIT;
         if (analyze) {
-            tn_collection res;
+            int64_t rows = 0;
             exp->analyze = true;
-            rc = tn_exec_run(exp, plan, &res);
-            if (!rc) {
-                plan->rows_out = (uint64_t)res.nrows;
-                tn_collection_free(&res);
-            }
+            rc = tn_exec_run_count(exp, plan, &rows);
+            if (!rc) plan->rows_out = (uint64_t)rows;
         }
         if (!rc) rc = tn_plan_explain(&text, plan, analyze);
         if (!rc && analyze)
@@ -588,7 +636,7 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
     rc = result_new(&r, plan->ncols, plan->names, plan->types);
     if (!rc && describe) {
         rc = tn_collection_init(&r->rows, plan->ncols, plan->types);   /* bound, never run */
-    } else if (!rc && stream && tn_exec_streamable(plan) && !tn_exec_small(plan)) {
+    } else if (!rc && stream && (tn_exec_streamable(plan) || tn_exec_sort_rooted(plan)) && !tn_exec_small(plan)) {
         rc = tn_collection_init(&r->rows, plan->ncols, plan->types);
         if (!rc) rc = tn_exec_stream_start(&r->stream, exp, plan);
         if (!rc) {

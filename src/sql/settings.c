@@ -13,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "sql/exec.h"
 #include "sql/settings.h"
 #include "sql/stmt.h"
 
@@ -80,6 +82,21 @@ static void format_bytes(uint64_t n, char *buf, size_t cap) {
 
 static void show_memory_limit(const tn_sql_session *s, char *buf, size_t cap) { format_bytes(s->memory_limit, buf, cap); }
 
+static void show_temp_directory(const tn_sql_session *s, char *buf, size_t cap) {
+    if (!tn_setting_temp_directory(s, buf, cap)) snprintf(buf, cap, "%s", "");
+}
+
+/* Unset: DuckDB's default, 90% of the space free where spill files go. */
+static void show_max_temp(const tn_sql_session *s, char *buf, size_t cap) {
+    uint64_t n = tn_setting_bytes(s, "max_temp_directory_size");
+    if (!n) {
+        char dir[4096];
+        const char *d = tn_setting_temp_directory(s, dir, sizeof dir);
+        n = tn_spill_default_limit(d);
+    }
+    format_bytes(n, buf, cap);
+}
+
 static const char *const null_orders[] = {
     "NULLS_LAST|nulls_last|last|nulls last",
     "NULLS_FIRST|nulls_first|first|nulls first",
@@ -100,6 +117,11 @@ const tn_setting_def tn_settings[] = {
      "worker threads of the session's pool", false},
     {"memory_limit", "max_memory", TN_SETTING_BYTES, NULL, NULL, 0, 0, apply_memory_limit, show_memory_limit,
      "memory a statement may hold (sorts, joins, aggregates, buffered writes, regular expressions)", false},
+    {"temp_directory", NULL, TN_SETTING_STRING, NULL, NULL, 0, 0, NULL, show_temp_directory,
+     "where operators past their share of memory_limit spill (default <warehouse>/_tarn_tmp; '' disables spilling)",
+     false},
+    {"max_temp_directory_size", NULL, TN_SETTING_BYTES, NULL, NULL, 0, 0, NULL, show_max_temp,
+     "the most a statement's spill files may hold (default 90% of the free disk space there)", false},
     {"default_null_order", "null_order", TN_SETTING_ENUM, "NULLS_LAST", null_orders, 0, 0, NULL, NULL,
      "where NULLs sort when ORDER BY does not say NULLS FIRST/LAST", true},
     {"spark.sql.sources.partitionOverwriteMode", NULL, TN_SETTING_ENUM, "dynamic", overwrite_modes, 0, 0, NULL, NULL,
@@ -326,7 +348,8 @@ int tn_setting_set(tn_sql_session *s, const char *name, const char *value, int s
     tn_sql_option o;
     memset(&o, 0, sizeof o);
     o.key = d->name;
-    if (!value && session && d->global) return tn_stmt_set_option(s, &o);   /* RESET SESSION: no override */
+    if (!value && session && (d->global || !d->default_value))
+        return tn_stmt_set_option(s, &o);   /* RESET SESSION, or RESET of a setting without default: no override */
     char norm[1024];
     const char *v = value;
     if (!v) v = d->default_value;
@@ -348,6 +371,30 @@ const char *tn_setting_get(const tn_sql_session *s, const char *name) {
     const char *v = tn_stmt_get_option(s, d->name);
     if (!v && d->global) v = global_get(s->globals, d);
     return v ? v : d->default_value;
+}
+
+uint64_t tn_setting_bytes(const tn_sql_session *s, const char *name) {
+    const char *v = tn_setting_get(s, name);
+    uint64_t n = 0;
+    if (!v || parse_bytes(v, &n)) return 0;
+    return n;
+}
+
+const char *tn_setting_temp_directory(const tn_sql_session *s, char *buf, size_t cap) {
+    const char *v = tn_setting_get(s, "temp_directory");
+    if (v) {
+        if (!*v) return NULL;
+        snprintf(buf, cap, "%s", v);
+        return buf;
+    }
+    struct stat st;
+    if (s->warehouse && stat(s->warehouse, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(buf, cap, "%s/_tarn_tmp", s->warehouse);
+        return buf;
+    }
+    const char *t = getenv("TMPDIR");
+    snprintf(buf, cap, "%s", t && *t ? t : "/tmp");
+    return buf;
 }
 
 bool tn_setting_bool(const tn_sql_session *s, const char *name) {

@@ -59,6 +59,11 @@ const char *tn_setting_get(const tn_sql_session *s, const char *name);
 int tn_setting_value(const tn_sql_session *s, const char *name, tn_arena *arena, tn_value *out);
 /* Typed readers of a registered setting (false / 0 when unset and without default). */
 bool tn_setting_bool(const tn_sql_session *s, const char *name);
+/* A BYTES setting's value (0 when unset). */
+uint64_t tn_setting_bytes(const tn_sql_session *s, const char *name);
+/* Where the session's spill files go: temp_directory, else <warehouse>/_tarn_tmp, else $TMPDIR
+ * or /tmp, into buf; NULL when temp_directory is '' (spilling disabled, as in DuckDB). */
+const char *tn_setting_temp_directory(const tn_sql_session *s, char *buf, size_t cap);
 /* The table (terminated by a NULL name), for listing. */
 extern const tn_setting_def tn_settings[];
 

@@ -138,6 +138,8 @@ int tn_op_table_scan_source(tn_exec *ex, tn_plan *node, tn_source *out);
 
 /* exec.c: runs plan into an arbitrary sink (the INSERT writer sink). */
 int tn_exec_run_sink(tn_exec *ex, tn_plan *plan, tn_sink *sink);
+/* exec.c: runs plan counting its rows without keeping them (EXPLAIN ANALYZE). */
+int tn_exec_run_count(tn_exec *ex, tn_plan *plan, int64_t *rows);
 
 /* exec.c: streaming results. A plan of streaming operators only (scan, values, filter, project,
  * limit: tn_exec_streamable) runs on a producer thread while the caller reads its chunks in plan
@@ -146,7 +148,12 @@ int tn_exec_run_sink(tn_exec *ex, tn_plan *plan, tn_sink *sink);
  * The stream borrows ex and plan until it is freed. */
 typedef struct tn_exec_stream tn_exec_stream;
 bool tn_exec_streamable(const tn_plan *plan);
-/* A streamable plan over at most TN_EXEC_SMALL_ROWS input rows (known table row counts, VALUES,
+/* A plan whose rows come out of an ORDER BY (under projections, filters and a limit): it streams
+ * too (the sort runs first, then its sorted rows or, when it spilled, the merge of its runs are
+ * handed over), so that a sorted result larger than memory_limit reaches the client. */
+bool tn_exec_sort_rooted(const tn_plan *plan);
+/* A streamable (or sort-rooted: a top-N of at most TN_EXEC_SMALL_ROWS is small too) plan over
+ * at most TN_EXEC_SMALL_ROWS input rows (known table row counts, VALUES,
  * integer ranges): running it at once costs less than starting the producer thread (a point
  * query over the wire), and its result is small enough to hold. */
 #define TN_EXEC_SMALL_ROWS 16384

@@ -78,34 +78,20 @@ static void ws_free_shared(tn_sink *s) {
     s->shared = NULL;
 }
 
-/* A plan whose rows come out of an ORDER BY (under projections, filters and a limit). */
-static bool sort_rooted(const tn_plan *p) {
-    while (p->kind == TN_PLAN_PROJECT || p->kind == TN_PLAN_FILTER || p->kind == TN_PLAN_LIMIT) p = p->child[0];
-    return p->kind == TN_PLAN_SORT;
-}
-
 /* Rows written in the query's order (DuckDB's preserve_insertion_order), so that the table
  * reads back in that order: a streaming plan runs in parallel and hands its chunks over in
- * morsel order; an ORDER BY result is written from its sorted collection. */
+ * morsel order; an ORDER BY result streams out of its sorted rows (or, when the sort spilled,
+ * out of the merge of its runs), so that it need not fit in memory_limit either. */
 static int write_in_order(tn_exec *ex, tn_plan *plan, tn_sink *sink) {
-    int rc;
-    if (tn_exec_streamable(plan)) {
-        tn_exec_stream *st = NULL;
-        rc = tn_exec_stream_start(&st, ex, plan);
-        while (!rc) {
-            const tn_chunk *c = NULL;
-            rc = tn_exec_stream_next(st, &c);
-            if (rc || !c) break;
-            rc = ws_consume(sink, NULL, 0, c);
-        }
-        tn_exec_stream_free(st);
-        return rc;
+    tn_exec_stream *st = NULL;
+    int rc = tn_exec_stream_start(&st, ex, plan);
+    while (!rc) {
+        const tn_chunk *c = NULL;
+        rc = tn_exec_stream_next(st, &c);
+        if (rc || !c) break;
+        rc = ws_consume(sink, NULL, 0, c);
     }
-    tn_collection col;
-    rc = tn_exec_run(ex, plan, &col);
-    if (rc) return rc;
-    for (uint32_t i = 0; i < col.nchunks && !rc; i++) rc = ws_consume(sink, NULL, 0, &col.chunks[i]);
-    tn_collection_free(&col);
+    tn_exec_stream_free(st);
     return rc;
 }
 
@@ -144,7 +130,7 @@ int tn_stmt_write_plan(tn_binder *b, tn_table *t, tn_plan *plan, const tn_layout
     sink->consume = ws_consume;
     sink->combine = ws_combine;
     sink->free_shared = ws_free_shared;
-    if (tn_exec_streamable(plan) || sort_rooted(plan)) rc = write_in_order(b->ex, plan, sink);
+    if (tn_exec_streamable(plan) || tn_exec_sort_rooted(plan)) rc = write_in_order(b->ex, plan, sink);
     else rc = tn_exec_run_sink(b->ex, plan, sink);
     if (rc) goto cleanup;
     tn_layout_writer *wc = w;

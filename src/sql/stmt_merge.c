@@ -529,6 +529,37 @@ static int bind_keys(merge_ctx *x) {
     return rc ? rc : build_hash(x);
 }
 
+/* The column an expression reads through casts only, or -1. */
+static int64_t plain_column(const tn_expr *e) {
+    while (e->kind == TN_EXPR_CAST && e->nargs == 1) e = e->args[0];
+    return e->kind == TN_EXPR_COLUMN ? (int64_t)e->u.column : -1;
+}
+
+/* The layout's MERGE check (a primary-key table: Paimon's rules). A column counts as assigned
+ * unless its UPDATE value is the column itself or the source column ON equates it with (SET k =
+ * s.k under ON t.k = s.k, as Paimon allows). */
+static int check_layout(merge_ctx *x, tn_table *t) {
+    uint8_t *assigned = tn_calloc(x->n + 1, 1);
+    if (!assigned) return TN_ENOMEM;
+    bool deletes = false;
+    for (uint32_t ci = 0; ci < x->nclauses; ci++) {
+        const mclause *c = &x->clauses[ci];
+        deletes |= c->action == TN_SQL_MERGE_DELETE;
+        if (c->action != TN_SQL_MERGE_UPDATE) continue;
+        for (uint32_t k = 0; k < x->n; k++) {
+            if (!c->value[k]) continue;
+            int64_t col = plain_column(c->value[k]);
+            bool same = col == (int64_t)k;
+            for (uint32_t i = 0; i < x->nkeys && !same && col >= (int64_t)x->n; i++)
+                same = plain_column(x->tkey[i]) == (int64_t)k && plain_column(x->skey[i]) == col - (int64_t)x->n;
+            if (!same) assigned[k] = 1;
+        }
+    }
+    int rc = tn_layout_check_merge(t, assigned, deletes);
+    tn_free(assigned);
+    return rc;
+}
+
 int tn_stmt_merge(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     __typeof__(stmt->u.merge) *mg = &stmt->u.merge;
     tn_catalog_name cn;
@@ -598,6 +629,10 @@ int tn_stmt_merge(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     rc = alloc_buffers(&x, ctypes, ctypes);
     if (!rc) rc = tn_stmt_rows_init(&x.rows, t);
     if (!rc) rc = bind_keys(&x);
+    if (!rc && (rc = check_layout(&x, t))) {
+        rc = tn_bind_error_at(b, rc, stmt->pos);
+        goto cleanup;
+    }
     if (!rc) rc = tn_stmt_checks_compile(b, t, x.label, &x.checks);
     if (rc) goto cleanup;
     char *ontext = tn_bind_expr_text(b, x.on);

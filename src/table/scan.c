@@ -569,7 +569,10 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
     sf->snap_index = fi;
     rc = tn_delta_file_full_path(snap, file, s->arena, &full);
     if (rc) goto cleanup;
-    rc = tn_parquet_open_cached(&sf->pf, t->fs, full, NULL);
+    /* data files are immutable: the log's size and modificationTime key the footer cache */
+    if (file->has_size && file->size > 0)
+        rc = tn_parquet_open_cached_known(&sf->pf, t->fs, full, (uint64_t)file->size, file->modification_time, NULL);
+    else rc = tn_parquet_open_cached(&sf->pf, t->fs, full, NULL);
     if (rc) {
         /* the Parquet reader refuses files with nested columns: name the table's column */
         for (uint32_t i = 0; i < md->ncolumns && rc == TN_EUNSUPPORTED; i++)

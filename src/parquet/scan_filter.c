@@ -445,8 +445,8 @@ static int filter_first(tn_parquet_scan *s, colreader *cr, int64_t row0, uint32_
 #define PLAIN_IN(T)                                                                          \
     do {                                                                                     \
         T *d_ = (T *)base;                                                                   \
-        for (uint32_t j = 0; j < k; j++) {                                                   \
-            T x;                               /* page values need not be aligned */         \
+        for (uint32_t j = 0; j < k; j++) {  /* page values need not be aligned: memcpy */  \
+            T x;                                                                             \
             memcpy(&x, src + (size_t)j * sizeof(T), sizeof(T));                              \
             uint64_t off = (uint64_t)(int64_t)x - lo;                                        \
             d_[o] = x;                                                                       \

@@ -605,7 +605,8 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
     rc = result_new(&r, plan->ncols, plan->names, plan->types);
     if (!rc && describe) {
         rc = tn_collection_init(&r->rows, plan->ncols, plan->types);   /* bound, never run */
-    } else if (!rc && stream && (tn_exec_streamable(plan) || tn_exec_sort_rooted(plan)) && !tn_exec_small(plan)) {
+    } else if (!rc && stream && (tn_exec_streamable(plan) || tn_exec_sort_rooted(plan) || tn_exec_group_rooted(plan)) &&
+               !tn_exec_small(plan)) {
         rc = tn_collection_init(&r->rows, plan->ncols, plan->types);
         if (!rc) rc = tn_exec_stream_start(&r->stream, exp, plan);
         if (!rc) {

@@ -1,12 +1,18 @@
 /*
  * server/auth.c: SCRAM-SHA-256 (RFC 5802, RFC 7677) as PostgreSQL's server does it, with
  * OpenSSL: keys derived from the password with a fresh random salt per connection, the
- * client's proof checked against StoredKey, the server signature returned. No channel binding
- * (no TLS): a client that demands it ("p=") is refused.
+ * client's proof checked against StoredKey, the server signature returned. Over TLS the server
+ * also offers SCRAM-SHA-256-PLUS with channel binding tls-server-end-point (RFC 5929: the hash
+ * of the server's certificate, which the caller computes), as PostgreSQL does: the binding data
+ * the client sends back must be that hash, so a man in the middle with another certificate
+ * cannot relay the exchange. A client saying "y" (it could bind but thinks the server cannot)
+ * to a server that can is refused (a downgrade), as is "p=" without TLS.
  *
- *   client-first   gs2-header ("n,," | "y,,") client-first-bare ("n=user,r=cnonce")
+ *   client-first   gs2-header ("n,," | "y,," | "p=tls-server-end-point,,") client-first-bare
+ *                  ("n=user,r=cnonce")
  *   server-first   "r=cnonce+snonce,s=base64(salt),i=4096"
- *   client-final   "c=base64(gs2-header),r=nonce,p=base64(ClientKey XOR ClientSignature)"
+ *   client-final   "c=base64(gs2-header [+ certificate hash with p=]),r=nonce,
+ *                  p=base64(ClientKey XOR ClientSignature)"
  *   server-final   "v=base64(HMAC(ServerKey, AuthMessage))"
  */
 #include <stdio.h>
@@ -126,10 +132,29 @@ int tn_pg_scram_first_nonce(tn_pg_scram *s, const uint8_t *msg, int32_t len, con
     memcpy(m, msg, (size_t)len);
     m[len] = 0;
     if (strlen(m) != (size_t)len) return malformed("NUL byte in client-first-message");
-    if (m[0] == 'p') return tn_error_set(TN_EUNSUPPORTED, "SCRAM channel binding is not supported (the connection has no TLS)");
-    if ((m[0] != 'n' && m[0] != 'y') || m[1] != ',') return malformed("expected gs2 header \"n,,\"");
-    const char *p = strchr(m + 2, ',');                 /* after the authzid field */
+    if (m[0] == 'p') {
+        if (!s->cbind_len) return tn_error_set(TN_EUNSUPPORTED, "SCRAM channel binding is not supported (the connection has no TLS)");
+        if (!s->plus)
+            return malformed("the client selected SCRAM-SHA-256 without channel binding, but the message includes channel binding data");
+        if (strncmp(m, "p=tls-server-end-point,", 23) != 0) {
+            size_t tl = strcspn(m + 2, ",");
+            return tn_error_set(TN_EINVAL, "unsupported SCRAM channel-binding type \"%.*s\" (tls-server-end-point is)",
+                                (int)(tl > 64 ? 64 : tl), m + 2);
+        }
+    } else if ((m[0] != 'n' && m[0] != 'y') || m[1] != ',') {
+        return malformed("expected gs2 header \"n,,\"");
+    } else if (s->plus) {
+        return malformed("the client selected SCRAM-SHA-256-PLUS, but the message does not include channel binding data");
+    } else if (m[0] == 'y' && s->cbind_len) {
+        return tn_error_set(TN_EINVAL, "SCRAM channel binding negotiation error: the client supports SCRAM channel binding "
+                                       "but thinks the server does not; this server does support channel binding");
+    }
+    const char *a = strchr(m, ',');                     /* the gs2 header: flag ',' authzid ',' */
+    const char *p = a ? strchr(a + 1, ',') : NULL;      /* after the authzid field */
     if (!p) return malformed("gs2 header not terminated");
+    if ((size_t)(p + 1 - m) >= sizeof s->gs2) return malformed("gs2 header too long");
+    memcpy(s->gs2, m, (size_t)(p + 1 - m));
+    s->gs2[p + 1 - m] = 0;
     const char *bare = p + 1;
     if (strncmp(bare, "n=", 2) != 0) return malformed("expected n= attribute");
     const char *r = strstr(bare, ",r=");
@@ -154,9 +179,19 @@ int tn_pg_scram_final(tn_pg_scram *s, const uint8_t *msg, int32_t len, tn_buf *o
     if (strncmp(m, "c=", 2) != 0) return malformed("expected c= attribute");
     const char *c_end = strchr(m, ',');
     if (!c_end) return malformed("no nonce");
-    /* channel binding data: base64 of the gs2 header, "n,," or "y,," */
-    if (!((c_end - m == 6) && (strncmp(m + 2, "biws", 4) == 0 || strncmp(m + 2, "eSws", 4) == 0)))
-        return malformed("unexpected channel binding data");
+    /* channel binding data: base64 of the gs2 header, followed with p= by the certificate hash */
+    uint8_t cb[sizeof s->gs2 + sizeof s->cbind];
+    size_t gl = strlen(s->gs2), cl = gl;
+    memcpy(cb, s->gs2, gl);
+    if (s->gs2[0] == 'p') {
+        memcpy(cb + gl, s->cbind, s->cbind_len);
+        cl += s->cbind_len;
+    }
+    char cb64[(sizeof cb + 2) / 3 * 4 + 1];
+    int c64 = EVP_EncodeBlock((unsigned char *)cb64, cb, (int)cl);
+    if (c_end - (m + 2) != c64 || memcmp(m + 2, cb64, (size_t)c64) != 0)
+        return s->gs2[0] == 'p' ? tn_error_set(TN_EINVAL, "SCRAM channel binding check failed")
+                                : malformed("unexpected channel binding data");
     if (strncmp(c_end, ",r=", 3) != 0) return malformed("expected r= attribute");
     const char *r = c_end + 3;
     size_t rn = strcspn(r, ",");

@@ -705,6 +705,7 @@ static int authenticate(tn_pg_conn *c) {
     const tn_pg_users *users = tn_pg_server_users(c->srv);
     if (!o->password && !users) {
         put_auth(c, 0, NULL, 0);                 /* trust: only ever on a loopback listener */
+        c->auth = "trust";
         return 0;
     }
     tn_pg_scram scram;
@@ -728,7 +729,10 @@ static int authenticate(tn_pg_conn *c) {
         tn_pg_conn_error(c, "FATAL", "XX000", "%s", tn_error_message());
         return TN_PG_EOF;
     }
-    put_auth(c, 10, "SCRAM-SHA-256\0", 15);
+    /* over TLS SCRAM-SHA-256-PLUS first (channel binding tls-server-end-point), as PostgreSQL */
+    scram.cbind_len = tn_pg_tls_end_point(c, scram.cbind, sizeof scram.cbind);
+    if (scram.cbind_len) put_auth(c, 10, "SCRAM-SHA-256-PLUS\0SCRAM-SHA-256\0", 34);
+    else put_auth(c, 10, "SCRAM-SHA-256\0", 15);
     if ((rc = tn_pg_conn_flush(c))) return rc;
     const uint8_t *body;
     uint32_t len;
@@ -738,9 +742,10 @@ static int authenticate(tn_pg_conn *c) {
         tn_pg_conn_error(c, "FATAL", "08P01", "%s", tn_error_message());
         return TN_PG_EOF;
     }
-    if (strcmp(init.mechanism, "SCRAM-SHA-256") != 0) {
-        tn_pg_conn_error(c, "FATAL", "28000", "SASL authentication mechanism \"%s\" is not supported (SCRAM-SHA-256 is)",
-                         init.mechanism);
+    scram.plus = scram.cbind_len && strcmp(init.mechanism, "SCRAM-SHA-256-PLUS") == 0;
+    if (!scram.plus && strcmp(init.mechanism, "SCRAM-SHA-256") != 0) {
+        tn_pg_conn_error(c, "FATAL", "28000", "SASL authentication mechanism \"%s\" is not supported (%s)",
+                         init.mechanism, scram.cbind_len ? "SCRAM-SHA-256-PLUS and SCRAM-SHA-256 are" : "SCRAM-SHA-256 is");
         return TN_PG_EOF;
     }
     tn_buf reply = TN_BUF_INIT;
@@ -764,6 +769,7 @@ static int authenticate(tn_pg_conn *c) {
     put_auth(c, 12, reply.data, reply.len);
     tn_buf_free(&reply);
     put_auth(c, 0, NULL, 0);
+    c->auth = scram.plus ? "SCRAM-SHA-256-PLUS" : "SCRAM-SHA-256";
     return 0;
 }
 
@@ -894,10 +900,10 @@ void tn_pg_conn_run(tn_pg_server *srv, int fd, const char *peer) {
         tn_pg_conn_error(c, "FATAL", rc == TN_ELIMIT ? "53300" : "58000", "%s", tn_error_message());
         goto done;
     }
-    tn_pg_server_log(srv, "%s: connection authorized: user=%s database=%s application_name=%s%s%s%s%s", c->peer,
+    tn_pg_server_log(srv, "%s: connection authorized: user=%s database=%s application_name=%s%s%s%s%s auth=%s", c->peer,
                      c->user, c->database, tn_pg_setting_get(&c->settings, "application_name", NULL),
                      c->ssl ? " TLS=" : "", c->ssl ? tn_pg_tls_version(c) : "", c->ssl ? " cipher=" : "",
-                     c->ssl ? tn_pg_tls_cipher(c) : "");
+                     c->ssl ? tn_pg_tls_cipher(c) : "", c->auth);
     size_t at = tn_pg_begin(&c->out, 'K');
     tn_pg_put_i32(&c->out, c->backend->pid);
     tn_pg_put_i32(&c->out, c->backend->key);

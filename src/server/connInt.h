@@ -106,6 +106,7 @@ typedef struct tn_pg_conn {
     int txn_writes;              /* statements of the current block that wrote */
     bool ext_error;              /* extended protocol: skip messages until Sync */
     bool dead;                   /* the socket failed */
+    const char *auth;            /* how the client authenticated: trust, SCRAM-SHA-256[-PLUS] */
     uint32_t max_message;
     tn_pg_out out;
     uint8_t rbuf[65536];
@@ -159,6 +160,9 @@ int tn_pg_tls_accept(tn_pg_conn *c, SSL_CTX *ctx);
 const char *tn_pg_tls_version(const tn_pg_conn *c);   /* NULL without TLS */
 const char *tn_pg_tls_cipher(const tn_pg_conn *c);
 void tn_pg_tls_close(tn_pg_conn *c);
+/* The tls-server-end-point channel binding data of the connection into out (its length), 0
+ * when there is none to offer (no TLS). */
+uint32_t tn_pg_tls_end_point(const tn_pg_conn *c, uint8_t *out, uint32_t cap);
 /* send(2)/recv(2) over the connection (TLS when c->ssl): bytes, 0 at a close, -1 with errno
  * (EINTR: call again). io_pending: TLS holds decrypted bytes that poll(2) cannot see. */
 ssize_t tn_pg_io_send(tn_pg_conn *c, const void *p, size_t n);

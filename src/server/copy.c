@@ -89,6 +89,13 @@ static int hand_over(copy_in *ci, const uint32_t *starts, uint32_t n) {
         ci->fields[k].len = end - starts[k];
     }
     ci->line++;
+    for (uint32_t k = 0; k < n; k++) {           /* PostgreSQL's encoding check (22021) */
+        if (ci->nulls[k] || !ci->fields[k].len) continue;
+        char what[64];
+        snprintf(what, sizeof what, "COPY line %lld, column %u", (long long)ci->line, k + 1);
+        int rc = tn_pg_text_check((const uint8_t *)ci->fields[k].ptr, ci->fields[k].len, what);
+        if (rc) return rc;
+    }
     if (ci->f.header && ci->line == 1) return 0;
     if (!ci->loader) return 0;             /* the decoder alone (tn_pg_copy_binary_check) */
     return tn_sql_copy_in_row(ci->loader, ci->fields, ci->nulls, n, ci->line);

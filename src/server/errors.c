@@ -17,6 +17,7 @@ static const struct {
     {0, "does not exist!", "42883"},              /* "Scalar Function with name f does not exist!" */
     {0, "Referenced column", "42703"},            /* undefined_column */
     {0, "not found in FROM clause", "42703"},
+    {0, "invalid byte sequence for encoding", "22021"},   /* character_not_in_repertoire */
     {0, "Division by zero", "22012"},
     {0, "division by zero", "22012"},
     {0, "Could not convert", "22P02"},            /* invalid_text_representation */

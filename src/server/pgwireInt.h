@@ -157,6 +157,9 @@ int32_t tn_pg_typmod(tn_type t);                               /* numeric: (p <<
 /* Appends value row of v as PostgreSQL's text (format 0) or binary (format 1) encoding,
  * without the length word. extra_float_digits as the parameter: > 0 shortest exact text. */
 int tn_pg_encode_value(tn_buf *out, const tn_vector *v, uint32_t row, int format, int extra_float_digits);
+/* 0, or 22021's error "WHAT: invalid byte sequence for encoding "UTF8": 0x.." when data is
+ * not valid UTF-8 or holds a NUL byte (what PostgreSQL accepts as text from a client). */
+int tn_pg_text_check(const uint8_t *data, size_t len, const char *what);
 /* Decodes a Bind parameter of type oid (0 = unspecified: bound as text, which tarn coerces
  * like a string literal) in format 0/1 into *out; strings are copied into arena. Errors name
  * the parameter ("parameter $2: invalid input for type int4: \"x\""). */
@@ -169,7 +172,8 @@ int tn_pg_copy_binary_check(const uint8_t *data, size_t len, size_t split, const
 int tn_pg_format_interval(tn_buf *out, tn_interval iv);
 
 /* ---------------------------------------------------------------------------------------------
- * auth.c: SCRAM-SHA-256 (RFC 5802/7677) server side, without channel binding.
+ * auth.c: SCRAM-SHA-256 (RFC 5802/7677) server side, and SCRAM-SHA-256-PLUS over TLS
+ * (channel binding tls-server-end-point, RFC 5929).
  */
 typedef struct tn_pg_scram {
     char client_first_bare[512];
@@ -179,6 +183,13 @@ typedef struct tn_pg_scram {
     uint32_t salt_len;
     uint32_t iterations;
     uint8_t stored_key[32], server_key[32];
+    /* channel binding (tls-server-end-point), set by the caller before scram_first: cbind is
+     * the hash of the server's certificate when the connection has TLS (cbind_len 0: none);
+     * plus: the client chose SCRAM-SHA-256-PLUS. gs2: the client's gs2 header. */
+    uint8_t cbind[64];
+    uint32_t cbind_len;
+    bool plus;
+    char gs2[64];
 } tn_pg_scram;
 
 /* Derives the keys of password (with a fresh salt) into s. */
@@ -192,7 +203,8 @@ int tn_pg_scram_init_salt(tn_pg_scram *s, const char *password, const uint8_t *s
 int tn_pg_scram_init_verifier(tn_pg_scram *s, const char *v);
 /* s's keys as such a verifier (NUL-terminated into out, cap >= 160). */
 void tn_pg_scram_verifier(const tn_pg_scram *s, char *out, size_t cap);
-/* client-first-message → server-first-message (into out). TN_EINVAL when malformed. */
+/* client-first-message → server-first-message (into out). TN_EINVAL when malformed or when
+ * the gs2 header does not fit the mechanism and the channel binding the server offers. */
 int tn_pg_scram_first(tn_pg_scram *s, const uint8_t *msg, int32_t len, tn_buf *out);
 /* The same with a given server nonce (printable, no ','). */
 int tn_pg_scram_first_nonce(tn_pg_scram *s, const uint8_t *msg, int32_t len, const char *snonce, tn_buf *out);

@@ -141,3 +141,19 @@ void tn_pg_tls_close(tn_pg_conn *c) {
     SSL_free(c->ssl);
     c->ssl = NULL;
 }
+
+/* tls-server-end-point (RFC 5929 section 4.1), as PostgreSQL computes it: the hash of the
+ * server's certificate (DER) with the hash of its signature algorithm, SHA-256 when that is MD5
+ * or SHA-1. 0 bytes (no binding offered) without TLS or when the algorithm has no single hash
+ * (Ed25519, RSA-PSS). */
+uint32_t tn_pg_tls_end_point(const tn_pg_conn *c, uint8_t *out, uint32_t cap) {
+    if (!c->ssl) return 0;
+    X509 *cert = SSL_get_certificate(c->ssl);
+    int md_nid = NID_undef;
+    if (!cert || !OBJ_find_sigid_algs(X509_get_signature_nid(cert), &md_nid, NULL)) return 0;
+    if (md_nid == NID_md5 || md_nid == NID_sha1) md_nid = NID_sha256;
+    const EVP_MD *md = EVP_get_digestbynid(md_nid);
+    unsigned int n = 0;
+    if (!md || (uint32_t)EVP_MD_size(md) > cap || X509_digest(cert, md, out, &n) != 1) return 0;
+    return n;
+}

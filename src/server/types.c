@@ -557,8 +557,32 @@ static bool pgjdbc_date(const char *s, uint32_t n) {
     return true;
 }
 
+/* Text the client sends (text-format values of every type, binary text values, COPY fields)
+ * must be valid UTF-8 without NUL bytes, as PostgreSQL checks it before any input function:
+ * 22021 naming the bytes. */
+int tn_pg_text_check(const uint8_t *data, size_t len, const char *what) {
+    size_t bad = tn_utf8_check((const char *)data, len);
+    const uint8_t *nul = memchr(data, 0, len);
+    if (nul && (size_t)(nul - data) < bad) bad = (size_t)(nul - data);
+    if (bad >= len) return 0;
+    uint8_t lead = data[bad];          /* the bytes of the sequence its lead byte announces */
+    size_t want = lead >= 0xf0 && lead <= 0xf7 ? 4 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xc0 && lead <= 0xdf ? 2 : 1;
+    char bytes[32];
+    size_t n = 0;
+    for (size_t k = 0; k < want && bad + k < len; k++)
+        n += (size_t)snprintf(bytes + n, sizeof bytes - n, "%s0x%02x", k ? " " : "", data[bad + k]);
+    return tn_error_set(TN_EINVAL, "%s: invalid byte sequence for encoding \"UTF8\": %s (byte %zu)", what, bytes, bad + 1);
+}
+
+static int check_encoding(const uint8_t *data, int32_t len, uint32_t index) {
+    char what[32];
+    snprintf(what, sizeof what, "parameter $%u", index);
+    return tn_pg_text_check(data, (size_t)len, what);
+}
+
 int tn_pg_decode_param(tn_value *out, uint32_t oid, int format, const uint8_t *data, int32_t len,
                        uint32_t index, tn_arena *arena) {
+    int rc;
     memset(out, 0, sizeof *out);
     if (!data || len < 0) {
         out->type = tn_type_make(TN_TYPE_NULL);
@@ -571,6 +595,7 @@ int tn_pg_decode_param(tn_value *out, uint32_t oid, int format, const uint8_t *d
     if (!ti) ti = &param_alias[3];                        /* unspecified / unknown: text */
     bool is_text = ti->id == TN_TYPE_VARCHAR || (ti->id == TN_TYPE_VARBINARY && format == 1);
     if (format == 1 && !is_text) return binary_param(out, ti, data, len, index);
+    if (!(ti->id == TN_TYPE_VARBINARY && format == 1) && (rc = check_encoding(data, len, index))) return rc;
     char *copy = tn_arena_alloc(arena, (size_t)len + 1);
     if (!copy) return TN_ENOMEM;
     memcpy(copy, data, (size_t)len);

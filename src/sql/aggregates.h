@@ -12,10 +12,30 @@
 
 typedef struct tn_agg_func tn_agg_func;
 
+/* ORDER BY inside an aggregate call (agg_ordered.c): what to compute over the group's rows in
+ * the order of nkeys keys. */
+typedef enum tn_agg_order_mode {
+    TN_AGG_ORDER_STRING_AGG,        /* the non-NULL values joined by sep; none: NULL */
+    TN_AGG_ORDER_LIST,              /* list / array_agg (NULLs kept unless skip_nulls) */
+    TN_AGG_ORDER_FIRST,             /* the first row's value (NULL too; any_value: skip_nulls) */
+    TN_AGG_ORDER_LAST,
+} tn_agg_order_mode;
+
+typedef struct tn_agg_order {
+    tn_agg_order_mode mode;
+    uint32_t nkeys;
+    const bool *desc, *nulls_first;
+    const char *sep;                /* STRING_AGG */
+    uint32_t sep_len;
+    bool skip_nulls;                /* values that are NULL are not taken */
+    bool distinct;                  /* equal neighbours (after sorting by the value) taken once */
+} tn_agg_order;
+
 /* One call's constant context: the definition and how to name its argument in errors. */
 typedef struct tn_agg_call {
     const tn_agg_func *fn;
     const char *arg_name;           /* the argument as written (a column name), for messages */
+    const tn_agg_order *order;      /* the ordered aggregate's spec (tn_agg_ordered), else NULL */
 } tn_agg_call;
 
 /* tn_agg_func.arg / ret pseudo types: any argument type (passed as is) / a LIST of it. */
@@ -51,6 +71,9 @@ int tn_bitmap_rewrite_intersect_count(tn_arena *a, const struct tn_sql_expr *e, 
 
 /* Family tables, NULL-name terminated (concatenated by tn_agg_func_lookup in agg_bitmap.c). */
 extern const tn_agg_func tn_aggs_bitmap[];
+/* agg_ordered.c: not found by name; the binder uses it for an aggregate with ORDER BY (its
+ * argument a STRUCT of the value and the keys, call->order the spec). */
+extern const tn_agg_func tn_agg_ordered;
 extern const tn_agg_func tn_aggs_list[];      /* agg_list.c: list / array_agg / collect_list / collect_set */
 
 #endif

@@ -789,7 +789,7 @@ int tn_bind_tableref(tn_binder *b, tn_sql_tableref *t, bind_scope *scope, bind_s
 /* ---------------------------------------------------------------------------------------------
  * Statements.
  */
-static const char *stmt_name(const tn_sql_stmt *s) {
+const char *tn_bind_stmt_name(const tn_sql_stmt *s) {
     switch (s->kind) {
     case TN_SQL_S_CREATE_TABLE: return s->u.create_table.as_query ? "CREATE TABLE AS" : "CREATE TABLE";
     case TN_SQL_S_CREATE_VIEW: return "CREATE VIEW";
@@ -832,7 +832,7 @@ int tn_bind_statement(tn_binder *b, tn_sql_stmt *stmt, tn_plan **out, bool *expl
     }
     if (stmt->kind != TN_SQL_S_QUERY)
         return tn_bind_error_code(b, TN_EUNSUPPORTED, stmt->pos, "%s is not supported yet",
-                                  stmt_name(stmt));
+                                  tn_bind_stmt_name(stmt));
     tn_plan *p = NULL;
     int rc = tn_bind_query(b, stmt->u.query, NULL, &p);
     if (rc) return rc;

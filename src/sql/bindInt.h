@@ -36,6 +36,7 @@ struct tn_sql_session {
     uint32_t npins, pincap;
     tn_sql_batch *batch;           /* tn_sql_session_set_batch: a continuous job's micro-batch */
     struct tn_prepared *prepared;  /* prepared.c: PREPARE name AS ... of this session */
+    struct tn_seq_handle *sequences; /* sequence.c: temp sequences and nextval handles */
 };
 
 
@@ -154,6 +155,11 @@ typedef struct bind_ctx {
 int tn_prepared_statement(tn_binder *b, tn_sql_stmt *stmt, struct tn_sql_script **exec, tn_value **vals,
                           uint32_t *nvals);
 void tn_prepared_free_all(tn_sql_session *s);
+/* sequence.c: CREATE SEQUENCE / DROP SEQUENCE; nextval(name) / currval(name) over bound args
+ * (owned: freed on failure); the session's sequence state at close. */
+int tn_sequence_statement(tn_binder *b, tn_sql_stmt *stmt);
+int tn_sequence_call(tn_binder *b, const char *fname, tn_expr **args, uint32_t n, tn_sql_pos pos, tn_expr **out);
+void tn_sequences_free(tn_sql_session *s);
 
 /* The select list being bound (bind_query.c): bound items with their output names. */
 typedef struct sel_item {
@@ -183,6 +189,17 @@ int tn_bind_grouping_sets(tn_binder *b, const tn_sql_select *s, bind_scope *S, a
 int tn_bind_grouping(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
 bool tn_bind_is_grouping_name(const char *name);
 int tn_bind_grouping_plan(tn_binder *b, agg_info *A, tn_plan **child);
+
+/* An aggregate bound into A->aggs (agg moved in; equal calls share one): *out is its column
+ * over the aggregate's output (bind_expr.c). */
+int tn_bind_agg_register(bind_ctx *c, tn_plan_agg *ag, tn_expr **out);
+/* bind_agg_order.c: an aggregate call with ORDER BY whose result depends on the order
+ * (string_agg, list, first, last, ...) and last(): the ordered aggregate of agg_ordered.c. */
+bool tn_bind_is_ordered_agg(const tn_sql_expr *e, const char *name);
+int tn_bind_ordered_agg(bind_ctx *c, tn_sql_expr *e, const char *name, tn_expr **out);
+
+/* The statement's name for messages: "INSERT", "MERGE", ... (bind.c). */
+const char *tn_bind_stmt_name(const tn_sql_stmt *s);
 
 /* bind_star.c: `*` / `t.*` with EXCLUDE / REPLACE / RENAME into select items (over the
  * aggregate's groups when c->agg), and a select item holding COLUMNS(...) into one item per

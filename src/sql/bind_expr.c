@@ -41,7 +41,7 @@ static int agg_lookup(const char *name) {
 
 bool tn_bind_is_agg_name(const char *name) {
     return agg_lookup(name) >= 0 || tn_agg_func_lookup(name) || tn_str_iequal(name, "intersect_count") ||
-           tn_bind_is_grouping_name(name);
+           tn_bind_is_grouping_name(name) || tn_str_iequal(name, "last");
 }
 
 static bool is_agg_call(const tn_sql_expr *e) {
@@ -516,6 +516,8 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         rc = tn_expr_cast(&w, args[0], tn_type_make(TN_TYPE_BOOLEAN), false);
         if (rc) { tn_expr_free(args[1]); tn_expr_free(args[2]); return tn_bind_error_at(b, rc, e->pos); }
         rc = tn_expr_case(out, &w, &args[1], 1, args[2]);
+    } else if (tn_str_iequal(name, "nextval") || tn_str_iequal(name, "currval")) {
+        return tn_sequence_call(b, name, args, (uint32_t)n, e->pos, out);  /* sequence.c */
     } else if (tn_pg_is_session_function(name) && !tn_func_exists(name)) {   /* pg_catalog.c */
         rc = tn_pg_session_function(b, name, (uint32_t)n, out);
         free_args(args, n);
@@ -589,8 +591,8 @@ static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     ag.func = builtin >= 0 ? NULL : tn_agg_func_lookup(name);
     ag.distinct = e->u.func.distinct;
     int n = e->u.func.args.n;
-    if (e->u.func.order_by.n)
-        return tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "ORDER BY inside %s() is not supported yet", name);
+    /* ORDER BY inside the call (bind_agg_order.c); ignored where the order changes nothing */
+    if (tn_bind_is_ordered_agg(e, name)) return tn_bind_ordered_agg(c, e, name, out);
     bind_ctx ic = {b, A->pre, NULL, true, c->clause, NULL, NULL};
     int rc = 0;
     if (ag.kind == TN_AGG_COUNT && (e->u.func.star || n == 0)) {
@@ -715,9 +717,23 @@ static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     }
     rc = tn_bind_fold(b, &ag.arg);
     if (rc) { tn_expr_free(ag.arg); tn_expr_free(ag.sep); tn_expr_free(ag.filter); return rc; }
+    return tn_bind_agg_register(c, &ag, out);
+}
+
+int tn_bind_agg_register(bind_ctx *c, tn_plan_agg *agp, tn_expr **out) {
+    tn_binder *b = c->b;
+    agg_info *A = c->agg;
+    tn_plan_agg ag = *agp;
     /* identity for de-duplication */
     tn_buf key = TN_BUF_INIT;
     tn_buf_printf(&key, "%d|%s|%d|", (int)ag.kind, ag.func ? ag.func->name : "", ag.distinct);
+    if (ag.order) {
+        const tn_agg_order *o = ag.order;
+        tn_buf_printf(&key, "o%d,%d,%d,", (int)o->mode, o->skip_nulls, o->distinct);
+        for (uint32_t k = 0; k < o->nkeys; k++) tn_buf_printf(&key, "%d%d", o->desc[k], o->nulls_first[k]);
+        if (o->sep) tn_buf_append(&key, o->sep, o->sep_len);
+        tn_buf_printf(&key, "|");
+    }
     if (ag.arg) tn_expr_to_text(&key, ag.arg);
     tn_buf_printf(&key, "|");
     if (ag.sep) tn_expr_to_text(&key, ag.sep);

@@ -1,6 +1,6 @@
 /*
  * sql/func_list_ops.c: list functions with DuckDB's semantics: list_contains / list_position,
- * list_concat, list_slice, list_sort / list_reverse_sort, list_distinct, flatten,
+ * list_concat and || of lists, list_slice, list_sort / list_reverse_sort, list_distinct, flatten,
  * string_split, and the comparisons = <> < <= > >= of nested values (DuckDB's order: element
  * by element, a NULL element above every value and equal to another NULL). Registered in
  * functions.c as tn_funcs_list_ops; constructors and access are in func_list.c.
@@ -93,33 +93,105 @@ static int f_list_contains(const tn_func_call *call, tn_vector *const *args, uin
     return 0;
 }
 
-/* ----- list_concat(a, b): a NULL list counts as empty ----- */
+/* ----- list_concat(l, ...) (a NULL list counts as empty) and l1 || l2 (NULL if either is) ----- */
 
-static int bind_list_concat(tn_func_binding *b, const tn_value *const *consts, void **bd) {
+/* DuckDB's rule for concatenation: element types must meet without a cast between kinds (a
+ * string and a number, a date and a number); numbers and booleans widen, NULL meets anything. */
+static bool concat_kind_ok(tn_type a, tn_type b) {
+    if (a.id == TN_TYPE_NULL || b.id == TN_TYPE_NULL || tn_type_equal(a, b)) return true;
+    if (tn_type_is_nested(a) || tn_type_is_nested(b)) {
+        if (a.id != b.id || a.nested->nchildren != b.nested->nchildren) return false;
+        for (uint32_t i = 0; i < a.nested->nchildren; i++)
+            if (!concat_kind_ok(a.nested->children[i], b.nested->children[i])) return false;
+        return true;
+    }
+    bool na = tn_type_is_numeric(a) || a.id == TN_TYPE_BOOLEAN, nb = tn_type_is_numeric(b) || b.id == TN_TYPE_BOOLEAN;
+    if (na || nb) return na && nb;
+    bool ta = a.id == TN_TYPE_DATE || a.id == TN_TYPE_TIMESTAMP || a.id == TN_TYPE_TIMESTAMP_TZ;
+    bool tb = b.id == TN_TYPE_DATE || b.id == TN_TYPE_TIMESTAMP || b.id == TN_TYPE_TIMESTAMP_TZ;
+    return ta && tb;
+}
+
+/* DuckDB's name of an argument type in "No function matches" (a literal's own kind). */
+static const char *arg_type_name(tn_type t, const tn_value *c, char *buf, size_t cap) {
+    if (c && !c->is_null && tn_type_is_integer(t)) return "INTEGER_LITERAL";
+    if (c && !c->is_null && t.id == TN_TYPE_VARCHAR) return "STRING_LITERAL";
+    return tn_type_format(t, buf, cap);
+}
+
+/* The common list type of the arguments (NULL-typed ones excepted) into *out; NULL type when
+ * every argument is an untyped NULL. `name`: list_concat's spelling, or NULL for || and
+ * concat(), which name the two types that do not concatenate. */
+static int concat_type(tn_func_binding *b, const tn_value *const *consts, const char *name, tn_type *out) {
     tn_type t = tn_type_make(TN_TYPE_NULL);
+    char x[128], y[128];
     for (uint32_t i = 0; i < b->nargs; i++) {
-        if (b->arg_types[i].id != TN_TYPE_LIST && b->arg_types[i].id != TN_TYPE_NULL)
-            return tn_error_set(TN_EBIND, "list_concat takes lists");
-        int rc = tn_func_common_type(t, b->arg_types[i], &t);
+        tn_type a = b->arg_types[i];
+        if (a.id == TN_TYPE_NULL) continue;
+        if (a.id != TN_TYPE_LIST && name) {
+            tn_buf sig = TN_BUF_INIT;
+            for (uint32_t j = 0; j < b->nargs; j++)
+                tn_buf_printf(&sig, "%s%s", j ? ", " : "", arg_type_name(b->arg_types[j], consts[j], x, sizeof x));
+            int rc = tn_error_set(TN_EBIND,
+                                  "No function matches the given name and argument types '%s(%.*s)'. You might "
+                                  "need to add explicit type casts.",
+                                  name, (int)sig.len, sig.data ? (const char *)sig.data : "");
+            tn_buf_free(&sig);
+            return rc;
+        }
+        if (a.id != TN_TYPE_LIST) {
+            tn_type l = i ? (t.id != TN_TYPE_NULL ? t : b->arg_types[i - 1]) : a;
+            tn_type r = i ? a : b->arg_types[1];
+            return tn_error_set(TN_EBIND, "Cannot concatenate types %s and %s - an explicit cast is required",
+                                tn_type_format(l, x, sizeof x), tn_type_format(r, y, sizeof y));
+        }
+        if (t.id != TN_TYPE_NULL && !concat_kind_ok(tn_type_element(t), tn_type_element(a)))
+            return tn_error_set(TN_EBIND, "Cannot concatenate lists of types %s and %s - an explicit cast is required",
+                                tn_type_format(t, x, sizeof x), tn_type_format(a, y, sizeof y));
+        int rc = tn_func_common_type(t, a, &t);
         if (rc) return rc;
     }
-    if (t.id == TN_TYPE_NULL) {
-        int rc = tn_type_list(&t, tn_type_make(TN_TYPE_NULL));
-        if (rc) return rc;
-    }
+    *out = t;
+    return 0;
+}
+
+static int bind_concat_as(tn_func_binding *b, const tn_value *const *consts, const char *name) {
+    if (b->nargs == 0) return tn_error_set(TN_EBIND, "%s needs at least one list", name ? name : "concat");
+    tn_type t;
+    int rc = concat_type(b, consts, name, &t);
+    if (rc) return rc;
     for (uint32_t i = 0; i < b->nargs; i++) b->arg_types[i] = t;
     b->ret = t;
     return 0;
 }
 
-static int f_list_concat(const tn_func_call *call, tn_vector *const *args, uint32_t nargs, uint32_t count,
-                         tn_vector *out) {
-    if (out->validity) memset(out->validity, 0xff, ((size_t)count + 63) / 64 * 8);
+/* list_concat(l, ...): a non-list argument is a resolution error, as DuckDB's. */
+static int bind_list_concat(tn_func_binding *b, const tn_value *const *consts, void **bd) {
+    (void)bd;
+    return bind_concat_as(b, consts, b->def->name);
+}
+
+/* l1 || l2 and concat(l, ...). */
+static int bind_list_dpipe(tn_func_binding *b, const tn_value *const *consts, void **bd) {
+    (void)bd;
+    return bind_concat_as(b, consts, NULL);
+}
+
+/* Rows of the arguments appended one after another; `strict` (||): rows the caller set NULL
+ * (any argument NULL) stay NULL and empty. */
+static int concat_rows(tn_vector *const *args, uint32_t nargs, uint32_t count, tn_vector *out, bool strict) {
+    if (out->type.id != TN_TYPE_LIST) {          /* every argument an untyped NULL: NULL (type NULL) */
+        int rc = tn_vector_ensure_validity(out);
+        if (!rc) memset(out->validity, 0, ((size_t)count + 63) / 64 * 8);
+        return rc;
+    }
+    if (!strict && out->validity) memset(out->validity, 0xff, ((size_t)count + 63) / 64 * 8);
     for (uint32_t r = 0; r < count; r++) {
         list_begin(out, r);
+        if (strict && !tn_vector_is_valid(out, r)) continue;
         for (uint32_t a = 0; a < nargs; a++) {
             const tn_vector *l = args[a];
-            if (!tn_vector_is_valid(l, TN_ARG_IDX(l, r))) continue;
+            if (l->type.id == TN_TYPE_NULL || !tn_vector_is_valid(l, TN_ARG_IDX(l, r))) continue;
             tn_list_entry e = entry(l, r);
             for (uint32_t i = 0; i < e.length; i++) {
                 int rc = list_push(out, r, &l->children[0], e.offset + i);
@@ -128,6 +200,18 @@ static int f_list_concat(const tn_func_call *call, tn_vector *const *args, uint3
         }
     }
     return 0;
+}
+
+static int f_list_concat(const tn_func_call *call, tn_vector *const *args, uint32_t nargs, uint32_t count,
+                         tn_vector *out) {
+    (void)call;
+    return concat_rows(args, nargs, count, out, false);
+}
+
+static int f_list_dpipe(const tn_func_call *call, tn_vector *const *args, uint32_t nargs, uint32_t count,
+                        tn_vector *out) {
+    (void)call;
+    return concat_rows(args, nargs, count, out, true);
 }
 
 /* ----- list_slice(l, begin, end): 1-based, inclusive, negative from the end ----- */
@@ -300,11 +384,19 @@ static int push_str(tn_vector *out, uint32_t r, const char *p, size_t n) {
 static int f_string_split(const tn_func_call *call, tn_vector *const *args, uint32_t nargs, uint32_t count,
                           tn_vector *out) {
     const tn_vector *sv = args[0], *pv = args[1];
+    int rc = tn_vector_ensure_validity(out);
+    if (rc) return rc;
     for (uint32_t r = 0; r < count; r++) {
         list_begin(out, r);
-        if (!tn_vector_is_valid(out, r)) continue;
-        tn_str s = ((const tn_str *)sv->data)[TN_ARG_IDX(sv, r)], sep = ((const tn_str *)pv->data)[TN_ARG_IDX(pv, r)];
-        int rc = 0;
+        bool s_ok = sv->type.id != TN_TYPE_NULL && tn_vector_is_valid(sv, TN_ARG_IDX(sv, r));
+        tn_vector_set_valid_bit(out, r, s_ok);
+        if (!s_ok) continue;
+        tn_str s = ((const tn_str *)sv->data)[TN_ARG_IDX(sv, r)];
+        if (pv->type.id == TN_TYPE_NULL || !tn_vector_is_valid(pv, TN_ARG_IDX(pv, r))) {
+            if ((rc = push_str(out, r, s.ptr, s.len))) return rc;      /* NULL separator: [s] */
+            continue;
+        }
+        tn_str sep = ((const tn_str *)pv->data)[TN_ARG_IDX(pv, r)];
         if (sep.len == 0) {
             for (uint32_t i = 0; i < s.len && !rc;) {
                 uint32_t n = 1;
@@ -373,10 +465,15 @@ const tn_func_def tn_funcs_list_ops[] = {
     {"list_position", {T_(LIST), A, N}, T_(BIGINT), TN_FUNC_SPECIAL_NULLS, f_list_contains, bind_list_elem, NULL},
     {"list_indexof", {T_(LIST), A, N}, T_(BIGINT), TN_FUNC_SPECIAL_NULLS, f_list_contains, bind_list_elem, NULL},
     {"array_position", {T_(LIST), A, N}, T_(BIGINT), TN_FUNC_SPECIAL_NULLS, f_list_contains, bind_list_elem, NULL},
-    {"list_concat", {A, A, N}, A, TN_FUNC_SPECIAL_NULLS, f_list_concat, bind_list_concat, NULL},
-    {"list_cat", {A, A, N}, A, TN_FUNC_SPECIAL_NULLS, f_list_concat, bind_list_concat, NULL},
-    {"array_concat", {A, A, N}, A, TN_FUNC_SPECIAL_NULLS, f_list_concat, bind_list_concat, NULL},
-    {"array_cat", {A, A, N}, A, TN_FUNC_SPECIAL_NULLS, f_list_concat, bind_list_concat, NULL},
+#define CONCAT_VARIADIC TN_FUNC_VARIADIC | TN_FUNC_SPECIAL_NULLS
+    {"list_concat", {A, N}, A, CONCAT_VARIADIC, f_list_concat, bind_list_concat, NULL},
+    {"list_cat", {A, N}, A, CONCAT_VARIADIC, f_list_concat, bind_list_concat, NULL},
+    {"array_concat", {A, N}, A, CONCAT_VARIADIC, f_list_concat, bind_list_concat, NULL},
+    {"array_cat", {A, N}, A, CONCAT_VARIADIC, f_list_concat, bind_list_concat, NULL},
+    /* before the string table's ("||", ANY, ANY) and concat: lists concatenate as lists */
+    {"concat", {T_(LIST), A, N}, A, CONCAT_VARIADIC, f_list_concat, bind_list_dpipe, NULL},
+    {"||", {T_(LIST), A, N}, A, 0, f_list_dpipe, bind_list_dpipe, NULL},
+    {"||", {A, T_(LIST), N}, A, 0, f_list_dpipe, bind_list_dpipe, NULL},
     {"list_slice", {T_(LIST), T_(BIGINT), T_(BIGINT), N}, A, 0, f_list_slice, NULL, NULL},
     {"array_slice", {T_(LIST), T_(BIGINT), T_(BIGINT), N}, A, 0, f_list_slice, NULL, NULL},
     {"list_sort", {T_(LIST), N}, A, 0, f_list_sort, bind_list_sort, NULL},
@@ -388,10 +485,10 @@ const tn_func_def tn_funcs_list_ops[] = {
     {"list_distinct", {T_(LIST), N}, A, 0, f_list_distinct, NULL, NULL},
     {"array_distinct", {T_(LIST), N}, A, 0, f_list_distinct, NULL, NULL},
     {"flatten", {T_(LIST), N}, A, 0, f_flatten, bind_flatten, NULL},
-    {"string_split", {T_(VARCHAR), T_(VARCHAR), N}, A, 0, f_string_split, bind_string_split, NULL},
-    {"str_split", {T_(VARCHAR), T_(VARCHAR), N}, A, 0, f_string_split, bind_string_split, NULL},
-    {"string_to_array", {T_(VARCHAR), T_(VARCHAR), N}, A, 0, f_string_split, bind_string_split, NULL},
-    {"split", {T_(VARCHAR), T_(VARCHAR), N}, A, 0, f_string_split, bind_string_split, NULL},
+    {"string_split", {T_(VARCHAR), T_(VARCHAR), N}, A, TN_FUNC_SPECIAL_NULLS, f_string_split, bind_string_split, NULL},
+    {"str_split", {T_(VARCHAR), T_(VARCHAR), N}, A, TN_FUNC_SPECIAL_NULLS, f_string_split, bind_string_split, NULL},
+    {"string_to_array", {T_(VARCHAR), T_(VARCHAR), N}, A, TN_FUNC_SPECIAL_NULLS, f_string_split, bind_string_split, NULL},
+    {"split", {T_(VARCHAR), T_(VARCHAR), N}, A, TN_FUNC_SPECIAL_NULLS, f_string_split, bind_string_split, NULL},
     CMP_NESTED_ROWS("=", f_eq),
     CMP_NESTED_ROWS("<>", f_ne),
     CMP_NESTED_ROWS("<", f_lt),

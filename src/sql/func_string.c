@@ -301,6 +301,20 @@ static int bind_all_varchar(tn_func_binding *b, const tn_value *const *consts, v
     return 0;
 }
 
+/* concat(...) of strings: a list after the first argument does not concatenate (DuckDB's
+ * error; a list first is list concatenation, func_list_ops.c). */
+static int bind_concat(tn_func_binding *b, const tn_value *const *consts, void **bd) {
+    if (b->nargs == 0) return tn_error_set(TN_EBIND, "concat requires at least one argument");
+    for (uint32_t i = 1; i < b->nargs; i++)
+        if (b->arg_types[i].id == TN_TYPE_LIST) {
+            char x[128], y[128];
+            return tn_error_set(TN_EBIND, "Cannot concatenate types %s and %s - an explicit cast is required",
+                                tn_type_format(b->arg_types[i - 1], x, sizeof x),
+                                tn_type_format(b->arg_types[i], y, sizeof y));
+        }
+    return bind_all_varchar(b, consts, bd);
+}
+
 static bool in_set(uint32_t cp, tn_str set) {
     uint32_t i = 0;
     while (i < set.len)
@@ -752,7 +766,7 @@ const tn_func_def tn_funcs_string[] = {
     {"left", {V, B, N}, V, 0, f_left, NULL, NULL},
     {"array_extract", {V, B, N}, V, 0, f_array_extract, NULL, NULL},
     {"right", {V, B, N}, V, 0, f_right, NULL, NULL},
-    {"concat", {TN_SIG_ANY, N}, V, TN_FUNC_VARIADIC | TN_FUNC_SPECIAL_NULLS, f_concat, bind_all_varchar, NULL},
+    {"concat", {TN_SIG_ANY, N}, V, TN_FUNC_VARIADIC | TN_FUNC_SPECIAL_NULLS, f_concat, bind_concat, NULL},
     {"concat_ws", {V, TN_SIG_ANY, N}, V, TN_FUNC_VARIADIC | TN_FUNC_SPECIAL_NULLS, f_concat_ws, bind_all_varchar, NULL},
     {"||", {V, V, N}, V, 0, f_dpipe, NULL, NULL},
     {"||", {TN_SIG_ANY, TN_SIG_ANY, N}, V, 0, f_dpipe, bind_all_varchar, NULL},

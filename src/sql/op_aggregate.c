@@ -449,7 +449,7 @@ static int agg_update(agg_state *s, const tn_vector *v, const uint32_t *gids, ui
     }
     case TN_AGG_CUSTOM: {
         if (v->type.id == TN_TYPE_NULL) return 0;
-        tn_agg_call call = {d->func, d->arg_name};
+        tn_agg_call call = {d->func, d->arg_name, d->order};
         return d->func->update(&call, s->s1, gids, v, n, mask);
     }
     case TN_AGG_APPROX_COUNT_DISTINCT: {
@@ -531,7 +531,7 @@ static int agg_merge(agg_state *dst, uint32_t to, agg_state *src, uint32_t from)
         return rc;
     }
     case TN_AGG_CUSTOM: {
-        tn_agg_call call = {d->func, d->arg_name};
+        tn_agg_call call = {d->func, d->arg_name, d->order};
         return d->func->merge(&call, dst->s1 + (size_t)to * dst->w1, src->s1 + (size_t)from * src->w1);
     }
     case TN_AGG_APPROX_COUNT_DISTINCT: {
@@ -615,7 +615,7 @@ static int agg_finalize(agg_state *s, uint32_t g, tn_vector *out, uint32_t row) 
         break;
     }
     case TN_AGG_CUSTOM: {
-        tn_agg_call call = {d->func, d->arg_name};
+        tn_agg_call call = {d->func, d->arg_name, d->order};
         return d->func->finalize(&call, s->s1 + (size_t)g * s->w1, out, row);
     }
     case TN_AGG_APPROX_COUNT_DISTINCT: {

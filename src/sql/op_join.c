@@ -281,11 +281,18 @@ int tn_join_build(tn_exec *ex, tn_plan *node, tn_collection *build, bool build_i
             t->keynull[id] = null;
             if (null) continue;
             if (t->ikey) t->ikey[id] = tn_vector_int_at(&kv[0], r);
+            if (t->nkeys == 0) continue;         /* linked below */
             uint32_t b = (uint32_t)t->hashes[id] & t->mask;
-            if (t->nkeys == 0) b = 0;
             t->next[id] = t->heads[b];
             t->heads[b] = id + 1;
         }
+    }
+    /* without keys (a nested loop: CROSS JOIN, ON TRUE, theta joins) the one chain is in build
+     * order, linked from the last row back, so that each probe row's pairs come out in the
+     * build side's order, as DuckDB's nested-loop join gives them (ORDER BY ties included) */
+    for (uint32_t r = id; t->nkeys == 0 && r-- > 0 && !rc;) {
+        t->next[r] = t->heads[0];
+        t->heads[0] = r + 1;
     }
     for (uint32_t k = 0; st && k < t->nkeys; k++) tn_expr_state_free(st[k]);
     tn_free(st);

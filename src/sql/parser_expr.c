@@ -223,10 +223,18 @@ static tn_sql_type *nested_type(tn_sql_parser *p, const tn_sql_token *t) {
     return ty;
 }
 
-/* T[] and T[][]: lists (after a tarn type; PostgreSQL catalog spellings keep the old meaning). */
+/* T ARRAY (the SQL standard's spelling, as DuckDB accepts it; not before '[') */
+static bool array_word(tn_sql_parser *p) {
+    return tok_word(tn_sqlp_peek(p, 0), "array") && !tok_is(p, 1, TK_LBRACKET) && !tok_is(p, 1, TK_LPAREN);
+}
+
+/* T[], T[][] and T ARRAY: lists (after a tarn type; PostgreSQL catalog spellings keep the old
+ * meaning). */
 static tn_sql_type *array_suffix(tn_sql_parser *p, tn_sql_type *ty) {
-    while (tok_is(p, 0, TK_LBRACKET) && tok_is(p, 1, TK_RBRACKET)) {
-        p->i += 2;
+    for (;;) {
+        if (tok_is(p, 0, TK_LBRACKET) && tok_is(p, 1, TK_RBRACKET)) p->i += 2;
+        else if (array_word(p)) p->i += 1;
+        else break;
         if (tn_type_list(&ty->type, ty->type)) return tn_sqlp_fail_at(p, ty->pos, "%s", tn_error_message());
         ty->name = "LIST";
         ty->n_params = 0;
@@ -302,7 +310,7 @@ tn_sql_type *tn_sqlp_type(tn_sql_parser *p) {
         }
         p->i += 3;
     }
-    if (tok_is(p, 0, TK_LBRACKET) && tok_is(p, 1, TK_RBRACKET) && ty->known && !pg_prefixed &&
+    if (((tok_is(p, 0, TK_LBRACKET) && tok_is(p, 1, TK_RBRACKET)) || array_word(p)) && ty->known && !pg_prefixed &&
         strcmp(t->text, "name") != 0 && strcmp(t->text, "oid") != 0) {
         if (ty->known && ty->type.id == TN_TYPE_DECIMAL && ty->n_params) {
             int64_t prec = ty->params[0], scale = ty->n_params >= 2 ? ty->params[1] : 0;

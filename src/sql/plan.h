@@ -65,6 +65,7 @@ typedef struct tn_plan_agg {
     tn_type type;        /* result type */
     const struct tn_agg_func *func;   /* TN_AGG_CUSTOM: the definition */
     const char *arg_name;             /* TN_AGG_CUSTOM: the argument as written, for errors */
+    const struct tn_agg_order *order; /* TN_AGG_CUSTOM: ORDER BY inside the call (tn_agg_ordered) */
 } tn_plan_agg;
 
 /* Window functions (op_window.c). */

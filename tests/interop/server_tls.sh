@@ -88,6 +88,19 @@ if javac -d "$SRV_DIR/java" -cp /usr/share/java/postgresql.jar tests/server/TlsC
 else
     check "javac TlsClient" "" "$(cat "$SRV_DIR/javac.log")"
 fi
+# SCRAM-SHA-256-PLUS: libpq binds to the certificate by default (channel_binding=prefer) and
+# when required; node-pg and pgjdbc (no channel binding in these versions) use plain SCRAM
+check "psql channel_binding=require" "1" \
+    "$(psql -X -At "host=127.0.0.1 $conn sslmode=require channel_binding=require application_name=psql-cb" -c 'select 1' 2>&1)"
+check_contains "psql channel_binding=require, wrong password" "password authentication failed for user \"tester\"" \
+    "$(PGPASSWORD=nope psql -X -At "host=127.0.0.1 $conn sslmode=require channel_binding=require" -c 'select 1' 2>&1)"
+for pair in psql-cb:SCRAM-SHA-256-PLUS psql-verify:SCRAM-SHA-256-PLUS psycopg-tls:SCRAM-SHA-256-PLUS \
+            node-tls:SCRAM-SHA-256 jdbc-tls:SCRAM-SHA-256; do
+    check_contains "${pair%%:*} authenticated with ${pair#*:}" "auth=${pair#*:}" \
+        "$(grep "application_name=${pair%%:*} " "$SRV_DIR/log" | sed 's/$/|/')"
+done
+check_contains "channel_binding=disable: plain SCRAM over TLS" "auth=SCRAM-SHA-256|" \
+    "$(psql -X -At "host=127.0.0.1 $conn sslmode=require channel_binding=disable application_name=psql-nocb" -c 'select 1' >/dev/null 2>&1; grep 'application_name=psql-nocb ' "$SRV_DIR/log" | sed 's/$/|/')"
 for app in psql-verify psycopg-tls node-tls jdbc-tls; do
     check_contains "server logged $app as TLS" "application_name=$app TLS=TLSv1." "$(grep "application_name=$app " "$SRV_DIR/log")"
 done

@@ -94,11 +94,17 @@ typ ".mode box"
 more_prompts "$np"
 typ "SELECT * FROM (VALUES (1, '日本語テキスト', 'ab'), (2, 'emoji 😀🎉', 'x'), (3, 'cafe$COMB', '中')) t(id, wide, other);"
 if await "3 rows" && r=$(aligned); then ok "box mode aligned ($r)"; else ko "box alignment: $r $(shown 12)"; fi
+np=$(prompts)
 typ ".mode table"
+more_prompts "$np"
 
-# -- Ctrl-C at an idle prompt clears the line, the shell stays
+# -- Ctrl-C at an idle prompt clears the line, the shell stays. The keys go out once the shell
+# reads a new line and has echoed the text (it echoes only what it read): on a loaded machine a
+# Ctrl-C sent earlier reaches the shell while it still runs the previous command.
 clear_screen
+await "tarn> "
 X send-keys -t $S -l "SELECT 'this line is dropped"
+await "this line is dropped"
 sleep 0.3
 X send-keys -t $S C-c
 typ "SELECT 2 AS after_ctrl_c;"

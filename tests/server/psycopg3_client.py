@@ -45,6 +45,20 @@ with psycopg.connect(host="127.0.0.1", port=port, user="tester", dbname="tarn", 
         except psycopg.Error as e:
             check("COPY binary, too few fields refused", True, "has 1 fields, the copy takes 2" in str(e))
         check("a refused binary COPY commits nothing", [(2,)], c.execute("select count(*) from pbin").fetchall())
+        # PostgreSQL refuses text that is not UTF-8 or holds a NUL byte (22021), binary or text COPY
+        for fmt, data in (("(format binary)", None), ("", b"9\ta\\0b\n"), ("", b"9\t\xc3\x28\n")):
+            try:
+                with cur.copy("copy pbin (i, s) from stdin " + fmt) as cp:
+                    if data is None:
+                        cp.set_types(["int4", "text"])
+                        cp.write_row((9, "a\x00b"))
+                    else:
+                        cp.write(data)
+                check("COPY %s of a bad text field refused" % (fmt or repr(data)), "error", "none")
+            except psycopg.errors.CharacterNotInRepertoire as e:
+                check("COPY %s of a bad text field: 22021" % (fmt or repr(data)), True,
+                      'invalid byte sequence for encoding "UTF8": ' + ("0x00" if data is None or b"\\0" in data else "0xc3 0x28") in str(e))
+        check("refused COPYs commit nothing", [(2,)], c.execute("select count(*) from pbin").fetchall())
     c.execute("drop table pbin")
     with c.cursor() as cur:
         with cur.copy("copy (select i, s, d, n, b from p3 order by i) to stdout (format binary)") as cp:

@@ -322,4 +322,62 @@ TEST(scram_verifier) {
     CHECK(tn_pg_scram_init_verifier(&r, "SCRAM-SHA-256$4096") == TN_EINVAL);
 }
 
+/* SCRAM-SHA-256-PLUS (tls-server-end-point): the gs2 header must fit the mechanism and what the
+ * server offers; the binding data in client-final must be the gs2 header plus the certificate
+ * hash the server holds, checked before the proof. */
+static int plus_first(tn_pg_scram *r, const uint8_t *cbind, uint32_t n, bool plus, const char *cf) {
+    if (tn_pg_scram_init(r, "pencil")) return TN_EINTERNAL;
+    if (n) memcpy(r->cbind, cbind, n);
+    r->cbind_len = n;
+    r->plus = plus;
+    tn_buf out = TN_BUF_INIT;
+    int rc = tn_pg_scram_first_nonce(r, (const uint8_t *)cf, (int32_t)strlen(cf), "srvnonce", &out);
+    tn_buf_free(&out);
+    return rc;
+}
+TEST(scram_channel_binding) {
+    uint8_t h[32];
+    for (int i = 0; i < 32; i++) h[i] = (uint8_t)(i * 7 + 1);
+    tn_pg_scram r;
+    CHECK(plus_first(&r, h, 32, false, "y,,n=user,r=abc") == TN_EINVAL);    /* a downgrade */
+    CHECK(strstr(tn_error_message(), "SCRAM channel binding negotiation error") != NULL);
+    CHECK(plus_first(&r, h, 32, true, "n,,n=user,r=abc") == TN_EINVAL);
+    CHECK(strstr(tn_error_message(), "does not include channel binding data") != NULL);
+    CHECK(plus_first(&r, h, 32, false, "p=tls-server-end-point,,n=user,r=abc") == TN_EINVAL);
+    CHECK(plus_first(&r, h, 32, true, "p=tls-unique,,n=user,r=abc") == TN_EINVAL);
+    CHECK(strstr(tn_error_message(), "unsupported SCRAM channel-binding type \"tls-unique\"") != NULL);
+    CHECK(plus_first(&r, NULL, 0, false, "p=tls-server-end-point,,n=user,r=abc") == TN_EUNSUPPORTED);
+    CHECK_OK(plus_first(&r, NULL, 0, false, "y,,n=user,r=abc"));          /* no TLS: y is fine */
+    CHECK_OK(plus_first(&r, h, 32, false, "n,,n=user,r=abc"));            /* TLS, no binding chosen */
+    /* client-final with the binding: right data reaches the proof (wrong here), other data fails */
+    uint8_t cb[64];
+    const char *gs2 = "p=tls-server-end-point,,";
+    size_t gl = strlen(gs2);
+    memcpy(cb, gs2, gl);
+    memcpy(cb + gl, h, 32);
+    char c64[128], msg[300];
+    for (int bad = 0; bad < 2; bad++) {
+        CHECK_OK(plus_first(&r, h, 32, true, "p=tls-server-end-point,,n=user,r=abc"));
+        cb[gl + 31] ^= (uint8_t)bad;
+        EVP_EncodeBlock((unsigned char *)c64, cb, (int)(gl + 32));
+        cb[gl + 31] ^= (uint8_t)bad;
+        snprintf(msg, sizeof msg, "c=%s,r=abcsrvnonce,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=", c64);
+        tn_buf out = TN_BUF_INIT;
+        int rc = tn_pg_scram_final(&r, (const uint8_t *)msg, (int32_t)strlen(msg), &out);
+        tn_buf_free(&out);
+        if (bad) {
+            CHECK(rc == TN_EINVAL);
+            CHECK(strstr(tn_error_message(), "SCRAM channel binding check failed") != NULL);
+        } else {
+            CHECK(rc == TN_EEXISTS);           /* the binding matched; the proof is not pencil's */
+        }
+    }
+    /* plain n,, after an offer keeps "biws" as its binding data */
+    CHECK_OK(plus_first(&r, h, 32, false, "n,,n=user,r=abc"));
+    const char *plain = "c=biws,r=abcsrvnonce,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=";
+    tn_buf out = TN_BUF_INIT;
+    CHECK(tn_pg_scram_final(&r, (const uint8_t *)plain, (int32_t)strlen(plain), &out) == TN_EEXISTS);
+    tn_buf_free(&out);
+}
+
 TEST_MAIN()

@@ -32,7 +32,7 @@ static int ordered_index(const char *name) {
 }
 
 bool tn_bind_is_ordered_agg(const tn_sql_expr *e, const char *name) {
-    if (tn_str_iequal(name, "last")) return true;          /* arrival order without ORDER BY */
+    if (tn_str_iequal(name, "last") || tn_str_iequal(name, "first")) return true;   /* arrival order, NULLs too */
     if (!e->u.func.order_by.n) return false;
     if (tn_str_iequal(name, "collect_set")) return true;   /* refused below */
     return ordered_index(name) >= 0;

@@ -1,7 +1,8 @@
 /*
  * sql/agg_ordered.c: aggregates with ORDER BY inside the call (DuckDB): string_agg(x, sep
  * ORDER BY k), list / array_agg / collect_list (x ORDER BY k), first / last / any_value (x
- * ORDER BY k), and first / last without ORDER BY (arrival order, NULLs included as in DuckDB;
+ * ORDER BY k), sum / avg (x ORDER BY k) of DOUBLE values (added in that order, as DuckDB does:
+ * floating-point sums depend on it), and first / last without ORDER BY (arrival order, NULLs included as in DuckDB;
  * only one row kept). The binder (bind_agg_order.c) packs the argument and the keys into one STRUCT
  * (x, k1, ..., kn); the state of a group keeps its rows, per-thread states merge by appending,
  * and finalize sorts the group's rows by the keys (stable, NULLs where the call says) and then
@@ -146,6 +147,15 @@ static int finalize(const tn_agg_call *call, void *sp, tn_vector *out, uint32_t 
         tn_list_entry *e = &((tn_list_entry *)out->data)[row];
         e->offset = base;
         e->length = m;
+        if (out->validity) tn_vector_set_valid_bit(out, row, true);
+        break;
+    }
+    case TN_AGG_ORDER_SUM:
+    case TN_AGG_ORDER_AVG: {
+        if (!m) { rc = tn_vector_set_null(out, row); break; }
+        double sum = 0;
+        for (uint32_t i = 0; i < m; i++) sum += ((const double *)x->data)[idx[i]];
+        ((double *)out->data)[row] = o->mode == TN_AGG_ORDER_AVG ? sum / m : sum;
         if (out->validity) tn_vector_set_valid_bit(out, row, true);
         break;
     }

@@ -207,6 +207,9 @@ struct tn_fs {
      * (a schema), their nested tables stay. *nested (tn_malloc'd, may be NULL) gets the first
      * kept table's path. dry_run: deletes nothing, only finds the nested tables. */
     int (*remove_tree)(tn_fs *fs, const char *path, int table_depth, bool dry_run, char **nested);
+    /* Opens (creating) path and holds an exclusive advisory lock on it until close (POSIX: flock,
+     * which the kernel drops when the process dies); waits while another holder has it. */
+    int (*open_lock)(tn_fs *fs, const char *path, tn_file **out);
 };
 tn_fs *tn_fs_default(void);
 int tn_fs_stat_path(tn_fs *fs, const char *path, tn_fs_stat *out);
@@ -227,6 +230,7 @@ bool tn_fs_stamp_same(const tn_fs_stamp *a, const tn_fs_stamp *b);   /* both tru
 int tn_fs_sync_dir(tn_fs *fs, const char *path);
 int tn_fs_lstat_path(tn_fs *fs, const char *path, tn_fs_stat *out);
 int tn_fs_remove_tree(tn_fs *fs, const char *path, int table_depth, bool dry_run, char **nested);
+int tn_fs_open_lock(tn_fs *fs, const char *path, tn_file **out);
 /* Temporary files beside a target (fs_temp.c): a name "<dir>/.<base>.tarn-tmp-<pid>-<n>"
  * (tn_malloc'd); the removal of the ones processes that no longer run left for that target;
  * and the temp files this process has open, which tn_fs_temp_unlink_tracked (async-signal-safe,

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -395,6 +396,21 @@ static int posix_sync_dir(tn_fs *fs, const char *path) {
     return rc;
 }
 
+static int posix_open_lock(tn_fs *fs, const char *path, tn_file **out) {
+    int rc = open_common(path, O_RDWR | O_CREAT, out);
+    if (rc) return rc;
+    int r;
+    do r = flock((*out)->fd, LOCK_EX);
+    while (r != 0 && errno == EINTR);
+    if (r != 0) {
+        int e = errno;
+        posix_close(fs, *out);
+        *out = NULL;
+        return sys_error(path, "flock", e);
+    }
+    return 0;
+}
+
 static tn_fs g_posix_fs = {
     .open_read = posix_open_read,
     .open_write = posix_open_write,
@@ -415,7 +431,14 @@ static tn_fs g_posix_fs = {
     .sync_dir = posix_sync_dir,
     .lstat = posix_lstat,
     .remove_tree = posix_remove_tree,
+    .open_lock = posix_open_lock,
 };
+
+int tn_fs_open_lock(tn_fs *fs, const char *path, tn_file **out) {
+    *out = NULL;
+    if (!fs->open_lock) return tn_error_set(TN_EUNSUPPORTED, "%s: file locks are not supported by this file system", path);
+    return fs->open_lock(fs, path, out);
+}
 
 tn_fs *tn_fs_default(void) { return &g_posix_fs; }
 

@@ -11,6 +11,10 @@
  *   _views/<view>.json            a view of the default schema
  *   <schema>/_views/<view>.json   a view of a schema: {"name":..,"schema":..,"sql":"SELECT ..",
  *                                 "columns":[..] (optional column aliases),"createdTime":ms}
+ *   [<schema>/]_sequences/<s>.json  a sequence's definition and state (sequence.c):
+ *                                 {"name","start","increment","minValue","maxValue","cycle",
+ *                                  "counter" (the next value handed out),"usageCount"}
+ *   [<schema>/]_sequences/<s>.lock  the lock every change of <s>.json holds (never removed)
  *
  * Names: folded to lower case (identifiers are case-insensitive; quote nothing on disk), at
  * most 128 bytes, refused when they could escape or confuse the warehouse: empty, "." or "..",
@@ -112,5 +116,36 @@ int tn_catalog_view_create(tn_catalog *cat, const tn_catalog_name *name, const c
 int tn_catalog_view_get(tn_catalog *cat, const tn_catalog_name *name, tn_catalog_view *out);
 int tn_catalog_view_drop(tn_catalog *cat, const tn_catalog_name *name, bool if_exists);
 int tn_catalog_view_list(tn_catalog *cat, const char *schema, tn_catalog_list *out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Sequences (sequence.c), with DuckDB's rules. A sequence's state lives in the warehouse so that
+ * every process sees one counter: nextval changes it under the sequence's file lock (read, write
+ * a temp file, fsync, rename), so two processes never get the same value, and a value handed out
+ * is durable before it is returned (a crash never hands it out again).
+ */
+typedef struct tn_seq {
+    int64_t start, increment, min, max;
+    bool cycle;
+    int64_t counter;               /* the value the next nextval returns */
+    uint64_t usage;                /* values handed out */
+} tn_seq;
+/* The definition from CREATE SEQUENCE's options (NULL = not given) with DuckDB's defaults
+ * (increment 1; min 1 / max INT64_MAX, or max -1 / min INT64_MIN for a negative increment; start
+ * = min, or max) and its checks ("Increment must not be zero", "START value (5) cannot be less
+ * than MINVALUE (10)", ...: TN_EINVAL). */
+int tn_seq_init(tn_seq *out, const int64_t *start, const int64_t *increment, const int64_t *min,
+                const int64_t *max, bool cycle);
+/* n values of s into out (DuckDB's nextval: cycles, or "Sequence Error: nextval: reached maximum
+ * value of sequence "s" (2)"); s changes only on success. */
+int tn_seq_take(tn_seq *s, const char *name, uint32_t n, int64_t *out);
+
+/* CREATE [OR REPLACE] SEQUENCE [IF NOT EXISTS]: TN_EEXISTS `Sequence with name "s" already
+ * exists!`; DROP SEQUENCE [IF EXISTS]: TN_ENOTFOUND "Sequence with name s does not exist!". */
+int tn_catalog_sequence_create(tn_catalog *cat, const tn_catalog_name *name, const tn_seq *init,
+                               bool or_replace, bool if_not_exists);
+int tn_catalog_sequence_drop(tn_catalog *cat, const tn_catalog_name *name, bool if_exists);
+int tn_catalog_sequence_exists(tn_catalog *cat, const tn_catalog_name *name, bool *out);
+/* nextval of a sequence of the warehouse: n values into out, one locked update. */
+int tn_catalog_sequence_next(tn_catalog *cat, const tn_catalog_name *name, uint32_t n, int64_t *out);
 
 #endif

@@ -12,6 +12,9 @@
  *   columns of \d t and \d+ t
  *                      pg_attrdef is empty (tarn keeps no defaults) and every text column has
  *                      its type's collation, so both scalar subqueries are NULL
+ *   view definition of \d+ v
+ *                      pg_get_viewdef(oid) is the view's text as pg_views.definition holds it
+ *                      (tarn keeps the text it was created with, not a deparsed query)
  *   policies, extended statistics, publications of \d t
  *                      pg_policy, pg_statistic_ext and pg_publication* are empty: no rows
  *   pgjdbc's getPrimaryKeys
@@ -71,6 +74,22 @@ static const compat_rule g_rules[] = {
      "attstattarget, pg_catalog.col_description(a.attrelid, a.attnum) AS col_description FROM "
      "pg_catalog.pg_attribute a WHERE a.attrelid = '%OID%' AND a.attnum > 0 AND NOT a.attisdropped ORDER BY "
      "a.attnum"},
+    {"psql \\d+ view columns",
+     "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), (SELECT pg_catalog.pg_get_expr(d.adbin, "
+     "d.adrelid, true) FROM pg_catalog.pg_attrdef d WHERE d.adrelid = a.attrelid AND d.adnum = a.attnum AND "
+     "a.atthasdef), a.attnotnull, (SELECT c.collname FROM pg_catalog.pg_collation c, pg_catalog.pg_type t WHERE "
+     "c.oid = a.attcollation AND t.oid = a.atttypid AND a.attcollation <> t.typcollation) AS attcollation, "
+     "a.attidentity, a.attgenerated, a.attstorage, pg_catalog.col_description(a.attrelid, a.attnum) FROM "
+     "pg_catalog.pg_attribute a WHERE a.attrelid = '%OID%' AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+     "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), CAST(NULL AS text) AS pg_get_expr, "
+     "a.attnotnull, CAST(NULL AS text) AS attcollation, a.attidentity, a.attgenerated, a.attstorage, "
+     "pg_catalog.col_description(a.attrelid, a.attnum) AS col_description FROM pg_catalog.pg_attribute a WHERE "
+     "a.attrelid = '%OID%' AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum"},
+    {"psql \\d+ view definition",
+     "SELECT pg_catalog.pg_get_viewdef('%OID%'::pg_catalog.oid, true)",
+     "SELECT (SELECT v.definition FROM pg_catalog.pg_views v, pg_catalog.pg_class c, pg_catalog.pg_namespace n "
+     "WHERE c.oid = '%OID%' AND c.relnamespace = n.oid AND n.nspname = v.schemaname AND c.relname = v.viewname) "
+     "AS pg_get_viewdef"},
     {"psql \\d policies",
      "SELECT pol.polname, pol.polpermissive, CASE WHEN pol.polroles = '{0}' THEN NULL ELSE "
      "pg_catalog.array_to_string(array(select rolname from pg_catalog.pg_roles where oid = any (pol.polroles) order "

@@ -36,6 +36,7 @@ struct tn_sql_session {
     uint32_t npins, pincap;
     tn_sql_batch *batch;           /* tn_sql_session_set_batch: a continuous job's micro-batch */
     struct tn_prepared *prepared;  /* prepared.c: PREPARE name AS ... of this session */
+    struct tn_seq_handle *sequences; /* sequence.c: temp sequences and nextval handles */
 };
 
 
@@ -154,6 +155,11 @@ typedef struct bind_ctx {
 int tn_prepared_statement(tn_binder *b, tn_sql_stmt *stmt, struct tn_sql_script **exec, tn_value **vals,
                           uint32_t *nvals);
 void tn_prepared_free_all(tn_sql_session *s);
+/* sequence.c: CREATE SEQUENCE / DROP SEQUENCE; nextval(name) / currval(name) over bound args
+ * (owned: freed on failure); the session's sequence state at close. */
+int tn_sequence_statement(tn_binder *b, tn_sql_stmt *stmt);
+int tn_sequence_call(tn_binder *b, const char *fname, tn_expr **args, uint32_t n, tn_sql_pos pos, tn_expr **out);
+void tn_sequences_free(tn_sql_session *s);
 
 /* The select list being bound (bind_query.c): bound items with their output names. */
 typedef struct sel_item {

@@ -516,6 +516,8 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         rc = tn_expr_cast(&w, args[0], tn_type_make(TN_TYPE_BOOLEAN), false);
         if (rc) { tn_expr_free(args[1]); tn_expr_free(args[2]); return tn_bind_error_at(b, rc, e->pos); }
         rc = tn_expr_case(out, &w, &args[1], 1, args[2]);
+    } else if (tn_str_iequal(name, "nextval") || tn_str_iequal(name, "currval")) {
+        return tn_sequence_call(b, name, args, (uint32_t)n, e->pos, out);  /* sequence.c */
     } else if (tn_pg_is_session_function(name) && !tn_func_exists(name)) {   /* pg_catalog.c */
         rc = tn_pg_session_function(b, name, (uint32_t)n, out);
         free_args(args, n);

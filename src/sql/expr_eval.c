@@ -816,7 +816,8 @@ static int eval_function(const tn_expr *e, const tn_chunk *in, node_state *s, tn
         rc = eval_node(e->args[i], in, &s->children[i], &s->argv[i]);
         if (rc) return rc;
     }
-    uint32_t rows = e->nargs ? result_rows(s->argv, e->nargs, in->count) : 1;
+    uint32_t rows = (def->flags & TN_FUNC_PER_ROW) ? in->count
+                    : e->nargs ? result_rows(s->argv, e->nargs, in->count) : 1;
     tn_vector *out = &s->scratch;
     rc = prep_vector(out, rows);
     if (rc) return rc;

@@ -488,7 +488,8 @@ static const struct { const char *alias, *name; } g_aliases[] = {
 static const tn_func_def *const g_tables[] = {g_operators, tn_funcs_list_ops, tn_funcs_string, tn_funcs_math,
                                               tn_funcs_datetime, tn_funcs_hash, tn_funcs_interval, tn_funcs_pg,
                                               tn_funcs_bitmap, tn_funcs_similarity, tn_funcs_trig,
-                                              tn_funcs_regex, tn_funcs_list, tn_funcs_list_agg, tn_funcs_format};
+                                              tn_funcs_regex, tn_funcs_list, tn_funcs_list_agg, tn_funcs_format,
+                                              tn_funcs_sequence};
 
 static const char *canonical_name(const char *name, char *buf, size_t cap) {
     size_t n = strlen(name);

@@ -29,6 +29,7 @@ enum {
     TN_FUNC_SPECIAL_NULLS = 2,  /* implementation handles NULL inputs itself (concat, hash) */
     TN_FUNC_VOLATILE = 4,       /* now(), current_date: value per statement, not per row */
     TN_FUNC_EXACT = 8,          /* only when the arguments match exactly (FLOAT / FLOAT) */
+    TN_FUNC_PER_ROW = 16,       /* a value per row even when every argument is constant (nextval) */
 };
 
 typedef struct tn_func_def tn_func_def;
@@ -155,6 +156,7 @@ extern const tn_func_def tn_funcs_list[];       /* func_list.c: LIST, STRUCT, MA
 extern const tn_func_def tn_funcs_list_agg[];       /* func_list_agg.c */
 extern const tn_func_def tn_funcs_list_ops[];   /* func_list_ops.c */
 extern const tn_func_def tn_funcs_format[];     /* func_format.c: printf, format */
+extern const tn_func_def tn_funcs_sequence[];   /* sequence.c: nextval, currval */
 
 /* Decimal storage helpers shared by the function files. */
 static inline tn_int128 tn_dec_get(const tn_vector *v, uint32_t i) {

@@ -329,6 +329,8 @@ static bool string_arg(tn_sql_parser *p, const char *what, const char **out) {
     return true;
 }
 
+static bool word_is_(const tn_sql_token *t, const char *w) { return t->type == TK_IDENT && strcmp(t->text, w) == 0; }
+
 static bool if_not_exists(tn_sql_parser *p) {
     if (tn_sqlp_is_kw(p, 0, KW_IF) && tn_sqlp_is_kw(p, 1, KW_NOT) && tn_sqlp_is_kw(p, 2, KW_EXISTS)) {
         p->i += 3;
@@ -600,6 +602,11 @@ static tn_sql_stmt *create_stmt(tn_sql_parser *p) {
         if (!tn_sqlp_qname(p, "a schema name", &s->u.create_schema.name)) return NULL;
         return s;
     }
+    {
+        const tn_sql_token *w = tn_sqlp_peek(p, 0);        /* parser_session.c */
+        if (word_is_(w, "sequence")) return tn_sqlp_create_sequence(p, pos, or_replace, temporary);
+        if (word_is_(w, "macro") || word_is_(w, "function")) return tn_sqlp_create_macro(p, pos, or_replace, temporary);
+    }
     return tn_sqlp_fail_expected(p, "TABLE, VIEW or SCHEMA after CREATE");
 }
 
@@ -610,7 +617,13 @@ static tn_sql_stmt *drop_stmt(tn_sql_parser *p) {
     if (tn_sqlp_accept_kw(p, KW_TABLE)) s->u.drop.object = TN_SQL_OBJ_TABLE;
     else if (tn_sqlp_accept_kw(p, KW_VIEW)) s->u.drop.object = TN_SQL_OBJ_VIEW;
     else if (tn_sqlp_accept_kw(p, KW_SCHEMA) || tn_sqlp_accept_kw(p, KW_DATABASE)) s->u.drop.object = TN_SQL_OBJ_SCHEMA;
-    else return tn_sqlp_fail_expected(p, "TABLE, VIEW or SCHEMA after DROP");
+    else if (word_is_(tn_sqlp_peek(p, 0), "sequence")) {
+        tn_sqlp_advance(p);
+        s->u.drop.object = TN_SQL_OBJ_SEQUENCE;
+    } else if (word_is_(tn_sqlp_peek(p, 0), "macro") || word_is_(tn_sqlp_peek(p, 0), "function")) {
+        tn_sqlp_advance(p);
+        s->u.drop.object = tn_sqlp_accept_kw(p, KW_TABLE) ? TN_SQL_OBJ_MACRO_TABLE : TN_SQL_OBJ_MACRO;
+    } else return tn_sqlp_fail_expected(p, "TABLE, VIEW, SCHEMA, SEQUENCE or MACRO after DROP");
     s->u.drop.if_exists = if_exists(p);
     if (!tn_sqlp_qname(p, "a name", &s->u.drop.name)) return NULL;
     if (tn_sqlp_accept_kw(p, KW_CASCADE)) s->u.drop.cascade = true;

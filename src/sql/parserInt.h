@@ -195,6 +195,9 @@ bool tn_sqlp_is_query_start(const tn_sql_parser *p, int ahead);
 tn_sql_stmt *tn_sqlp_prepare(tn_sql_parser *p, tn_sql_stmt *(*statement)(tn_sql_parser *));
 tn_sql_stmt *tn_sqlp_execute(tn_sql_parser *p);
 tn_sql_stmt *tn_sqlp_deallocate(tn_sql_parser *p);
+/* After CREATE [OR REPLACE] [TEMP], at the word SEQUENCE / MACRO (or FUNCTION). */
+tn_sql_stmt *tn_sqlp_create_sequence(tn_sql_parser *p, tn_sql_pos pos, bool or_replace, bool temporary);
+tn_sql_stmt *tn_sqlp_create_macro(tn_sql_parser *p, tn_sql_pos pos, bool or_replace, bool temporary);
 
 /* parser_star.c: EXCLUDE / REPLACE / RENAME after a star (none: nothing consumed), and
  * COLUMNS(...) at the word COLUMNS (an E_STAR with opts->columns). */

@@ -112,6 +112,7 @@ void tn_sql_session_close(tn_sql_session *s) {
     }
     tn_stmt_session_free(s);
     tn_prepared_free_all(s);
+    tn_sequences_free(s);
     tn_temp_views_free(s);
     tn_settings_detach(s);
     tn_bind_txn_pins_free(s);
@@ -417,6 +418,7 @@ static bool stmt_writes(const tn_sql_stmt *stmt) {
     case TN_SQL_S_CREATE_TABLE: case TN_SQL_S_CREATE_VIEW: case TN_SQL_S_CREATE_SCHEMA: case TN_SQL_S_DROP:
     case TN_SQL_S_INSERT: case TN_SQL_S_DELETE: case TN_SQL_S_UPDATE: case TN_SQL_S_MERGE:
     case TN_SQL_S_ALTER_TABLE: case TN_SQL_S_OPTIMIZE: case TN_SQL_S_COPY: case TN_SQL_S_VACUUM: return true;
+    case TN_SQL_S_CREATE_SEQUENCE: return !stmt->u.create_sequence.temporary;
     default: return false;
     }
 }
@@ -568,6 +570,17 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
         goto done;
     }
     bool approx = stmt->kind == TN_SQL_S_QUERY && stmt->u.query->error_within > 0;
+    if (stmt->kind == TN_SQL_S_CREATE_SEQUENCE ||
+        (stmt->kind == TN_SQL_S_DROP && stmt->u.drop.object == TN_SQL_OBJ_SEQUENCE)) {
+        rc = tn_sequence_statement(&b, stmt);                          /* sequence.c */
+        if (!rc && !(rc = result_new(&r, 0, NULL, NULL))) r->has_rows = false;
+        goto done;
+    }
+    if (stmt->kind == TN_SQL_S_CREATE_MACRO ||
+        (stmt->kind == TN_SQL_S_DROP && (stmt->u.drop.object == TN_SQL_OBJ_MACRO || stmt->u.drop.object == TN_SQL_OBJ_MACRO_TABLE))) {
+        rc = tn_bind_error_code(&b, TN_EUNSUPPORTED, stmt->pos, "CREATE MACRO / DROP MACRO are not supported yet");
+        goto done;
+    }
     if (tn_stmt_is_table(stmt) || approx) {  /* stmt.h: DDL, DML, DESCRIBE t, SHOW, COPY, VACUUM */
         tn_stmt_output so;
         rc = approx ? tn_approx_execute(&b, stmt, &so) : tn_stmt_table_execute(&b, stmt, &so);

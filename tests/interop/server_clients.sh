@@ -106,6 +106,15 @@ qa -q -c "create schema sales" -c "create table sales.orders (id bigint not null
    -c "create view sales.big as select id, amount from sales.orders where amount > 100" -c "create table sales.items (sku varchar)" >/dev/null
 describe() { qa -c '\dt sales.*' -c '\dt' -c '\dv sales.*' -c '\d sales.orders' -c '\d sales.big' -c '\d nope' -c '\dn' -c '\l' -c '\df' -c '\di' -c '\d+ sales.orders'; }
 check "psql \\d commands = tests/server/psql_describe.out" "$(cat tests/server/psql_describe.out)" "$(describe)"
+# \d+ of a view: PostgreSQL 15's columns and footer; the definition is the text the view was
+# created with (PostgreSQL prints its deparsed query there)
+check "psql \\d+ of a view shows its definition" '                                View "sales.big"
+ Column |     Type      | Collation | Nullable | Default | Storage | Description 
+--------+---------------+-----------+----------+---------+---------+-------------
+ id     | bigint        |           |          |         | plain   | 
+ amount | numeric(12,2) |           |          |         | main    | 
+View definition:
+select id, amount from sales.orders where amount > 100' "$(qa -c '\d+ sales.big')"
 # what BI tools send on connect (DBeaver, Metabase, Grafana) and the functions catalog queries call
 check "session functions" "public|tester|tester|tarn|public" "$(q -c 'select current_schema(), session_user, current_user, current_database(), current_schema')"
 check_contains "version()" "PostgreSQL 15.0 (tarn" "$(q -c 'select version()')"

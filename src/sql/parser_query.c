@@ -94,10 +94,12 @@ static bool unsupported_join_at(tn_sql_parser *p, int k) {
     const tn_sql_token *t = tn_sqlp_peek(p, k);
     if (t->type != TK_IDENT || t->kw != KW_NONE) return false;
     if (strcmp(t->text, "asof") != 0 && strcmp(t->text, "positional") != 0) return false;
-    return tn_sqlp_is_kw(p, k + 1, KW_JOIN) ||
-           (tn_sqlp_peek(p, k + 1)->type == TK_IDENT &&
-            (tn_sqlp_peek(p, k + 1)->kw == KW_LEFT || tn_sqlp_peek(p, k + 1)->kw == KW_INNER) &&
-            tn_sqlp_is_kw(p, k + 2, KW_JOIN));
+    /* [LEFT | RIGHT | FULL | INNER] [OUTER] JOIN */
+    int j = k + 1;
+    const tn_sql_token *n = tn_sqlp_peek(p, j);
+    if (n->type == TK_IDENT && (n->kw == KW_LEFT || n->kw == KW_RIGHT || n->kw == KW_FULL || n->kw == KW_INNER)) j++;
+    if (tn_sqlp_is_kw(p, j, KW_OUTER)) j++;
+    return tn_sqlp_is_kw(p, j, KW_JOIN);
 }
 
 /* BlinkDB's `ERROR WITHIN e% AT CONFIDENCE c%` (approximate answers with error bounds) starts at
@@ -415,6 +417,8 @@ static bool select_item(tn_sql_parser *p, tn_sql_select_item *it) {
         return tn_sqlp_fail_expected(p, "an alias after AS");
     }
     t = tn_sqlp_peek(p, 0);
+    if (word_at(p, 0, "export_state") && it->expr->kind == TN_SQL_E_FUNCTION)
+        return tn_sqlp_fail_at(p, t->pos, "not supported yet: EXPORT_STATE (aggregate states as values)");
     if (tn_sqlp_tok_is_colid(t) && !word_at(p, 0, "qualify")) {
         it->alias = tn_sqlp_tok_ident(t);
         tn_sqlp_keep_case(p, &it->alias);

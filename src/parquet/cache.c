@@ -108,19 +108,11 @@ static void release(evicted *ev) {
     ev->n = 0;
 }
 
-int tn_parquet_open_cached(tn_parquet_file **out, tn_fs *fs, const char *path, const tn_parquet_open_options *opts) {
-    *out = NULL;
-    if (!fs) fs = tn_fs_default();
+/* The lookup and the insertion, keyed by st's size and mtime_us (from a stat, or a log). */
+static int open_keyed(tn_parquet_file **out, tn_fs *fs, const char *path, const tn_parquet_open_options *opts,
+                      uint64_t max, tn_fs_stat st) {
     tn_parquet_open_options defaults = TN_PARQUET_OPEN_OPTIONS_INIT;
     const tn_parquet_open_options *o = opts ? opts : &defaults;
-    tn_fs_stat st;
-    pthread_mutex_lock(&g_mu);
-    uint64_t max = g_max;
-    pthread_mutex_unlock(&g_mu);
-    if (max == 0 || tn_fs_stat_path(fs, path, &st) != 0 || st.is_dir) {
-        tn_error_clear();   /* no stat (a test file system), or missing: the plain open's error */
-        return tn_parquet_open(out, fs, path, opts);
-    }
     uint64_t h = key_hash(fs, path, st.size, st.mtime_us, o->metadata_only);
     pthread_mutex_lock(&g_mu);
     cache_entry *e = find(fs, path, st.size, st.mtime_us, o->metadata_only, h);
@@ -185,6 +177,38 @@ int tn_parquet_open_cached(tn_parquet_file **out, tn_fs *fs, const char *path, c
     release(&ev);
     *out = f;
     return 0;
+}
+
+static uint64_t budget(void) {
+    pthread_mutex_lock(&g_mu);
+    uint64_t max = g_max;
+    pthread_mutex_unlock(&g_mu);
+    return max;
+}
+
+int tn_parquet_open_cached(tn_parquet_file **out, tn_fs *fs, const char *path, const tn_parquet_open_options *opts) {
+    *out = NULL;
+    if (!fs) fs = tn_fs_default();
+    tn_fs_stat st;
+    uint64_t max = budget();
+    if (max == 0 || tn_fs_stat_path(fs, path, &st) != 0 || st.is_dir) {
+        tn_error_clear();   /* no stat (a test file system), or missing: the plain open's error */
+        return tn_parquet_open(out, fs, path, opts);
+    }
+    return open_keyed(out, fs, path, opts, max, st);
+}
+
+int tn_parquet_open_cached_known(tn_parquet_file **out, tn_fs *fs, const char *path, uint64_t size,
+                                 int64_t version, const tn_parquet_open_options *opts) {
+    *out = NULL;
+    if (!fs) fs = tn_fs_default();
+    uint64_t max = budget();
+    if (max == 0) return tn_parquet_open(out, fs, path, opts);
+    tn_fs_stat st;
+    memset(&st, 0, sizeof st);
+    st.size = size;
+    st.mtime_us = version;
+    return open_keyed(out, fs, path, opts, max, st);
 }
 
 void tn_parquet_cache_configure(uint64_t max_bytes) {

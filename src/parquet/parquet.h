@@ -62,6 +62,12 @@ bool tn_parquet_handle_is_open(const tn_parquet_file *file);
  * file system without stat opens uncached. Close *out with tn_parquet_close as usual. */
 int tn_parquet_open_cached(tn_parquet_file **out, tn_fs *fs, const char *path,
                            const tn_parquet_open_options *opts);
+/* The same for a file whose size and version the caller knows (a Delta table's data file: the
+ * size and modificationTime its log gives, the file being immutable): no stat; the key is
+ * (path, size, version) and a miss opens the file, used uncached when its size differs. The
+ * descriptor's open (tn_parquet_handle_open) still checks the size. */
+int tn_parquet_open_cached_known(tn_parquet_file **out, tn_fs *fs, const char *path, uint64_t size,
+                                 int64_t version, const tn_parquet_open_options *opts);
 /* Sets the cache's budget in bytes (0: no caching), evicting down to it. */
 void tn_parquet_cache_configure(uint64_t max_bytes);
 /* Forgets every kept footer (open copies stay valid). */

@@ -40,6 +40,10 @@ struct tn_parquet_file {
     tn_parquet_file *master;
     uint32_t refs;
     pq_page_memo *pages;              /* a small master's decompressed pages (page_memo.c) */
+    /* A master's decoded OffsetIndex per (row group, leaf), nrow_groups * nleaves slots filled
+     * by the first scan that reads one (atomic pointers, scan.c), freed with the master; NULL
+     * when not a master. */
+    pq_offset_index **oi;
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -637,12 +641,27 @@ void pq_rd_make_master(tn_parquet_file *f) {
     tn_parquet_handle_close(f);
     f->refs = 1;
     f->pages = pq_page_memo_new(f->size);
+    size_t n = (size_t)f->meta.nrow_groups * f->nleaves;
+    f->oi = n ? tn_calloc(n, sizeof *f->oi) : NULL;   /* none: the index is read each time */
+}
+
+pq_offset_index **pq_rd_offset_index_slot(const tn_parquet_file *f, uint32_t rg, uint32_t leaf) {
+    const tn_parquet_file *m = f->master ? f->master : f;
+    if (!m->oi || rg >= m->meta.nrow_groups || leaf >= m->nleaves) return NULL;
+    return &m->oi[(size_t)rg * m->nleaves + leaf];
 }
 
 pq_page_memo *pq_rd_page_memo(const tn_parquet_file *f) { return f->pages; }
 
 size_t pq_rd_footer_bytes(const tn_parquet_file *f) {
-    return sizeof *f + tn_arena_bytes(f->arena) + f->footer_len + strlen(f->path) + 1;
+    size_t oi = 0;      /* the OffsetIndexes it may keep: about 3x their encoded bytes decoded */
+    for (uint32_t r = 0; f->oi && r < f->meta.nrow_groups; r++)
+        for (uint32_t c = 0; c < f->meta.row_groups[r].ncolumns; c++) {
+            const pq_column_chunk *cc = &f->meta.row_groups[r].columns[c];
+            if (cc->has_offset_index && cc->offset_index_length > 0)
+                oi += sizeof(pq_offset_index) + 3 * (size_t)cc->offset_index_length;
+        }
+    return sizeof *f + tn_arena_bytes(f->arena) + f->footer_len + strlen(f->path) + 1 + oi;
 }
 
 void tn_parquet_close(tn_parquet_file *f) {
@@ -655,6 +674,10 @@ void tn_parquet_close(tn_parquet_file *f) {
         return;
     }
     pq_page_memo_free(f->pages);
+    if (f->oi) {
+        for (size_t i = 0; i < (size_t)f->meta.nrow_groups * f->nleaves; i++) tn_free(f->oi[i]);
+        tn_free(f->oi);
+    }
     tn_arena_destroy(f->arena);
     tn_free(f->footer);
     tn_free(f->path);

@@ -59,6 +59,10 @@ void pq_rd_unref(tn_parquet_file *master);
 void pq_rd_make_master(tn_parquet_file *f);
 /* The decompressed-page memo a file shares with its master (NULL: none). */
 pq_page_memo *pq_rd_page_memo(const tn_parquet_file *f);
+/* The slot of column chunk (rg, leaf)'s decoded OffsetIndex in f's master (f itself when it
+ * is one): an atomic pointer, NULL until a scan stores one (one heap block, freed with the
+ * master). NULL when f was not opened through the cache. */
+pq_offset_index **pq_rd_offset_index_slot(const tn_parquet_file *f, uint32_t rg, uint32_t leaf);
 /* The memory a master holds (what the cache counts against its budget). */
 size_t pq_rd_footer_bytes(const tn_parquet_file *f);
 

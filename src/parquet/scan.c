@@ -84,6 +84,45 @@ static int read_blob(tn_parquet_scan *s, int64_t off, int32_t len, uint8_t **out
     return 0;
 }
 
+/* The OffsetIndex of column chunk (rg, leaf): kept with a cached file's master once a scan has
+ * decoded it (no I/O then: a sample of an OTree table touches 1,500 small files, each needing
+ * the index of two columns), else read and decoded, then kept. 1: none, or unusable. */
+static int offset_index(tn_parquet_scan *s, uint32_t rg, uint32_t leaf, const pq_column_chunk *cc,
+                        const pq_offset_index **out) {
+    *out = NULL;
+    if (!cc->has_offset_index) return 1;
+    pq_offset_index **slot = pq_rd_offset_index_slot(s->file, rg, leaf);
+    pq_offset_index *kept = slot ? __atomic_load_n(slot, __ATOMIC_ACQUIRE) : NULL;
+    if (kept) {
+        *out = kept;
+        return 0;
+    }
+    uint8_t *oib;
+    int rc = read_blob(s, cc->offset_index_offset, cc->offset_index_length, &oib);
+    if (rc) return rc;
+    pq_offset_index *oi = tn_arena_alloc(s->rg_arena, sizeof *oi);
+    if (!oi) return NOMEM();
+    if (pq_decode_offset_index(oi, s->rg_arena, oib, (size_t)cc->offset_index_length) != 0) {
+        tn_error_clear();
+        return 1;
+    }
+    *out = oi;
+    if (slot) {            /* one block: the header, then the pages (no memory: not kept) */
+        pq_offset_index *copy = tn_malloc(sizeof *copy + (size_t)oi->npages * sizeof *oi->pages);
+        if (!copy) {
+            tn_error_clear();
+            return 0;
+        }
+        copy->pages = (pq_page_location *)(copy + 1);
+        copy->npages = oi->npages;
+        if (oi->npages) memcpy(copy->pages, oi->pages, (size_t)oi->npages * sizeof *oi->pages);
+        pq_offset_index *none = NULL;
+        if (!__atomic_compare_exchange_n(slot, &none, copy, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            tn_free(copy);  /* another scan kept its own first */
+    }
+    return 0;
+}
+
 /* Row ranges of the row group's pages (of predicate p's column) that may match p. Returns 1
  * when the column has no usable page index (no restriction). */
 static int page_ranges(tn_parquet_scan *s, const pq_row_group *rg, const tn_parquet_predicate *p,
@@ -92,18 +131,18 @@ static int page_ranges(tn_parquet_scan *s, const pq_row_group *rg, const tn_parq
     if (leaf < 0) return 1;                       /* nested: no page index used */
     const pq_column_chunk *cc = &rg->columns[leaf];
     if (!cc->has_column_index || !cc->has_offset_index) return 1;
-    uint8_t *cib, *oib;
+    uint8_t *cib;
     int rc = read_blob(s, cc->column_index_offset, cc->column_index_length, &cib);
     if (rc) return rc;
-    rc = read_blob(s, cc->offset_index_offset, cc->offset_index_length, &oib);
-    if (rc) return rc;
     pq_column_index ci;
-    pq_offset_index oi;
-    if (pq_decode_column_index(&ci, s->rg_arena, cib, (size_t)cc->column_index_length) != 0 ||
-        pq_decode_offset_index(&oi, s->rg_arena, oib, (size_t)cc->offset_index_length) != 0) {
+    if (pq_decode_column_index(&ci, s->rg_arena, cib, (size_t)cc->column_index_length) != 0) {
         tn_error_clear();
         return 1;
     }
+    const pq_offset_index *oip;
+    rc = offset_index(s, s->rg, (uint32_t)leaf, cc, &oip);
+    if (rc) return rc;
+    const pq_offset_index oi = *oip;
     if (ci.npages != oi.npages || ci.npages == 0) return 1;
     for (uint32_t i = 0; i < oi.npages; i++) {
         int64_t lo = oi.pages[i].first_row_index;
@@ -148,16 +187,14 @@ static int page_ranges(tn_parquet_scan *s, const pq_row_group *rg, const tn_parq
 static int64_t chunk_end(tn_parquet_scan *s, const pq_row_group *rg, uint32_t column) {
     const pq_column_chunk *cc = &rg->columns[column];
     if (s->row_limit < 0 || s->row_limit >= rg->num_rows || !cc->has_offset_index) return 0;
-    uint8_t *oib;
-    pq_offset_index oi;
-    if (read_blob(s, cc->offset_index_offset, cc->offset_index_length, &oib) != 0 ||
-        pq_decode_offset_index(&oi, s->rg_arena, oib, (size_t)cc->offset_index_length) != 0) {
+    const pq_offset_index *oi;
+    if (offset_index(s, s->rg, column, cc, &oi) != 0) {
         tn_error_clear();
         return 0;
     }
-    for (uint32_t i = 1; i < oi.npages; i++)
-        if (oi.pages[i].first_row_index >= s->row_limit)
-            return oi.pages[i].offset > oi.pages[i - 1].offset ? oi.pages[i].offset : 0;
+    for (uint32_t i = 1; i < oi->npages; i++)
+        if (oi->pages[i].first_row_index >= s->row_limit)
+            return oi->pages[i].offset > oi->pages[i - 1].offset ? oi->pages[i].offset : 0;
     return 0;
 }
 

@@ -1130,4 +1130,62 @@ TEST(footer_cache) {
     rmdir(dir);
 }
 
+/* A file system that counts preads (the default one underneath). */
+static int g_preads;
+static int cnt_pread(tn_fs *fs, tn_file *fl, void *b, size_t n, uint64_t off) {
+    (void)fs;
+    g_preads++;
+    return tn_fs_default()->pread(tn_fs_default(), fl, b, n, off);
+}
+
+/* A cached file keeps the OffsetIndexes a scan decoded with its footer: a second scan with page
+ * skipping reads only the ColumnIndex and the pages, the same rows as an uncached open. Opened by
+ * a known size and version (a Delta file's), no stat; a wrong size is used uncached. */
+TEST(offset_index_cache) {
+    const char *path = gpath("data/alltypes_tiny_pages.parquet");
+    struct stat sb;
+    CHECK(stat(path, &sb) == 0);
+    tn_fs fs = *tn_fs_default();
+    fs.pread = cnt_pread;
+    tn_parquet_cache_clear();
+    tn_parquet_predicate p = {0, TN_PQ_EQ, {tn_type_make(TN_TYPE_INTEGER), false, {.i = 1234}}};
+    tn_parquet_file *plain = NULL, *a = NULL, *b = NULL, *w = NULL;
+    table want, ta, tb, tw;
+    CHECK_OK(tn_parquet_open(&plain, NULL, path, NULL));
+    CHECK_OK(scan_table(plain, NULL, 0, &p, 1, &want, NULL));
+    CHECK(want.nrows > 0);
+    tn_parquet_cache_stats st0, st;
+    tn_parquet_cache_get_stats(&st0);
+    CHECK_OK(tn_parquet_open_cached_known(&a, &fs, path, (uint64_t)sb.st_size, 42, NULL));
+    CHECK_OK(tn_parquet_open_cached_known(&b, &fs, path, (uint64_t)sb.st_size, 42, NULL));
+    tn_parquet_cache_get_stats(&st);
+    CHECK_EQ_INT(st.misses - st0.misses, 1);
+    CHECK_EQ_INT(st.hits - st0.hits, 1);
+    g_preads = 0;
+    CHECK_OK(scan_table(a, NULL, 0, &p, 1, &ta, NULL));
+    int first = g_preads;
+    g_preads = 0;
+    CHECK_OK(scan_table(b, NULL, 0, &p, 1, &tb, NULL));
+    int second = g_preads;
+    CHECK(tables_equal(&ta, &want, true));
+    CHECK(tables_equal(&tb, &want, true));
+    /* one OffsetIndex (the predicate's column) per row group no longer read */
+    uint32_t nrg = tn_parquet_num_row_groups(a);
+    CHECK_MSG(second + (int)nrg == first, "preads: first scan %d, second %d, row groups %u", first, second, nrg);
+    /* another version of the key: another entry; a wrong size: read, not kept */
+    CHECK_OK(tn_parquet_open_cached_known(&w, &fs, path, (uint64_t)sb.st_size + 1, 42, NULL));
+    CHECK(tn_parquet_handle_is_open(w));
+    CHECK_OK(scan_table(w, NULL, 0, &p, 1, &tw, NULL));
+    CHECK(tables_equal(&tw, &want, true));
+    table_free(&want);
+    table_free(&ta);
+    table_free(&tb);
+    table_free(&tw);
+    tn_parquet_close(plain);
+    tn_parquet_close(a);
+    tn_parquet_close(b);
+    tn_parquet_close(w);
+    tn_parquet_cache_clear();
+}
+
 TEST_MAIN()

@@ -3,8 +3,9 @@
  * string_agg / group_concat / listagg, list / array_agg / collect_list, first / last /
  * any_value with ORDER BY (and last without) become the ordered aggregate of agg_ordered.c
  * over STRUCT(value, keys...), with FILTER as any aggregate's and DISTINCT only when every key
- * is the value (DuckDB's rule). Aggregates whose result does not depend on the order (sum,
- * count, min, ...) ignore the ORDER BY, as DuckDB does.
+ * is the value (DuckDB's rule). sum / avg of DOUBLE add in the keys' order. Aggregates whose
+ * result does not depend on the order (exact sums, count, min, ...) ignore the ORDER BY, as
+ * DuckDB does.
  */
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +24,8 @@ static const struct {
     {"array_agg", TN_AGG_ORDER_LIST, false},       {"collect_list", TN_AGG_ORDER_LIST, true},
     {"first", TN_AGG_ORDER_FIRST, false},          {"last", TN_AGG_ORDER_LAST, false},
     {"any_value", TN_AGG_ORDER_FIRST, true},       {"arbitrary", TN_AGG_ORDER_FIRST, true},
+    {"sum", TN_AGG_ORDER_SUM, true},               {"avg", TN_AGG_ORDER_AVG, true},
+    {"mean", TN_AGG_ORDER_AVG, true},
 };
 
 static int ordered_index(const char *name) {
@@ -32,7 +35,7 @@ static int ordered_index(const char *name) {
 }
 
 bool tn_bind_is_ordered_agg(const tn_sql_expr *e, const char *name) {
-    if (tn_str_iequal(name, "last")) return true;          /* arrival order without ORDER BY */
+    if (tn_str_iequal(name, "last") || tn_str_iequal(name, "first")) return true;   /* arrival order, NULLs too */
     if (!e->u.func.order_by.n) return false;
     if (tn_str_iequal(name, "collect_set")) return true;   /* refused below */
     return ordered_index(name) >= 0;
@@ -93,6 +96,18 @@ int tn_bind_ordered_agg(bind_ctx *c, tn_sql_expr *e, const char *name, tn_expr *
     if (sagg && x->type.id != TN_TYPE_VARCHAR && (rc = tn_expr_cast(&x, x, tn_type_make(TN_TYPE_VARCHAR), false)))
         return tn_bind_error_at(b, rc, e->pos);
     tn_type xt = x->type;
+    if (mode == TN_AGG_ORDER_SUM || mode == TN_AGG_ORDER_AVG) {
+        if (xt.id != TN_TYPE_DOUBLE && xt.id != TN_TYPE_FLOAT) {
+            /* exact sums (integers, decimals) do not depend on the order: the plain aggregate */
+            tn_expr_free(x);
+            tn_sql_expr plain = *e;
+            plain.u.func.order_by.n = 0;
+            return tn_bind_expr(c, &plain, out);
+        }
+        if (xt.id == TN_TYPE_FLOAT && (rc = tn_expr_cast(&x, x, tn_type_make(TN_TYPE_DOUBLE), false)))
+            return tn_bind_error_at(b, rc, e->pos);
+        xt = tn_type_make(TN_TYPE_DOUBLE);
+    }
     rc = pack_field(b, args, 0, x);
     na = 2;
     if (!rc && sagg) {                                    /* the separator: a constant, ',' by default */

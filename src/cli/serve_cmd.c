@@ -16,7 +16,8 @@ static const char serve_usage[] =
     "                  [--password-file FILE] [--max-connections N] [--max-message BYTES]\n"
     "                  [--idle-timeout SECONDS] [--statement-timeout MS] [--threads N]\n"
     "                  [--read-only] [--allow-file-access] [--log-queries] [--ready-file FILE]\n"
-    "                  [--tls-cert FILE --tls-key FILE [--require-tls]] [--auth-file FILE]\n"
+    "                  [--tls-cert FILE --tls-key FILE [--require-tls]\n"
+    "                   [--tls-ca FILE [--client-cert verify-ca|verify-full]]] [--auth-file FILE]\n"
     "       tarn serve --scram-verifier < password\n"
     "\n"
     "PostgreSQL wire protocol v3 over the warehouse: psql, JDBC, node-pg, psycopg connect\n"
@@ -24,7 +25,9 @@ static const char serve_usage[] =
     "--allow-file-access is given. Without --password only a loopback address is accepted. The password may also\n"
     "come from $TARN_SERVER_PASSWORD or --password-file (first line).\n"
     "With --tls-cert/--tls-key (PEM) clients may connect with TLS (sslmode=require);\n"
-    "--require-tls refuses those that do not. --auth-file: one user a line, name:password or\n"
+    "--require-tls refuses those that do not. --tls-ca (also --ssl-ca): client certificates\n"
+    "are asked for and verified against these CAs; --client-cert verify-ca requires one,\n"
+    "verify-full also its CN to be the user name (as PostgreSQL's clientcert). --auth-file: one user a line, name:password or\n"
     "name:SCRAM-SHA-256$... (the verifier --scram-verifier prints for a password on stdin).\n";
 
 static int int_arg(const char *opt, const char *v, long lo, long hi, long *out) {
@@ -92,6 +95,12 @@ int tn_cli_serve(int argc, char **argv, const char *warehouse) {
         else if (strcmp(a, "--auth-file") == 0) o.auth_file = v;
         else if (strcmp(a, "--tls-cert") == 0) o.tls_cert = v;
         else if (strcmp(a, "--tls-key") == 0) o.tls_key = v;
+        else if (strcmp(a, "--tls-ca") == 0 || strcmp(a, "--ssl-ca") == 0) o.tls_ca = v;
+        else if (strcmp(a, "--client-cert") == 0) {
+            if (strcmp(v, "verify-ca") == 0) o.tls_client_cert = TN_SERVER_CLIENT_CERT_VERIFY_CA;
+            else if (strcmp(v, "verify-full") == 0) o.tls_client_cert = TN_SERVER_CLIENT_CERT_VERIFY_FULL;
+            else return tn_cli_errorf(TN_CLI_USAGE, "serve: --client-cert expects verify-ca or verify-full, got '%s'", v);
+        }
         else return tn_cli_errorf(TN_CLI_USAGE, "serve: unknown option %s\n%s", a, serve_usage);
         if (rc) return rc;
     }

@@ -445,9 +445,9 @@ static int filter_first(tn_parquet_scan *s, colreader *cr, int64_t row0, uint32_
 #define PLAIN_IN(T)                                                                          \
     do {                                                                                     \
         T *d_ = (T *)base;                                                                   \
-        const T *s_ = (const T *)src;                                                        \
-        for (uint32_t j = 0; j < k; j++) {                                                   \
-            T x = s_[j];                                                                     \
+        for (uint32_t j = 0; j < k; j++) {  /* page values need not be aligned: memcpy */  \
+            T x;                                                                             \
+            memcpy(&x, src + (size_t)j * sizeof(T), sizeof(T));                              \
             uint64_t off = (uint64_t)(int64_t)x - lo;                                        \
             d_[o] = x;                                                                       \
             sel[o] = i + j;                                                                  \

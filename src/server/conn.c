@@ -700,6 +700,23 @@ static void put_auth(tn_pg_conn *c, int32_t code, const void *data, size_t n) {
     tn_pg_end(&c->out, at);
 }
 
+/* --client-cert (PostgreSQL's clientcert): a certificate that verified against --tls-ca, and
+ * for verify-full one whose CN is the user name; before the password exchange, as PostgreSQL. */
+static int check_client_cert(tn_pg_conn *c) {
+    int mode = tn_pg_server_opts(c->srv)->tls_client_cert;
+    if (mode == TN_SERVER_CLIENT_CERT_NONE) return 0;
+    if (!tn_pg_tls_peer_cn(c, c->cert_cn, sizeof c->cert_cn)) {
+        tn_pg_conn_error(c, "FATAL", "28000", "connection requires a valid client certificate");
+        return TN_PG_EOF;
+    }
+    if (mode == TN_SERVER_CLIENT_CERT_VERIFY_FULL && strcmp(c->cert_cn, c->user) != 0) {
+        tn_pg_server_log(c->srv, "%s: client certificate CN \"%s\" is not the user name \"%s\"", c->peer, c->cert_cn, c->user);
+        tn_pg_conn_error(c, "FATAL", "28000", "certificate validation (clientcert=verify-full) failed for user \"%s\"", c->user);
+        return TN_PG_EOF;
+    }
+    return 0;
+}
+
 static int authenticate(tn_pg_conn *c) {
     const tn_server_options *o = tn_pg_server_opts(c->srv);
     const tn_pg_users *users = tn_pg_server_users(c->srv);
@@ -890,6 +907,7 @@ void tn_pg_conn_run(tn_pg_server *srv, int fd, const char *peer) {
         tn_pg_conn_error(c, "FATAL", "57P03", "the database system is shutting down");
         goto done;
     }
+    if ((rc = check_client_cert(c))) goto done;
     if ((rc = authenticate(c))) goto done;
     rc = tn_sql_session_open(&c->session, tn_pg_server_opts(srv)->warehouse, tn_pg_server_opts(srv)->threads);
     if (!rc) tn_sql_session_deny_files(c->session, !tn_pg_server_opts(srv)->allow_file_access);
@@ -900,10 +918,11 @@ void tn_pg_conn_run(tn_pg_server *srv, int fd, const char *peer) {
         tn_pg_conn_error(c, "FATAL", rc == TN_ELIMIT ? "53300" : "58000", "%s", tn_error_message());
         goto done;
     }
-    tn_pg_server_log(srv, "%s: connection authorized: user=%s database=%s application_name=%s%s%s%s%s auth=%s", c->peer,
+    if (c->ssl && !c->cert_cn[0]) tn_pg_tls_peer_cn(c, c->cert_cn, sizeof c->cert_cn);
+    tn_pg_server_log(srv, "%s: connection authorized: user=%s database=%s application_name=%s%s%s%s%s auth=%s%s%s", c->peer,
                      c->user, c->database, tn_pg_setting_get(&c->settings, "application_name", NULL),
                      c->ssl ? " TLS=" : "", c->ssl ? tn_pg_tls_version(c) : "", c->ssl ? " cipher=" : "",
-                     c->ssl ? tn_pg_tls_cipher(c) : "", c->auth);
+                     c->ssl ? tn_pg_tls_cipher(c) : "", c->auth, c->cert_cn[0] ? " client_cert_cn=" : "", c->cert_cn);
     size_t at = tn_pg_begin(&c->out, 'K');
     tn_pg_put_i32(&c->out, c->backend->pid);
     tn_pg_put_i32(&c->out, c->backend->key);

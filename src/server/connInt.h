@@ -107,6 +107,7 @@ typedef struct tn_pg_conn {
     bool ext_error;              /* extended protocol: skip messages until Sync */
     bool dead;                   /* the socket failed */
     const char *auth;            /* how the client authenticated: trust, SCRAM-SHA-256[-PLUS] */
+    char cert_cn[256];           /* CN of the verified client certificate ("" none or not asked) */
     uint32_t max_message;
     tn_pg_out out;
     uint8_t rbuf[65536];
@@ -154,7 +155,7 @@ const tn_pg_users *tn_pg_server_users(const tn_pg_server *s);   /* NULL without 
 
 /* tls.c: the context from --tls-cert/--tls-key (an error names the file and the reason), the
  * handshake (TN_PG_EOF after logging why it failed), and the connection's byte I/O. */
-int tn_pg_tls_context(const char *cert, const char *key, SSL_CTX **out);
+int tn_pg_tls_context(const char *cert, const char *key, const char *ca, SSL_CTX **out);
 void tn_pg_tls_context_free(SSL_CTX *ctx);
 int tn_pg_tls_accept(tn_pg_conn *c, SSL_CTX *ctx);
 const char *tn_pg_tls_version(const tn_pg_conn *c);   /* NULL without TLS */
@@ -163,6 +164,9 @@ void tn_pg_tls_close(tn_pg_conn *c);
 /* The tls-server-end-point channel binding data of the connection into out (its length), 0
  * when there is none to offer (no TLS). */
 uint32_t tn_pg_tls_end_point(const tn_pg_conn *c, uint8_t *out, uint32_t cap);
+/* The CN of the client's certificate when it sent one that verified (--tls-ca), into cn
+ * (NUL-terminated); false when there is none. */
+bool tn_pg_tls_peer_cn(const tn_pg_conn *c, char *cn, size_t cap);
 /* send(2)/recv(2) over the connection (TLS when c->ssl): bytes, 0 at a close, -1 with errno
  * (EINTR: call again). io_pending: TLS holds decrypted bytes that poll(2) cannot see. */
 ssize_t tn_pg_io_send(tn_pg_conn *c, const void *p, size_t n);

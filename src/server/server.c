@@ -246,12 +246,20 @@ int tn_server_run(const tn_server_options *opts) {
         rc = tn_error_set(TN_EINVAL, "--require-tls needs --tls-cert and --tls-key");
         goto cleanup;
     }
+    if (s->o.tls_ca && !s->o.tls_cert) {
+        rc = tn_error_set(TN_EINVAL, "--tls-ca needs --tls-cert and --tls-key (client certificates come over TLS)");
+        goto cleanup;
+    }
+    if (s->o.tls_client_cert && !s->o.tls_ca) {
+        rc = tn_error_set(TN_EINVAL, "--client-cert needs --tls-ca (the CAs that sign the client certificates)");
+        goto cleanup;
+    }
     if (s->o.auth_file && (s->o.user || s->o.password)) {
         rc = tn_error_set(TN_EINVAL, "--auth-file lists the users: give it without --user/--password");
         goto cleanup;
     }
     if (s->o.auth_file && (rc = tn_pg_users_load(s->o.auth_file, &s->users))) goto cleanup;
-    if (s->o.tls_cert && (rc = tn_pg_tls_context(s->o.tls_cert, s->o.tls_key, &s->tls))) goto cleanup;
+    if (s->o.tls_cert && (rc = tn_pg_tls_context(s->o.tls_cert, s->o.tls_key, s->o.tls_ca, &s->tls))) goto cleanup;
     if ((rc = listen_on(&s->o, &lfd, &port))) goto cleanup;
 
     struct sigaction sa;

@@ -30,10 +30,17 @@ typedef struct tn_server_options {
     const char *tls_cert;        /* PEM certificate (chain) file; with tls_key: SSLRequest answered 'S' */
     const char *tls_key;         /* PEM private key file (unencrypted) */
     bool require_tls;            /* refuse connections that did not start TLS (cancel requests excepted) */
+    const char *tls_ca;          /* PEM CA certificates: client certificates are asked for and verified */
+    int tls_client_cert;         /* TN_SERVER_CLIENT_CERT_*: a verified certificate is required */
     const char *ready_file;      /* when set, "PORT\n" is written there once listening */
 } tn_server_options;
 
 #define TN_SERVER_OPTIONS_INIT {.port = 5433}
+/* tls_client_cert, as PostgreSQL's clientcert: none; verify-ca (a certificate signed by the
+ * tls_ca CAs); verify-full (that, and its CN equals the user name) */
+#define TN_SERVER_CLIENT_CERT_NONE 0
+#define TN_SERVER_CLIENT_CERT_VERIFY_CA 1
+#define TN_SERVER_CLIENT_CERT_VERIFY_FULL 2
 
 /* Listens and serves until SIGTERM or SIGINT (then stops accepting, lets running statements
  * finish for a short grace period, cancels the rest, and closes every connection). Returns 0

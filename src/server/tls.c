@@ -39,7 +39,7 @@ static const char *ssl_reason(char *buf, size_t cap) {
     return buf;
 }
 
-int tn_pg_tls_context(const char *cert, const char *key, SSL_CTX **out) {
+int tn_pg_tls_context(const char *cert, const char *key, const char *ca, SSL_CTX **out) {
     *out = NULL;
     char why[512];
     ERR_clear_error();
@@ -69,6 +69,21 @@ int tn_pg_tls_context(const char *cert, const char *key, SSL_CTX **out) {
         rc = tn_error_set(TN_EINVAL, "--tls-key %s does not match the certificate of --tls-cert %s: %s", key, cert,
                           ssl_reason(why, sizeof why));
         goto cleanup;
+    }
+    if (ca) {
+        /* ask every TLS client for a certificate; one that does not verify fails the handshake
+         * (none sent: conn.c decides, by --client-cert) */
+        errno = 0;
+        STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(ca);
+        if (!names || SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1) {
+            if (names) sk_X509_NAME_pop_free(names, X509_NAME_free);
+            rc = tn_error_set(TN_EINVAL, "--tls-ca %s: cannot load the CA certificates (PEM expected): %s", ca,
+                              ssl_reason(why, sizeof why));
+            goto cleanup;
+        }
+        SSL_CTX_set_client_CA_list(ctx, names);
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+        SSL_CTX_set_verify_depth(ctx, 16);
     }
     *out = ctx;
     ctx = NULL;
@@ -156,4 +171,18 @@ uint32_t tn_pg_tls_end_point(const tn_pg_conn *c, uint8_t *out, uint32_t cap) {
     unsigned int n = 0;
     if (!md || (uint32_t)EVP_MD_size(md) > cap || X509_digest(cert, md, out, &n) != 1) return 0;
     return n;
+}
+
+bool tn_pg_tls_peer_cn(const tn_pg_conn *c, char *cn, size_t cap) {
+    cn[0] = 0;
+    if (!c->ssl) return false;
+    X509 *peer = SSL_get1_peer_certificate(c->ssl);
+    if (!peer) return false;
+    int n = SSL_get_verify_result(c->ssl) == X509_V_OK
+                ? X509_NAME_get_text_by_NID(X509_get_subject_name(peer), NID_commonName, cn, (int)cap)
+                : -1;
+    bool ok = n > 0 && (size_t)n < cap && strlen(cn) == (size_t)n;   /* no NUL inside the CN */
+    X509_free(peer);
+    if (!ok) cn[0] = 0;
+    return ok;
 }

@@ -22,7 +22,15 @@ typedef struct pq_cached {
     tn_parquet_scan *scan;
     uint32_t file;
     tn_chunk chunk;
+    tn_chunk wide;             /* read_types: the rows in the columns' full types (else unused) */
 } pq_cached;
+
+static void cached_free_chunks(pq_cached *pc) {
+    if (pc->chunk.cols) tn_chunk_free(&pc->chunk);
+    if (pc->wide.cols) tn_chunk_free(&pc->wide);
+    memset(&pc->chunk, 0, sizeof pc->chunk);
+    memset(&pc->wide, 0, sizeof pc->wide);
+}
 
 typedef struct scan_shared {
     tn_exec *ex;
@@ -113,8 +121,13 @@ static int pq_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker) 
     } else {
         tn_parquet_scan_close(pc->scan);
         pc->scan = NULL;
-        if (pc->chunk.cols) tn_chunk_free(&pc->chunk);
-        memset(&pc->chunk, 0, sizeof pc->chunk);
+        cached_free_chunks(pc);
+        tn_type types[TN_FUNC_MAX_ARGS * 64], rtypes[TN_FUNC_MAX_ARGS * 64];
+        if (s->ncols > sizeof types / sizeof types[0]) { rc = too_many_columns(s->paths[mo->file], s->ncols, sizeof types / sizeof types[0]); goto cleanup; }
+        for (uint32_t i = 0; i < s->ncols; i++) {
+            types[i] = s->src_types[s->cols[i]];
+            rtypes[i] = s->read_types && s->read_types[i].id == TN_TYPE_STRUCT ? s->read_types[i] : types[i];
+        }
         tn_parquet_scan_options o;
         memset(&o, 0, sizeof o);
         o.columns = s->cols;
@@ -123,6 +136,7 @@ static int pq_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker) 
         o.nrow_groups = 1;
         o.predicates = s->preds;
         o.npredicates = s->npreds;
+        if (s->read_types) o.column_types = rtypes;     /* only the used struct fields' leaves */
         rc = tn_parquet_scan_open(&pc->scan, f, &o);
         if (rc) goto cleanup;
         pc->file = mo->file;
@@ -134,14 +148,12 @@ static int pq_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker) 
             rc = tn_parquet_scan_set_filter(pc->scan, &rf);
             if (rc) goto cleanup;
         }
-        tn_type types[TN_FUNC_MAX_ARGS * 64];
-        if (s->ncols > sizeof types / sizeof types[0]) { rc = too_many_columns(s->paths[mo->file], s->ncols, sizeof types / sizeof types[0]); goto cleanup; }
-        for (uint32_t i = 0; i < s->ncols; i++) types[i] = s->src_types[s->cols[i]];
-        rc = tn_chunk_init(&pc->chunk, s->ncols, types, TN_VECTOR_SIZE);
+        rc = tn_chunk_init(&pc->chunk, s->ncols, rtypes, TN_VECTOR_SIZE);
+        if (!rc && s->read_types) rc = tn_chunk_init(&pc->wide, s->ncols, types, TN_VECTOR_SIZE);
         if (rc) goto cleanup;
     }
     tn_parquet_scan *scan = pc->scan;
-    tn_chunk *chunk = &pc->chunk;
+    tn_chunk *chunk = s->read_types ? &pc->wide : &pc->chunk;
     if (sampling(s)) {
         tn_type types[TN_FUNC_MAX_ARGS * 64];
         if (s->ncols > sizeof types / sizeof types[0]) { rc = too_many_columns(s->paths[mo->file], s->ncols, sizeof types / sizeof types[0]); goto cleanup; }
@@ -152,8 +164,14 @@ static int pq_read(tn_source *src, tn_pipeline *p, uint32_t m, uint32_t worker) 
     uint64_t seen0 = tn_parquet_scan_stats(scan)->rows_scanned, inflight = 0, produced = 0;
     for (;;) {
         int64_t first = 0;
-        rc = tn_parquet_scan_next(scan, chunk, &first);
-        if (rc || chunk->count == 0) break;
+        rc = tn_parquet_scan_next(scan, &pc->chunk, &first);
+        if (rc || pc->chunk.count == 0) break;
+        if (s->read_types) {        /* hand the read fields to the full types, the others NULL */
+            for (uint32_t i = 0; i < s->ncols && !rc; i++)
+                rc = tn_vector_swap_widen(&pc->wide.cols[i], &pc->chunk.cols[i], pc->chunk.count);
+            if (rc) break;
+            pc->wide.count = pc->chunk.count;
+        }
         /* rows of the morsel read so far, for the progress bar (counted for real below) */
         produced += chunk->count;
         uint64_t seen = tn_parquet_scan_stats(scan)->rows_scanned - seen0;
@@ -175,9 +193,8 @@ cleanup:
             pc->scan = NULL;
         }
     }
-    if (!pc->scan && pc->chunk.cols) {
-        tn_chunk_free(&pc->chunk);
-        memset(&pc->chunk, 0, sizeof pc->chunk);
+    if (!pc->scan && (pc->chunk.cols || pc->wide.cols)) {
+        cached_free_chunks(pc);
     }
     if (tmp.cols) tn_chunk_free(&tmp);
     return rc;
@@ -284,7 +301,7 @@ static void scan_free(tn_source *src) {
     if (!sh) return;
     for (uint32_t i = 0; i < sh->ncache; i++) {
         tn_parquet_scan_close(sh->cache[i].scan);
-        if (sh->cache[i].chunk.cols) tn_chunk_free(&sh->cache[i].chunk);
+        cached_free_chunks(&sh->cache[i]);
     }
     tn_free(sh->cache);
     tn_free(sh->morsels);

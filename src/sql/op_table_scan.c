@@ -138,6 +138,7 @@ int tn_op_table_scan_source(tn_exec *ex, tn_plan *node, tn_source *out) {
     o.scan.ncolumns = s->ncols;
     o.scan.filters = filters;
     o.scan.nfilters = s->npreds;
+    o.scan.read_types = s->read_types;         /* struct fields the plan uses (optimize_leaves.c) */
     if (s->sample_rows == 0) o.sample_percent = s->sample_percent;
     if (s->sample_rows > 0) o.sample_rows = s->sample_rows;
     rc = tn_layout_scan_open(&sh->scan, &sh->layout_sampled, (tn_table *)s->source, &o);

@@ -912,5 +912,6 @@ int tn_optimize(tn_plan **root, tn_arena *arena) {
         rc = prune(arena, r, req, map);
     }
     if (!rc) rc = scan_preds(arena, *root);
+    if (!rc) rc = tn_opt_struct_leaves(arena, *root);
     return rc;
 }

@@ -40,4 +40,9 @@ int tn_opt_join_order(tn_arena *arena, tn_plan **slot);
  * keys (a copy of its filtered scan). After join ordering, before join keys are extracted. */
 int tn_opt_reduce_groups(tn_arena *arena, tn_plan *p);
 
+/* Struct-leaf projection (optimize_leaves.c): a STRUCT column of a Parquet or Delta scan used
+ * above only through field accesses is read with just those fields (tn_plan_scan.read_types).
+ * Last, after pruning. */
+int tn_opt_struct_leaves(tn_arena *arena, tn_plan *root);
+
 #endif

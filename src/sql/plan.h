@@ -166,6 +166,12 @@ typedef struct tn_plan_scan {
     bool has_join_in;
     tn_parquet_in_list join_in;
     tn_value *join_in_values;      /* heap, this node's (tn_plan_free) */
+    /* Parquet and Delta: NULL, or per output column a STRUCT keeping only the fields the plan
+     * uses (TN_TYPE_NULL: the whole column); the scan reads only their leaves and outputs the
+     * full type with the other fields NULL (optimize_leaves.c; arena memory). read_uses is
+     * that pass's scratch. */
+    tn_type *read_types;
+    void **read_uses;
 } tn_plan_scan;
 
 /* The reader options a CSV / NDJSON scan's settings ask for (defaults otherwise); the column

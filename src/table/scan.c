@@ -364,6 +364,8 @@ typedef struct out_col {
     bool cast;                       /* file type differs: cast row by row */
     bool relabel;                    /* same representation, different type: swap + relabel */
     bool dup;                        /* the scan column is already taken by an earlier output */
+    bool widen;                      /* read with some struct fields only (scan_types), then
+                                        handed on in the full type (tn_vector_swap_widen) */
     tn_value constant;               /* SRC_PARTITION */
 } out_col;
 
@@ -372,6 +374,7 @@ typedef struct scan_file {
     tn_parquet_file *pf;
     uint32_t *scan_cols;             /* file column indexes read */
     uint32_t nscan_cols;
+    tn_type *scan_types;             /* NULL, or per scan column the type read (file names) */
     out_col *cols;                   /* per output column */
     tn_parquet_predicate *preds;
     uint32_t npreds;
@@ -397,6 +400,7 @@ struct tn_table_scan {
     void (*row_filter_free)(void *ctx);
     uint32_t *cols;                  /* logical column per output column */
     tn_type *types;
+    tn_type *read_types;             /* NULL, or per output column a pruned STRUCT (or NULL type) */
     scan_file *files;
     uint32_t nfiles;
     morsel *morsels;
@@ -496,6 +500,31 @@ static bool widen_ok(tn_type file, tn_type table) {
     int rc = tb_value_cast(&b, &a, table);
     if (rc) tn_error_clear();
     return rc == 0;
+}
+
+/* The file's type of a pruned read: `part` keeps some fields of the logical type `table`
+ * (logical names); `file` is the file's type of the same shape (physical names under column
+ * mapping). *out gets part's fields under their file names; 1 when the shapes disagree. */
+static int file_part_type(tn_type file, tn_type table, tn_type part, tn_type *out) {
+    if (part.id != TN_TYPE_STRUCT || tn_type_equal(part, table)) {
+        *out = file;
+        return 0;
+    }
+    if (file.id != TN_TYPE_STRUCT || table.id != TN_TYPE_STRUCT ||
+        file.nested->nchildren != table.nested->nchildren || part.nested->nchildren > 256)
+        return 1;
+    const char *names[256];
+    tn_type types[256];
+    uint32_t n = part.nested->nchildren;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *nm = part.nested->names[i];
+        int k = tn_type_struct_find(table, nm, strlen(nm));
+        if (k < 0) return 1;
+        int rc = file_part_type(file.nested->children[k], table.nested->children[k], part.nested->children[i], &types[i]);
+        if (rc) return rc;
+        names[i] = file.nested->names[k];
+    }
+    return tn_type_struct(out, n, names, types) ? 1 : 0;
 }
 
 /* Finds the file column for a logical column: field id (id mode), else physical name (exact,
@@ -602,7 +631,20 @@ static int plan_file(tn_table_scan *s, uint32_t fi, const tn_table_scan_options 
         if (k == sf->nscan_cols) sf->scan_cols[sf->nscan_cols++] = (uint32_t)fc;
         else oc->dup = true;
         oc->scan_index = k;
+        tn_type pt;
+        if (s->read_types && s->read_types[o].id == TN_TYPE_STRUCT && !oc->dup && !oc->cast &&
+            file_part_type(ft, c->type, s->read_types[o], &pt) == 0) {
+            if (!sf->scan_types) {
+                sf->scan_types = tn_arena_calloc(s->arena, sizeof *sf->scan_types * (s->ncols ? s->ncols : 1));
+                if (!sf->scan_types) { rc = TN_ENOMEM; goto cleanup; }
+            }
+            sf->scan_types[k] = pt;
+            oc->widen = true;
+        }
     }
+    if (sf->scan_types)      /* the other scan columns: the file's own types */
+        for (uint32_t k = 0; k < sf->nscan_cols; k++)
+            if (sf->scan_types[k].id == TN_TYPE_NULL) sf->scan_types[k] = tn_parquet_column(sf->pf, sf->scan_cols[k])->type;
     /* predicates on file columns of the same type */
     sf->preds = tn_arena_calloc(s->arena, sizeof *sf->preds * (opts->nfilters ? opts->nfilters : 1));
     if (!sf->preds) { rc = TN_ENOMEM; goto cleanup; }
@@ -823,6 +865,17 @@ int tn_table_scan_open_files(tn_table_scan **out, tn_table *t, const tn_table_sc
         }
         s->cols[i] = c;
         s->types[i] = md->columns[c].type;
+    }
+    if (opts->read_types && !opts->all_columns) {
+        s->read_types = tn_arena_calloc(s->arena, sizeof *s->read_types * (s->ncols ? s->ncols : 1));
+        if (!s->read_types) { rc = TN_ENOMEM; goto cleanup; }
+        for (uint32_t i = 0; i < s->nout; i++) {
+            bool unique = true;      /* a column read twice stays whole */
+            for (uint32_t j = 0; j < s->ncols; j++)
+                if (j != i && s->cols[j] == s->cols[i]) unique = false;
+            if (unique && opts->read_types[i].id == TN_TYPE_STRUCT && s->types[i].id == TN_TYPE_STRUCT)
+                s->read_types[i] = opts->read_types[i];
+        }
     }
     for (uint32_t i = 0; i < opts->nfilters; i++)
         if (opts->filters[i].column >= md->ncolumns) {
@@ -1061,10 +1114,11 @@ int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn,
     }
     ftypes = tn_malloc(sizeof *ftypes * sf->nscan_cols);
     if (!ftypes) { rc = TN_ENOMEM; goto cleanup; }
-    for (uint32_t k = 0; k < sf->nscan_cols; k++) ftypes[k] = tn_parquet_column(sf->pf, sf->scan_cols[k])->type;
+    for (uint32_t k = 0; k < sf->nscan_cols; k++)
+        ftypes[k] = sf->scan_types ? sf->scan_types[k] : tn_parquet_column(sf->pf, sf->scan_cols[k])->type;
     rc = tn_chunk_init(&fc, sf->nscan_cols, ftypes, TN_VECTOR_SIZE);
     if (rc) goto cleanup;
-    tn_parquet_scan_options po = {sf->scan_cols, sf->nscan_cols, &rg, 1, sf->preds, sf->npreds, NULL};
+    tn_parquet_scan_options po = {sf->scan_cols, sf->nscan_cols, &rg, 1, sf->preds, sf->npreds, sf->scan_types};
     rc = fd_acquire(s, s->morsels[m].sf);
     if (rc) goto cleanup;
     acquired = true;
@@ -1105,6 +1159,13 @@ int tn_table_scan_run_morsel(tn_table_scan *s, uint32_t m, tn_table_chunk_fn fn,
             out_col *oc = &sf->cols[o];
             tn_vector *dst = &out.cols[o];
             if (oc->kind != SRC_FILE || oc->cast || oc->dup) continue;
+            if (oc->widen) {         /* the read fields into the full type, the others NULL */
+                tn_vector *part = &fc.cols[oc->scan_index];
+                retype(part, s->read_types[o]);                    /* logical names */
+                rc = tn_vector_swap_widen(dst, part, n);
+                retype(part, ftypes[oc->scan_index]);
+                continue;
+            }
             tn_vector tmp = *dst;
             tn_type ftype = fc.cols[oc->scan_index].type;
             *dst = fc.cols[oc->scan_index];

@@ -162,10 +162,15 @@ typedef struct tn_table_scan_options {
     /* Layouts: per file, after row_group_filter (see tn_table_scan_row_limit_fn). NULL = none. */
     tn_table_scan_row_limit_fn row_group_limit;
     void *row_group_limit_ctx;
+    /* NULL, or per output column (columns/ncolumns order) a STRUCT type keeping only some of the
+     * column's fields (logical names, at any depth), or TN_TYPE_NULL for the whole column: only
+     * those fields' leaves are read from the files; the chunks still carry the column's full
+     * type, the other fields NULL (callers that never look at them: sql/optimize_leaves.c). */
+    const tn_type *read_types;
 } tn_table_scan_options;
 #define TN_TABLE_SCAN_OPTIONS_VERSION 1
 #define TN_TABLE_SCAN_OPTIONS_INIT {TN_TABLE_SCAN_OPTIONS_VERSION, NULL, 0, false, NULL, 0, NULL, NULL, false, \
-                                    NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL}
+                                    NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL}
 
 /* What a scan read against what the table holds (--stats). Atomically updated by morsels. */
 typedef struct tn_table_scan_stats {

@@ -457,3 +457,53 @@ int tn_vector_row_to_arena(tn_arena *arena, const tn_vector *src, uint32_t row, 
     if (!rc) *out = dst;
     return rc;
 }
+
+/* ----- handing a pruned STRUCT's rows to a vector of the full type ----- */
+
+/* Swap the buffers (not the types or children arrays) of two vectors of the same shape, level
+ * by level. */
+static void swap_bufs(tn_vector *a, tn_vector *b) {
+    tn_vector t = *a;
+    a->count = b->count, a->capacity = b->capacity, a->data = b->data, a->validity = b->validity, a->heap = b->heap;
+    b->count = t.count, b->capacity = t.capacity, b->data = t.data, b->validity = t.validity, b->heap = t.heap;
+    if (a->children && b->children)
+        for (uint32_t i = 0; i < a->type.nested->nchildren; i++) swap_bufs(&a->children[i], &b->children[i]);
+}
+
+/* Whether rows [0, n) of v are NULL already (a field left NULL by an earlier call). */
+static bool all_null(const tn_vector *v, uint32_t n) {
+    if (!v->validity || v->count < n) return false;
+    for (uint32_t w = 0; w < n / 64; w++)
+        if (v->validity[w]) return false;
+    if ((n & 63) && (v->validity[n / 64] & (((uint64_t)1 << (n & 63)) - 1))) return false;
+    return true;
+}
+
+int tn_vector_swap_widen(tn_vector *full, tn_vector *part, uint32_t n) {
+    if (full->type.id != TN_TYPE_STRUCT || part->type.id != TN_TYPE_STRUCT || tn_type_equal(full->type, part->type)) {
+        swap_bufs(full, part);
+        full->count = n;
+        return 0;
+    }
+    tn_vector t = *full;
+    full->count = n, full->capacity = part->capacity, full->data = part->data, full->validity = part->validity;
+    full->heap = part->heap;
+    part->count = t.count, part->capacity = t.capacity, part->data = t.data, part->validity = t.validity;
+    part->heap = t.heap;
+    const struct tn_type_nested *fn = full->type.nested;
+    for (uint32_t i = 0; i < fn->nchildren; i++) {
+        tn_vector *c = &full->children[i];
+        int j = tn_type_struct_find(part->type, fn->names[i], strlen(fn->names[i]));
+        int rc;
+        if (j >= 0) rc = tn_vector_swap_widen(c, &part->children[j], n);
+        else if (all_null(c, n)) {
+            c->count = n;
+            rc = 0;
+        } else {
+            tn_vector_reset(c);
+            rc = tn_vector_fill_null(c, 0, n);
+        }
+        if (rc) return rc;
+    }
+    return 0;
+}

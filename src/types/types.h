@@ -244,6 +244,11 @@ int tn_vector_copy_row(tn_vector *dst, uint32_t drow, const tn_vector *src, uint
 /* A copy of row `row` of src as a 1-row vector whose memory (data, validity, children, string
  * bytes) all lives in `arena`: valid until the arena is reset; never tn_vector_free it. */
 int tn_vector_row_to_arena(tn_arena *arena, const tn_vector *src, uint32_t row, const tn_vector **out);
+/* Hands rows [0, n) of `part` to `full`: part's type is full's STRUCT type keeping only some of
+ * its fields (by name, at any depth), or full's own type. Buffers are swapped level by level,
+ * not copied: after the call part holds full's former buffers (a valid vector of part's type,
+ * to be refilled) and full's fields that part lacks are NULL for the n rows. */
+int tn_vector_swap_widen(tn_vector *full, tn_vector *part, uint32_t n);
 /* Set rows [from, from+n) of v to NULL (validity allocated). */
 int tn_vector_fill_null(tn_vector *v, uint32_t from, uint32_t n);
 uint32_t tn_vector_null_count(const tn_vector *v);

@@ -554,6 +554,23 @@ for name, ddl in ddls.items():
            f"{text} {again.stderr} {before} {after}")
 report("'merge-engine' = 'aggregation'" in t("SHOW CREATE TABLE sc_agg").stdout, "SHOW CREATE TABLE shows the merge settings")
 
+def first_mismatch(table, cols, ref_sql, checks, min_rows=0):
+    """After ref_sql (which makes snap_<i> per check), each (i, version) of checks: tarn's time
+    travel to the version = DuckDB over the files live at it = snap_<i>; the first mismatch or None."""
+    parts = []
+    for i, v in checks:
+        parts.append(f"SELECT {i} AS i, 'ref' AS src, {vc(cols)} FROM snap_{i}")
+        files = live_at(table, v)
+        if files: parts.append(f"SELECT {i}, 'live', {vc(cols)} FROM ({live_sql(table, files, '*')})")
+    out = rows_of(d(ref_sql + " UNION ALL ".join(parts)))
+    for i, v in checks:
+        ref = sorted(r[2:] for r in out if r[0] == str(i) and r[1] == "ref")
+        live = sorted(r[2:] for r in out if r[0] == str(i) and r[1] == "live")
+        mine = rows_of(t(f"SELECT {vc(cols)} FROM {table} VERSION AS OF {v}").stdout)
+        if not (mine == ref == live) or len(ref) < min_rows:
+            return (i, sorted(set(mine) - set(ref))[:3], sorted(set(ref) - set(mine))[:3], len(mine), len(live), len(ref))
+    return None
+
 # ---------------------------------------------------------------------------------------------
 # (7) retract rows (Paimon's 'rowkind.field': '+I', '+U', '-U', '-D') in random batches: deduplicate
 # keeps each key's last row unless it is a retraction; 'ignore-delete' drops retractions; the
@@ -599,20 +616,7 @@ for engine, opts in rk_engines.items():
                     "'k': 'INTEGER', 'a': 'BIGINT', 'c': 'INTEGER', 'lv': 'INTEGER', 'op': 'VARCHAR', 'p': 'VARCHAR'});\n"
                     f"CREATE TABLE snap_{bt} AS {rk_expected(engine)};\n")
         checks.append((bt, latest_version(engine)))
-    parts = []
-    for bt, v in checks:
-        parts.append(f"SELECT {bt} AS bt, 'ref' AS src, {vc(rk_cols)} FROM snap_{bt}")
-        files = live_at(engine, v)
-        if files: parts.append(f"SELECT {bt}, 'live', {vc(rk_cols)} FROM ({live_sql(engine, files, '*')})")
-    out = rows_of(d(ref_sql + " UNION ALL ".join(parts)))
-    bad = None
-    for bt, v in checks:
-        ref = sorted(r[2:] for r in out if r[0] == str(bt) and r[1] == "ref")
-        live = sorted(r[2:] for r in out if r[0] == str(bt) and r[1] == "live")
-        mine = rows_of(t(f"SELECT {vc(rk_cols)} FROM {engine} VERSION AS OF {v}").stdout)
-        if not (mine == ref == live):
-            bad = (bt, sorted(set(mine) - set(ref))[:3], sorted(set(ref) - set(mine))[:3], len(mine), len(live), len(ref))
-            break
+    bad = first_mismatch(engine, rk_cols, ref_sql, checks)
     report(bad is None, f"{engine}: 6 batches of +I/+U/-U/-D rows: tarn = DuckDB over the live files = DuckDB's reference",
            bad)
 r = t("CREATE TABLE rk_max (k INT, c INT, op VARCHAR, PRIMARY KEY (k) NOT ENFORCED) WITH ('merge-engine' = 'aggregation', "
@@ -669,20 +673,7 @@ for engine, (nb, opts) in mg_engines.items():
         t(merge)
         ref_sql += merge + f";\nCREATE TABLE snap_{rd} AS SELECT * FROM {engine};\n"
         checks.append((rd, latest_version(engine)))
-    parts = []
-    for rd, v in checks:
-        parts.append(f"SELECT {rd} AS rd, 'ref' AS src, {vc(mg_cols)} FROM snap_{rd}")
-        files = live_at(engine, v)
-        if files: parts.append(f"SELECT {rd}, 'live', {vc(mg_cols)} FROM ({live_sql(engine, files, '*')})")
-    out = rows_of(d(ref_sql + " UNION ALL ".join(parts)))
-    bad = None
-    for rd, v in checks:
-        ref = sorted(r[2:] for r in out if r[0] == str(rd) and r[1] == "ref")
-        live = sorted(r[2:] for r in out if r[0] == str(rd) and r[1] == "live")
-        mine = rows_of(t(f"SELECT {vc(mg_cols)} FROM {engine} VERSION AS OF {v}").stdout)
-        if not (mine == ref == live) or len(ref) < 20:
-            bad = (rd, sorted(set(mine) - set(ref))[:3], sorted(set(ref) - set(mine))[:3], len(mine), len(live), len(ref))
-            break
+    bad = first_mismatch(engine, mg_cols, ref_sql, checks, min_rows=20)
     report(bad is None, f"{engine}: 5 MERGE INTO rounds (DELETE / UPDATE / INSERT / NOT MATCHED BY SOURCE DELETE): tarn = "
            "DuckDB over the live files = DuckDB's MERGE INTO", bad)
 # Paimon's refusals: other merge engines, a changed key; nothing written

@@ -114,4 +114,67 @@ check_contains "clear connection refused" "connection without TLS refused: the s
 check "TLS connection accepted" "1" "$(psql -X -At "host=127.0.0.1 port=$SRV_PORT user=tester dbname=tarn sslmode=require" -c 'select 1' 2>&1)"
 check "the server still serves after refusals" "7" "$(psql -X -At "host=127.0.0.1 port=$SRV_PORT user=tester dbname=tarn" -c 'select 7' 2>&1)"
 srv_stop
+
+# --- client certificates (--tls-ca, --client-cert): a CA signs the client certificates --------------
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$C/ca.key" -out "$C/ca.crt" -subj "/CN=test CA" -days 2 >/dev/null 2>&1
+clientcert() {   # clientcert NAME CN: a key and a certificate signed by the test CA (libpq wants 0600 keys)
+    openssl req -newkey rsa:2048 -nodes -keyout "$C/$1.key" -out "$C/$1.csr" -subj "/CN=$2" >/dev/null 2>&1
+    openssl x509 -req -in "$C/$1.csr" -CA "$C/ca.crt" -CAkey "$C/ca.key" -CAcreateserial -out "$C/$1.crt" -days 2 >/dev/null 2>&1
+    chmod 600 "$C/$1.key"
+}
+clientcert tester tester
+clientcert alice alice
+chmod 600 "$C/other.key"
+check_contains "--client-cert without --tls-ca" "--client-cert needs --tls-ca" \
+    "$(serve_err --tls-cert "$C/srv.crt" --tls-key "$C/srv.key" --client-cert verify-ca)"
+check_contains "--tls-ca without a certificate" "--tls-ca needs --tls-cert and --tls-key" "$(serve_err --tls-ca "$C/ca.crt")"
+check_contains "unreadable --tls-ca" "--tls-ca $C/nope.crt: cannot load the CA certificates" \
+    "$(serve_err --tls-cert "$C/srv.crt" --tls-key "$C/srv.key" --tls-ca "$C/nope.crt")"
+check_contains "bad --client-cert value" "--client-cert expects verify-ca or verify-full, got 'yes'" \
+    "$(serve_err --tls-cert "$C/srv.crt" --tls-key "$C/srv.key" --tls-ca "$C/ca.crt" --client-cert yes)"
+srv_start --tls-cert "$C/srv.crt" --tls-key "$C/srv.key" --tls-ca "$C/ca.crt" --client-cert verify-full --user tester --password s3cret
+conn="host=127.0.0.1 port=$SRV_PORT user=tester dbname=tarn sslmode=require"
+check "psql with the user's certificate" "1" "$(psql -X -At "$conn sslcert=$C/tester.crt sslkey=$C/tester.key application_name=psql-cert" -c 'select 1' 2>&1)"
+check_contains "server logged the certificate's CN" "client_cert_cn=tester" "$(grep 'application_name=psql-cert ' "$SRV_DIR/log")"
+check_contains "no certificate: 28000" "connection requires a valid client certificate" \
+    "$(psql -X -At "$conn sslcert=/nonexistent sslkey=/nonexistent" -c 'select 1' 2>&1)"
+check_contains "another user's certificate with verify-full" "certificate validation (clientcert=verify-full) failed for user \"tester\"" \
+    "$(psql -X -At "$conn sslcert=$C/alice.crt sslkey=$C/alice.key" -c 'select 1' 2>&1)"
+check_contains "a certificate of another CA: the handshake fails" "unknown ca" \
+    "$(psql -X -At "$conn sslcert=$C/other.crt sslkey=$C/other.key" -c 'select 1' 2>&1)"
+check_contains "the right certificate, a wrong password" "password authentication failed for user \"tester\"" \
+    "$(PGPASSWORD=nope psql -X -At "$conn sslcert=$C/tester.crt sslkey=$C/tester.key" -c 'select 1' 2>&1)"
+check_contains "clear connection without a certificate" "connection requires a valid client certificate" \
+    "$(psql -X -At "host=127.0.0.1 port=$SRV_PORT user=tester dbname=tarn sslmode=disable" -c 'select 1' 2>&1)"
+check "psycopg2 with the user's certificate" "[(2,)]" "$(/usr/bin/python3 - "$SRV_PORT" "$C" <<'PY' 2>&1
+import sys, psycopg2
+c = psycopg2.connect(host="127.0.0.1", port=int(sys.argv[1]), user="tester", password="s3cret", dbname="tarn",
+                     sslmode="require", sslcert=sys.argv[2] + "/tester.crt", sslkey=sys.argv[2] + "/tester.key")
+cur = c.cursor(); cur.execute("select 2"); print(cur.fetchall())
+PY
+)"
+check "node-pg with the user's certificate" "3" "$(node - "$SRV_PORT" "$C" <<'JS' 2>&1
+const { Client } = require(process.cwd() + '/tests/server/node_modules/pg');
+const fs = require('fs');
+(async () => {
+    const d = process.argv[3];
+    const c = new Client({ host: 'localhost', port: Number(process.argv[2]), user: 'tester', password: 's3cret', database: 'tarn',
+        ssl: { ca: fs.readFileSync(d + '/srv.crt'), cert: fs.readFileSync(d + '/tester.crt'), key: fs.readFileSync(d + '/tester.key') } });
+    await c.connect();
+    console.log((await c.query('select 3 as n')).rows[0].n);
+    await c.end();
+})().catch(e => { console.log('error: ' + e.message); });
+JS
+)"
+srv_stop
+srv_start --tls-cert "$C/srv.crt" --tls-key "$C/srv.key" --tls-ca "$C/ca.crt" --client-cert verify-ca
+check "verify-ca: any certificate of the CA" "4" \
+    "$(psql -X -At "host=127.0.0.1 port=$SRV_PORT user=tester dbname=tarn sslmode=require sslcert=$C/alice.crt sslkey=$C/alice.key" -c 'select 4' 2>&1)"
+srv_stop
+srv_start --tls-cert "$C/srv.crt" --tls-key "$C/srv.key" --tls-ca "$C/ca.crt"
+check "--tls-ca alone: a certificate is optional" "5" \
+    "$(psql -X -At "host=127.0.0.1 port=$SRV_PORT user=tester dbname=tarn sslmode=require sslcert=/nonexistent sslkey=/nonexistent" -c 'select 5' 2>&1)"
+check_contains "--tls-ca alone: a certificate that does not verify fails" "unknown ca" \
+    "$(psql -X -At "host=127.0.0.1 port=$SRV_PORT user=tester dbname=tarn sslmode=require sslcert=$C/other.crt sslkey=$C/other.key" -c 'select 5' 2>&1)"
+srv_stop
 summary

@@ -209,4 +209,39 @@ TEST(nested_struct_and_map_text) {
     tn_buf_free(&b);
 }
 
+/* tn_vector_swap_widen: a STRUCT(a, b VARCHAR, n STRUCT(x, y)) read as STRUCT(a, n STRUCT(y))
+ * is handed on in the full type, the fields not read NULL; text as DuckDB spells
+ * {'a': 7, 'b': NULL::VARCHAR, 'n': {'x': NULL::INTEGER, 'y': 'q'}}::VARCHAR. */
+TEST(nested_swap_widen) {
+    tn_buf b = TN_BUF_INIT;
+    tn_type nt, nyt, full, part;
+    const char *nn[2] = {"x", "y"};
+    tn_type ntt[2] = {T(TN_TYPE_INTEGER), T(TN_TYPE_VARCHAR)};
+    CHECK_OK(tn_type_struct(&nt, 2, nn, ntt));
+    CHECK_OK(tn_type_struct(&nyt, 1, nn + 1, ntt + 1));
+    const char *fnames[3] = {"a", "b", "n"}, *pnames[2] = {"a", "n"};
+    tn_type ft[3] = {T(TN_TYPE_INTEGER), T(TN_TYPE_VARCHAR), nt}, pt[2] = {T(TN_TYPE_INTEGER), nyt};
+    CHECK_OK(tn_type_struct(&full, 3, fnames, ft));
+    CHECK_OK(tn_type_struct(&part, 2, pnames, pt));
+    tn_vector f, p;
+    CHECK_OK(tn_vector_init(&f, full, 4));
+    CHECK_OK(tn_vector_init(&p, part, 4));
+    for (uint32_t round = 0; round < 2; round++) {     /* twice: the swapped buffers are reused */
+        tn_vector_reset(&p);
+        ((int32_t *)p.children[0].data)[0] = 7;
+        CHECK_OK(tn_vector_set_str(&p.children[1].children[0], 0, "q", 1));
+        CHECK_OK(tn_vector_set_null(&p, 1));
+        p.count = p.children[0].count = p.children[1].count = p.children[1].children[0].count = 2;
+        CHECK_OK(tn_vector_swap_widen(&f, &p, 2));
+        CHECK_EQ_INT(f.count, 2);
+        CHECK_EQ_STR(fmt_row(&b, &f, 0), "{'a': 7, 'b': NULL, 'n': {'x': NULL, 'y': q}}");
+        CHECK_EQ_STR(fmt_row(&b, &f, 1), "NULL");
+        CHECK(!tn_vector_is_valid(&f.children[1], 0));
+        CHECK(!tn_vector_is_valid(&f.children[2].children[0], 0));
+    }
+    tn_vector_free(&p);
+    tn_vector_free(&f);
+    tn_buf_free(&b);
+}
+
 TEST_MAIN()

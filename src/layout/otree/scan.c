@@ -280,6 +280,7 @@ static int nth_weight(tn_table *t, file_ctx *fc, const tn_table_scan_options *ba
         so.all_columns = false;
         so.columns = ix->cols;
         so.ncolumns = ix->ncols;
+        so.read_types = NULL;            /* per column of the caller's projection */
         so.row_filter = NULL;
         so.row_filter_ctx = NULL;
         so.row_filter_free = NULL;

@@ -21,6 +21,8 @@ typedef enum tn_agg_order_mode {
     TN_AGG_ORDER_LAST,
     TN_AGG_ORDER_SUM,               /* sum / avg of DOUBLE values added in order (NULLs skipped) */
     TN_AGG_ORDER_AVG,
+    TN_AGG_ORDER_MIN,               /* min / max of LIST / STRUCT / MAP values (DuckDB's order): */
+    TN_AGG_ORDER_MAX,               /* one row kept per group, NULLs skipped */
 } tn_agg_order_mode;
 
 typedef struct tn_agg_order {

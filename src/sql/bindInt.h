@@ -208,6 +208,8 @@ int tn_bind_agg_register(bind_ctx *c, tn_plan_agg *ag, tn_expr **out);
  * (string_agg, list, first, last, ...) and last(): the ordered aggregate of agg_ordered.c. */
 bool tn_bind_is_ordered_agg(const tn_sql_expr *e, const char *name);
 int tn_bind_ordered_agg(bind_ctx *c, tn_sql_expr *e, const char *name, tn_expr **out);
+/* min / max / any_value of a LIST, STRUCT or MAP (compared as DuckDB orders them). */
+int tn_bind_nested_minmax(bind_ctx *c, tn_sql_expr *e, const char *name, bool max, bool any, tn_expr **out);
 
 /* The statement's name for messages: "INSERT", "MERGE", ... (bind.c). */
 const char *tn_bind_stmt_name(const tn_sql_stmt *s);

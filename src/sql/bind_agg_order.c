@@ -54,19 +54,28 @@ static int pack_field(tn_binder *b, tn_expr **args, int k, tn_expr *x) {
     return tn_expr_constant(&args[2 * k], &v);
 }
 
+static int bind_ordered(bind_ctx *c, tn_sql_expr *e, const char *name, tn_agg_order_mode mode, bool skip,
+                        tn_expr **out);
+
 int tn_bind_ordered_agg(bind_ctx *c, tn_sql_expr *e, const char *name, tn_expr **out) {
+    if (tn_str_iequal(name, "collect_set"))
+        return tn_bind_error_code(c->b, TN_EUNSUPPORTED, e->pos, "ORDER BY inside collect_set() is not supported "
+                                  "(use list(DISTINCT x ORDER BY x))");
+    int oi = ordered_index(name);
+    return bind_ordered(c, e, name, oi >= 0 ? g_ordered[oi].mode : TN_AGG_ORDER_LAST, oi >= 0 && g_ordered[oi].skip_nulls,
+                        out);
+}
+
+int tn_bind_nested_minmax(bind_ctx *c, tn_sql_expr *e, const char *name, bool max, bool any, tn_expr **out) {
+    tn_sql_expr plain = *e;
+    plain.u.func.order_by.n = 0;            /* an ORDER BY changes nothing here */
+    return bind_ordered(c, &plain, name, any ? TN_AGG_ORDER_FIRST : max ? TN_AGG_ORDER_MAX : TN_AGG_ORDER_MIN, true, out);
+}
+
+static int bind_ordered(bind_ctx *c, tn_sql_expr *e, const char *name, tn_agg_order_mode mode, bool skip,
+                        tn_expr **out) {
     tn_binder *b = c->b;
     agg_info *A = c->agg;
-    if (tn_str_iequal(name, "collect_set"))
-        return tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "ORDER BY inside collect_set() is not supported (use "
-                                  "list(DISTINCT x ORDER BY x))");
-    int oi = ordered_index(name);
-    tn_agg_order_mode mode = TN_AGG_ORDER_LAST;
-    bool skip = false;
-    if (oi >= 0) {
-        mode = g_ordered[oi].mode;
-        skip = g_ordered[oi].skip_nulls;
-    }
     int n = e->u.func.args.n, nk = e->u.func.order_by.n;
     bool sagg = mode == TN_AGG_ORDER_STRING_AGG;
     if (e->u.func.star || n < 1 || n > (sagg ? 2 : 1))

@@ -634,7 +634,14 @@ static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
             break;
         case TN_AGG_MIN:
         case TN_AGG_MAX:
-        case TN_AGG_ANY_VALUE: ag.type = t; break;
+        case TN_AGG_ANY_VALUE:
+            if (t.id == TN_TYPE_LIST || t.id == TN_TYPE_STRUCT || t.id == TN_TYPE_MAP) {
+                /* the state of these kinds holds flat values only (bind_agg_order.c) */
+                tn_expr_free(ag.arg);
+                return tn_bind_nested_minmax(c, e, name, ag.kind == TN_AGG_MAX, ag.kind == TN_AGG_ANY_VALUE, out);
+            }
+            ag.type = t;
+            break;
         case TN_AGG_STDDEV_SAMP:
         case TN_AGG_STDDEV_POP:
         case TN_AGG_VAR_SAMP:

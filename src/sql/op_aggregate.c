@@ -894,15 +894,46 @@ static int agg_consume(tn_sink *sink, void *state, uint32_t morsel, const tn_chu
 }
 
 /* Key vectors of groups [off, off + m) of t, as views. */
-static void key_views(const tn_group_table *t, uint32_t off, uint32_t m, tn_vector *views, tn_vector **vp) {
+/* A view of rows [off, off + m) of v (off a multiple of 64): a STRUCT's fields are shifted too,
+ * their views in a tn_malloc'd array (shift_view_free); a LIST's entries hold absolute offsets,
+ * so its child is the same. */
+static int shift_view(tn_vector *out, const tn_vector *v, uint32_t off, uint32_t m) {
+    *out = *v;
+    size_t w = tn_type_width(v->type);
+    if (out->data && w) out->data = (uint8_t *)out->data + (size_t)off * w;
+    if (out->validity) out->validity += off / 64;
+    out->count = m;
+    if (v->type.id != TN_TYPE_STRUCT || !v->children) return 0;
+    uint32_t n = v->type.nested->nchildren;
+    out->children = tn_calloc(n, sizeof *out->children);
+    if (!out->children) return TN_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        int rc = shift_view(&out->children[i], &v->children[i], off, m);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static void shift_view_free(tn_vector *v) {
+    if (v->type.id != TN_TYPE_STRUCT || !v->children) return;
+    for (uint32_t i = 0; i < v->type.nested->nchildren; i++) shift_view_free(&v->children[i]);
+    tn_free(v->children);
+    v->children = NULL;
+}
+
+/* Views of the group keys of rows [off, off + m); key_views_free releases them. */
+static int key_views(const tn_group_table *t, uint32_t off, uint32_t m, tn_vector *views, tn_vector **vp) {
+    int rc = 0;
     for (uint32_t k = 0; k < t->nkeys; k++) {
-        views[k] = t->keys[k];
-        size_t w = tn_type_width(t->keys[k].type);
-        if (views[k].data) views[k].data = (uint8_t *)views[k].data + (size_t)off * w;
-        if (views[k].validity) views[k].validity += off / 64;
-        views[k].count = m;
+        if (!rc) rc = shift_view(&views[k], &t->keys[k], off, m);
+        else views[k] = (tn_vector){.type = tn_type_make(TN_TYPE_NULL)};
         vp[k] = &views[k];
     }
+    return rc;
+}
+
+static void key_views_free(const tn_group_table *t, tn_vector *views) {
+    for (uint32_t k = 0; k < t->nkeys; k++) shift_view_free(&views[k]);
 }
 
 /* Finalize every group of table t with states st into chunks appended to result. */
@@ -921,8 +952,9 @@ static int emit_groups(tn_exec *ex, const tn_plan *node, const tn_group_table *t
         if (ng) {
             tn_vector views[ng + 1];
             tn_vector *vp[ng + 1];
-            key_views(t, off, m, views, vp);
+            rc = key_views(t, off, m, views, vp);
             for (uint32_t g = 0; g < ng && !rc; g++) rc = tn_vector_gather(&out.cols[g], vp[g], NULL, m);
+            key_views_free(t, views);
         }
         for (uint32_t a = 0; a < na && !rc; a++) {
             tn_vector *ov = &out.cols[ng + a];
@@ -1236,9 +1268,10 @@ static int agg_combine(tn_sink *sink, void **states, uint32_t nstates) {
             if (ng) {
                 tn_vector views[ng + 1];
                 tn_vector *vp[ng + 1];
-                key_views(&l->table, off, m, views, vp);
+                rc = key_views(&l->table, off, m, views, vp);
                 uint32_t before = G->table.ngroups;
-                rc = tn_group_table_lookup(&G->table, vp, m, gmap);
+                if (!rc) rc = tn_group_table_lookup(&G->table, vp, m, gmap);
+                key_views_free(&l->table, views);
                 if (!rc && G->table.ngroups != before) rc = states_reserve(&G->st, G->table.ngroups);
             } else memset(gmap, 0, m * sizeof *gmap);
             for (uint32_t a = 0; a < na && !rc; a++) {
@@ -1256,17 +1289,19 @@ static int agg_combine(tn_sink *sink, void **states, uint32_t nstates) {
                 if ((rc = tn_exec_check(sh->ex))) break;
                 tn_vector views[2];
                 tn_vector *vp[2];
-                key_views(ld, off, m, views, vp);
+                rc = key_views(ld, off, m, views, vp);
                 tn_vector gv;
                 memset(&gv, 0, sizeof gv);
-                rc = tn_vector_init(&gv, tn_type_make(TN_TYPE_BIGINT), m);
-                if (rc) break;
-                for (uint32_t i = 0; i < m; i++)
-                    ((int64_t *)gv.data)[i] = full[((const int64_t *)views[0].data)[i]];
-                gv.count = m;
-                vp[0] = &gv;
-                rc = tn_group_table_lookup(G->st.a[a].dset, vp, m, gmap);
+                if (!rc) rc = tn_vector_init(&gv, tn_type_make(TN_TYPE_BIGINT), m);
+                if (!rc) {
+                    for (uint32_t i = 0; i < m; i++)
+                        ((int64_t *)gv.data)[i] = full[((const int64_t *)views[0].data)[i]];
+                    gv.count = m;
+                    vp[0] = &gv;
+                    rc = tn_group_table_lookup(G->st.a[a].dset, vp, m, gmap);
+                }
                 tn_vector_free(&gv);
+                key_views_free(ld, views);
             }
         }
         tn_free(full);
@@ -1280,9 +1315,12 @@ static int agg_combine(tn_sink *sink, void **states, uint32_t nstates) {
             if ((rc = tn_exec_check(sh->ex))) break;
             tn_vector views[2];
             tn_vector *vp[2];
-            key_views(d, off, m, views, vp);
-            for (uint32_t i = 0; i < m; i++) gmap[i] = (uint32_t)((const int64_t *)views[0].data)[i];
-            rc = agg_update(&G->st.a[a], &views[1], gmap, m, NULL);
+            rc = key_views(d, off, m, views, vp);
+            if (!rc) {
+                for (uint32_t i = 0; i < m; i++) gmap[i] = (uint32_t)((const int64_t *)views[0].data)[i];
+                rc = agg_update(&G->st.a[a], &views[1], gmap, m, NULL);
+            }
+            key_views_free(d, views);
         }
     }
     /* output */

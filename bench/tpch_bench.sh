@@ -8,7 +8,8 @@
 # runs, the median reported, with the process's peak RSS (GNU time; DuckDB's includes node's
 # own ~50 MB). Q15 runs in its common-table-expression form (one statement; the view form is
 # what tests/interop/tpch_duckdb.sh checks). Results are compared (rows sorted, numbers to
-# 1e-9). BENCH_THREADS (default "1 2"), BENCH_ONLY (regex of query names),
+# 1e-9). BENCH_THREADS (default "1 2"), BENCH_ONLY (regex of query names), BENCH_MEMORY_LIMIT
+# (a SET memory_limit for both engines, e.g. 2GB),
 # BENCH_UPDATE_README=1 writes the table into bench/README.md (section "TPC-H").
 set -u
 cd "$(dirname "$0")/.."
@@ -37,6 +38,8 @@ for sf in $SFS; do
         BUILD=$BUILD tests/tpch/tpch_load.sh "$sf" "$data" || { echo "tpch_bench: generating failed" >&2; exit 1; }
     fi
     setup=$(sed 's/^CREATE VIEW/CREATE TEMP VIEW/' "$data/views.sql" | tr '\n' ' ')
+    # BENCH_MEMORY_LIMIT (e.g. 2GB): both engines run under SET memory_limit (they spill past it)
+    if [ -n "${BENCH_MEMORY_LIMIT:-}" ]; then setup="SET memory_limit = '$BENCH_MEMORY_LIMIT'; $setup"; fi
     for q in tests/tpch/queries/q*.sql; do
         name=$(basename "$q" .sql)
         [[ "$name" =~ $ONLY ]] || continue

@@ -145,6 +145,13 @@ int tn_catalog_sequence_create(tn_catalog *cat, const tn_catalog_name *name, con
                                bool or_replace, bool if_not_exists);
 int tn_catalog_sequence_drop(tn_catalog *cat, const tn_catalog_name *name, bool if_exists);
 int tn_catalog_sequence_exists(tn_catalog *cat, const tn_catalog_name *name, bool *out);
+/* Macros (macro.c): the CREATE MACRO text of [<schema>/]_macros/<m>.json. put: *existed when
+ * the name was taken (then nothing is written, unless or_replace); get: *sql NULL when none
+ * (tn_free it); drop: *dropped when it existed. */
+int tn_catalog_macro_put(tn_catalog *cat, const tn_catalog_name *name, const char *sql, bool or_replace,
+                         bool *existed);
+int tn_catalog_macro_get(tn_catalog *cat, const tn_catalog_name *name, char **sql);
+int tn_catalog_macro_drop(tn_catalog *cat, const tn_catalog_name *name, bool *dropped);
 /* nextval of a sequence of the warehouse: n values into out, one locked update. */
 int tn_catalog_sequence_next(tn_catalog *cat, const tn_catalog_name *name, uint32_t n, int64_t *out);
 

@@ -1,7 +1,9 @@
 /*
  * sql/agg_ordered.c: aggregates with ORDER BY inside the call (DuckDB): string_agg(x, sep
  * ORDER BY k), list / array_agg / collect_list (x ORDER BY k), first / last / any_value (x
- * ORDER BY k). The binder (bind_agg_order.c) packs the argument and the keys into one STRUCT
+ * ORDER BY k), min / max of nested values (one row kept), sum / avg (x ORDER BY k) of DOUBLE values (added in that order, as DuckDB does:
+ * floating-point sums depend on it), and first / last without ORDER BY (arrival order, NULLs included as in DuckDB;
+ * only one row kept). The binder (bind_agg_order.c) packs the argument and the keys into one STRUCT
  * (x, k1, ..., kn); the state of a group keeps its rows, per-thread states merge by appending,
  * and finalize sorts the group's rows by the keys (stable, NULLs where the call says) and then
  * computes the aggregate in that order. DISTINCT (whose keys must be the argument itself, as
@@ -15,12 +17,36 @@ typedef struct ostate {
     tn_vector *rows;       /* STRUCT (x, keys...); NULL until the first row */
 } ostate;
 
+/* min / max: whether row b of src beats row a of the kept rows (values compared as DuckDB
+ * orders nested values). */
+static bool beats(const tn_agg_order *o, const tn_vector *kept, uint32_t a, const tn_vector *src, uint32_t b) {
+    tn_value x, y;
+    tn_vector_get_value(&src->children[0], b, &x);
+    tn_vector_get_value(&kept->children[0], a, &y);
+    int c = tn_value_compare(&x, &y);
+    return o->mode == TN_AGG_ORDER_MIN ? c < 0 : c > 0;
+}
+
 static int update(const tn_agg_call *call, uint8_t *states, const uint32_t *gids, const tn_vector *v, uint32_t n,
                   const uint8_t *mask) {
     size_t sz = call->fn->state_size;
+    const tn_agg_order *o = call->order;
+    /* first(x) / last(x) without ORDER BY: arrival order, one row kept */
+    bool one = o->nkeys == 0 && !o->skip_nulls && (o->mode == TN_AGG_ORDER_FIRST || o->mode == TN_AGG_ORDER_LAST);
     for (uint32_t i = 0; i < n; i++) {
         if (mask && !mask[i]) continue;
         ostate *st = (ostate *)(states + (size_t)gids[i] * sz);
+        if (one && st->rows && st->rows->count) {
+            if (o->mode == TN_AGG_ORDER_FIRST) continue;
+            tn_vector_reset(st->rows);
+        }
+        if (o->mode == TN_AGG_ORDER_MIN || o->mode == TN_AGG_ORDER_MAX) {
+            if (!tn_vector_is_valid(&v->children[0], i) || !tn_vector_is_valid(v, i)) continue;
+            if (st->rows && st->rows->count) {
+                if (!beats(o, st->rows, 0, v, i)) continue;
+                tn_vector_reset(st->rows);
+            }
+        }
         if (!st->rows) {
             if (!(st->rows = tn_calloc(1, sizeof *st->rows))) return TN_ENOMEM;
             int rc = tn_vector_init(st->rows, v->type, 4);
@@ -37,13 +63,22 @@ static int update(const tn_agg_call *call, uint8_t *states, const uint32_t *gids
 }
 
 static int merge(const tn_agg_call *call, void *dp, void *sp) {
-    (void)call;
     ostate *d = dp, *s = sp;
     if (!s->rows) return 0;
     if (!d->rows) {
         d->rows = s->rows;
         s->rows = NULL;
         return 0;
+    }
+    const tn_agg_order *o = call->order;
+    if (o->mode == TN_AGG_ORDER_MIN || o->mode == TN_AGG_ORDER_MAX) {
+        if (!s->rows->count || (d->rows->count && !beats(o, d->rows, 0, s->rows, 0))) return 0;
+        tn_vector_reset(d->rows);
+        return tn_vector_append_rows(d->rows, s->rows, NULL, 1);
+    }
+    if (o->nkeys == 0 && !o->skip_nulls && (o->mode == TN_AGG_ORDER_FIRST || o->mode == TN_AGG_ORDER_LAST)) {
+        if (o->mode == TN_AGG_ORDER_FIRST) return 0;            /* one row kept, as in update */
+        tn_vector_reset(d->rows);
     }
     return tn_vector_append_rows(d->rows, s->rows, NULL, s->rows->count);
 }
@@ -137,6 +172,17 @@ static int finalize(const tn_agg_call *call, void *sp, tn_vector *out, uint32_t 
         if (out->validity) tn_vector_set_valid_bit(out, row, true);
         break;
     }
+    case TN_AGG_ORDER_SUM:
+    case TN_AGG_ORDER_AVG: {
+        if (!m) { rc = tn_vector_set_null(out, row); break; }
+        double sum = 0;
+        for (uint32_t i = 0; i < m; i++) sum += ((const double *)x->data)[idx[i]];
+        ((double *)out->data)[row] = o->mode == TN_AGG_ORDER_AVG ? sum / m : sum;
+        if (out->validity) tn_vector_set_valid_bit(out, row, true);
+        break;
+    }
+    case TN_AGG_ORDER_MIN:
+    case TN_AGG_ORDER_MAX:
     case TN_AGG_ORDER_FIRST:
     case TN_AGG_ORDER_LAST:
         if (!m) { rc = tn_vector_set_null(out, row); break; }

@@ -19,6 +19,10 @@ typedef enum tn_agg_order_mode {
     TN_AGG_ORDER_LIST,              /* list / array_agg (NULLs kept unless skip_nulls) */
     TN_AGG_ORDER_FIRST,             /* the first row's value (NULL too; any_value: skip_nulls) */
     TN_AGG_ORDER_LAST,
+    TN_AGG_ORDER_SUM,               /* sum / avg of DOUBLE values added in order (NULLs skipped) */
+    TN_AGG_ORDER_AVG,
+    TN_AGG_ORDER_MIN,               /* min / max of LIST / STRUCT / MAP values (DuckDB's order): */
+    TN_AGG_ORDER_MAX,               /* one row kept per group, NULLs skipped */
 } tn_agg_order_mode;
 
 typedef struct tn_agg_order {

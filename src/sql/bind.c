@@ -392,9 +392,12 @@ static int bind_table_function(tn_binder *b, tn_sql_tableref *t, tn_plan **out) 
         return tn_bind_delta_scan(b, t, out);          /* bind_table.c */
     else if (strcmp(name, "table_changes") == 0)
         return tn_bind_table_changes(b, t, out);       /* bind_table.c */
-    else
+    else {
+        int mrc = tn_macro_table(b, t, out);             /* macro.c: 1 = no table macro of that name */
+        if (mrc <= 0) return mrc;
         return tn_bind_error_code(b, TN_ENOTFOUND, f->pos, "Table Function with name %s does not exist",
                                   name);
+    }
     tn_plan *p = tn_plan_new(b->arena, TN_PLAN_SCAN, 0);
     if (!p) return TN_ENOMEM;
     tn_plan_scan *s = &p->u.scan;

@@ -37,6 +37,7 @@ struct tn_sql_session {
     tn_sql_batch *batch;           /* tn_sql_session_set_batch: a continuous job's micro-batch */
     struct tn_prepared *prepared;  /* prepared.c: PREPARE name AS ... of this session */
     struct tn_seq_handle *sequences; /* sequence.c: temp sequences and nextval handles */
+    struct tn_temp_macro *macros;  /* macro.c: CREATE TEMP MACRO of this session */
 };
 
 
@@ -86,6 +87,7 @@ typedef struct tn_binder {
     const tn_sql_named_window *windows;   /* the WINDOW clause of the SELECT being bound */
     int n_windows;
     tn_sql_expr *columns_pick;   /* while a COLUMNS(...) item is expanded: the column it binds as */
+    struct tn_macro_frame *macro_frame;   /* macro.c: the arguments of the macro being expanded */
 } tn_binder;
 
 /* The aggregate being bound (SELECT with GROUP BY or aggregates). */
@@ -160,6 +162,15 @@ void tn_prepared_free_all(tn_sql_session *s);
 int tn_sequence_statement(tn_binder *b, tn_sql_stmt *stmt);
 int tn_sequence_call(tn_binder *b, const char *fname, tn_expr **args, uint32_t n, tn_sql_pos pos, tn_expr **out);
 void tn_sequences_free(tn_sql_session *s);
+/* macro.c: CREATE MACRO / DROP MACRO; a call of a scalar macro (e) and a table macro in FROM (t):
+ * 1 when no such macro exists (nothing done), else 0 or an error; a placeholder $N of a macro
+ * body (N >= TN_MACRO_PARAM_BASE) binds the call's argument. */
+#define TN_MACRO_PARAM_BASE 60000     /* the lexer takes $1 .. $65535 */
+int tn_macro_statement(tn_binder *b, tn_sql_stmt *stmt);
+int tn_macro_scalar(bind_ctx *c, tn_sql_expr *e, tn_expr **out);
+int tn_macro_table(tn_binder *b, tn_sql_tableref *t, tn_plan **out);
+int tn_macro_param(bind_ctx *c, int index, tn_sql_pos pos, tn_expr **out);
+void tn_macros_free(tn_sql_session *s);
 
 /* The select list being bound (bind_query.c): bound items with their output names. */
 typedef struct sel_item {
@@ -197,6 +208,8 @@ int tn_bind_agg_register(bind_ctx *c, tn_plan_agg *ag, tn_expr **out);
  * (string_agg, list, first, last, ...) and last(): the ordered aggregate of agg_ordered.c. */
 bool tn_bind_is_ordered_agg(const tn_sql_expr *e, const char *name);
 int tn_bind_ordered_agg(bind_ctx *c, tn_sql_expr *e, const char *name, tn_expr **out);
+/* min / max / any_value of a LIST, STRUCT or MAP (compared as DuckDB orders them). */
+int tn_bind_nested_minmax(bind_ctx *c, tn_sql_expr *e, const char *name, bool max, bool any, tn_expr **out);
 
 /* The statement's name for messages: "INSERT", "MERGE", ... (bind.c). */
 const char *tn_bind_stmt_name(const tn_sql_stmt *s);

@@ -3,8 +3,9 @@
  * string_agg / group_concat / listagg, list / array_agg / collect_list, first / last /
  * any_value with ORDER BY (and last without) become the ordered aggregate of agg_ordered.c
  * over STRUCT(value, keys...), with FILTER as any aggregate's and DISTINCT only when every key
- * is the value (DuckDB's rule). Aggregates whose result does not depend on the order (sum,
- * count, min, ...) ignore the ORDER BY, as DuckDB does.
+ * is the value (DuckDB's rule). sum / avg of DOUBLE add in the keys' order. Aggregates whose
+ * result does not depend on the order (exact sums, count, min, ...) ignore the ORDER BY, as
+ * DuckDB does.
  */
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +24,8 @@ static const struct {
     {"array_agg", TN_AGG_ORDER_LIST, false},       {"collect_list", TN_AGG_ORDER_LIST, true},
     {"first", TN_AGG_ORDER_FIRST, false},          {"last", TN_AGG_ORDER_LAST, false},
     {"any_value", TN_AGG_ORDER_FIRST, true},       {"arbitrary", TN_AGG_ORDER_FIRST, true},
+    {"sum", TN_AGG_ORDER_SUM, true},               {"avg", TN_AGG_ORDER_AVG, true},
+    {"mean", TN_AGG_ORDER_AVG, true},
 };
 
 static int ordered_index(const char *name) {
@@ -32,7 +35,7 @@ static int ordered_index(const char *name) {
 }
 
 bool tn_bind_is_ordered_agg(const tn_sql_expr *e, const char *name) {
-    if (tn_str_iequal(name, "last")) return true;          /* arrival order without ORDER BY */
+    if (tn_str_iequal(name, "last") || tn_str_iequal(name, "first")) return true;   /* arrival order, NULLs too */
     if (!e->u.func.order_by.n) return false;
     if (tn_str_iequal(name, "collect_set")) return true;   /* refused below */
     return ordered_index(name) >= 0;
@@ -51,19 +54,28 @@ static int pack_field(tn_binder *b, tn_expr **args, int k, tn_expr *x) {
     return tn_expr_constant(&args[2 * k], &v);
 }
 
+static int bind_ordered(bind_ctx *c, tn_sql_expr *e, const char *name, tn_agg_order_mode mode, bool skip,
+                        tn_expr **out);
+
 int tn_bind_ordered_agg(bind_ctx *c, tn_sql_expr *e, const char *name, tn_expr **out) {
+    if (tn_str_iequal(name, "collect_set"))
+        return tn_bind_error_code(c->b, TN_EUNSUPPORTED, e->pos, "ORDER BY inside collect_set() is not supported "
+                                  "(use list(DISTINCT x ORDER BY x))");
+    int oi = ordered_index(name);
+    return bind_ordered(c, e, name, oi >= 0 ? g_ordered[oi].mode : TN_AGG_ORDER_LAST, oi >= 0 && g_ordered[oi].skip_nulls,
+                        out);
+}
+
+int tn_bind_nested_minmax(bind_ctx *c, tn_sql_expr *e, const char *name, bool max, bool any, tn_expr **out) {
+    tn_sql_expr plain = *e;
+    plain.u.func.order_by.n = 0;            /* an ORDER BY changes nothing here */
+    return bind_ordered(c, &plain, name, any ? TN_AGG_ORDER_FIRST : max ? TN_AGG_ORDER_MAX : TN_AGG_ORDER_MIN, true, out);
+}
+
+static int bind_ordered(bind_ctx *c, tn_sql_expr *e, const char *name, tn_agg_order_mode mode, bool skip,
+                        tn_expr **out) {
     tn_binder *b = c->b;
     agg_info *A = c->agg;
-    if (tn_str_iequal(name, "collect_set"))
-        return tn_bind_error_code(b, TN_EUNSUPPORTED, e->pos, "ORDER BY inside collect_set() is not supported (use "
-                                  "list(DISTINCT x ORDER BY x))");
-    int oi = ordered_index(name);
-    tn_agg_order_mode mode = TN_AGG_ORDER_LAST;
-    bool skip = false;
-    if (oi >= 0) {
-        mode = g_ordered[oi].mode;
-        skip = g_ordered[oi].skip_nulls;
-    }
     int n = e->u.func.args.n, nk = e->u.func.order_by.n;
     bool sagg = mode == TN_AGG_ORDER_STRING_AGG;
     if (e->u.func.star || n < 1 || n > (sagg ? 2 : 1))
@@ -93,6 +105,18 @@ int tn_bind_ordered_agg(bind_ctx *c, tn_sql_expr *e, const char *name, tn_expr *
     if (sagg && x->type.id != TN_TYPE_VARCHAR && (rc = tn_expr_cast(&x, x, tn_type_make(TN_TYPE_VARCHAR), false)))
         return tn_bind_error_at(b, rc, e->pos);
     tn_type xt = x->type;
+    if (mode == TN_AGG_ORDER_SUM || mode == TN_AGG_ORDER_AVG) {
+        if (xt.id != TN_TYPE_DOUBLE && xt.id != TN_TYPE_FLOAT) {
+            /* exact sums (integers, decimals) do not depend on the order: the plain aggregate */
+            tn_expr_free(x);
+            tn_sql_expr plain = *e;
+            plain.u.func.order_by.n = 0;
+            return tn_bind_expr(c, &plain, out);
+        }
+        if (xt.id == TN_TYPE_FLOAT && (rc = tn_expr_cast(&x, x, tn_type_make(TN_TYPE_DOUBLE), false)))
+            return tn_bind_error_at(b, rc, e->pos);
+        xt = tn_type_make(TN_TYPE_DOUBLE);
+    }
     rc = pack_field(b, args, 0, x);
     na = 2;
     if (!rc && sagg) {                                    /* the separator: a constant, ',' by default */

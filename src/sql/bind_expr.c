@@ -495,6 +495,12 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     if (e->u.func.distinct || e->u.func.filter || e->u.func.order_by.n)
         return tn_bind_error(b, e->pos, "DISTINCT, FILTER and ORDER BY apply to aggregate functions only (%s is not one)", name);
     if (e->u.func.star) return tn_bind_error(b, e->pos, "%s(*) is not a function", name);
+    if (!tn_func_exists(name) && !tn_str_iequal(name, "coalesce") && !tn_str_iequal(name, "nullif") &&
+        !tn_str_iequal(name, "nextval") && !tn_str_iequal(name, "currval") && !tn_str_iequal(name, "current_setting") &&
+        !tn_pg_is_session_function(name)) {
+        int mrc = tn_macro_scalar(c, e, out);            /* macro.c: 1 = no macro of that name */
+        if (mrc <= 0) return mrc;
+    }
     if (tn_str_iequal(name, "struct_pack")) return tn_bind_struct_pack_named(c, e, out);
     if (e->u.func.arg_names)
         for (int i = 0; i < e->u.func.args.n; i++)
@@ -628,7 +634,14 @@ static int bind_aggregate(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
             break;
         case TN_AGG_MIN:
         case TN_AGG_MAX:
-        case TN_AGG_ANY_VALUE: ag.type = t; break;
+        case TN_AGG_ANY_VALUE:
+            if (t.id == TN_TYPE_LIST || t.id == TN_TYPE_STRUCT || t.id == TN_TYPE_MAP) {
+                /* the state of these kinds holds flat values only (bind_agg_order.c) */
+                tn_expr_free(ag.arg);
+                return tn_bind_nested_minmax(c, e, name, ag.kind == TN_AGG_MAX, ag.kind == TN_AGG_ANY_VALUE, out);
+            }
+            ag.type = t;
+            break;
         case TN_AGG_STDDEV_SAMP:
         case TN_AGG_STDDEV_POP:
         case TN_AGG_VAR_SAMP:
@@ -1230,6 +1243,10 @@ parts:
         break;
     case TN_SQL_E_PARAM: {
         int k = e->u.param.index;
+        if (k >= TN_MACRO_PARAM_BASE && b->macro_frame) {      /* a macro's parameter (macro.c) */
+            rc = tn_macro_param(c, k, e->pos, out);
+            break;
+        }
         if (k < 1 || (uint32_t)k > b->nparams) {
             rc = tn_bind_error(b, e->pos, "no value given for parameter %s%d", e->u.param.dollar ? "$" : "?", k);
             break;

@@ -720,6 +720,17 @@ static int build(tn_exec *ex, tn_plan *node, tn_pipeline *p) {
                                                  : tn_sink_sort(ex, node, res, &sink);
             if (!rc) rc = run_into(ex, node->child[0], sink);
             tn_sort_spill *spill = !rc && node->kind == TN_PLAN_SORT ? tn_sink_sort_take_spill(sink) : NULL;
+            if (!rc && node->kind == TN_PLAN_AGGREGATE) {
+                /* a spilled GROUP BY: its output is a source finishing one partition per morsel */
+                int got = tn_sink_aggregate_take_spill(sink, &p->source);
+                if (got) {
+                    tn_sink_destroy(sink);
+                    if (ex->analyze) node->time_ns += tn_time_ns() - t0;
+                    tn_collection_free(res);
+                    tn_free(res);
+                    return got < 0 ? got : 0;
+                }
+            }
             tn_sink_destroy(sink);
             if (spill) {
                 /* the sort spilled: its output is the merge of its runs, read in order */
@@ -1054,6 +1065,12 @@ bool tn_exec_sort_rooted(const tn_plan *plan) {
     while (plan->kind == TN_PLAN_PROJECT || plan->kind == TN_PLAN_FILTER || plan->kind == TN_PLAN_LIMIT)
         plan = plan->child[0];
     return plan->kind == TN_PLAN_SORT;
+}
+
+bool tn_exec_group_rooted(const tn_plan *plan) {
+    while (plan->kind == TN_PLAN_PROJECT || plan->kind == TN_PLAN_FILTER || plan->kind == TN_PLAN_LIMIT)
+        plan = plan->child[0];
+    return plan->kind == TN_PLAN_AGGREGATE && plan->u.agg.ngroups > 0;
 }
 
 bool tn_exec_small(const tn_plan *plan) {

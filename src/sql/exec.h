@@ -117,6 +117,13 @@ int tn_spill_write_chunk(tn_spill_file *f, const tn_chunk *c, const uint32_t *se
                          tn_spill_extent *out);
 /* Reads the extent e into out (initialized with the written chunk's types; reset here). */
 int tn_spill_read_chunk(tn_spill_file *f, const tn_spill_extent *e, tn_buf *scratch, tn_chunk *out);
+/* The pieces of the two above, for extents that hold several encoded chunks: append one
+ * chunk's encoding to dst; write dst as one extent of `rows` rows; read an extent's bytes; decode
+ * the chunk at *pos (advanced past it) into out (reset here). */
+int tn_spill_encode(tn_buf *dst, const tn_chunk *c, const uint32_t *sel, uint32_t n);
+int tn_spill_write_buf(tn_spill_file *f, const tn_buf *buf, uint32_t rows, tn_spill_extent *out);
+int tn_spill_read_buf(tn_spill_file *f, const tn_spill_extent *e, tn_buf *scratch);
+int tn_spill_decode(const uint8_t **pos, const uint8_t *end, tn_chunk *out);
 
 /* ORDER BY's row order (op_sort.c): keys node->u.sort.keys with desc / nulls_first. */
 static inline int tn_sort_cmp_rows(const tn_plan *node, const tn_chunk *ca, uint32_t ia, const tn_chunk *cb,
@@ -255,6 +262,29 @@ bool tn_sort_spill_has_runs(const tn_sort_spill *s);
 int tn_sort_spill_source(tn_sort_spill *s, tn_plan *node, int64_t skip, int64_t limit, tn_source *out);
 /* The sort sink's runs, handed over after the pipeline ran (NULL when it did not spill). */
 tn_sort_spill *tn_sink_sort_take_spill(tn_sink *sink);
+
+/* Hash aggregate spilling (spill_agg.c): input rows of a spilling aggregate, split by the top
+ * bits of their group-key hash (tn_vector_hash over the keys, as the group table hashes). */
+#define TN_AGG_SPILL_PARTS 32
+static inline uint32_t tn_agg_spill_part(uint64_t h) { return (uint32_t)(h >> 59) & (TN_AGG_SPILL_PARTS - 1); }
+typedef struct tn_agg_spill tn_agg_spill;
+typedef struct tn_agg_spill_writer tn_agg_spill_writer;   /* one worker's partition buffers */
+/* Spilled rows have the types[0..ncols) of the aggregate's input; node gets the bytes spilled. */
+int tn_agg_spill_create(tn_exec *ex, tn_plan *node, uint32_t ncols, const tn_type *types, tn_agg_spill **out);
+void tn_agg_spill_free(tn_agg_spill *s);
+bool tn_agg_spill_active(const tn_agg_spill *s);
+void tn_agg_spill_activate(tn_agg_spill *s);                /* from now on rows go to disk */
+uint64_t tn_agg_spill_rows(const tn_agg_spill *s, uint32_t part);
+/* Appends in's rows to their partitions (hashes[i]: row i's key hash); *w made on first use. */
+int tn_agg_spill_write(tn_agg_spill *s, tn_agg_spill_writer **w, const tn_chunk *in, const uint64_t *hashes);
+int tn_agg_spill_flush(tn_agg_spill *s, tn_agg_spill_writer *w);   /* writes what w still holds */
+void tn_agg_spill_writer_free(tn_agg_spill_writer *w);
+/* Calls fn with each chunk of partition part's rows, in the order written. */
+int tn_agg_spill_replay(tn_agg_spill *s, uint32_t part, int (*fn)(void *ctx, const tn_chunk *c), void *ctx);
+/* After the aggregate sink ran: when it spilled, *out becomes the source of its output (one
+ * morsel per partition: that partition's groups merged and finalized) and 1 is returned; 0 when
+ * it did not spill (its result collection holds the output). */
+int tn_sink_aggregate_take_spill(tn_sink *sink, tn_source *out);
 
 /* ---------------------------------------------------------------------------------------------
  * Group table: a hash table of distinct key rows (typed columns; NULL is a key value like any

@@ -3,7 +3,10 @@
  * max, stddev/variance, bool_and/or, string_agg, approx_count_distinct via HyperLogLog,
  * any_value), DISTINCT aggregates through a (group, value) set, and the sink: each worker
  * aggregates its morsels into its own group table (sql/group_table.c); the tables are merged at
- * the end (radix-partitioned when large) and finalized into chunks.
+ * the end (radix-partitioned when large) and finalized into chunks. Past its share of
+ * memory_limit a GROUP BY spills (spill_agg.c): the tables stop growing, later input rows go to
+ * disk by hash partition, and the output becomes a source that finishes one partition per
+ * morsel (its in-memory groups merged, its spilled rows aggregated again).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -637,11 +640,16 @@ static int agg_finalize(agg_state *s, uint32_t g, tn_vector *out, uint32_t row) 
 /* ---------------------------------------------------------------------------------------------
  * The aggregate sink.
  */
+typedef struct part_job part_job;
+
 typedef struct agg_shared {
     tn_exec *ex;
     tn_plan *node;
     tn_collection *result;
     tn_type *key_types;
+    tn_agg_spill *spill;        /* GROUP BY under a memory_limit: where rows go once it spills */
+    uint64_t worker_budget;     /* bytes a worker's table may hold before the aggregate spills */
+    part_job *spilled;          /* after a spilling combine: the frozen tables by partition */
 } agg_shared;
 
 typedef struct agg_local {
@@ -654,6 +662,8 @@ typedef struct agg_local {
     uint32_t gids[TN_VECTOR_SIZE];
     uint8_t mask[TN_VECTOR_SIZE];
     uint64_t mem;
+    tn_agg_spill_writer *sw;    /* this worker's partition buffers once the aggregate spills */
+    bool replay;                /* aggregates a spilled partition: never spills itself */
 } agg_local;
 
 static void agg_local_free(tn_sink *sink, void *state) {
@@ -674,6 +684,7 @@ static void agg_local_free(tn_sink *sink, void *state) {
     tn_free(l->gst); tn_free(l->gvec); tn_free(l->ast); tn_free(l->fst); tn_free(l->avec); tn_free(l->fvec);
     tn_group_table_free(&l->table);
     states_free(&l->st);
+    tn_agg_spill_writer_free(l->sw);
     if (l->mem) tn_exec_mem(sh->ex, -(int64_t)l->mem);
     tn_free(l);
 }
@@ -762,6 +773,42 @@ static int dset_insert(agg_state *as, const uint32_t *gids, const tn_vector *v, 
     return tn_group_table_lookup(as->dset, keys, k, out);
 }
 
+/* A spilling aggregate: in's rows go to their key hash's partition on disk. */
+static int spill_rows(agg_shared *sh, agg_local *l, const tn_chunk *in) {
+    const tn_plan *node = sh->node;
+    uint32_t ng = node->u.agg.ngroups;
+    uint64_t h[TN_VECTOR_SIZE];
+    int rc = 0;
+    for (uint32_t g = 0; g < ng && !rc; g++) {
+        const tn_vector *key;
+        rc = eval_into(node->u.agg.groups[g], l->gst[g], &l->gvec[g], in, &key);
+        if (!rc) tn_vector_hash(key, in->count, h, g == 0);
+    }
+    if (!rc) rc = tn_agg_spill_write(sh->spill, &l->sw, in, h);
+    return rc;
+}
+
+/* Past the worker's budget (or the limit): spill from now on; a DISTINCT aggregate cannot. */
+static int maybe_spill(agg_shared *sh, agg_local *l, int rc) {
+    if (rc && rc != TN_ELIMIT) return rc;
+    bool over = rc == TN_ELIMIT || l->mem > sh->worker_budget ||
+                (tn_exec_mem_tight(sh->ex) && l->mem > ((uint64_t)1 << 20));
+    if (!over) return 0;
+    const tn_plan *node = sh->node;
+    for (uint32_t a = 0; a < node->u.agg.naggs; a++)
+        if (node->u.agg.aggs[a].distinct)
+            return rc ? tn_error_set(TN_ELIMIT, "Out of Memory Error: the GROUP BY needs more than the memory limit of "
+                                     "%.1f MiB and its aggregate %s(DISTINCT ...) cannot spill to disk yet "
+                                     "(SET memory_limit to raise it)",
+                                     (double)sh->ex->memory_limit / 1048576.0,
+                                     node->u.agg.aggs[a].kind == TN_AGG_CUSTOM ? node->u.agg.aggs[a].func->name
+                                                                               : tn_agg_kind_name(node->u.agg.aggs[a].kind))
+                      : 0;
+    tn_error_clear();
+    tn_agg_spill_activate(sh->spill);
+    return 0;
+}
+
 static int agg_consume(tn_sink *sink, void *state, uint32_t morsel, const tn_chunk *in) {
     agg_shared *sh = sink->shared;
     agg_local *l = state;
@@ -769,6 +816,7 @@ static int agg_consume(tn_sink *sink, void *state, uint32_t morsel, const tn_chu
     uint32_t ng = node->u.agg.ngroups, na = node->u.agg.naggs;
     uint32_t n = in->count;
     int rc = 0;
+    if (sh->spill && !l->replay && n <= TN_VECTOR_SIZE && tn_agg_spill_active(sh->spill)) return spill_rows(sh, l, in);
     for (uint32_t off = 0; off < n; off += TN_VECTOR_SIZE) {
         /* chunks larger than a vector (rare) go in slices */
         uint32_t m = n - off < TN_VECTOR_SIZE ? n - off : TN_VECTOR_SIZE;
@@ -827,24 +875,65 @@ static int agg_consume(tn_sink *sink, void *state, uint32_t morsel, const tn_chu
     }
     /* memory accounting, coarse */
     uint64_t mem = tn_group_table_bytes(&l->table) + (uint64_t)l->st.cap * 32 * (na + 1);
-    for (uint32_t a = 0; a < na; a++) mem += l->st.a[a].str_bytes;      /* string_agg text */
+    for (uint32_t a = 0; a < na; a++) {
+        mem += l->st.a[a].str_bytes;      /* string_agg text */
+        if (l->st.a[a].dset) mem += tn_group_table_bytes(l->st.a[a].dset);
+    }
     if (mem > l->mem + (1u << 20)) {
         rc = tn_exec_mem(sh->ex, (int64_t)(mem - l->mem));
         l->mem = mem;
+        if (sh->spill && !l->replay) rc = maybe_spill(sh, l, rc);
+        /* a spilled partition's table (about 1/32 of the groups) may go on while the operators
+           that hold the rest spill; only one that alone passes its share fails */
+        else if (l->replay && rc == TN_ELIMIT && l->mem <= tn_exec_spill_budget(sh->ex)) {
+            tn_error_clear();
+            rc = 0;
+        }
     }
     return rc;
 }
 
 /* Key vectors of groups [off, off + m) of t, as views. */
-static void key_views(const tn_group_table *t, uint32_t off, uint32_t m, tn_vector *views, tn_vector **vp) {
+/* A view of rows [off, off + m) of v (off a multiple of 64): a STRUCT's fields are shifted too,
+ * their views in a tn_malloc'd array (shift_view_free); a LIST's entries hold absolute offsets,
+ * so its child is the same. */
+static int shift_view(tn_vector *out, const tn_vector *v, uint32_t off, uint32_t m) {
+    *out = *v;
+    size_t w = tn_type_width(v->type);
+    if (out->data && w) out->data = (uint8_t *)out->data + (size_t)off * w;
+    if (out->validity) out->validity += off / 64;
+    out->count = m;
+    if (v->type.id != TN_TYPE_STRUCT || !v->children) return 0;
+    uint32_t n = v->type.nested->nchildren;
+    out->children = tn_calloc(n, sizeof *out->children);
+    if (!out->children) return TN_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        int rc = shift_view(&out->children[i], &v->children[i], off, m);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static void shift_view_free(tn_vector *v) {
+    if (v->type.id != TN_TYPE_STRUCT || !v->children) return;
+    for (uint32_t i = 0; i < v->type.nested->nchildren; i++) shift_view_free(&v->children[i]);
+    tn_free(v->children);
+    v->children = NULL;
+}
+
+/* Views of the group keys of rows [off, off + m); key_views_free releases them. */
+static int key_views(const tn_group_table *t, uint32_t off, uint32_t m, tn_vector *views, tn_vector **vp) {
+    int rc = 0;
     for (uint32_t k = 0; k < t->nkeys; k++) {
-        views[k] = t->keys[k];
-        size_t w = tn_type_width(t->keys[k].type);
-        if (views[k].data) views[k].data = (uint8_t *)views[k].data + (size_t)off * w;
-        if (views[k].validity) views[k].validity += off / 64;
-        views[k].count = m;
+        if (!rc) rc = shift_view(&views[k], &t->keys[k], off, m);
+        else views[k] = (tn_vector){.type = tn_type_make(TN_TYPE_NULL)};
         vp[k] = &views[k];
     }
+    return rc;
+}
+
+static void key_views_free(const tn_group_table *t, tn_vector *views) {
+    for (uint32_t k = 0; k < t->nkeys; k++) shift_view_free(&views[k]);
 }
 
 /* Finalize every group of table t with states st into chunks appended to result. */
@@ -863,8 +952,9 @@ static int emit_groups(tn_exec *ex, const tn_plan *node, const tn_group_table *t
         if (ng) {
             tn_vector views[ng + 1];
             tn_vector *vp[ng + 1];
-            key_views(t, off, m, views, vp);
+            rc = key_views(t, off, m, views, vp);
             for (uint32_t g = 0; g < ng && !rc; g++) rc = tn_vector_gather(&out.cols[g], vp[g], NULL, m);
+            key_views_free(t, views);
         }
         for (uint32_t a = 0; a < na && !rc; a++) {
             tn_vector *ov = &out.cols[ng + a];
@@ -892,19 +982,19 @@ static int emit_groups(tn_exec *ex, const tn_plan *node, const tn_group_table *t
  * are split by hash into AGG_PARTS partitions; each partition is then merged and finalized by
  * one pool task, so the merge runs on every core. Output order is partition by partition.
  */
-#define AGG_PARTS 32
+#define AGG_PARTS TN_AGG_SPILL_PARTS     /* the spill partitions are these partitions */
 #define AGG_PART_MIN_GROUPS 20000
 
-typedef struct part_job {
+struct part_job {
     agg_shared *sh;
     agg_local **locals;
     uint32_t nlocals;
     uint32_t **idx;             /* per local: its group ids ordered by partition */
     uint32_t **start;           /* per local: AGG_PARTS + 1 offsets into idx */
     tn_collection *outs;        /* per partition */
-} part_job;
+};
 
-static inline uint32_t part_of(uint64_t h) { return (uint32_t)(h >> 59) & (AGG_PARTS - 1); }
+static inline uint32_t part_of(uint64_t h) { return tn_agg_spill_part(h); }
 
 static int part_index_task(void *ctx, uint32_t task, uint32_t worker) {
     part_job *j = ctx;
@@ -926,51 +1016,87 @@ static int part_index_task(void *ctx, uint32_t task, uint32_t worker) {
     return 0;
 }
 
-static int part_merge_task(void *ctx, uint32_t p, uint32_t worker) {
-    part_job *j = ctx;
-    const tn_plan *node = j->sh->node;
+/* Merges groups ids[0..cnt) of l (ids NULL: all of l's groups) into table t with states st. */
+static int merge_local(agg_shared *sh, tn_group_table *t, tn_agg_states *st, agg_local *l, const uint32_t *ids,
+                       uint32_t cnt, tn_vector *kv, tn_vector **kp) {
+    const tn_plan *node = sh->node;
     uint32_t ng = node->u.agg.ngroups, na = node->u.agg.naggs;
-    tn_group_table t;
-    tn_agg_states st;
-    memset(&st, 0, sizeof st);
-    uint32_t gmap[TN_VECTOR_SIZE];
-    tn_vector kv[ng + 1];
-    tn_vector *kp[ng + 1];
-    memset(kv, 0, sizeof kv);
-    int rc = tn_group_table_init(&t, ng, j->sh->key_types);
-    if (!rc) rc = states_init(&st, node);
-    for (uint32_t k = 0; k < ng && !rc; k++) {
-        rc = tn_vector_init(&kv[k], j->sh->key_types[k], TN_VECTOR_SIZE);
-        kp[k] = &kv[k];
-    }
-    for (uint32_t w = 0; w < j->nlocals && !rc; w++) {
-        agg_local *l = j->locals[w];
-        const uint32_t *ids = j->idx[w] + j->start[w][p];
-        uint32_t cnt = j->start[w][p + 1] - j->start[w][p];
-        for (uint32_t off = 0; off < cnt && !rc; off += TN_VECTOR_SIZE) {
-            uint32_t m = cnt - off < TN_VECTOR_SIZE ? cnt - off : TN_VECTOR_SIZE;
-            rc = tn_exec_check(j->sh->ex);
-            for (uint32_t k = 0; k < ng && !rc; k++) rc = tn_vector_gather(&kv[k], &l->table.keys[k], ids + off, m);
-            if (!rc) rc = tn_group_table_lookup(&t, kp, m, gmap);
-            if (!rc) rc = states_reserve(&st, t.ngroups);
-            for (uint32_t a = 0; a < na && !rc; a++) {
-                agg_state *dst = &st.a[a], *src = &l->st.a[a];
-                tn_agg_kind kind = dst->def->kind;
-                if (kind == TN_AGG_COUNT || kind == TN_AGG_COUNT_STAR) {
-                    int64_t *d = (int64_t *)dst->s1;
-                    const int64_t *s = (const int64_t *)src->s1;
-                    for (uint32_t i = 0; i < m; i++) d[gmap[i]] += s[ids[off + i]];
-                } else {
-                    for (uint32_t i = 0; i < m && !rc; i++) rc = agg_merge(dst, gmap[i], src, ids[off + i]);
-                }
+    uint32_t gmap[TN_VECTOR_SIZE], seq[TN_VECTOR_SIZE];
+    int rc = 0;
+    for (uint32_t off = 0; off < cnt && !rc; off += TN_VECTOR_SIZE) {
+        uint32_t m = cnt - off < TN_VECTOR_SIZE ? cnt - off : TN_VECTOR_SIZE;
+        const uint32_t *from = ids ? ids + off : seq;
+        if (!ids)
+            for (uint32_t i = 0; i < m; i++) seq[i] = off + i;
+        rc = tn_exec_check(sh->ex);
+        for (uint32_t k = 0; k < ng && !rc; k++) rc = tn_vector_gather(&kv[k], &l->table.keys[k], from, m);
+        if (!rc) rc = tn_group_table_lookup(t, kp, m, gmap);
+        if (!rc) rc = states_reserve(st, t->ngroups);
+        for (uint32_t a = 0; a < na && !rc; a++) {
+            agg_state *dst = &st->a[a], *src = &l->st.a[a];
+            tn_agg_kind kind = dst->def->kind;
+            if (kind == TN_AGG_COUNT || kind == TN_AGG_COUNT_STAR) {
+                int64_t *d = (int64_t *)dst->s1;
+                const int64_t *sv = (const int64_t *)src->s1;
+                for (uint32_t i = 0; i < m; i++) d[gmap[i]] += sv[from[i]];
+            } else {
+                for (uint32_t i = 0; i < m && !rc; i++) rc = agg_merge(dst, gmap[i], src, from[i]);
             }
         }
     }
-    if (!rc) rc = emit_groups(j->sh->ex, node, &t, &st, &j->outs[p]);
+    return rc;
+}
+
+static int replay_chunk(void *ctx, const tn_chunk *c) {
+    void **a = ctx;
+    return agg_consume(a[0], a[1], 0, c);
+}
+
+/* Partition p: the groups of every local in it merged, then (when the aggregate spilled) its
+ * spilled rows aggregated again and merged; finalized into dst. */
+static int merge_part(part_job *j, uint32_t p, tn_collection *dst) {
+    agg_shared *sh = j->sh;
+    const tn_plan *node = sh->node;
+    uint32_t ng = node->u.agg.ngroups;
+    tn_group_table t;
+    tn_agg_states st;
+    memset(&st, 0, sizeof st);
+    tn_vector kv[ng + 1];
+    tn_vector *kp[ng + 1];
+    memset(kv, 0, sizeof kv);
+    int rc = tn_group_table_init(&t, ng, sh->key_types);
+    if (!rc) rc = states_init(&st, node);
+    for (uint32_t k = 0; k < ng && !rc; k++) {
+        rc = tn_vector_init(&kv[k], sh->key_types[k], TN_VECTOR_SIZE);
+        kp[k] = &kv[k];
+    }
+    for (uint32_t w = 0; w < j->nlocals && !rc; w++)
+        rc = merge_local(sh, &t, &st, j->locals[w], j->idx[w] + j->start[w][p], j->start[w][p + 1] - j->start[w][p],
+                         kv, kp);
+    if (!rc && tn_agg_spill_rows(sh->spill, p)) {
+        tn_sink fake;
+        memset(&fake, 0, sizeof fake);
+        fake.shared = sh;
+        void *L = NULL;
+        rc = agg_local_init(&fake, &L);
+        if (!rc) {
+            ((agg_local *)L)->replay = true;
+            void *ctx[2] = {&fake, L};
+            rc = tn_agg_spill_replay(sh->spill, p, replay_chunk, ctx);
+        }
+        if (!rc) rc = merge_local(sh, &t, &st, L, NULL, ((agg_local *)L)->table.ngroups, kv, kp);
+        if (L) agg_local_free(&fake, L);
+    }
+    if (!rc) rc = emit_groups(sh->ex, node, &t, &st, dst);
     for (uint32_t k = 0; k < ng; k++) tn_vector_free(&kv[k]);
     tn_group_table_free(&t);
     states_free(&st);
     return rc;
+}
+
+static int part_merge_task(void *ctx, uint32_t p, uint32_t worker) {
+    part_job *j = ctx;
+    return merge_part(j, p, &j->outs[p]);
 }
 
 static int agg_combine_partitioned(agg_shared *sh, agg_local **locals, uint32_t nlocals) {
@@ -1000,11 +1126,109 @@ static int agg_combine_partitioned(agg_shared *sh, agg_local **locals, uint32_t 
     return rc;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * A spilled aggregate's output: the frozen tables indexed by partition, then a source that
+ * finishes one partition per morsel (merge_part), on the pool's workers.
+ */
+static void spilled_free(agg_shared *sh, part_job *j) {
+    if (!j) return;
+    tn_sink fake;
+    memset(&fake, 0, sizeof fake);
+    fake.shared = sh;
+    for (uint32_t w = 0; w < j->nlocals; w++) {
+        agg_local_free(&fake, j->locals[w]);
+        if (j->idx) tn_free(j->idx[w]);
+        if (j->start) tn_free(j->start[w]);
+    }
+    tn_free(j->locals);
+    tn_free(j->idx);
+    tn_free(j->start);
+    tn_free(j);
+}
+
+static int spill_combine(agg_shared *sh, void **states, uint32_t nstates) {
+    part_job *j = tn_calloc(1, sizeof *j);
+    if (!j) return TN_ENOMEM;
+    sh->spilled = j;
+    j->sh = sh;
+    j->locals = tn_calloc(nstates + 1, sizeof *j->locals);
+    j->idx = tn_calloc(nstates + 1, sizeof *j->idx);
+    j->start = tn_calloc(nstates + 1, sizeof *j->start);
+    if (!j->locals || !j->idx || !j->start) return TN_ENOMEM;
+    int rc = 0;
+    for (uint32_t w = 0; w < nstates; w++) {
+        agg_local *l = states[w];
+        if (!l) continue;
+        states[w] = NULL;                      /* the spilled output owns it now */
+        j->locals[j->nlocals++] = l;
+        if (!rc) rc = tn_agg_spill_flush(sh->spill, l->sw);
+        tn_agg_spill_writer_free(l->sw);
+        l->sw = NULL;
+    }
+    if (!rc && sh->ex->pool && sh->ex->nworkers > 1 && j->nlocals > 1)
+        rc = tn_pool_run(sh->ex->pool, j->nlocals, part_index_task, j);
+    else
+        for (uint32_t w = 0; w < j->nlocals && !rc; w++) rc = part_index_task(j, w, 0);
+    return rc;
+}
+
+typedef struct agg_src {
+    agg_shared sh;              /* a copy of the sink's: the sink is gone by the time this runs */
+} agg_src;
+
+static int aggsrc_read(tn_source *src, tn_pipeline *p, uint32_t morsel, uint32_t worker) {
+    agg_src *a = src->shared;
+    const tn_plan *node = a->sh.node;
+    tn_collection out;
+    int rc = tn_collection_init(&out, node->ncols, node->types);
+    if (!rc) rc = merge_part(a->sh.spilled, morsel, &out);
+    for (uint32_t i = 0; i < out.nchunks && !rc; i++) rc = tn_pipe_push(p, 0, worker, &out.chunks[i]);
+    tn_collection_free(&out);
+    return rc;
+}
+
+static void aggsrc_free(tn_source *src) {
+    agg_src *a = src->shared;
+    if (!a) return;
+    spilled_free(&a->sh, a->sh.spilled);
+    tn_agg_spill_free(a->sh.spill);
+    tn_free(a);
+    src->shared = NULL;
+}
+
+int tn_sink_aggregate_take_spill(tn_sink *sink, tn_source *out) {
+    agg_shared *sh = sink->shared;
+    if (!sh->spilled) return 0;
+    agg_src *a = tn_calloc(1, sizeof *a);
+    if (!a) return TN_ENOMEM;
+    a->sh = *sh;
+    a->sh.spilled->sh = &a->sh;
+    sh->spilled = NULL;
+    sh->spill = NULL;
+    memset(out, 0, sizeof *out);
+    out->name = "HASH_AGGREGATE_PARTITIONS";
+    out->node = a->sh.node;
+    out->shared = a;
+    out->nmorsels = AGG_PARTS;
+    out->read = aggsrc_read;
+    out->free = aggsrc_free;
+    return 1;
+}
+
+static void agg_free_shared(tn_sink *sink) {
+    agg_shared *sh = sink->shared;
+    if (!sh) return;
+    spilled_free(sh, sh->spilled);
+    tn_agg_spill_free(sh->spill);
+    tn_free(sh);
+}
+
 static int agg_combine(tn_sink *sink, void **states, uint32_t nstates) {
     agg_shared *sh = sink->shared;
     const tn_plan *node = sh->node;
     uint32_t ng = node->u.agg.ngroups, na = node->u.agg.naggs;
     int rc = 0;
+    if (tn_agg_spill_active(sh->spill)) return spill_combine(sh, states, nstates);
     /* the largest local table becomes the global one */
     agg_local *G = NULL;
     for (uint32_t w = 0; w < nstates; w++) {
@@ -1044,9 +1268,10 @@ static int agg_combine(tn_sink *sink, void **states, uint32_t nstates) {
             if (ng) {
                 tn_vector views[ng + 1];
                 tn_vector *vp[ng + 1];
-                key_views(&l->table, off, m, views, vp);
+                rc = key_views(&l->table, off, m, views, vp);
                 uint32_t before = G->table.ngroups;
-                rc = tn_group_table_lookup(&G->table, vp, m, gmap);
+                if (!rc) rc = tn_group_table_lookup(&G->table, vp, m, gmap);
+                key_views_free(&l->table, views);
                 if (!rc && G->table.ngroups != before) rc = states_reserve(&G->st, G->table.ngroups);
             } else memset(gmap, 0, m * sizeof *gmap);
             for (uint32_t a = 0; a < na && !rc; a++) {
@@ -1064,17 +1289,19 @@ static int agg_combine(tn_sink *sink, void **states, uint32_t nstates) {
                 if ((rc = tn_exec_check(sh->ex))) break;
                 tn_vector views[2];
                 tn_vector *vp[2];
-                key_views(ld, off, m, views, vp);
+                rc = key_views(ld, off, m, views, vp);
                 tn_vector gv;
                 memset(&gv, 0, sizeof gv);
-                rc = tn_vector_init(&gv, tn_type_make(TN_TYPE_BIGINT), m);
-                if (rc) break;
-                for (uint32_t i = 0; i < m; i++)
-                    ((int64_t *)gv.data)[i] = full[((const int64_t *)views[0].data)[i]];
-                gv.count = m;
-                vp[0] = &gv;
-                rc = tn_group_table_lookup(G->st.a[a].dset, vp, m, gmap);
+                if (!rc) rc = tn_vector_init(&gv, tn_type_make(TN_TYPE_BIGINT), m);
+                if (!rc) {
+                    for (uint32_t i = 0; i < m; i++)
+                        ((int64_t *)gv.data)[i] = full[((const int64_t *)views[0].data)[i]];
+                    gv.count = m;
+                    vp[0] = &gv;
+                    rc = tn_group_table_lookup(G->st.a[a].dset, vp, m, gmap);
+                }
                 tn_vector_free(&gv);
+                key_views_free(ld, views);
             }
         }
         tn_free(full);
@@ -1088,9 +1315,12 @@ static int agg_combine(tn_sink *sink, void **states, uint32_t nstates) {
             if ((rc = tn_exec_check(sh->ex))) break;
             tn_vector views[2];
             tn_vector *vp[2];
-            key_views(d, off, m, views, vp);
-            for (uint32_t i = 0; i < m; i++) gmap[i] = (uint32_t)((const int64_t *)views[0].data)[i];
-            rc = agg_update(&G->st.a[a], &views[1], gmap, m, NULL);
+            rc = key_views(d, off, m, views, vp);
+            if (!rc) {
+                for (uint32_t i = 0; i < m; i++) gmap[i] = (uint32_t)((const int64_t *)views[0].data)[i];
+                rc = agg_update(&G->st.a[a], &views[1], gmap, m, NULL);
+            }
+            key_views_free(d, views);
         }
     }
     /* output */
@@ -1116,8 +1346,17 @@ int tn_sink_aggregate(tn_exec *ex, tn_plan *node, tn_collection *result, tn_sink
     s->worker_free = agg_local_free;
     s->consume = agg_consume;
     s->combine = agg_combine;
-    int rc = tn_collection_init(result, node->ncols, node->types);
-    if (rc) { tn_free(sh); tn_free(s); return rc; }
+    s->free_shared = agg_free_shared;
+    int rc = 0;
+    uint64_t budget = tn_exec_spill_budget(ex);
+    if (node->u.agg.ngroups && budget) {
+        rc = tn_agg_spill_create(ex, node, node->child[0]->ncols, node->child[0]->types, &sh->spill);
+        /* half of the share: a table doubles when it grows, and the frozen tables must leave
+           room for the partitions' tables at the end */
+        sh->worker_budget = budget / 2 / (ex->nworkers ? ex->nworkers : 1);
+    }
+    if (!rc) rc = tn_collection_init(result, node->ncols, node->types);
+    if (rc) { tn_agg_spill_free(sh->spill); tn_free(sh); tn_free(s); return rc; }
     *out = s;
     return 0;
 }

@@ -6,6 +6,7 @@
 #include "sql/parserInt.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 static tn_sql_query *new_query(tn_sql_parser *p, tn_sql_query_kind kind, tn_sql_pos pos) {
@@ -16,6 +17,8 @@ static tn_sql_query *new_query(tn_sql_parser *p, tn_sql_query_kind kind, tn_sql_
     }
     return q;
 }
+
+static tn_sql_tableref *file_ref(tn_sql_parser *p, tn_sql_pos pos);
 
 static tn_sql_tableref *new_ref(tn_sql_parser *p, tn_sql_tableref_kind kind, tn_sql_pos pos) {
     tn_sql_tableref *r = tn_sqlp_alloc(p, sizeof *r);
@@ -91,10 +94,12 @@ static bool unsupported_join_at(tn_sql_parser *p, int k) {
     const tn_sql_token *t = tn_sqlp_peek(p, k);
     if (t->type != TK_IDENT || t->kw != KW_NONE) return false;
     if (strcmp(t->text, "asof") != 0 && strcmp(t->text, "positional") != 0) return false;
-    return tn_sqlp_is_kw(p, k + 1, KW_JOIN) ||
-           (tn_sqlp_peek(p, k + 1)->type == TK_IDENT &&
-            (tn_sqlp_peek(p, k + 1)->kw == KW_LEFT || tn_sqlp_peek(p, k + 1)->kw == KW_INNER) &&
-            tn_sqlp_is_kw(p, k + 2, KW_JOIN));
+    /* [LEFT | RIGHT | FULL | INNER] [OUTER] JOIN */
+    int j = k + 1;
+    const tn_sql_token *n = tn_sqlp_peek(p, j);
+    if (n->type == TK_IDENT && (n->kw == KW_LEFT || n->kw == KW_RIGHT || n->kw == KW_FULL || n->kw == KW_INNER)) j++;
+    if (tn_sqlp_is_kw(p, j, KW_OUTER)) j++;
+    return tn_sqlp_is_kw(p, j, KW_JOIN);
 }
 
 /* BlinkDB's `ERROR WITHIN e% AT CONFIDENCE c%` (approximate answers with error bounds) starts at
@@ -194,6 +199,15 @@ static tn_sql_tableref *table_primary(tn_sql_parser *p) {
             tn_sqlp_leave(p);
             if (!r || !tn_sqlp_expect(p, TK_RPAREN, "')' after joined tables")) return NULL;
         }
+    } else if (tok_is(p, 0, TK_STRING)) {
+        r = file_ref(p, pos);                 /* FROM 'file.parquet' (DuckDB's replacement scan) */
+        if (!r) return NULL;
+        if (!ref_suffixes(p, r)) return NULL;
+        if (r->kind == TN_SQL_T_FUNCTION) {
+            if (!r->alias.name) r->alias = r->u.function->u.func.arg_names[0];   /* the file's stem */
+            r->u.function->u.func.arg_names = NULL;
+        }
+        return r;
     } else {
         tn_sql_qname name;
         if (!tn_sqlp_qname(p, "a table name", &name)) return NULL;
@@ -210,6 +224,73 @@ static tn_sql_tableref *table_primary(tn_sql_parser *p) {
         }
     }
     if (!ref_suffixes(p, r)) return NULL;
+    return r;
+}
+
+/* FROM 'path' as DuckDB reads it: read_parquet, read_csv or read_json by the extension (before a
+   .gz / .zst suffix), named by the file's stem; another extension is a table name, which then
+   fails as one. The stem travels in arg_names[0] until the alias is known. */
+static tn_sql_tableref *file_ref(tn_sql_parser *p, tn_sql_pos pos) {
+    const tn_sql_token *t = tn_sqlp_peek(p, 0);
+    const char *path = t->text, *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t n = strlen(base);
+    char ext[16] = "";
+    size_t stem = n;
+    for (int pass = 0; pass < 2; pass++) {
+        const char *dot = NULL;
+        for (size_t k = 0; k < stem; k++)
+            if (base[k] == '.') dot = base + k;
+        if (!dot) break;
+        size_t el = stem - (size_t)(dot - base) - 1;
+        snprintf(ext, sizeof ext, "%.*s", (int)(el < sizeof ext ? el : sizeof ext - 1), dot + 1);
+        for (char *c = ext; *c; c++) if (*c >= 'A' && *c <= 'Z') *c += 32;
+        stem = (size_t)(dot - base);
+        if (pass == 0 && strcmp(ext, "gz") != 0 && strcmp(ext, "zst") != 0) break;
+    }
+    const char *fn = strcmp(ext, "parquet") == 0 ? "read_parquet"
+                     : strcmp(ext, "csv") == 0 || strcmp(ext, "tsv") == 0 ? "read_csv"
+                     : strcmp(ext, "json") == 0 || strcmp(ext, "jsonl") == 0 || strcmp(ext, "ndjson") == 0 ? "read_json"
+                     : NULL;
+    if (!fn) {
+        tn_sql_tableref *r = new_ref(p, TN_SQL_T_TABLE, pos);
+        tn_sql_ident *part = tn_sqlp_alloc(p, sizeof *part);
+        if (!r || !part) return NULL;
+        part->name = path;
+        part->quoted = true;
+        part->pos = t->pos;
+        r->u.table.name.parts = part;
+        r->u.table.name.n = 1;
+        tn_sqlp_advance(p);
+        return r;
+    }
+    tn_sql_tableref *r = new_ref(p, TN_SQL_T_FUNCTION, pos);
+    tn_sql_expr *f = tn_sqlp_alloc(p, sizeof *f), *lit = tn_sqlp_alloc(p, sizeof *lit);
+    tn_sql_ident *name = tn_sqlp_alloc(p, sizeof *name), *stem_id = tn_sqlp_alloc(p, sizeof *stem_id);
+    tn_sql_expr **args = tn_sqlp_alloc(p, sizeof *args);
+    char *stem_text = tn_sqlp_alloc(p, stem + 1);
+    if (!r || !f || !lit || !name || !stem_id || !args || !stem_text) return NULL;
+    memcpy(stem_text, base, stem);
+    lit->kind = TN_SQL_E_LITERAL;
+    lit->pos = t->pos;
+    lit->u.lit.kind = TN_SQL_LIT_STRING;
+    lit->u.lit.text = t->text;
+    lit->u.lit.len = t->text_len;
+    name->name = fn;
+    name->pos = t->pos;
+    f->kind = TN_SQL_E_FUNCTION;
+    f->pos = t->pos;
+    f->u.func.name.parts = name;
+    f->u.func.name.n = 1;
+    args[0] = lit;
+    f->u.func.args.items = args;
+    f->u.func.args.n = 1;
+    stem_id->name = stem_text;
+    stem_id->quoted = true;
+    stem_id->pos = t->pos;
+    f->u.func.arg_names = stem_id;
+    r->u.function = f;
+    tn_sqlp_advance(p);
     return r;
 }
 
@@ -336,6 +417,8 @@ static bool select_item(tn_sql_parser *p, tn_sql_select_item *it) {
         return tn_sqlp_fail_expected(p, "an alias after AS");
     }
     t = tn_sqlp_peek(p, 0);
+    if (word_at(p, 0, "export_state") && it->expr->kind == TN_SQL_E_FUNCTION)
+        return tn_sqlp_fail_at(p, t->pos, "not supported yet: EXPORT_STATE (aggregate states as values)");
     if (tn_sqlp_tok_is_colid(t) && !word_at(p, 0, "qualify")) {
         it->alias = tn_sqlp_tok_ident(t);
         tn_sqlp_keep_case(p, &it->alias);

@@ -113,6 +113,7 @@ void tn_sql_session_close(tn_sql_session *s) {
     tn_stmt_session_free(s);
     tn_prepared_free_all(s);
     tn_sequences_free(s);
+    tn_macros_free(s);
     tn_temp_views_free(s);
     tn_settings_detach(s);
     tn_bind_txn_pins_free(s);
@@ -419,6 +420,7 @@ static bool stmt_writes(const tn_sql_stmt *stmt) {
     case TN_SQL_S_INSERT: case TN_SQL_S_DELETE: case TN_SQL_S_UPDATE: case TN_SQL_S_MERGE:
     case TN_SQL_S_ALTER_TABLE: case TN_SQL_S_OPTIMIZE: case TN_SQL_S_COPY: case TN_SQL_S_VACUUM: return true;
     case TN_SQL_S_CREATE_SEQUENCE: return !stmt->u.create_sequence.temporary;
+    case TN_SQL_S_CREATE_MACRO: return !stmt->u.create_macro.temporary;
     default: return false;
     }
 }
@@ -578,7 +580,8 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
     }
     if (stmt->kind == TN_SQL_S_CREATE_MACRO ||
         (stmt->kind == TN_SQL_S_DROP && (stmt->u.drop.object == TN_SQL_OBJ_MACRO || stmt->u.drop.object == TN_SQL_OBJ_MACRO_TABLE))) {
-        rc = tn_bind_error_code(&b, TN_EUNSUPPORTED, stmt->pos, "CREATE MACRO / DROP MACRO are not supported yet");
+        rc = tn_macro_statement(&b, stmt);                             /* macro.c */
+        if (!rc && !(rc = result_new(&r, 0, NULL, NULL))) r->has_rows = false;
         goto done;
     }
     if (tn_stmt_is_table(stmt) || approx) {  /* stmt.h: DDL, DML, DESCRIBE t, SHOW, COPY, VACUUM */
@@ -636,7 +639,8 @@ static int execute_one(tn_sql_result **out, tn_sql_script *sc, uint32_t i, const
     rc = result_new(&r, plan->ncols, plan->names, plan->types);
     if (!rc && describe) {
         rc = tn_collection_init(&r->rows, plan->ncols, plan->types);   /* bound, never run */
-    } else if (!rc && stream && (tn_exec_streamable(plan) || tn_exec_sort_rooted(plan)) && !tn_exec_small(plan)) {
+    } else if (!rc && stream && (tn_exec_streamable(plan) || tn_exec_sort_rooted(plan) || tn_exec_group_rooted(plan)) &&
+               !tn_exec_small(plan)) {
         rc = tn_collection_init(&r->rows, plan->ncols, plan->types);
         if (!rc) rc = tn_exec_stream_start(&r->stream, exp, plan);
         if (!rc) {

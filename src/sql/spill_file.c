@@ -348,22 +348,23 @@ static int io_error(const tn_spill_file *f, const char *what, int e) {
                         e ? strerror(e) : "no progress");
 }
 
-int tn_spill_write_chunk(tn_spill_file *f, const tn_chunk *c, const uint32_t *sel, uint32_t n, tn_buf *scratch,
-                         tn_spill_extent *out) {
-    tn_buf_clear(scratch);
-    int rc = put_u32(scratch, n);
-    if (!rc) rc = put_u32(scratch, c->ncols);
-    for (uint32_t k = 0; k < c->ncols && !rc; k++) rc = enc_vector(scratch, &c->cols[k], sel, n);
-    if (rc) return rc;
+int tn_spill_encode(tn_buf *dst, const tn_chunk *c, const uint32_t *sel, uint32_t n) {
+    int rc = put_u32(dst, n);
+    if (!rc) rc = put_u32(dst, c->ncols);
+    for (uint32_t k = 0; k < c->ncols && !rc; k++) rc = enc_vector(dst, &c->cols[k], sel, n);
+    return rc;
+}
+
+int tn_spill_write_buf(tn_spill_file *f, const tn_buf *buf, uint32_t rows, tn_spill_extent *out) {
     tn_exec *ex = f->ex;
-    uint64_t used = __atomic_add_fetch(&ex->temp_used, scratch->len, __ATOMIC_RELAXED);
-    uint64_t off = __atomic_fetch_add(&f->end, scratch->len, __ATOMIC_RELAXED);
+    uint64_t used = __atomic_add_fetch(&ex->temp_used, buf->len, __ATOMIC_RELAXED);
+    uint64_t off = __atomic_fetch_add(&f->end, buf->len, __ATOMIC_RELAXED);
     if (ex->temp_limit && used > ex->temp_limit)
         return tn_error_set(TN_ELIMIT, "Out of Memory Error: the query's spill files would pass max_temp_directory_size "
                             "of %.1f MiB (SET max_temp_directory_size or memory_limit to raise it)",
                             (double)ex->temp_limit / 1048576.0);
-    const uint8_t *p = scratch->data;
-    size_t left = scratch->len;
+    const uint8_t *p = buf->data;
+    size_t left = buf->len;
     uint64_t at = off;
     while (left > 0) {
         ssize_t w = pwrite(f->fd, p, left, (off_t)at);
@@ -373,14 +374,22 @@ int tn_spill_write_chunk(tn_spill_file *f, const tn_chunk *c, const uint32_t *se
         left -= (size_t)w;
         at += (uint64_t)w;
     }
-    __atomic_add_fetch(&ex->temp_written, scratch->len, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&ex->temp_written, buf->len, __ATOMIC_RELAXED);
     out->off = off;
-    out->len = scratch->len;
-    out->rows = n;
+    out->len = (uint32_t)buf->len;
+    out->rows = rows;
     return 0;
 }
 
-int tn_spill_read_chunk(tn_spill_file *f, const tn_spill_extent *e, tn_buf *scratch, tn_chunk *out) {
+int tn_spill_write_chunk(tn_spill_file *f, const tn_chunk *c, const uint32_t *sel, uint32_t n, tn_buf *scratch,
+                         tn_spill_extent *out) {
+    tn_buf_clear(scratch);
+    int rc = tn_spill_encode(scratch, c, sel, n);
+    if (!rc) rc = tn_spill_write_buf(f, scratch, n, out);
+    return rc;
+}
+
+int tn_spill_read_buf(tn_spill_file *f, const tn_spill_extent *e, tn_buf *scratch) {
     tn_buf_clear(scratch);
     int rc = tn_buf_reserve(scratch, e->len);
     if (rc) return rc;
@@ -396,16 +405,31 @@ int tn_spill_read_chunk(tn_spill_file *f, const tn_spill_extent *e, tn_buf *scra
         at += (uint64_t)r;
     }
     scratch->len = e->len;
-    dec d = {scratch->data, scratch->data + e->len};
+    return 0;
+}
+
+int tn_spill_decode(const uint8_t **pos, const uint8_t *end, tn_chunk *out) {
+    dec d = {*pos, end};
     const uint8_t *h = take(&d, 8);
     if (!h) return corrupt();
     uint32_t rows, ncols;
     memcpy(&rows, h, 4);
     memcpy(&ncols, h + 4, 4);
-    if (ncols != out->ncols || rows != e->rows) return corrupt();
+    if (ncols != out->ncols) return corrupt();
     tn_chunk_reset(out);
+    int rc = 0;
     for (uint32_t k = 0; k < ncols && !rc; k++) rc = dec_vector(&d, &out->cols[k], rows);
-    if (!rc && d.p != d.end) rc = corrupt();
-    if (!rc) out->count = rows;
+    if (rc) return rc;
+    out->count = rows;
+    *pos = d.p;
+    return 0;
+}
+
+int tn_spill_read_chunk(tn_spill_file *f, const tn_spill_extent *e, tn_buf *scratch, tn_chunk *out) {
+    int rc = tn_spill_read_buf(f, e, scratch);
+    if (rc) return rc;
+    const uint8_t *p = scratch->data, *end = scratch->data + scratch->len;
+    rc = tn_spill_decode(&p, end, out);
+    if (!rc && (p != end || out->count != e->rows)) rc = corrupt();
     return rc;
 }

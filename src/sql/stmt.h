@@ -152,6 +152,9 @@ bool tn_exec_streamable(const tn_plan *plan);
  * too (the sort runs first, then its sorted rows or, when it spilled, the merge of its runs are
  * handed over), so that a sorted result larger than memory_limit reaches the client. */
 bool tn_exec_sort_rooted(const tn_plan *plan);
+/* The same for a GROUP BY (its groups, or a spilled aggregate's partitions, are handed over as
+ * they are finished). */
+bool tn_exec_group_rooted(const tn_plan *plan);
 /* A streamable (or sort-rooted: a top-N of at most TN_EXEC_SMALL_ROWS is small too) plan over
  * at most TN_EXEC_SMALL_ROWS input rows (known table row counts, VALUES,
  * integer ranges): running it at once costs less than starting the producer thread (a point

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # tests/interop/spill.sh: queries larger than memory_limit through the shell. An ORDER BY of
 # about 10x `SET memory_limit = '16MB'` (strings, NULLs, several keys, nested values, OFFSET)
-# gives DuckDB's rows in DuckDB's order (CSV text) on 1 and 2 threads, peaks under the limit plus
-# the process's own footprint (/usr/bin/time), and leaves the temp folder empty; an INSERT ...
+# and GROUP BYs of 400-500k groups under 32MB (string and NULL keys, count/sum/avg/min/max/
+# bool_or/FILTER/list) give DuckDB's rows in DuckDB's order (CSV text) on 1 and 2
+# threads, peak near the limit plus the process's own footprint (/usr/bin/time), and leave the
+# temp folder empty; a DISTINCT aggregate that cannot spill fails naming it; an INSERT ...
 # ORDER BY spills too and the table reads back in order; a process killed with -9 mid-spill
 # leaves no file (the files have no name) and the next run removes the folder it made.
 # Ends with "N passed, N failed".
@@ -45,6 +47,30 @@ out=$("$BIN" -w "$wh" --csv -c "$LIM" -c "EXPLAIN ANALYZE $Q1")
 echo "$out" | grep -q "spilled:" && ok "EXPLAIN ANALYZE reports the spill" || bad "no spill reported: $out"
 [ ! -e "$tmp" ] && ok "the temp folder is gone after the queries" || bad "left in $tmp: $(ls -a "$tmp" 2>&1)"
 
+# 1b. GROUP BY past the limit: the same groups and aggregates as DuckDB's
+AGG="SET memory_limit = '32MB'"
+Q4="SELECT k % 500000 AS g, count(*) AS c, sum(v) AS s, avg(v) AS a, min(t) AS mn, max(t) AS mx, bool_or(v > 10) AS bo,
+    count(t) FILTER (WHERE k % 3 = 0) AS f, list_sort(list(k)) AS l
+    FROM (SELECT i AS k, i * 3 AS v, 'x' || (i % 17) AS t FROM range(2000000) t(i)) GROUP BY g ORDER BY g"
+Q5="SELECT CASE WHEN i % 11 = 0 THEN NULL ELSE 'key-' || (i % 400000) END AS g, count(*) AS c, sum(i) AS s, max(i) AS m
+    FROM range(2000000) t(i) GROUP BY g ORDER BY g NULLS FIRST"
+for q in "$Q4" "$Q5"; do
+    n=$((n + 1))
+    want=$("$DUCK" "SELECT COLUMNS(*)::VARCHAR FROM ($q)" | md5sum)
+    for t in 1 2; do
+        got=$("$BIN" -w "$wh" --csv -c "$AGG" -c "SET threads = $t" -c "SELECT COLUMNS(*)::VARCHAR FROM ($q)" 2>&1 | md5sum)
+        [ "$got" = "$want" ] && ok "query $n (GROUP BY): rows equal DuckDB's under 32MB (threads $t)" \
+            || bad "query $n (GROUP BY): rows differ from DuckDB's under 32MB (threads $t)"
+    done
+done
+out=$("$BIN" -w "$wh" --csv -c "$AGG" -c "EXPLAIN ANALYZE SELECT count(*), sum(c) FROM ($Q5)")
+echo "$out" | grep "HASH_AGGREGATE" | grep -q "spilled:" && ok "EXPLAIN ANALYZE reports the GROUP BY's spill" \
+    || bad "no GROUP BY spill reported: $out"
+"$BIN" -w "$wh" --csv -c "SET memory_limit = '16MB'" -c "SELECT i % 1000000 AS g, count(DISTINCT 'x' || i) FROM range(4000000) t(i) GROUP BY g" >/dev/null 2>"$dir/err"
+grep -q "aggregate count(DISTINCT ...) cannot spill" "$dir/err" && ok "a DISTINCT aggregate past the limit fails naming it" \
+    || bad "DISTINCT past the limit: $(head -c 300 "$dir/err")"
+[ ! -e "$tmp" ] && ok "the temp folder is gone after the GROUP BYs" || bad "left in $tmp: $(ls -a "$tmp" 2>&1)"
+
 # 2. peak memory: the sort of ~10x the limit stays near it
 if [ -x /usr/bin/time ] && [ "${TARN_SANITIZED:-}" != 1 ]; then
     /usr/bin/time -v "$BIN" -w "$wh" --csv -c "$LIM" -c "$Q1" >/dev/null 2>"$dir/time"
@@ -52,6 +78,10 @@ if [ -x /usr/bin/time ] && [ "${TARN_SANITIZED:-}" != 1 ]; then
     base=$( { /usr/bin/time -v "$BIN" -w "$wh" --csv -c "SELECT 1" >/dev/null; } 2>&1 | sed -n 's/.*Maximum resident set size (kbytes): //p')
     if [ -n "$kb" ] && [ "$kb" -lt $((base + 40000)) ]; then ok "ORDER BY of 2M rows peaks at $kb KB (process alone: $base KB)"
     else bad "ORDER BY of 2M rows peaks at ${kb:-?} KB (process alone: $base KB; want < +40000)"; fi
+    /usr/bin/time -v "$BIN" -w "$wh" --csv -c "$AGG" -c "$Q5" >/dev/null 2>"$dir/time"
+    kb=$(rss_kb "$dir/time")
+    if [ -n "$kb" ] && [ "$kb" -lt $((base + 48000)) ]; then ok "GROUP BY of 400k string groups under 32MB peaks at $kb KB"
+    else bad "GROUP BY of 400k string groups under 32MB peaks at ${kb:-?} KB (process alone: $base KB; want < +48000)"; fi
 else
     echo "skip memory checks (no /usr/bin/time or a sanitized build)"
 fi

@@ -1,7 +1,7 @@
 /*
  * tests/unit/test_sql_spill.c: queries larger than memory_limit through the public C API. An
  * ORDER BY of ~10x the limit spills (EXPLAIN ANALYZE reports the bytes) and returns every row in
- * order; its spill files live in temp_directory, which is gone again afterwards, also when the
+ * order; a GROUP BY of 300k groups spills and returns each group once with its aggregates; its spill files live in temp_directory, which is gone again afterwards, also when the
  * query fails (max_temp_directory_size passed) or is interrupted mid-spill. temp_directory = ''
  * disables spilling (the query then fails as DuckDB's does). Expected orders are checked row by
  * row against the definition of the order, not against tarn's own output.
@@ -124,6 +124,56 @@ TEST(sort_spills_in_order_and_cleans_up) {
     tarn_close(db);
 }
 
+/* GROUP BY of 300k groups over 1.2M rows under 16MB: group g holds k = g + 300000 j, j < 4. */
+TEST(group_by_spills_and_cleans_up) {
+    tarn_db *db = open_db();
+    CHECK(db != NULL);
+    setup(db);
+    const char *q = "SELECT g, count(*) AS c, sum(k) AS s, min(k) AS mn, max('v' || CAST(k AS VARCHAR)) AS mx "
+                    "FROM (SELECT i % 300000 AS g, i AS k FROM range(1200000) t(i)) GROUP BY g";
+    char sql[1024];
+    snprintf(sql, sizeof sql, "EXPLAIN ANALYZE SELECT count(*) FROM (%s)", q);
+    tarn_result *r = NULL;
+    CHECK_OK(tarn_query(db, sql, &r));
+    char text[8192] = "", line[1024];
+    uint32_t n;
+    while ((n = tarn_result_next_chunk(r)) > 0)
+        for (uint32_t i = 0; i < n; i++) {
+            tarn_result_value_text(r, 0, i, line, sizeof line);
+            if (strlen(text) + strlen(line) + 2 < sizeof text) strcat(strcat(text, line), "\n");
+        }
+    tarn_result_free(r);
+    const char *agg = strstr(text, "HASH_AGGREGATE groups: [#");
+    CHECK_MSG(agg && strstr(agg, "spilled:"), "no GROUP BY spill reported: %s", text);
+    CHECK_OK(tarn_query(db, q, &r));
+    long long rows = 0, bad = 0;
+    static unsigned char seen[300000];
+    memset(seen, 0, sizeof seen);
+    while ((n = tarn_result_next_chunk(r)) > 0) {
+        for (uint32_t i = 0; i < n; i++) {
+            char v[5][64];
+            for (uint32_t c = 0; c < 5; c++) tarn_result_value_text(r, c, i, v[c], sizeof v[c]);
+            long long g = atoll(v[0]);
+            char mx[64] = "", c4[64];
+            for (int j = 0; j < 4; j++) {         /* max() of strings: byte order */
+                snprintf(c4, sizeof c4, "v%lld", g + 300000LL * j);
+                if (strcmp(c4, mx) > 0) strcpy(mx, c4);
+            }
+            if (g < 0 || g >= 300000 || seen[g] || atoll(v[1]) != 4 || atoll(v[2]) != 4 * g + 1800000 ||
+                atoll(v[3]) != g || strcmp(v[4], mx) != 0)
+                bad++;
+            else seen[g] = 1;
+            rows++;
+        }
+    }
+    CHECK_OK(tarn_result_error(r));
+    tarn_result_free(r);
+    CHECK_EQ_INT(rows, 300000);
+    CHECK_EQ_INT(bad, 0);
+    CHECK_MSG(!exists(g_tmp), "temp directory %s left behind", g_tmp);
+    tarn_close(db);
+}
+
 TEST(failed_spill_leaves_nothing) {
     tarn_db *db = open_db();
     CHECK(db != NULL);
@@ -164,7 +214,7 @@ TEST(interrupted_spill_leaves_nothing) {
     for (size_t d = 0; d < sizeof delays / sizeof *delays; d++) {
         interrupter it = {db, delays[d], 0};
         pthread_create(&it.thread, NULL, interrupt_main, &it);
-        int rc = run(db, q_sort);
+        int rc = run(db, d == 1 ? "SELECT i % 400000 AS g, count(*), max(i) FROM range(3000000) t(i) GROUP BY g" : q_sort);
         pthread_join(it.thread, NULL);
         CHECK_MSG(rc == TARN_EINTERRUPT || rc == 0, "rc %d: %s", rc, tarn_last_error());
         CHECK_MSG(!exists(g_tmp), "temp directory %s left behind (delay %d)", g_tmp, delays[d]);

@@ -2,8 +2,9 @@
 # bench/server_bench.sh: `tarn serve` against PostgreSQL 15 over the wire, same machine, same
 # run, same client (pgbench from postgresql-15): custom scripts `SELECT 1` and a point query on
 # a small table (1,000 rows, primary-key lookup in PostgreSQL), -M simple and -M prepared, 1 and
-# 8 clients, BENCH_SECONDS each (default 5); then flights-3m group-bys and top-N through psql
-# (tarn reads its table; PostgreSQL the same rows loaded with COPY); then result streaming:
+# 8 clients, BENCH_SECONDS each (default 5); then flights-3m group-bys and top-N through libpq
+# (bench/pg_stream.c, the query's time on an open connection; tarn reads its table, PostgreSQL
+# the same rows loaded with COPY; tarn's in-process time beside it); then result streaming:
 # `SELECT *` of flights-3m through libpq in single-row mode (bench/pg_stream.c), text and
 # binary, with the server's peak resident memory. Prints ratios (tarn / PostgreSQL tps and
 # rows/s, PostgreSQL / tarn time). PostgreSQL runs under a temporary directory on a private port and
@@ -62,26 +63,32 @@ FLIGHTS=tests/data/datasets/flights-3m.parquet
 "$BUILD/tarn" -c "copy (select * from read_parquet('$FLIGHTS')) to '$tmp/flights.csv' (header false)" >/dev/null
 pg -c "create table flights (date timestamp, delay bigint, distance bigint, origin varchar, destination varchar)" \
    -c "\\copy flights from '$tmp/flights.csv' csv" -c "analyze flights"
-timeq() {   # timeq FUNC SQL: best of 3, milliseconds
+cc -O2 $(pkg-config --cflags libpq) bench/pg_stream.c -o "$tmp/pg_stream" $(pkg-config --libs libpq)
+tconn="host=127.0.0.1 port=$tport user=bench dbname=tarn"
+pconn="host=127.0.0.1 port=$pgport user=bench dbname=postgres"
+timeq() {   # timeq CONNINFO SQL: the query's time over the wire (libpq, connected), best of 5, ms
     local best=""
-    for _ in 1 2 3; do
-        local s e; s=$(date +%s%N); "$1" -c "$2" >/dev/null; e=$(date +%s%N)
-        local ms=$(( (e - s) / 1000000 )); [ -z "$best" ] || [ "$ms" -lt "$best" ] && best=$ms
+    for _ in 1 2 3 4 5; do
+        local ms; read -r _ _ ms < <("$tmp/pg_stream" "$1" 0 "$2")
+        [ -z "$best" ] || [ "$ms" -lt "$best" ] && best=$ms
     done
     echo "$best"
 }
+inproc() {  # inproc SQL: the same query in one `tarn -c` process (warm: best of its 3 runs), ms
+    "$BUILD/tarn" -w "$tmp/w" -c ".timer on" -c "$1" -c "$1" -c "$1" 2>&1 |
+        sed -n 's/^Run Time (s): real \([0-9.]*\).*/\1/p' | sort -n | head -1 | awk '{printf "%d", $1 * 1000}'
+}
 echo
-echo "| flights-3m query | tarn ms | PostgreSQL ms | PostgreSQL / tarn |"
-echo "|---|---:|---:|---:|"
+echo "| flights-3m query | tarn ms | PostgreSQL ms | PostgreSQL / tarn | tarn in-process ms |"
+echo "|---|---:|---:|---:|---:|"
 for qsql in "select origin, count(*), avg(delay) from flights group by origin order by 2 desc limit 10" \
             "select destination, sum(distance) from flights where delay > 60 group by destination order by 2 desc limit 5" \
             "select * from flights order by delay desc limit 10"; do
-    t=$(timeq tarn "$qsql"); p=$(timeq pg "$qsql")
-    printf '| `%s` | %d | %d | %.1f |\n' "$qsql" "$t" "$p" "$(echo "$p / ($t + 0.001)" | bc -l)"
+    t=$(timeq "$tconn" "$qsql"); p=$(timeq "$pconn" "$qsql")
+    printf '| `%s` | %d | %d | %.1f | %s |\n' "$qsql" "$t" "$p" "$(echo "$p / ($t + 0.001)" | bc -l)" "$(inproc "$qsql")"
 done
 
 # result streaming: SELECT * of flights-3m, text and binary, one libpq client for both
-cc -O2 $(pkg-config --cflags libpq) bench/pg_stream.c -o "$tmp/pg_stream" $(pkg-config --libs libpq)
 rss() { awk '/^VmHWM/ {print int($2 / 1024)}' "/proc/$1/status"; }
 echo
 echo "| SELECT * FROM flights (3M rows) | tarn rows/s | PostgreSQL rows/s | tarn / PostgreSQL | tarn server peak RSS MB |"

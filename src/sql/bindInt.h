@@ -251,6 +251,9 @@ bool tn_bind_is_agg_name(const char *name);
 /* pg_catalog.c: functions of the session resolved when bound (version(), current_user, ...). */
 bool tn_pg_is_session_function(const char *name);
 int tn_pg_session_function(tn_binder *b, const char *name, uint32_t nargs, tn_expr **out);
+/* pg_regclass_name(oid): what PostgreSQL shows for a regclass (the parser wraps x::regclass in
+ * it, parserInt.h), its relation's name from the catalog as the query is bound; takes arg. */
+int tn_pg_regclass_name(tn_binder *b, tn_expr *arg, tn_expr **out);
 bool tn_bind_contains_agg(const tn_sql_expr *e);
 bool tn_bind_contains_window(const tn_sql_expr *e);
 bool tn_bind_contains_columns(const tn_sql_expr *e);      /* a COLUMNS(...) star inside */

@@ -497,7 +497,7 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
     if (e->u.func.star) return tn_bind_error(b, e->pos, "%s(*) is not a function", name);
     if (!tn_func_exists(name) && !tn_str_iequal(name, "coalesce") && !tn_str_iequal(name, "nullif") &&
         !tn_str_iequal(name, "nextval") && !tn_str_iequal(name, "currval") && !tn_str_iequal(name, "current_setting") &&
-        !tn_pg_is_session_function(name)) {
+        !tn_str_iequal(name, "pg_regclass_name") && !tn_pg_is_session_function(name)) {
         int mrc = tn_macro_scalar(c, e, out);            /* macro.c: 1 = no macro of that name */
         if (mrc <= 0) return mrc;
     }
@@ -524,6 +524,8 @@ static int bind_function(bind_ctx *c, tn_sql_expr *e, tn_expr **out) {
         rc = tn_expr_case(out, &w, &args[1], 1, args[2]);
     } else if (tn_str_iequal(name, "nextval") || tn_str_iequal(name, "currval")) {
         return tn_sequence_call(b, name, args, (uint32_t)n, e->pos, out);  /* sequence.c */
+    } else if (tn_str_iequal(name, "pg_regclass_name") && n == 1) {        /* pg_catalog.c */
+        rc = tn_pg_regclass_name(b, args[0], out);
     } else if (tn_pg_is_session_function(name) && !tn_func_exists(name)) {   /* pg_catalog.c */
         rc = tn_pg_session_function(b, name, (uint32_t)n, out);
         free_args(args, n);

@@ -183,6 +183,12 @@ void tn_sqlp_keep_case(tn_sql_parser *p, tn_sql_ident *id);
 tn_sql_expr *tn_sqlp_expr(tn_sql_parser *p);
 tn_sql_expr *tn_sqlp_unary(tn_sql_parser *p);     /* an operand: literal, -x, (e), f(x) */
 tn_sql_type *tn_sqlp_type(tn_sql_parser *p);
+/* PostgreSQL's regclass output: x::regclass shown (select list) or cast to text gives the
+ * relation's name, as psql and drivers expect; tarn's regclass values are oids (BIGINT), so
+ * the parser wraps such a regclass(...) call in pg_regclass_name(...) (a built-in macro,
+ * macro.c). Returns e unchanged when it is no regclass call. */
+bool tn_sqlp_is_regclass(const tn_sql_expr *e);
+tn_sql_expr *tn_sqlp_regclass_name(tn_sql_parser *p, tn_sql_expr *e);
 /* After a comma: the list ends here (DuckDB's trailing comma), parser_expr.c. */
 bool tn_sqlp_list_ends(const tn_sql_parser *p);
 bool tn_sqlp_expr_list(tn_sql_parser *p, tn_sql_expr_list *out);

@@ -1101,6 +1101,12 @@ static tn_sql_expr *postfix(tn_sql_parser *p) {
         c->u.cast.postfix = true;
         c->u.cast.type = tn_sqlp_type(p);
         if (!c->u.cast.type) return NULL;
+        const tn_sql_type *ct = c->u.cast.type;
+        if (tn_sqlp_is_regclass(e) && ((ct->known && ct->type.id == TN_TYPE_VARCHAR) || strcmp(ct->name, "NAME") == 0)) {
+            e = tn_sqlp_regclass_name(p, e);          /* 'x'::regclass::text is the name */
+            if (!e) return NULL;
+            continue;
+        }
         if (!c->u.cast.type->known && strncmp(c->u.cast.type->name, "REG", 3) == 0) {
             /* 'pg_class'::regclass: the function regclass (func_pg.c) */
             static const char *const fn[] = {"REGCLASS", "regclass", "REGTYPE", "regtype", "REGPROC", "regproc",
@@ -1114,6 +1120,16 @@ static tn_sql_expr *postfix(tn_sql_parser *p) {
         e = c;
     }
     return e;
+}
+
+bool tn_sqlp_is_regclass(const tn_sql_expr *e) {
+    return e && e->kind == TN_SQL_E_FUNCTION && e->u.func.name.n == 1 && e->u.func.args.n == 1 &&
+           strcmp(e->u.func.name.parts[0].name, "regclass") == 0;
+}
+
+tn_sql_expr *tn_sqlp_regclass_name(tn_sql_parser *p, tn_sql_expr *e) {
+    if (!tn_sqlp_is_regclass(e)) return e;
+    return call_n(p, "pg_regclass_name", e->pos, e, NULL, NULL);
 }
 
 static tn_sql_expr *unary(tn_sql_parser *p);

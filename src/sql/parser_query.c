@@ -404,6 +404,15 @@ static bool select_item(tn_sql_parser *p, tn_sql_select_item *it) {
     if (!it->expr) return false;
     if (it->expr->kind == TN_SQL_E_STAR && !(it->expr->u.star.opts && it->expr->u.star.opts->columns))
         return tn_sqlp_star_opts(p, it->expr);
+    if (tn_sqlp_is_regclass(it->expr)) {
+        /* a regclass shown: its name (parserInt.h), labelled as PostgreSQL labels the cast (the
+           column's name for c.oid::regclass, else "regclass"); an alias below replaces it */
+        const tn_sql_expr *arg = it->expr->u.func.args.items[0];
+        it->alias.name = arg->kind == TN_SQL_E_COLUMN ? arg->u.column.parts[arg->u.column.n - 1].name : "regclass";
+        it->alias.pos = it->expr->pos;
+        it->alias.quoted = false;
+        if (!(it->expr = tn_sqlp_regclass_name(p, it->expr))) return false;
+    }
     if (tn_sqlp_accept_kw(p, KW_AS)) {
         const tn_sql_token *a = tn_sqlp_peek(p, 0);
         /* After AS any word is a label (SELECT 1 AS date, x AS select), or a string ('x'). */

@@ -489,6 +489,136 @@ static int f_null_text(FN_ARGS) {
     return 0;
 }
 
+/* PostgreSQL's keywords that quote_ident quotes (all but the unreserved ones), sorted. */
+static const char *const g_pg_keywords[] = {
+    "all", "analyse", "analyze", "and", "any", "array", "as", "asc", "asymmetric", "authorization", "between",
+    "bigint", "binary", "bit", "boolean", "both", "case", "cast", "char", "character", "check", "coalesce",
+    "collate", "collation", "column", "concurrently", "constraint", "create", "cross", "current_catalog",
+    "current_date", "current_role", "current_schema", "current_time", "current_timestamp", "current_user", "dec",
+    "decimal", "default", "deferrable", "desc", "distinct", "do", "else", "end", "except", "exists", "extract",
+    "false", "fetch", "float", "for", "foreign", "freeze", "from", "full", "grant", "greatest", "group",
+    "grouping", "having", "ilike", "in", "initially", "inner", "inout", "int", "integer", "intersect",
+    "interval", "into", "is", "isnull", "join", "lateral", "leading", "least", "left", "like", "limit",
+    "localtime", "localtimestamp", "national", "natural", "nchar", "none", "normalize", "not", "notnull", "null",
+    "nullif", "numeric", "offset", "on", "only", "or", "order", "out", "outer", "overlaps", "overlay", "placing",
+    "position", "precision", "primary", "real", "references", "returning", "right", "row", "select",
+    "session_user", "setof", "similar", "smallint", "some", "substring", "symmetric", "system_user", "table",
+    "tablesample", "then", "time", "timestamp", "to", "trailing", "treat", "trim", "true", "union", "unique",
+    "user", "using", "values", "varchar", "variadic", "verbose", "when", "where", "window", "with",
+};
+
+static int kw_cmp(const void *k, const void *e) { return strcmp(k, *(const char *const *)e); }
+
+/* Appends name as PostgreSQL's quote_ident writes it: quoted (inner quotes doubled) unless it
+ * is lower-case letters, digits and underscores not starting with a digit, and no keyword. */
+static int quote_ident_to(tn_buf *b, const char *p, size_t len) {
+    bool plain = len > 0 && !(p[0] >= '0' && p[0] <= '9');
+    for (size_t j = 0; j < len && plain; j++)
+        plain = (p[j] >= 'a' && p[j] <= 'z') || (p[j] >= '0' && p[j] <= '9') || p[j] == '_';
+    if (plain && len < 32) {
+        char w[32];
+        memcpy(w, p, len);
+        w[len] = 0;
+        plain = !bsearch(w, g_pg_keywords, sizeof g_pg_keywords / sizeof g_pg_keywords[0], sizeof g_pg_keywords[0],
+                         kw_cmp);
+    }
+    if (plain) return tn_buf_append(b, p, len);
+    int rc = tn_buf_append_byte(b, '"');
+    for (size_t j = 0; j < len && !rc; j++) {
+        if (p[j] == '"') rc = tn_buf_append_byte(b, '"');
+        if (!rc) rc = tn_buf_append_byte(b, (uint8_t)p[j]);
+    }
+    return rc ? rc : tn_buf_append_byte(b, '"');
+}
+
+static int f_quote_ident(FN_ARGS) {
+    tn_buf b = TN_BUF_INIT;
+    int rc = 0;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        if (!tn_vector_is_valid(out, i)) { tn_func_str_empty(out, i); continue; }
+        tn_str x = STR(0, i);
+        b.len = 0;
+        rc = quote_ident_to(&b, x.ptr, x.len);
+        if (!rc) rc = tn_vector_set_str(out, i, b.data ? (const char *)b.data : "", b.len);
+    }
+    tn_buf_free(&b);
+    return rc;
+}
+
+/* pg_regclass_lookup(oid, table): the name of oid in table, the constant text
+ * "oid<TAB>name<LF>..." sorted by oid that tn_pg_regclass_name built when the query was bound
+ * (parsed once, into bind data); "-" for 0, the number for an oid no relation has. */
+typedef struct regclass_map {
+    uint32_t n;
+    int64_t *oids;
+    tn_str *names;                   /* into text */
+    char *text;                      /* a copy of the table */
+} regclass_map;
+
+static void free_regclass_map(void *p) {
+    regclass_map *m = p;
+    if (!m) return;
+    tn_free(m->oids);
+    tn_free(m->names);
+    tn_free(m->text);
+    tn_free(m);
+}
+
+static int bind_regclass_map(tn_func_binding *fb, const tn_value *const *consts, void **bd) {
+    (void)fb;
+    const tn_value *t = consts[1];
+    if (!t || t->is_null) return tn_error_set(TN_EBIND, "pg_regclass_lookup takes a constant relation table");
+    regclass_map *m = tn_calloc(1, sizeof *m);
+    if (!m) return TN_ENOMEM;
+    uint32_t lines = 0;
+    for (uint32_t i = 0; i < t->u.s.len; i++) lines += t->u.s.ptr[i] == '\n';
+    m->oids = tn_calloc(lines + 1, sizeof *m->oids);
+    m->names = tn_calloc(lines + 1, sizeof *m->names);
+    m->text = tn_malloc(t->u.s.len + 1);
+    if (!m->oids || !m->names || !m->text) {
+        free_regclass_map(m);
+        return TN_ENOMEM;
+    }
+    memcpy(m->text, t->u.s.ptr, t->u.s.len);
+    m->text[t->u.s.len] = 0;
+    const char *p = m->text, *end = p + t->u.s.len;
+    while (p < end && m->n < lines) {
+        const char *tab = memchr(p, '\t', (size_t)(end - p)), *nl = tab ? memchr(tab, '\n', (size_t)(end - tab)) : NULL;
+        if (!tab || !nl) break;
+        m->oids[m->n] = strtoll(p, NULL, 10);
+        m->names[m->n].ptr = tab + 1;
+        m->names[m->n].len = (uint32_t)(nl - tab - 1);
+        m->n++;
+        p = nl + 1;
+    }
+    *bd = m;
+    return 0;
+}
+
+static int f_regclass_lookup(FN_ARGS) {
+    const regclass_map *m = call->bind_data;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!tn_vector_is_valid(out, i)) { tn_func_str_empty(out, i); continue; }
+        int64_t oid = I64(0, i);
+        uint32_t lo = 0, hi = m ? m->n : 0;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (m->oids[mid] < oid) lo = mid + 1;
+            else hi = mid;
+        }
+        int rc;
+        if (m && lo < m->n && m->oids[lo] == oid) {
+            rc = tn_vector_set_str(out, i, m->names[lo].ptr, m->names[lo].len);
+        } else {
+            char num[24];
+            int len = oid == 0 ? snprintf(num, sizeof num, "-") : snprintf(num, sizeof num, "%lld", (long long)oid);
+            rc = tn_vector_set_str(out, i, num, (size_t)len);
+        }
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 static int f_encoding_to_char(FN_ARGS) {
     for (uint32_t i = 0; i < n; i++) {
         if (!tn_vector_is_valid(out, i)) { tn_func_str_empty(out, i); continue; }
@@ -506,6 +636,8 @@ static int f_encoding_to_char(FN_ARGS) {
 #define SN TN_FUNC_SPECIAL_NULLS
 const tn_func_def tn_funcs_pg[] = {
     {"regclass", {V, N}, O, 0, f_regclass_text, NULL, NULL},
+    {"quote_ident", {V, N}, V, 0, f_quote_ident, NULL, NULL},
+    {"pg_regclass_lookup", {O, V, N}, V, 0, f_regclass_lookup, bind_regclass_map, free_regclass_map},
     {"regclass", {O, N}, O, 0, f_identity_oid, NULL, NULL},
     {"regproc", {O, N}, O, 0, f_identity_oid, NULL, NULL},
     {"regnamespace", {O, N}, O, 0, f_identity_oid, NULL, NULL},
@@ -732,6 +864,46 @@ static int model_build(tn_binder *b, pg_model *m) {
     }
 cleanup:
     tn_catalog_list_free(&sl);
+    return rc;
+}
+
+static int rel_cmp(const void *a, const void *b) {
+    const pg_rel *x = a, *y = b;
+    return x->oid < y->oid ? -1 : x->oid > y->oid;
+}
+
+int tn_pg_regclass_name(tn_binder *b, tn_expr *arg, tn_expr **out) {
+    pg_model m;
+    int rc = model_build(b, &m);
+    if (rc) {
+        tn_expr_free(arg);
+        return rc;
+    }
+    qsort(m.rels, m.nrels, sizeof *m.rels, rel_cmp);
+    tn_buf t = TN_BUF_INIT;
+    for (uint32_t i = 0; i < m.nrels && !rc; i++) {
+        const pg_rel *r = &m.rels[i];
+        if (i && r->oid == m.rels[i - 1].oid) continue;
+        rc = tn_buf_printf(&t, "%lld\t", (long long)r->oid);
+        /* shown unqualified when its schema is on the search path (public, pg_catalog) */
+        if (!rc && strcmp(r->schema, "public") != 0 && strcmp(r->schema, "pg_catalog") != 0) {
+            rc = quote_ident_to(&t, r->schema, strlen(r->schema));
+            if (!rc) rc = tn_buf_append_byte(&t, '.');
+        }
+        if (!rc) rc = quote_ident_to(&t, r->name, strlen(r->name));
+        if (!rc) rc = tn_buf_append_byte(&t, '\n');
+    }
+    tn_value v;
+    memset(&v, 0, sizeof v);
+    v.type = tn_type_make(TN_TYPE_VARCHAR);
+    v.u.s.ptr = t.data ? (const char *)t.data : "";
+    v.u.s.len = (uint32_t)t.len;
+    tn_expr *args[2] = {arg, NULL};
+    if (!rc) rc = tn_expr_constant(&args[1], &v);       /* copies the text */
+    tn_buf_free(&t);
+    if (!rc) return tn_expr_function(out, "pg_regclass_lookup", args, 2);
+    tn_expr_free(arg);
+    tn_expr_free(args[1]);
     return rc;
 }
 

@@ -123,7 +123,18 @@ pg_catalog|
 public|
 sales|" "$(q -c "SELECT n.oid,n.*,d.description FROM pg_catalog.pg_namespace n LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid=n.oid AND d.objsubid=0 AND d.classoid='pg_namespace'::regclass ORDER BY nspname" | cut -d'|' -f3,6)"
 check "pg_database" "tarn|6|t" "$(q -c "SELECT db.datname, db.encoding, db.datallowconn FROM pg_catalog.pg_database db WHERE datname = current_database()")"
-check "regclass is pg_class.oid" "t|1259" "$(q -c "select 'sales.orders'::regclass = (select c.oid from pg_class c join pg_namespace n on n.oid = c.relnamespace where relname = 'orders' and nspname = 'sales'), 'pg_class'::regclass")"
+check "regclass is pg_class.oid" "t|1259" "$(q -c "select 'sales.orders'::regclass = (select c.oid from pg_class c join pg_namespace n on n.oid = c.relnamespace where relname = 'orders' and nspname = 'sales'), 'pg_class'::regclass::oid")"
+# a regclass shown, or cast to text, is the relation's name (qualified off the search path), as
+# PostgreSQL prints it; compared, it is the oid
+check "regclass shown as its name" "pg_class|sales.orders|sales.orders|information_schema.tables|-|99" \
+    "$(q -c "select 'pg_class'::regclass, 'sales.orders'::regclass, 'sales.orders'::regclass::text, 'information_schema.tables'::regclass, 0::regclass, 99::regclass")"
+check "oid::regclass of catalog rows" "sales.orders|id" \
+    "$(q -c "select attrelid::regclass, attname from pg_attribute where attrelid = 'sales.orders'::regclass order by attnum limit 1")"
+check "regclass::text in WHERE" "orders" \
+    "$(q -c "select relname from pg_class c where c.oid::regclass::text = 'sales.orders'")"
+check "regclass column labels" "oid,regclass," \
+    "$(echo "select c.oid::regclass, 'pg_class'::regclass from pg_class c where relname = 'orders' \\gdesc" | q | cut -d'|' -f1 | tr '\n' ',')"
+check "quote_ident" 'abc|"Foo"|"user"|"a""b"' "$(q -c "select quote_ident('abc'), quote_ident('Foo'), quote_ident('user'), quote_ident('a\"b')")"
 check "information_schema.tables" "sales|big|VIEW
 sales|items|BASE TABLE
 sales|orders|BASE TABLE" "$(q -c "select table_schema, table_name, table_type from information_schema.tables where table_schema = 'sales' order by table_name")"

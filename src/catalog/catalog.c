@@ -438,14 +438,20 @@ cleanup:
 
 int tn_catalog_table_open(tn_catalog *cat, const tn_catalog_name *name, const tn_table_open_options *opts,
                           tn_table **out) {
-    char *dir = NULL;
     char buf[2 * TN_CATALOG_NAME_MAX + 2];
     *out = NULL;
     bool ex = false;
     int rc = tn_catalog_table_exists(cat, name, &ex);
     if (rc) return rc;
     if (!ex) return tn_error_set(TN_ENOTFOUND, "table '%s' does not exist", tn_catalog_name_format(name, buf, sizeof buf));
-    rc = tn_catalog_table_path(cat, name, &dir);
+    return tn_catalog_table_open_found(cat, name, opts, out);
+}
+
+int tn_catalog_table_open_found(tn_catalog *cat, const tn_catalog_name *name, const tn_table_open_options *opts,
+                                tn_table **out) {
+    char *dir = NULL;
+    *out = NULL;
+    int rc = tn_catalog_table_path(cat, name, &dir);
     if (rc) return rc;
     rc = tn_table_open(out, cat->fs, dir, opts);
     tn_free(dir);

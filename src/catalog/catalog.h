@@ -87,6 +87,10 @@ int tn_catalog_table_create(tn_catalog *cat, const tn_catalog_name *name, const 
 /* Opens a table (TN_ENOTFOUND "table 's.t' does not exist"). opts NULL = latest. */
 int tn_catalog_table_open(tn_catalog *cat, const tn_catalog_name *name, const tn_table_open_options *opts,
                           tn_table **out);
+/* The same, for a caller that has just seen tn_catalog_table_exists say yes (the binder): no
+ * second stat(2) of the table's _delta_log (a table dropped in between fails in tn_table_open). */
+int tn_catalog_table_open_found(tn_catalog *cat, const tn_catalog_name *name, const tn_table_open_options *opts,
+                                tn_table **out);
 /* DROP TABLE [IF EXISTS]: removes the table's directory tree. */
 int tn_catalog_table_drop(tn_catalog *cat, const tn_catalog_name *name, bool if_exists);
 /* ALTER TABLE a RENAME TO b (may move across schemas): rename(2) of the directory; refused

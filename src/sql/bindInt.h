@@ -14,6 +14,8 @@
 
 struct tn_sql_session {
     char *warehouse;
+    bool warehouse_is_dir;         /* settings.c: the warehouse was seen to be a directory (once
+                                      true, the default temp_directory stops stat(2)ing it) */
     tn_pool *pool;
     int threads;
     uint64_t memory_limit;

@@ -127,7 +127,7 @@ int tn_bind_open_table(tn_binder *b, const tn_sql_qname *name, tn_catalog_name *
     if (!is_table)
         return tn_bind_error_code(b, TN_ENOTFOUND, name->parts[0].pos, "Table with name %s does not exist",
                                   qname_text(b, name));
-    rc = tn_catalog_table_open(cat, cn, NULL, out);
+    rc = tn_catalog_table_open_found(cat, cn, NULL, out);
     if (rc) return tn_bind_error_at(b, rc, name->parts[0].pos);
     return 0;
 }
@@ -386,7 +386,7 @@ int tn_bind_table_name(tn_binder *b, tn_sql_tableref *t, tn_plan **out, const ch
     bool pin = b->session->txn_open && o.at_version < 0 && !o.has_at_timestamp;
     bool pinned = pin && txn_pin_get(b->session, key, &o.at_version);
     tn_table *tbl = NULL;
-    rc = tn_catalog_table_open(cat, &cn, &o, &tbl);
+    rc = tn_catalog_table_open_found(cat, &cn, &o, &tbl);
     if (rc) return tn_bind_error_at(b, rc, t->pos);
     if (pin && !pinned && (rc = txn_pin_put(b->session, key, tn_table_snapshot(tbl)->version))) {
         tn_table_close(tbl);

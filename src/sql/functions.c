@@ -7,7 +7,9 @@
 #include "sql/functions.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const tn_int128 tn_pow10_i128[39] = {
@@ -501,13 +503,75 @@ static const char *canonical_name(const char *name, char *buf, size_t cap) {
     return buf;
 }
 
+/* Every definition of g_tables sorted by name, equal names in g_tables order (the order between
+ * overloads of equal cost): a lookup is a binary search, not a strcmp over ~1,500 names (which
+ * was 4% of a prepared point query's time in the server). Built once, never freed. */
+typedef struct func_entry {
+    const tn_func_def *def;
+    size_t rank;                     /* position in g_tables order */
+} func_entry;
+static func_entry *g_index;
+static size_t g_index_n;
+static pthread_once_t g_index_once = PTHREAD_ONCE_INIT;
+
+static int entry_cmp(const void *a, const void *b) {
+    const func_entry *x = a, *y = b;
+    int c = strcmp(x->def->name, y->def->name);
+    return c ? c : (x->rank < y->rank ? -1 : x->rank > y->rank);
+}
+
+static void index_build(void) {
+    size_t n = 0;
+    for (size_t t = 0; t < sizeof g_tables / sizeof g_tables[0]; t++)
+        for (const tn_func_def *d = g_tables[t]; d->name; d++) n++;
+    func_entry *ix = malloc((n + 1) * sizeof *ix);
+    if (!ix) return;                 /* lookups scan the tables instead */
+    size_t k = 0;
+    for (size_t t = 0; t < sizeof g_tables / sizeof g_tables[0]; t++)
+        for (const tn_func_def *d = g_tables[t]; d->name; d++, k++) ix[k] = (func_entry){d, k};
+    qsort(ix, n, sizeof *ix, entry_cmp);
+    g_index = ix;
+    g_index_n = n;
+}
+
+/* The definitions named c (canonical) in g_tables order, through next_def. */
+typedef struct func_iter {
+    size_t i, t;
+    const tn_func_def *d;
+    const char *c;
+} func_iter;
+
+static void iter_start(func_iter *it, const char *c) {
+    pthread_once(&g_index_once, index_build);
+    memset(it, 0, sizeof *it);
+    it->c = c;
+    if (!g_index) return;
+    size_t lo = 0, hi = g_index_n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(g_index[mid].def->name, c) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    it->i = lo;
+}
+
+static const tn_func_def *next_def(func_iter *it) {
+    if (g_index) {
+        if (it->i >= g_index_n || strcmp(g_index[it->i].def->name, it->c) != 0) return NULL;
+        return g_index[it->i++].def;
+    }
+    for (; it->t < sizeof g_tables / sizeof g_tables[0]; it->t++, it->d = NULL) {
+        for (it->d = it->d ? it->d + 1 : g_tables[it->t]; it->d->name; it->d++)
+            if (strcmp(it->d->name, it->c) == 0) return it->d;
+    }
+    return NULL;
+}
+
 bool tn_func_exists(const char *name) {
     char buf[64];
-    const char *c = canonical_name(name, buf, sizeof buf);
-    for (size_t t = 0; t < sizeof g_tables / sizeof g_tables[0]; t++)
-        for (const tn_func_def *d = g_tables[t]; d->name; d++)
-            if (strcmp(d->name, c) == 0) return true;
-    return false;
+    func_iter it;
+    iter_start(&it, canonical_name(name, buf, sizeof buf));
+    return next_def(&it) != NULL;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -705,17 +769,16 @@ int tn_func_resolve_bind(const char *name, const tn_type *args, const uint8_t *a
     if (nargs > TN_FUNC_MAX_ARGS) return tn_error_set(TN_ELIMIT, "%s: too many arguments", name);
     tn_func_binding *cand = tn_malloc(sizeof *cand);
     if (!cand) return TN_ENOMEM;
-    for (size_t t = 0; t < sizeof g_tables / sizeof g_tables[0]; t++) {
-        for (const tn_func_def *d = g_tables[t]; d->name; d++) {
-            if (strcmp(d->name, c) != 0) continue;
-            found_name = true;
-            int cost = try_overload(d, args, arg_flags, nargs, cand);
-            if (cost < 0 || (best >= 0 && cost >= best)) continue;
-            best = cost;
-            cand->def = d;
-            cand->nargs = nargs;
-            *out = *cand;
-        }
+    func_iter it;
+    iter_start(&it, c);
+    for (const tn_func_def *d; (d = next_def(&it));) {
+        found_name = true;
+        int cost = try_overload(d, args, arg_flags, nargs, cand);
+        if (cost < 0 || (best >= 0 && cost >= best)) continue;
+        best = cost;
+        cand->def = d;
+        cand->nargs = nargs;
+        *out = *cand;
     }
     tn_free(cand);
     if (!found_name) return tn_error_set(TN_ENOTFOUND, "Scalar Function with name %s does not exist!", name);

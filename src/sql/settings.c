@@ -388,7 +388,8 @@ const char *tn_setting_temp_directory(const tn_sql_session *s, char *buf, size_t
         return buf;
     }
     struct stat st;
-    if (s->warehouse && stat(s->warehouse, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (s->warehouse && (s->warehouse_is_dir || (stat(s->warehouse, &st) == 0 && S_ISDIR(st.st_mode)))) {
+        ((tn_sql_session *)s)->warehouse_is_dir = true;   /* a cache: every statement asks */
         snprintf(buf, cap, "%s/_tarn_tmp", s->warehouse);
         return buf;
     }

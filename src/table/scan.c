@@ -416,13 +416,19 @@ struct tn_table_scan {
     uint32_t fd_count, fd_max;
 };
 
+/* The budget from RLIMIT_NOFILE, read once per process (every scan asked: a system call per
+ * point query); a limit raised later by the process is not seen. */
 static uint32_t fd_budget(void) {
+    static uint32_t cached;
+    uint32_t c = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (c) return c;
     struct rlimit rl;
     uint64_t soft = 4096;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) soft = (uint64_t)rl.rlim_cur;
     uint64_t b = soft / 4;
     if (b > 256) b = 256;
     if (b < 4) b = 4;
+    __atomic_store_n(&cached, (uint32_t)b, __ATOMIC_RELAXED);
     return (uint32_t)b;
 }
 

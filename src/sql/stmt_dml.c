@@ -715,6 +715,7 @@ int tn_stmt_optimize(tn_binder *b, tn_sql_stmt *stmt, tn_stmt_output *out) {
     tn_layout_write_options wo = TN_LAYOUT_WRITE_OPTIONS_INIT;
     wo.interrupt = b->ex->interrupt;
     wo.pool = b->ex->pool;
+    wo.memory_limit = b->session->memory_limit;   /* what a rewrite may hold (0: the layout's default) */
     optimize_files match;
     tn_delta_kv pred_param;
     bool impl = false;

@@ -162,6 +162,35 @@ for p in 1 10; do
 done
 echo "files before OPTIMIZE $before_files, after $(ls wh/t/*.parquet | wc -l) (removed files stay until VACUUM)"
 
+# OPTIMIZE streams (it re-reads the files it rewrites: a pass per tree level over the indexed
+# columns, then rows staged per output file in partition buffers): on a table written by one
+# INSERT (exact counts, no estimate) it rebuilds exactly the tree that write built (every block's
+# cube, weights and count), also when the buffers spill (SET memory_limit small), and on a
+# shallow (cubeSize 15000) and a deep (cubeSize 700) tree
+blocks() { node -e "const fs=require('fs');const live=new Map();for(const f of fs.readdirSync('$1/_delta_log').filter(f=>f.endsWith('.json')).sort())for(const l of fs.readFileSync('$1/_delta_log/'+f,'utf8').split('\\n').filter(Boolean)){const a=JSON.parse(l);if(a.add)live.set(a.add.path,a.add);if(a.remove)live.delete(a.remove.path)}const b=[];for(const a of live.values())for(const x of JSON.parse(a.tags.blocks))b.push([x.cubeId,x.minWeight,x.maxWeight,x.elementCount].join(' '));b.sort();console.log(live.size+' files '+b.length+' blocks '+require('crypto').createHash('md5').update(b.join(';')).digest('hex'))"; }
+for cs in 15000 700; do
+    for lim in none 2MB; do
+        rm -rf wh/e
+        tn -c "CREATE TABLE e (col_1 INT, col_2 DOUBLE, payload STRING) USING qbeast OPTIONS ('columnsToIndex' = 'col_1,col_2', 'cubeSize' = '$cs')" \
+           -c "INSERT INTO e SELECT * FROM read_parquet(['batch1.parquet', 'batch2.parquet', 'batch3.parquet', 'batch4.parquet', 'batch5.parquet', 'batch6.parquet'])" >/dev/null 2>&1 ||
+            bad "OPTIMIZE stream ($cs): create"
+        one=$(blocks wh/e)
+        ans=$(tn -c "SELECT count(*), sum(col_1), round(sum(col_2), 3), count(DISTINCT payload) FROM e" | tail -1)
+        set_lim=""; [ "$lim" = none ] || set_lim="SET memory_limit = '$lim';"
+        o=$(tn -c "$set_lim OPTIMIZE e" 2>&1 | tail -1)
+        case "$o" in [0-9]*,[1-9]*) ok "OPTIMIZE stream (cubeSize $cs, memory_limit $lim) runs ($o)";; *) bad "OPTIMIZE stream ($cs, $lim): $o";; esac
+        check "OPTIMIZE stream (cubeSize $cs, memory_limit $lim) rebuilds the same tree as the write" "$one" "$(blocks wh/e)"
+        check "OPTIMIZE stream (cubeSize $cs, memory_limit $lim) keeps the rows" "$ans" \
+            "$(tn -c "SELECT count(*), sum(col_1), round(sum(col_2), 3), count(DISTINCT payload) FROM e" | tail -1)"
+        w=$(weight 3)
+        check "OPTIMIZE stream (cubeSize $cs, memory_limit $lim): sample exact" "$(tn -c "SELECT count(*) FROM e WHERE hash(col_1, col_2) < $w" | tail -1)" \
+            "$(tn -c "SELECT count(*) FROM e TABLESAMPLE (3 PERCENT)" | tail -1)"
+        [ -e wh/e/_tarn_tmp ] && bad "OPTIMIZE stream left wh/e/_tarn_tmp"
+        echo "  cubeSize $cs: $one"
+    done
+done
+tn_cleanup "$work/wh/e"
+
 # a new revision when the data outgrows col_1's range (each random batch may widen it too, as
 # in qbeast: the last revision's number before and after)
 lastrev() { node -e "const fs=require('fs');let c;for(const f of fs.readdirSync('$1/_delta_log').filter(f=>f.endsWith('.json')).sort())for(const l of fs.readFileSync('$1/_delta_log/'+f,'utf8').split('\n').filter(Boolean)){const a=JSON.parse(l);if(a.metaData)c=a.metaData.configuration}const n=c['qbeast.lastRevisionID'];const r=JSON.parse(c['qbeast.revision.'+n]);const t=r.transformations[0];console.log(n,r.revisionID,r.desiredCubeSize,t.className.split('.').pop(),t.minNumber,t.maxNumber,r.columnTransformers.map(x=>x.className.split('.').pop()+':'+x.columnName).join(' '))"; }

@@ -188,6 +188,104 @@ const char *ot_qdata_type(tn_type t);
 char *ot_revision_json(int64_t id, int64_t timestamp, const char *table_id, int64_t cube_size, const ot_spec *spec,
                        uint32_t n, const ot_transform *tr);
 
+/* ---------------------------------------------------------------------------------------------
+ * The writer (write.c) and OPTIMIZE (optimize.c, which streams: it re-reads the files it
+ * rewrites instead of holding their rows).
+ */
+typedef struct ot_writer {
+    tn_layout_writer base;
+    tn_table *t;
+    tn_layout_write_options opts;
+    tn_table_txn *txn;
+    ot_index *ix;
+    bool skip;
+    int sticky;
+    int64_t rollup;                    /* rollupSize; -1 = cubeSize */
+    tn_chunk buf;                      /* every row written, all logical columns */
+    bool has_buf;
+    uint64_t nrows;
+    uint64_t files;
+    bool optimize;                     /* OPTIMIZE: rewrites files (dataChange false) */
+    uint8_t *select;                   /* OPTIMIZE ... WHERE: per snapshot file, rewritten (NULL: all) */
+    int64_t reassign;                  /* > 0: rows re-placed in this revision's current cubes */
+    bool stream;                       /* OPTIMIZE: rows read from the table (optimize.c), not buf */
+    uint32_t *stream_files;            /* the snapshot files it rewrites (NULL: all) */
+    uint32_t nstream_files;
+} ot_writer;
+
+typedef struct ot_pcube {
+    char *id;
+    int32_t max_weight;
+    uint32_t nrows;
+    int32_t group;                     /* rollup group */
+    int32_t min_weight;                /* of its rows (optimize.c) */
+} ot_pcube;
+
+typedef struct ot_plan {
+    ot_writer *w;
+    uint32_t d;                        /* dimensions */
+    const uint32_t *cols;              /* table columns, indexed order */
+    ot_spec *spec;
+    ot_transform *tr;                  /* the revision written */
+    int64_t rev_id;
+    int64_t cube_size;
+    bool new_revision;
+    const ot_rev_index *old;           /* existing cubes of the revision (same revision appends) */
+    uint32_t n;
+    double *dmin, *dmax;               /* per indexed column: the rows' range (numeric view) */
+    int32_t *weight;
+    double *coord;                     /* n * d, updated in place while descending */
+    int32_t *cube;                     /* per row: index into cubes */
+    ot_pcube *cubes;                   /* cubes with rows */
+    uint32_t ncubes, cap_cubes;
+    uint32_t *row_order;               /* rows sorted by (cube, weight) */
+    tn_arena *arena;
+} ot_plan;
+
+/* The revision written (new or the last one): needs n, dmin and dmax; the quantiles of a column
+ * that starts a revision come from w->buf, or for a streaming OPTIMIZE from a scan of it. */
+int ot_choose_revision(ot_plan *p);
+/* Widens dmin/dmax (per indexed column) by rows [0, n) of the indexed columns iv. */
+void ot_plan_ranges(ot_plan *p, const tn_vector *const *iv, uint32_t n);
+int ot_plan_add_cube(ot_plan *p, const char *id, int32_t maxw, int32_t *out);
+/* Rows of the old tree under cube id (and in id itself: own). */
+int64_t ot_tree_size(const ot_rev_index *ri, const char *id, int64_t *own);
+/* OPTIMIZE ... WHERE fraction: the cube of a row (coords c, updated) among ri's current cubes;
+ * known caches cube -> plan cube (ri->ncubes entries, -1 initially). */
+int ot_reassign_row(ot_plan *p, const ot_rev_index *ri, int32_t *known, double *c, int32_t weight, int32_t *out);
+/* qbeast's Rollup of the plan's cubes into groups (cubes[].group), limit = rollupSize. */
+int ot_rollup(ot_plan *p, int64_t limit, uint32_t *ngroups);
+int ot_file_writer_open(ot_plan *p, tn_table_file_writer **out);
+/* One file: rows order[0..n) of src (weight order; weight[] per src row), the blocks of cubes
+ * cidx[0..nc) (id order, minWeight cmin[cube]). */
+int ot_write_file(ot_plan *p, tn_table_file_writer *fw, const tn_chunk *src, const uint32_t *order, uint32_t n,
+                  const int32_t *weight, const uint32_t *cidx, uint32_t nc, const int32_t *cmin);
+/* Rows [0, n) in (key, row) order: keys[r] = {group << 32 | (weight ^ 2^31), r}. */
+typedef struct ot_row_key { uint64_t key; uint32_t row; } ot_row_key;
+int ot_sort_row_keys(ot_row_key *keys, uint32_t n);
+/* Appends rows [0, n) of src to dst (same type). */
+int ot_vec_append(tn_vector *dst, const tn_vector *src, uint32_t n);
+/* After the files: the new revision into the commit's configuration. */
+int ot_plan_finish(ot_plan *p);
+void ot_plan_free(ot_plan *p);
+/* The coordinates of rows [0, n) of the indexed columns iv: out[r * d + i]. */
+void ot_plan_coords(const ot_plan *p, const tn_vector *const *iv, uint32_t n, double *out);
+/* The plan's start: revision (ri: OPTIMIZE ... WHERE fraction re-places rows in it) or the
+ * indexed columns, dmin/dmax empty. ot_plan_free frees it even when it fails. */
+int ot_plan_init(ot_plan *p, ot_writer *w, const ot_rev_index **ri);
+/* The plan's cubes ordered by (group, id): a group's blocks, in the order its file lists them. */
+int ot_cubes_by_group(const ot_plan *p, uint32_t **out);
+/* Buffers rows for plan_and_write (the INSERT path). */
+int ot_writer_write(ot_writer *w, const tn_chunk *chunk);
+/* Streaming OPTIMIZE (optimize.c): plans and writes w's files from w->stream_files. */
+int ot_stream_write(ot_writer *w);
+/* Every value of table column col in the files OPTIMIZE rewrites: a one-column chunk (*out,
+ * initialised by the call; tn_chunk_free it). */
+int ot_stream_column(ot_writer *w, uint32_t col, tn_chunk *out);
+int ot_commit_writer(ot_writer *w, tn_table_commit_result *result);
+int ot_open_writer(ot_writer **out, tn_table *t, const tn_layout_write_options *opts);
+void ot_writer_free(ot_writer *w);
+
 /* Scan planning (scan.c). */
 int ot_scan_open(tn_table_scan **out, bool *sampled, tn_table *t, const tn_layout_scan_options *opts);
 

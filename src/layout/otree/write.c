@@ -25,32 +25,16 @@
 #define OT_PAGE_FIRST_ROWS 16         /* a file's first page: what the smallest sample reads of it */
 #define OT_PAGE_GROWTH 8              /* later pages: 1/8 of the rows before them */
 
-typedef struct ot_writer {
-    tn_layout_writer base;
-    tn_table *t;
-    tn_layout_write_options opts;
-    tn_table_txn *txn;
-    ot_index *ix;
-    bool skip;
-    int sticky;
-    int64_t rollup;                    /* rollupSize; -1 = cubeSize */
-    tn_chunk buf;                      /* every row written, all logical columns */
-    bool has_buf;
-    uint64_t nrows;
-    uint64_t files;
-    bool optimize;                     /* OPTIMIZE: rewrites files (dataChange false) */
-    uint8_t *select;                   /* OPTIMIZE ... WHERE: per snapshot file, rewritten (NULL: all) */
-    int64_t reassign;                  /* > 0: rows re-placed in this revision's current cubes */
-} ot_writer;
 
 static const char *const ot_options[] = {"rollupSize"};
 
-static void ot_free(ot_writer *w) {
+void ot_writer_free(ot_writer *w) {
     if (!w) return;
     tn_table_txn_abort(w->txn);
     ot_index_free(w->ix);
     if (w->has_buf) tn_chunk_free(&w->buf);
     tn_free(w->select);
+    tn_free(w->stream_files);
     tn_free(w);
 }
 
@@ -65,7 +49,7 @@ static int parse_rollup(const tn_table *t, const char *text, int64_t *out) {
     return 0;
 }
 
-static int ot_open(tn_layout_writer **out, tn_table *t, const tn_layout_write_options *opts) {
+int ot_open_writer(ot_writer **out, tn_table *t, const tn_layout_write_options *opts) {
     *out = NULL;
     int rc = tn_layout_check_columns(t);
     if (rc) return rc;
@@ -90,15 +74,21 @@ static int ot_open(tn_layout_writer **out, tn_table *t, const tn_layout_write_op
     tn_table_txn_set_interrupt(w->txn, opts->interrupt);
     tn_table_txn_set_rows_checked(w->txn, opts->constraints_checked, false);
     if (opts->app_id && (rc = tn_table_txn_set_app(w->txn, opts->app_id, opts->app_version, &w->skip))) goto cleanup;
-    *out = &w->base;
+    *out = w;
     w = NULL;
 cleanup:
-    ot_free(w);
+    ot_writer_free(w);
     return rc;
 }
 
-/* Appends rows [0, n) of src to dst (same type). */
-static int vec_append(tn_vector *dst, const tn_vector *src, uint32_t n) {
+static int ot_open(tn_layout_writer **out, tn_table *t, const tn_layout_write_options *opts) {
+    ot_writer *w = NULL;
+    int rc = ot_open_writer(&w, t, opts);
+    *out = w ? &w->base : NULL;
+    return rc;
+}
+
+int ot_vec_append(tn_vector *dst, const tn_vector *src, uint32_t n) {
     int rc = tn_vector_reserve(dst, dst->count + n);
     if (rc) return rc;
     size_t wd = tn_type_width(dst->type);
@@ -121,8 +111,9 @@ static int vec_append(tn_vector *dst, const tn_vector *src, uint32_t n) {
     return 0;
 }
 
-static int ot_write(tn_layout_writer *base, const tn_chunk *chunk) {
-    ot_writer *w = (ot_writer *)base;
+static int ot_write(tn_layout_writer *base, const tn_chunk *chunk) { return ot_writer_write((ot_writer *)base, chunk); }
+
+int ot_writer_write(ot_writer *w, const tn_chunk *chunk) {
     if (w->sticky) return tn_error_set(w->sticky, "table '%s': the writer failed earlier", tn_table_path(w->t));
     if (w->skip || chunk->count == 0) return 0;
     int rc = tn_interrupt_check(w->opts.interrupt);
@@ -147,7 +138,7 @@ static int ot_write(tn_layout_writer *base, const tn_chunk *chunk) {
             for (uint32_t k = 0; k < chunk->count && !rc; k++) rc = tn_vector_set_null(d, before + k);
             d->count = before + chunk->count;
         } else {
-            rc = vec_append(d, &chunk->cols[c], chunk->count);
+            rc = ot_vec_append(d, &chunk->cols[c], chunk->count);
         }
     }
     if (!rc) {
@@ -161,31 +152,6 @@ static int ot_write(tn_layout_writer *base, const tn_chunk *chunk) {
 /* ---------------------------------------------------------------------------------------------
  * Revision choice.
  */
-typedef struct ot_plan {
-    ot_writer *w;
-    uint32_t d;                        /* dimensions */
-    const uint32_t *cols;              /* table columns, indexed order */
-    ot_spec *spec;
-    ot_transform *tr;                  /* the revision written */
-    int64_t rev_id;
-    int64_t cube_size;
-    bool new_revision;
-    const ot_rev_index *old;           /* existing cubes of the revision (same revision appends) */
-    uint32_t n;
-    int32_t *weight;
-    double *coord;                     /* n * d, updated in place while descending */
-    int32_t *cube;                     /* per row: index into cubes */
-    /* cubes with rows */
-    struct pcube {
-        char *id;
-        int32_t max_weight;
-        uint32_t nrows;
-        int32_t group;                 /* rollup group */
-    } *cubes;
-    uint32_t ncubes, cap_cubes;
-    uint32_t *row_order;               /* rows sorted by (cube, weight) */
-    tn_arena *arena;
-} ot_plan;
 
 static bool value_num(const tn_vector *v, uint32_t r, double *out) {
     tn_value x;
@@ -259,12 +225,12 @@ static int cmp_str(const void *a, const void *b) {
 }
 
 static int data_quantiles(ot_plan *p, const tn_vector *v, bool str, ot_transform *tr) {
-    uint32_t n = 0;
+    uint32_t n = 0, nv = v->count;
     int rc = 0;
     if (str) {
-        tn_str *vals = tn_malloc(sizeof *vals * (p->n ? p->n : 1));
+        tn_str *vals = tn_malloc(sizeof *vals * (nv ? nv : 1));
         if (!vals) return TN_ENOMEM;
-        for (uint32_t r = 0; r < p->n; r++)
+        for (uint32_t r = 0; r < nv; r++)
             if (tn_vector_is_valid(v, r)) vals[n++] = ((const tn_str *)v->data)[r];
         qsort(vals, n, sizeof *vals, cmp_str);
         tr->squantiles = tn_arena_calloc(p->arena, sizeof *tr->squantiles * OT_QUANTILES);
@@ -284,9 +250,9 @@ static int data_quantiles(ot_plan *p, const tn_vector *v, bool str, ot_transform
         tr->nquantiles = k;
         return 0;
     }
-    double *vals = tn_malloc(sizeof *vals * (p->n ? p->n : 1)), x;
+    double *vals = tn_malloc(sizeof *vals * (nv ? nv : 1)), x;
     if (!vals) return TN_ENOMEM;
-    for (uint32_t r = 0; r < p->n; r++)
+    for (uint32_t r = 0; r < nv; r++)
         if (value_num(v, r, &x)) vals[n++] = x;
     qsort(vals, n, sizeof *vals, cmp_double);
     tr->quantiles = tn_arena_alloc(p->arena, sizeof *tr->quantiles * OT_QUANTILES);
@@ -304,6 +270,17 @@ static int data_quantiles(ot_plan *p, const tn_vector *v, bool str, ot_transform
     return 0;
 }
 
+/* The quantiles of indexed column i from the rows written (a streaming OPTIMIZE scans them). */
+static int plan_quantiles(ot_plan *p, uint32_t i, bool str, ot_transform *tr) {
+    if (!p->w->stream) return data_quantiles(p, &p->w->buf.cols[p->cols[i]], str, tr);
+    tn_chunk c;
+    int rc = ot_stream_column(p->w, p->cols[i], &c);
+    if (rc) return rc;
+    rc = data_quantiles(p, &c.cols[0], str, tr);
+    tn_chunk_free(&c);
+    return rc;
+}
+
 static bool same_quantiles(const ot_transform *a, const ot_column_stats *st, bool str) {
     if (a->nquantiles != st->nquantiles) return false;
     for (uint32_t k = 0; k < a->nquantiles; k++)
@@ -311,7 +288,7 @@ static bool same_quantiles(const ot_transform *a, const ot_column_stats *st, boo
     return true;
 }
 
-static int choose_revision(ot_plan *p) {
+int ot_choose_revision(ot_plan *p) {
     ot_writer *w = p->w;
     const ot_index *ix = w->ix;
     const ot_revision *cur = ot_index_revision(ix, ix->last_revision);
@@ -348,7 +325,7 @@ static int choose_revision(ot_plan *p) {
                 tr->quantiles = st.quantiles;
                 tr->squantiles = st.squantiles;
                 tr->nquantiles = st.nquantiles;
-            } else if ((rc = data_quantiles(p, &w->buf.cols[p->cols[i]], str, tr))) {
+            } else if ((rc = plan_quantiles(p, i, str, tr))) {
                 return rc;
             }
             continue;
@@ -359,13 +336,7 @@ static int choose_revision(ot_plan *p) {
             tr->hash_null = old && old->kind == OT_T_HASH ? old->hash_null : name_hash(p->spec[i].name);
             continue;
         }
-        const tn_vector *v = &w->buf.cols[p->cols[i]];
-        double mn = INFINITY, mx = -INFINITY, x;
-        for (uint32_t r = 0; r < p->n; r++)
-            if (value_num(v, r, &x)) {
-                if (x < mn) mn = x;
-                if (x > mx) mx = x;
-            }
+        double mn = p->dmin[i], mx = p->dmax[i];
         if (st.has_min && st.min < mn) mn = st.min;   /* columnStats widen the data's range, as qbeast's union */
         if (st.has_max && st.max > mx) mx = st.max;
         tr->kind = OT_T_LINEAR;
@@ -402,7 +373,7 @@ static int choose_revision(ot_plan *p) {
 /* ---------------------------------------------------------------------------------------------
  * Cube estimation and assignment.
  */
-static int64_t tree_size(const ot_rev_index *ri, const char *id, int64_t *own) {
+int64_t ot_tree_size(const ot_rev_index *ri, const char *id, int64_t *own) {
     *own = 0;
     if (!ri) return 0;
     size_t n = strlen(id);
@@ -420,17 +391,17 @@ static int64_t tree_size(const ot_rev_index *ri, const char *id, int64_t *own) {
     return s;
 }
 
-static int add_cube(ot_plan *p, const char *id, int32_t maxw, int32_t *out) {
+int ot_plan_add_cube(ot_plan *p, const char *id, int32_t maxw, int32_t *out) {
     if (p->ncubes == p->cap_cubes) {
         uint32_t cap = p->cap_cubes ? p->cap_cubes * 2 : 64;
-        struct pcube *c = tn_realloc(p->cubes, sizeof *c * cap);
+        ot_pcube *c = tn_realloc(p->cubes, sizeof *c * cap);
         if (!c) return TN_ENOMEM;
         p->cubes = c;
         p->cap_cubes = cap;
     }
     char *s = tn_arena_strdup(p->arena, id);
     if (!s) return TN_ENOMEM;
-    p->cubes[p->ncubes] = (struct pcube){s, maxw, 0, -1};
+    p->cubes[p->ncubes] = (ot_pcube){s, maxw, 0, -1, INT32_MAX};
     *out = (int32_t)p->ncubes++;
     return 0;
 }
@@ -456,7 +427,7 @@ static int build(ot_plan *p, char *id, uint32_t depth, uint32_t *rows, uint32_t 
         if (p->cube[r] >= 0) continue;
         if (p->weight[r] <= maxw) {
             if (ci < 0) {
-                int rc = add_cube(p, id, maxw, &ci);
+                int rc = ot_plan_add_cube(p, id, maxw, &ci);
                 if (rc) return rc;
             }
             p->cube[r] = ci;
@@ -484,7 +455,7 @@ static int build(ot_plan *p, char *id, uint32_t depth, uint32_t *rows, uint32_t 
     }
     qsort(keys, nr, sizeof *keys, cmp_child);
     for (uint32_t k = 0; k < nr; k++) rows[k] = keys[k].row;
-    int64_t own, ts = tree_size(p->old, id, &own);
+    int64_t own, ts = ot_tree_size(p->old, id, &own);
     double below = (double)(ts - own);
     size_t idlen = strlen(id);
     int rc = 0;
@@ -498,7 +469,7 @@ static int build(ot_plan *p, char *id, uint32_t depth, uint32_t *rows, uint32_t 
         static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
         for (uint32_t j = 0; j < cpl; j++) id[idlen + j] = alphabet[sym[j]];
         id[idlen + cpl] = 0;
-        int64_t cown, cts = tree_size(p->old, id, &cown);
+        int64_t cown, cts = ot_tree_size(p->old, id, &cown);
         double cold = below > 0 ? old_domain * (double)cts / below : 0;
         rc = build(p, id, depth + 1, rows + a, b - a, cold, nw);
         id[idlen] = 0;
@@ -525,39 +496,43 @@ static bool has_descendants(const ot_rev_index *ri, const char *id) {
     return lo < ri->ncubes && strncmp(ri->cubes[lo].id, id, n) == 0;
 }
 
+int ot_reassign_row(ot_plan *p, const ot_rev_index *ri, int32_t *known, double *c, int32_t weight, int32_t *out) {
+    uint32_t cpl = ot_cube_chars_per_level(p->d);
+    char id[OT_MAX_LEVELS * 11 + 12];
+    size_t len = 0;
+    id[0] = 0;
+    for (uint32_t depth = 0;; depth++) {
+        const ot_cube *cu = ot_rev_index_find(ri, id);
+        bool last = depth >= OT_MAX_LEVELS;
+        int32_t maxw = cu ? cu->max_weight : OT_WEIGHT_MAX;
+        if ((cu && weight <= maxw) || (!cu && !has_descendants(ri, id)) || last) {
+            int32_t ci = -1;
+            if (cu && known[cu - ri->cubes] >= 0) {
+                ci = known[cu - ri->cubes];
+            } else {
+                for (uint32_t k = 0; k < p->ncubes && ci < 0; k++)   /* cells beyond the tree: few */
+                    if (strcmp(p->cubes[k].id, id) == 0) ci = (int32_t)k;
+                int rc = ci < 0 ? ot_plan_add_cube(p, id, maxw, &ci) : 0;
+                if (rc) return rc;
+                if (cu) known[cu - ri->cubes] = ci;
+            }
+            *out = ci;
+            return 0;
+        }
+        ot_cube_descend(c, p->d, id + len);
+        len += cpl;
+        id[len] = 0;
+    }
+}
+
 static int reassign(ot_plan *p, const ot_rev_index *ri) {
     int32_t *known = tn_malloc(sizeof *known * (ri->ncubes ? ri->ncubes : 1));
     if (!known) return TN_ENOMEM;
     for (uint32_t i = 0; i < ri->ncubes; i++) known[i] = -1;
-    uint32_t cpl = ot_cube_chars_per_level(p->d);
     int rc = 0;
-    char id[OT_MAX_LEVELS * 11 + 12];
     for (uint32_t r = 0; r < p->n && !rc; r++) {
-        double *c = &p->coord[(size_t)r * p->d];
-        size_t len = 0;
-        id[0] = 0;
-        for (uint32_t depth = 0;; depth++) {
-            const ot_cube *cu = ot_rev_index_find(ri, id);
-            bool last = depth >= OT_MAX_LEVELS;
-            int32_t maxw = cu ? cu->max_weight : OT_WEIGHT_MAX;
-            if ((cu && p->weight[r] <= maxw) || (!cu && !has_descendants(ri, id)) || last) {
-                int32_t ci = -1;
-                if (cu && known[cu - ri->cubes] >= 0) {
-                    ci = known[cu - ri->cubes];
-                } else {
-                    for (uint32_t k = 0; k < p->ncubes && ci < 0; k++)   /* cells beyond the tree: few */
-                        if (strcmp(p->cubes[k].id, id) == 0) ci = (int32_t)k;
-                    if (ci < 0 && (rc = add_cube(p, id, maxw, &ci))) break;
-                    if (cu) known[cu - ri->cubes] = ci;
-                }
-                p->cube[r] = ci;
-                p->cubes[ci].nrows++;
-                break;
-            }
-            ot_cube_descend(c, p->d, id + len);
-            len += cpl;
-            id[len] = 0;
-        }
+        rc = ot_reassign_row(p, ri, known, &p->coord[(size_t)r * p->d], p->weight[r], &p->cube[r]);
+        if (!rc) p->cubes[p->cube[r]].nrows++;
     }
     tn_free(known);
     return rc;
@@ -579,7 +554,7 @@ static int find_group(rgroup *g, uint32_t n, const char *id, uint32_t except) {
     return -1;
 }
 
-static int rollup(ot_plan *p, int64_t limit, uint32_t *ngroups_out) {
+int ot_rollup(ot_plan *p, int64_t limit, uint32_t *ngroups_out) {
     rgroup *g = tn_calloc(p->ncubes ? p->ncubes : 1, sizeof *g);
     if (!g) return TN_ENOMEM;
     uint32_t cpl = ot_cube_chars_per_level(p->d);
@@ -620,13 +595,12 @@ static int rollup(ot_plan *p, int64_t limit, uint32_t *ngroups_out) {
 /* ---------------------------------------------------------------------------------------------
  * Files.
  */
-typedef struct row_key { uint64_t key; uint32_t row; } row_key;   /* group, then weight */
 
 /* keys ascending, rows ascending among equal keys (the order a comparison sort on (key, row) gives): a stable
  * LSD radix sort on 11-bit digits, skipping digits no key sets (the group's high bits) */
 #define RADIX_BITS 11
-static int sort_row_keys(row_key *keys, uint32_t n) {
-    row_key *tmp = tn_malloc(sizeof *tmp * (n ? n : 1));
+int ot_sort_row_keys(ot_row_key *keys, uint32_t n) {
+    ot_row_key *tmp = tn_malloc(sizeof *tmp * (n ? n : 1));
     uint32_t *cnt = tn_malloc(sizeof *cnt * (1u << RADIX_BITS));
     if (!tmp || !cnt) {
         tn_free(tmp);
@@ -638,7 +612,7 @@ static int sort_row_keys(row_key *keys, uint32_t n) {
         any |= keys[r].key;
         all &= keys[r].key;
     }
-    row_key *src = keys, *dst = tmp;
+    ot_row_key *src = keys, *dst = tmp;
     for (unsigned shift = 0; shift < 64; shift += RADIX_BITS) {
         uint64_t mask = ((uint64_t)1 << RADIX_BITS) - 1;
         if ((((any ^ all) >> shift) & mask) == 0) continue;   /* every key has the same digit */
@@ -651,7 +625,7 @@ static int sort_row_keys(row_key *keys, uint32_t n) {
             sum += c;
         }
         for (uint32_t r = 0; r < n; r++) dst[cnt[(src[r].key >> shift) & mask]++] = src[r];
-        row_key *t = src;
+        ot_row_key *t = src;
         src = dst;
         dst = t;
     }
@@ -663,7 +637,7 @@ static int sort_row_keys(row_key *keys, uint32_t n) {
 
 static __thread const ot_plan *t_sort_plan;   /* qsort's context */
 static int cmp_cube_in_group(const void *a, const void *b) {
-    const struct pcube *x = &t_sort_plan->cubes[*(const uint32_t *)a], *y = &t_sort_plan->cubes[*(const uint32_t *)b];
+    const ot_pcube *x = &t_sort_plan->cubes[*(const uint32_t *)a], *y = &t_sort_plan->cubes[*(const uint32_t *)b];
     if (x->group != y->group) return x->group < y->group ? -1 : 1;
     return strcmp(x->id, y->id);
 }
@@ -678,95 +652,107 @@ static uint32_t next_page_start(uint32_t s, uint32_t n) {
     return e < n ? e : n;
 }
 
+int ot_cubes_by_group(const ot_plan *p, uint32_t **out) {
+    uint32_t *corder = tn_malloc(sizeof *corder * (p->ncubes ? p->ncubes : 1));
+    *out = corder;
+    if (!corder) return TN_ENOMEM;
+    for (uint32_t c = 0; c < p->ncubes; c++) corder[c] = c;
+    t_sort_plan = p;
+    qsort(corder, p->ncubes, sizeof *corder, cmp_cube_in_group);
+    t_sort_plan = NULL;
+    return 0;
+}
+
+int ot_file_writer_open(ot_plan *p, tn_table_file_writer **out) {
+    tn_table_file_writer_options fo = TN_TABLE_FILE_WRITER_OPTIONS_INIT;
+    fo.target_file_bytes = UINT64_MAX;
+    fo.row_group_rows = UINT64_MAX;
+    fo.row_group_bytes = UINT64_MAX;
+    fo.codec = p->w->opts.codec == TN_CODEC_ZSTD ? -1 : (int)p->w->opts.codec;
+    fo.data_change = !p->w->optimize;
+    return tn_table_file_writer_open(out, p->w->txn, &fo);
+}
+
+int ot_write_file(ot_plan *p, tn_table_file_writer *fw, const tn_chunk *src, const uint32_t *order, uint32_t n,
+                  const int32_t *weight, const uint32_t *cidx, uint32_t nc, const int32_t *cmin) {
+    char rev[32];
+    snprintf(rev, sizeof rev, "%lld", (long long)p->rev_id);
+    tn_buf blocks = TN_BUF_INIT, pages = TN_BUF_INIT;
+    /* its blocks (tag) in cube order */
+    int rc = tn_buf_append_byte(&blocks, '[');
+    for (uint32_t k = 0; k < nc && !rc; k++) {
+        const ot_pcube *c = &p->cubes[cidx[k]];
+        rc = tn_buf_printf(&blocks, "%s{\"cubeId\":\"%s\",\"minWeight\":%d,\"maxWeight\":%d,\"elementCount\":%u}",
+                           k ? "," : "", c->id, cmin[cidx[k]], c->max_weight, c->nrows);
+    }
+    if (!rc) rc = tn_buf_append_byte(&blocks, ']');
+    if (!rc) rc = tn_buf_append_byte(&blocks, 0);
+    /* footer: where the pages start and their first weight (the reader's row limits) */
+    if (!rc) rc = tn_buf_printf(&pages, "{\"rows\":%u,\"pages\":[", n);
+    for (uint32_t s0 = 0; s0 < n && !rc; s0 = next_page_start(s0, n))
+        rc = tn_buf_printf(&pages, "%s[%u,%d]", s0 ? "," : "", s0, weight[order[s0]]);
+    if (!rc) rc = tn_buf_printf(&pages, "]}");
+    if (!rc) rc = tn_buf_append_byte(&pages, 0);
+    if (!rc) {
+        tn_delta_kv kv[1] = {{OT_PAGES_KEY, (const char *)pages.data}};
+        rc = tn_table_file_writer_set_footer(fw, kv, 1);
+    }
+    for (uint32_t s0 = 0, e; s0 < n && !rc; s0 = e) {
+        e = next_page_start(s0, n);
+        rc = tn_table_file_writer_write(fw, src, order + s0, e - s0);
+        if (!rc) rc = e % OT_RG_ROWS == 0 ? tn_table_file_writer_flush(fw) : tn_table_file_writer_end_page(fw);
+    }
+    if (!rc) {
+        tn_delta_kv tags[2] = {{"revision", rev}, {"blocks", (const char *)blocks.data}};
+        rc = tn_table_file_writer_set_tags(fw, tags, 2);
+    }
+    if (!rc) rc = tn_table_file_writer_roll(fw);
+    if (!rc) p->w->files++;
+    tn_buf_free(&blocks);
+    tn_buf_free(&pages);
+    return rc;
+}
+
 static int write_files(ot_plan *p) {
     ot_writer *w = p->w;
     int rc = 0;
     p->row_order = tn_malloc(sizeof *p->row_order * (p->n ? p->n : 1));
-    row_key *keys = tn_malloc(sizeof *keys * (p->n ? p->n : 1));
-    uint32_t *corder = tn_malloc(sizeof *corder * (p->ncubes ? p->ncubes : 1));
+    ot_row_key *keys = tn_malloc(sizeof *keys * (p->n ? p->n : 1));
+    uint32_t *corder = NULL;
     int32_t *cmin = tn_malloc(sizeof *cmin * (p->ncubes ? p->ncubes : 1));
-    if (!p->row_order || !keys || !corder || !cmin) {
+    if (!p->row_order || !keys || !cmin) {
         tn_free(keys);
-        tn_free(corder);
         tn_free(cmin);
         return TN_ENOMEM;
     }
     /* each file's rows in weight order (qbeast does not order rows inside a file; its blocks are
      * the cube's rows wherever they lie), so the rows of a sample are a prefix of every file */
     for (uint32_t r = 0; r < p->n; r++)
-        keys[r] = (row_key){(uint64_t)(uint32_t)p->cubes[p->cube[r]].group << 32 | ((uint32_t)p->weight[r] ^ 0x80000000u), r};
-    rc = sort_row_keys(keys, p->n);
+        keys[r] = (ot_row_key){(uint64_t)(uint32_t)p->cubes[p->cube[r]].group << 32 | ((uint32_t)p->weight[r] ^ 0x80000000u), r};
+    rc = ot_sort_row_keys(keys, p->n);
     for (uint32_t r = 0; r < p->n && !rc; r++) p->row_order[r] = keys[r].row;
     tn_free(keys);
+    if (!rc) rc = ot_cubes_by_group(p, &corder);
     if (rc) {
         tn_free(corder);
         tn_free(cmin);
         return rc;
     }
-    for (uint32_t c = 0; c < p->ncubes; c++) {
-        corder[c] = c;
-        cmin[c] = INT32_MAX;
-    }
+    for (uint32_t c = 0; c < p->ncubes; c++) cmin[c] = INT32_MAX;
     for (uint32_t r = 0; r < p->n; r++)
         if (p->weight[r] < cmin[p->cube[r]]) cmin[p->cube[r]] = p->weight[r];
-    t_sort_plan = p;
-    qsort(corder, p->ncubes, sizeof *corder, cmp_cube_in_group);
-    t_sort_plan = NULL;
-    tn_table_file_writer_options fo = TN_TABLE_FILE_WRITER_OPTIONS_INIT;
-    fo.target_file_bytes = UINT64_MAX;
-    fo.row_group_rows = UINT64_MAX;
-    fo.row_group_bytes = UINT64_MAX;
-    fo.codec = w->opts.codec == TN_CODEC_ZSTD ? -1 : (int)w->opts.codec;
-    fo.data_change = !w->optimize;
     tn_table_file_writer *fw = NULL;
-    rc = tn_table_file_writer_open(&fw, w->txn, &fo);
+    rc = ot_file_writer_open(p, &fw);
     if (rc) goto done;
-    char rev[32];
-    snprintf(rev, sizeof rev, "%lld", (long long)p->rev_id);
-    tn_buf blocks = TN_BUF_INIT, pages = TN_BUF_INIT;
     uint32_t ci = 0;
     for (uint32_t a = 0; a < p->n && !rc;) {
         int32_t grp = p->cubes[p->cube[p->row_order[a]]].group;
-        uint32_t b = a;
+        uint32_t b = a, c0 = ci;
         while (b < p->n && p->cubes[p->cube[p->row_order[b]]].group == grp) b++;
-        /* one file: its blocks (tag) in cube order */
-        tn_buf_clear(&blocks);
-        tn_buf_clear(&pages);
-        tn_buf_append_byte(&blocks, '[');
-        uint32_t nblock = 0;
-        for (; ci < p->ncubes && p->cubes[corder[ci]].group == grp && !rc; ci++) {
-            const struct pcube *c = &p->cubes[corder[ci]];
-            rc = tn_buf_printf(&blocks, "%s{\"cubeId\":\"%s\",\"minWeight\":%d,\"maxWeight\":%d,\"elementCount\":%u}",
-                               nblock++ ? "," : "", c->id, cmin[corder[ci]], c->max_weight, c->nrows);
-        }
-        if (!rc) rc = tn_buf_append_byte(&blocks, ']');
-        if (!rc) rc = tn_buf_append_byte(&blocks, 0);
-        /* footer: where the pages start and their first weight (the reader's row limits) */
-        uint32_t n = b - a;
-        if (!rc) rc = tn_buf_printf(&pages, "{\"rows\":%u,\"pages\":[", n);
-        for (uint32_t s0 = 0; s0 < n && !rc; s0 = next_page_start(s0, n))
-            rc = tn_buf_printf(&pages, "%s[%u,%d]", s0 ? "," : "", s0, p->weight[p->row_order[a + s0]]);
-        if (!rc) rc = tn_buf_printf(&pages, "]}");
-        if (!rc) rc = tn_buf_append_byte(&pages, 0);
-        if (!rc) {
-            tn_delta_kv kv[1] = {{OT_PAGES_KEY, (const char *)pages.data}};
-            rc = tn_table_file_writer_set_footer(fw, kv, 1);
-        }
-        for (uint32_t s0 = 0, e; s0 < n && !rc; s0 = e) {
-            e = next_page_start(s0, n);
-            rc = tn_table_file_writer_write(fw, &w->buf, p->row_order + a + s0, e - s0);
-            if (!rc) rc = e % OT_RG_ROWS == 0 ? tn_table_file_writer_flush(fw) : tn_table_file_writer_end_page(fw);
-        }
-        if (!rc) {
-            tn_delta_kv tags[2] = {{"revision", rev}, {"blocks", (const char *)blocks.data}};
-            rc = tn_table_file_writer_set_tags(fw, tags, 2);
-        }
-        if (!rc) rc = tn_table_file_writer_roll(fw);
-        w->files++;
+        while (ci < p->ncubes && p->cubes[corder[ci]].group == grp) ci++;
+        rc = ot_write_file(p, fw, &w->buf, p->row_order + a, b - a, p->weight, corder + c0, ci - c0, cmin);
         a = b;
     }
-    tn_buf_free(&blocks);
-    tn_buf_free(&pages);
     if (rc) tn_table_file_writer_abort(fw);
     else rc = tn_table_file_writer_close(fw);
 done:
@@ -775,23 +761,86 @@ done:
     return rc;
 }
 
+void ot_plan_ranges(ot_plan *p, const tn_vector *const *iv, uint32_t n) {
+    double x;
+    for (uint32_t i = 0; i < p->d; i++)
+        for (uint32_t r = 0; r < n; r++)
+            if (value_num(iv[i], r, &x)) {
+                if (x < p->dmin[i]) p->dmin[i] = x;
+                if (x > p->dmax[i]) p->dmax[i] = x;
+            }
+}
+
+void ot_plan_coords(const ot_plan *p, const tn_vector *const *iv, uint32_t n, double *out) {
+    for (uint32_t r = 0; r < n; r++)
+        for (uint32_t i = 0; i < p->d; i++) {
+            tn_value v;
+            tn_vector_get_value(iv[i], r, &v);
+            out[(size_t)r * p->d + i] = ot_transform_coord(&p->tr[i], &v);
+        }
+}
+
+int ot_plan_finish(ot_plan *p) {
+    if (!p->new_revision) return 0;
+    ot_writer *w = p->w;
+    char *json = ot_revision_json(p->rev_id, tn_time_now_us() / 1000, tn_table_path(w->t), p->cube_size, p->spec, p->d, p->tr);
+    char key[48], last[32];
+    snprintf(key, sizeof key, "qbeast.revision.%lld", (long long)p->rev_id);
+    snprintf(last, sizeof last, "%lld", (long long)p->rev_id);
+    tn_delta_kv kv[2] = {{"qbeast.lastRevisionID", last}, {key, json}};
+    int rc = json ? tn_table_txn_set_configuration(w->txn, kv, 2) : TN_ENOMEM;
+    free(json);
+    return rc;
+}
+
+void ot_plan_free(ot_plan *p) {
+    tn_free(p->weight);
+    tn_free(p->coord);
+    tn_free(p->cube);
+    tn_free(p->cubes);
+    tn_free(p->row_order);
+    tn_arena_destroy(p->arena);
+}
+
+/* The plan's revision and ranges (dmin/dmax: infinities, widened by the caller's rows). */
+int ot_plan_init(ot_plan *p, ot_writer *w, const ot_rev_index **ri) {
+    memset(p, 0, sizeof *p);
+    p->w = w;
+    p->arena = tn_arena_create(0);
+    if (!p->arena) return TN_ENOMEM;
+    *ri = w->reassign > 0 ? ot_index_rev_index(w->ix, w->reassign) : NULL;
+    if (*ri) {                         /* the revision as it is: its transformations and cubes */
+        p->d = (*ri)->rev->ncols;
+        p->cols = w->ix->cols;
+        p->tr = (*ri)->rev->tr;
+        p->rev_id = (*ri)->rev->id;
+        p->cube_size = (*ri)->rev->cube_size;
+    } else {
+        p->d = w->ix->ncols;
+        p->cols = w->ix->cols;
+    }
+    p->dmin = tn_arena_alloc(p->arena, sizeof *p->dmin * (p->d ? p->d : 1));
+    p->dmax = tn_arena_alloc(p->arena, sizeof *p->dmax * (p->d ? p->d : 1));
+    if (!p->dmin || !p->dmax) return TN_ENOMEM;
+    for (uint32_t i = 0; i < p->d; i++) {
+        p->dmin[i] = INFINITY;
+        p->dmax[i] = -INFINITY;
+    }
+    if (p->d > 64) return tn_error_set(TN_ELIMIT, "more than 64 indexed columns");
+    return 0;
+}
+
 static int plan_and_write(ot_writer *w) {
     ot_plan p;
-    memset(&p, 0, sizeof p);
-    p.w = w;
+    const ot_rev_index *ri;
+    int rc = ot_plan_init(&p, w, &ri);
+    if (rc) goto cleanup;
     p.n = (uint32_t)w->nrows;
-    p.arena = tn_arena_create(0);
-    if (!p.arena) return TN_ENOMEM;
-    const ot_rev_index *ri = w->reassign > 0 ? ot_index_rev_index(w->ix, w->reassign) : NULL;
-    int rc = 0;
-    if (ri) {                          /* the revision as it is: its transformations and cubes */
-        p.d = ri->rev->ncols;
-        p.cols = w->ix->cols;
-        p.tr = ri->rev->tr;
-        p.rev_id = ri->rev->id;
-        p.cube_size = ri->rev->cube_size;
-    } else {
-        rc = choose_revision(&p);
+    const tn_vector *iv[64];
+    for (uint32_t i = 0; i < p.d; i++) iv[i] = &w->buf.cols[p.cols[i]];
+    if (!ri) {
+        ot_plan_ranges(&p, iv, p.n);
+        rc = ot_choose_revision(&p);
     }
     if (rc) goto cleanup;
     p.weight = tn_malloc(sizeof *p.weight * (p.n ? p.n : 1));
@@ -799,52 +848,30 @@ static int plan_and_write(ot_writer *w) {
     p.cube = tn_malloc(sizeof *p.cube * (p.n ? p.n : 1));
     uint32_t *rows = tn_malloc(sizeof *rows * (p.n ? p.n : 1));
     if (!p.weight || !p.coord || !p.cube || !rows) { tn_free(rows); rc = TN_ENOMEM; goto cleanup; }
-    const tn_vector *iv[64];
-    if (p.d > 64) { tn_free(rows); rc = tn_error_set(TN_ELIMIT, "more than 64 indexed columns"); goto cleanup; }
-    for (uint32_t i = 0; i < p.d; i++) iv[i] = &w->buf.cols[p.cols[i]];
+    ot_weight_chunk(iv, p.d, p.n, p.weight);
+    ot_plan_coords(&p, iv, p.n, p.coord);
     for (uint32_t r = 0; r < p.n; r++) {
-        p.weight[r] = ot_weight_row(iv, p.d, r);
         p.cube[r] = -1;
         rows[r] = r;
-        for (uint32_t i = 0; i < p.d; i++) {
-            tn_value v;
-            tn_vector_get_value(iv[i], r, &v);
-            p.coord[(size_t)r * p.d + i] = ot_transform_coord(&p.tr[i], &v);
-        }
     }
     char id[OT_MAX_LEVELS * 11 + 12];
     id[0] = 0;
     int64_t own;
-    double old_root = (double)tree_size(p.old, "", &own);
+    double old_root = (double)ot_tree_size(p.old, "", &own);
     rc = ri ? reassign(&p, ri) : build(&p, id, 0, rows, p.n, old_root, 0.0);
     tn_free(rows);
     if (rc) goto cleanup;
     uint32_t ngroups = 0;
     int64_t limit = w->rollup >= 0 ? w->rollup : p.cube_size;
-    rc = rollup(&p, limit, &ngroups);
+    rc = ot_rollup(&p, limit, &ngroups);
     if (!rc) rc = write_files(&p);
-    if (rc) goto cleanup;
-    if (p.new_revision) {
-        char *json = ot_revision_json(p.rev_id, tn_time_now_us() / 1000, tn_table_path(w->t), p.cube_size, p.spec, p.d, p.tr);
-        char key[48], last[32];
-        snprintf(key, sizeof key, "qbeast.revision.%lld", (long long)p.rev_id);
-        snprintf(last, sizeof last, "%lld", (long long)p.rev_id);
-        tn_delta_kv kv[2] = {{"qbeast.lastRevisionID", last}, {key, json}};
-        rc = json ? tn_table_txn_set_configuration(w->txn, kv, 2) : TN_ENOMEM;
-        free(json);
-    }
+    if (!rc) rc = ot_plan_finish(&p);
 cleanup:
-    tn_free(p.weight);
-    tn_free(p.coord);
-    tn_free(p.cube);
-    tn_free(p.cubes);
-    tn_free(p.row_order);
-    tn_arena_destroy(p.arena);
+    ot_plan_free(&p);
     return rc;
 }
 
-static int ot_commit(tn_layout_writer *base, tn_table_commit_result *result) {
-    ot_writer *w = (ot_writer *)base;
+int ot_commit_writer(ot_writer *w, tn_table_commit_result *result) {
     int rc = 0;
     tn_table_commit_result res;
     memset(&res, 0, sizeof res);
@@ -854,7 +881,8 @@ static int ot_commit(tn_layout_writer *base, tn_table_commit_result *result) {
         goto cleanup;
     }
     if (!w->skip) {
-        if (w->nrows) rc = plan_and_write(w);
+        if (w->stream) rc = ot_stream_write(w);
+        else if (w->nrows) rc = plan_and_write(w);
         if (rc) goto cleanup;
         rc = tn_interrupt_check(w->opts.interrupt);
         if (rc) goto cleanup;
@@ -895,104 +923,15 @@ static int ot_commit(tn_layout_writer *base, tn_table_commit_result *result) {
 cleanup:
     if (rc) res.version = -1;
     if (result) *result = res;
-    ot_free(w);
+    ot_writer_free(w);
     return rc;
 }
 
-static void ot_abort(tn_layout_writer *base) { ot_free((ot_writer *)base); }
-
-static int feed(void *ctx, const tn_chunk *chunk, uint32_t file, int64_t first_row) {
-    (void)file;
-    (void)first_row;
-    return ot_write(ctx, chunk);
+static int ot_commit(tn_layout_writer *base, tn_table_commit_result *result) {
+    return ot_commit_writer((ot_writer *)base, result);
 }
 
-/* OPTIMIZE ... WHERE: qbeast's selection. A revision > 0: its files with a block of minWeight
- * fraction <= f (rows re-placed in its current cubes); revision 0: unindexed files in log order
- * until f of their bytes (indexed into the latest revision as an append would be). */
-static int select_files(ot_writer *w, const tn_layout_write_options *opts, uint32_t **out, uint32_t *nout) {
-    const ot_index *ix = w->ix;
-    const tn_delta_snapshot *snap = tn_table_snapshot(w->t);
-    int64_t rev = opts->otree_revision >= 0 ? opts->otree_revision : ix->last_revision;
-    double f = opts->otree_fraction;
-    *out = NULL;
-    *nout = 0;
-    if (!(f > 0 && f <= 1))
-        return tn_error_set(TN_EINVAL, "table '%s': OPTIMIZE ... WHERE fraction <= %g: the fraction must be in (0, 1]",
-                            tn_table_path(w->t), f);
-    if (rev > 0 && !ot_index_rev_index(ix, rev))
-        return tn_error_set(TN_EINVAL, "table '%s': OPTIMIZE ... WHERE revision = %lld: the table has no such revision "
-                            "(the latest is %lld)", tn_table_path(w->t), (long long)rev, (long long)ix->last_revision);
-    w->select = tn_calloc(ix->nfiles ? ix->nfiles : 1, 1);
-    uint32_t *only = tn_malloc(sizeof *only * (ix->nfiles ? ix->nfiles : 1));
-    if (!w->select || !only) {
-        tn_free(only);
-        return TN_ENOMEM;
-    }
-    uint64_t staged = 0, covered = 0;
-    for (uint32_t fi = 0; fi < ix->nfiles; fi++)
-        if (ix->files[fi].revision == 0 && snap->files[fi].size > 0) staged += (uint64_t)snap->files[fi].size;
-    for (uint32_t fi = 0; fi < ix->nfiles; fi++) {
-        const ot_file *of = &ix->files[fi];
-        if (of->revision != rev) continue;
-        bool take = false;
-        if (rev == 0) {
-            take = (double)covered < f * (double)staged;
-            if (take && snap->files[fi].size > 0) covered += (uint64_t)snap->files[fi].size;
-        }
-        for (uint32_t b = 0; b < of->nblocks && !take && rev > 0; b++) {
-            double mf = ot_fraction_of_weight(of->blocks[b].min_weight);
-            take = opts->otree_fraction_strict ? mf < f : mf <= f;
-        }
-        if (take) {
-            w->select[fi] = 1;
-            only[(*nout)++] = fi;
-        }
-    }
-    w->reassign = rev;
-    *out = only;
-    return 0;
-}
-
-int tn_layout_otree_optimize(tn_table *t, const tn_layout_write_options *opts, tn_table_commit_result *result) {
-    tn_layout_writer *base = NULL;
-    tn_table_scan *scan = NULL;
-    if (result) {
-        memset(result, 0, sizeof *result);
-        result->version = -1;
-    }
-    if (opts->file_filter)             /* partition predicates: an OTree table has no partitions */
-        return tn_error_set(TN_EUNSUPPORTED, "OPTIMIZE ... WHERE on table '%s' (otree layout): only 'revision = n' "
-                            "and 'fraction <= f' select what to rewrite", tn_table_path(t));
-    int rc = ot_open(&base, t, opts);
-    if (rc) return rc;
-    ot_writer *w = (ot_writer *)base;
-    w->optimize = true;
-    uint32_t *only = NULL, nonly = 0;
-    if (tn_table_snapshot(t)->nfiles == 0) {
-        ot_free(w);
-        return 0;                      /* nothing to rewrite */
-    }
-    if (opts->otree_select) {
-        rc = select_files(w, opts, &only, &nonly);
-        if (rc || nonly == 0) {
-            tn_free(only);
-            ot_free(w);
-            return rc;                 /* nothing matches: nothing committed */
-        }
-    }
-    tn_table_scan_options so = TN_TABLE_SCAN_OPTIONS_INIT;
-    so.all_columns = true;
-    rc = only ? tn_table_scan_open_files(&scan, t, &so, only, nonly) : tn_table_scan_open(&scan, t, &so);
-    tn_free(only);
-    if (!rc) rc = tn_table_scan_run(scan, feed, w);
-    tn_table_scan_close(scan);
-    if (rc) {
-        ot_free(w);
-        return rc;
-    }
-    return ot_commit(base, result);
-}
+static void ot_abort(tn_layout_writer *base) { ot_writer_free((ot_writer *)base); }
 
 static uint64_t ot_num_files(const tn_layout_writer *base) {
     const ot_writer *w = (const ot_writer *)base;
